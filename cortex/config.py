@@ -1,0 +1,79 @@
+"""Settings: every knob, read from the command line and the environment.
+
+Each setting is documented in the README's Configuration table.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"]
+
+
+def _split(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+@dataclass
+class Settings:
+    home: Path
+    brain: Path
+    token: str | None = None
+    url_secret: str | None = None
+    tz: str = "UTC"
+    host: str = "127.0.0.1"
+    port: int = 8765
+    allowed_hosts: list[str] = field(default_factory=list)
+    allowed_origins: list[str] = field(default_factory=list)
+    redis_url: str | None = None
+    reader_model: str | None = None
+    anthropic_key: str | None = None
+    console_passcode: str | None = None
+    pack_bytes: int = 60_000
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None, **overrides) -> "Settings":
+        env = dict(os.environ if env is None else env)
+        home = Path(overrides.pop("home", None) or env.get("CORTEX_HOME") or Path.home() / ".cortex")
+        brain = overrides.pop("brain", None) or env.get("CORTEX_BRAIN") or home / "brain"
+        port = overrides.pop("port", None) or env.get("CORTEX_PORT") or env.get("PORT") or 8765
+        s = cls(
+            home=home,
+            brain=Path(brain).expanduser(),
+            token=env.get("CORTEX_TOKEN") or None,
+            url_secret=env.get("CORTEX_URL_SECRET") or None,
+            tz=env.get("CORTEX_TZ") or "UTC",
+            host=overrides.pop("host", None) or env.get("CORTEX_HOST") or "127.0.0.1",
+            port=int(port),
+            allowed_hosts=_split(env.get("CORTEX_ALLOWED_HOSTS")),
+            allowed_origins=_split(env.get("CORTEX_ALLOWED_ORIGINS")),
+            redis_url=env.get("REDIS_URL") or None,
+            reader_model=env.get("CORTEX_READER_MODEL") or "claude-sonnet-4-5",
+            anthropic_key=env.get("ANTHROPIC_API_KEY") or None,
+            console_passcode=env.get("CORTEX_CONSOLE_PASSCODE") or None,
+            pack_bytes=int(env.get("CORTEX_PACK_BYTES") or 60_000),
+        )
+        for key, value in overrides.items():
+            setattr(s, key, value)
+        return s
+
+    def hosts(self) -> list[str]:
+        return DEFAULT_HOSTS + self.allowed_hosts
+
+    def origins(self) -> list[str]:
+        return ["http://127.0.0.1:*", "http://localhost:*"] + self.allowed_origins
+
+
+def load_or_make_secret(path: Path, nbytes: int = 32) -> tuple[str, bool]:
+    """A secret kept in a 0600 file in the state folder; (secret, newly_made)."""
+    if path.exists():
+        return path.read_text().strip(), False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    secret = secrets.token_urlsafe(nbytes)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(secret + "\n")
+    return secret, True

@@ -1,0 +1,91 @@
+"""Putting it together: settings -> brain -> tools -> doors -> uvicorn."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .brain import Brain
+from .config import Settings, load_or_make_secret
+from .gitstore import GitStore, StoreError
+from .tools import Tools
+
+
+@dataclass
+class Parts:
+    settings: Settings
+    brain: Brain
+    tools: Tools
+    owner_token: str
+    url_secret: str
+    new_token: bool
+
+
+def open_brain(settings: Settings) -> tuple[Brain, bool]:
+    """Open the configured brain; the embedded default is made from the template once."""
+    from .cli import init_brain
+
+    made = False
+    default = settings.home / "brain"
+    if not settings.brain.exists() and settings.brain == default:
+        settings.home.mkdir(parents=True, exist_ok=True)
+        init_brain(settings.brain, bare=True)
+        made = True
+    try:
+        store = GitStore(settings.brain)
+    except StoreError as exc:
+        raise SystemExit(f"{exc}. Make one with: cortex init {settings.brain}") from None
+    return Brain(store, settings.tz), made
+
+
+def assemble(settings: Settings) -> Parts:
+    brain, _ = open_brain(settings)
+    if settings.token:
+        token, new = settings.token, False
+    else:
+        token, new = load_or_make_secret(settings.home / "owner-token")
+    url_secret = settings.url_secret or load_or_make_secret(settings.home / "url-secret")[0]
+    return Parts(settings, brain, Tools(brain), token, url_secret, new)
+
+
+def make_app(parts: Parts):
+    from .doors import build_app
+
+    return build_app(parts.settings, parts.tools, parts.owner_token, parts.url_secret)
+
+
+def banner(parts: Parts) -> str:
+    s = parts.settings
+    host = "127.0.0.1" if s.host in ("0.0.0.0", "::") else s.host
+    base = f"http://{host}:{s.port}"
+    lines = [f"Cortex serving {s.brain} at {base}/mcp (head {(parts.brain.store.head() or '')[:12]})"]
+    if parts.new_token:
+        config = {"mcpServers": {"cortex": {"type": "http", "url": f"{base}/mcp",
+                                             "headers": {"Authorization": f"Bearer {parts.owner_token}"}}}}
+        lines += [
+            "",
+            "Owner token (shown once; kept in " + str(s.home / "owner-token") + "):",
+            f"  {parts.owner_token}",
+            "",
+            "Claude Code:",
+            f"  claude mcp add --transport http cortex {base}/mcp --header \"Authorization: Bearer {parts.owner_token}\"",
+            "Any MCP client (JSON config):",
+            "  " + json.dumps(config),
+            "Connector-style clients (the URL is the secret):",
+            f"  {base}/s/{parts.url_secret}/mcp",
+        ]
+    else:
+        lines.append(f"Owner token: in {s.home / 'owner-token'} (or CORTEX_TOKEN); secret URL in "
+                     f"{s.home / 'url-secret'}.")
+    return "\n".join(lines)
+
+
+def serve(settings: Settings) -> int:
+    import uvicorn
+
+    parts = assemble(settings)
+    print(banner(parts), flush=True)
+    uvicorn.run(make_app(parts), host=settings.host, port=settings.port, log_level="warning")
+    return 0

@@ -1,0 +1,124 @@
+"""Shared fixtures: real Git repositories in temp folders, a real server on an
+ephemeral port under uvicorn, and the MCP SDK's own client over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+import uvicorn
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from cortex.cli import init_brain
+from cortex.config import Settings
+from cortex.server import assemble, make_app
+
+TOKEN = "owner-token-for-tests-0123456789"
+URL_SECRET = "url-secret-for-tests-abcdefghij"
+
+
+@pytest.fixture
+def brain_path(tmp_path: Path) -> Path:
+    path = tmp_path / "brain.git"
+    init_brain(path, bare=True)
+    return path
+
+
+class RunningServer:
+    """A uvicorn server in a thread; `url` is its base URL."""
+
+    def __init__(self, app: Any):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(app, log_level="warning", lifespan="on")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        asyncio.run(self.server.serve(sockets=[self.sock]))
+
+    def __enter__(self) -> "RunningServer":
+        self.thread.start()
+        deadline = time.time() + 10
+        while not self.server.started:
+            if time.time() > deadline:
+                raise RuntimeError("server did not start")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+def make_settings(tmp_path: Path, brain: Path, **overrides: Any) -> Settings:
+    env = {"CORTEX_HOME": str(tmp_path / "home"), "CORTEX_TOKEN": TOKEN, "CORTEX_URL_SECRET": URL_SECRET}
+    env.update(overrides.pop("env", {}))
+    return Settings.from_env(env, brain=brain, **overrides)
+
+
+@pytest.fixture
+def server(tmp_path: Path, brain_path: Path):
+    parts = assemble(make_settings(tmp_path, brain_path))
+    with RunningServer(make_app(parts)) as running:
+        running.parts = parts
+        yield running
+
+
+@dataclass
+class Reply:
+    """A tool call's outcome: `data` for a result, `error` for a tool error."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    text: str = ""
+
+
+def client(url: str, token: str | None = TOKEN, client_name: str | None = None) -> Client:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    http = httpx2.AsyncClient(headers=headers, timeout=60)
+    return Client(streamable_http_client(url, http_client=http))
+
+
+async def acall(c: Client, tool: str, **args: Any) -> Reply:
+    result = await c.call_tool(tool, args)
+    text = "".join(getattr(part, "text", "") for part in result.content)
+    if result.is_error:
+        return Reply(error=text, text=text)
+    data = result.structured_content
+    if isinstance(data, dict) and set(data) == {"result"}:
+        data = data["result"]
+    if data is None:
+        data = json.loads(text)
+    return Reply(data=data, text=text)
+
+
+def call(url: str, tool: str, token: str | None = TOKEN, **args: Any) -> Reply:
+    """One tool call over HTTP with a fresh MCP session."""
+
+    async def go() -> Reply:
+        async with client(url, token) as c:
+            return await acall(c, tool, **args)
+
+    return asyncio.run(go())
+
+
+def list_tools(url: str, token: str | None = TOKEN) -> list[str]:
+    async def go() -> list[str]:
+        async with client(url, token) as c:
+            tools = await c.list_tools()
+            return sorted(t.name for t in tools.tools)
+
+    return asyncio.run(go())

@@ -1,0 +1,205 @@
+"""The Git store and the brain's writes, without HTTP: one commit per write."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from cortex.brain import Actor, Brain
+from cortex.gitstore import Conflict, GitStore
+from cortex.paths import BadInput
+
+ME = Actor(door="owner", tool="brain_write", client="pytest 1.0")
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          env={"GIT_AUTHOR_NAME": "Hand", "GIT_AUTHOR_EMAIL": "hand@example.org",
+                               "GIT_COMMITTER_NAME": "Hand", "GIT_COMMITTER_EMAIL": "hand@example.org",
+                               "PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(cwd)}).stdout
+
+
+@pytest.fixture
+def brain(brain_path: Path) -> Brain:
+    return Brain(GitStore(brain_path))
+
+
+def count_commits(brain: Brain) -> int:
+    return int(git("rev-list", "--count", "main", cwd=brain.store.path))
+
+
+def test_init_makes_main_with_template(brain: Brain):
+    snap = brain.snapshot()
+    assert {"profile.md", "notes/house-rules.md"} <= set(snap.notes)
+    assert any(p.startswith("projects/") for p in snap.notes)
+    assert any(p.startswith("log/") for p in snap.notes)
+    assert brain.store.blob_at(snap.sha, "INDEX.md") is not None
+    assert count_commits(brain) == 1
+
+
+def test_every_mode_is_one_commit_with_trailers(brain: Brain):
+    before = count_commits(brain)
+    r = brain.write("notes/a.md", "create", ME, content="# A\n\nfirst line\n")
+    assert r["replaced_blob"] is None and r["blob"]
+    brain.write("notes/a.md", "append", ME, content="second line")
+    brain.write("notes/a.md", "edit", ME, find="first line", content="1st $1 \\n line")
+    brain.write("notes/a.md", "replace", ME, content="# A\n\nreplaced\n")
+    brain.write("notes/a.md", "move", ME, to="archive/a.md")
+    brain.write("archive/a.md", "delete", ME, reason="no longer useful")
+    assert count_commits(brain) == before + 6
+    msg = git("log", "-1", "--format=%B", cwd=brain.store.path)
+    assert msg.startswith("brain_write: delete archive/a.md")
+    assert "Reason: no longer useful" in msg
+    assert "Cortex-Door: owner" in msg and "Cortex-Tool: brain_write" in msg
+    assert "Cortex-Client: pytest 1.0" in msg
+    # INDEX.md travels in the same commit as the note.
+    files = git("show", "--name-only", "--format=", "HEAD~5", cwd=brain.store.path).split()
+    assert sorted(files) == ["INDEX.md", "notes/a.md"]
+
+
+def test_edit_is_a_literal_splice(brain: Brain):
+    brain.write("notes/a.md", "create", ME, content="price: X\n")
+    brain.write("notes/a.md", "edit", ME, find="X", content="$5 \\1 \\g<0>")
+    _, _, note = brain.read("notes/a.md")
+    assert note.text == "price: $5 \\1 \\g<0>\n"
+
+
+def test_replies_name_the_replaced_blob(brain: Brain):
+    first = brain.write("notes/a.md", "create", ME, content="one\n")
+    second = brain.write("notes/a.md", "replace", ME, content="two\n")
+    assert second["replaced_blob"] == first["blob"]
+    assert second["sha"] != first["sha"] and second["parent"] == first["sha"]
+
+
+def test_expected_blob_conflict_names_current_blob(brain: Brain):
+    first = brain.write("notes/a.md", "create", ME, content="one\n")
+    second = brain.write("notes/a.md", "replace", ME, content="two\n", expected_blob=first["blob"])
+    head = brain.store.head()
+    with pytest.raises(Conflict) as err:
+        brain.write("notes/a.md", "replace", ME, content="three\n", expected_blob=first["blob"])
+    assert second["blob"] in str(err.value)
+    assert brain.store.head() == head
+
+
+@pytest.mark.parametrize("path,mode,kwargs,reason", [
+    ("../x.md", "create", {"content": "x"}, "'..'"),
+    ("/etc/passwd.md", "create", {"content": "x"}, "relative"),
+    ("notes/a.txt", "create", {"content": "x"}, ".md"),
+    (".git/config.md", "create", {"content": "x"}, ".git"),
+    (".cortex/x.md", "create", {"content": "x"}, ".cortex"),
+    ("INDEX.md", "replace", {"content": "x"}, "generated"),
+    ("notes/ünï.md", "create", {"content": "x"}, "ASCII"),
+    ("notes//a.md", "create", {"content": "x"}, "empty"),
+    ("notes/a.md", "create", {"content": "a\x00b"}, "NUL"),
+    ("notes/a.md", "create", {"content": "a\ud800b"}, "surrogate"),
+    ("notes/a.md", "create", {"content": "x" * 1_100_000}, "limit"),
+    ("notes/a.md", "create", {}, "needs content"),
+    ("notes/a.md", "frobnicate", {"content": "x"}, "mode must be"),
+    ("profile.md", "delete", {}, "reason"),
+    ("profile.md", "move", {}, "needs to"),
+    ("profile.md", "edit", {"content": "x"}, "find"),
+    ("profile.md", "edit", {"content": "x", "find": "no such text anywhere"}, "0 times"),
+    ("profile.md", "create", {"content": "x"}, "already exists"),
+    ("notes/missing.md", "replace", {"content": "x"}, "use create"),
+    ("notes/house-rules.md", "move", {"to": "profile.md"}, "already exists"),
+])
+def test_bad_input_is_refused_and_commits_nothing(brain: Brain, path, mode, kwargs, reason):
+    head = brain.store.head()
+    with pytest.raises((BadInput, Conflict)) as err:
+        brain.write(path, mode, ME, **kwargs)
+    assert reason in str(err.value)
+    assert "\n" not in str(err.value)
+    assert brain.store.head() == head
+
+
+def test_concurrent_writers_all_land_in_linear_history(brain: Brain):
+    start = count_commits(brain)
+    brain.write("notes/shared.md", "create", ME, content="# Shared\n")
+    errors = []
+
+    def worker(n: int) -> None:
+        other = Brain(GitStore(brain.store.path))  # a separate repository handle, as another process would have
+        for i in range(5):
+            try:
+                other.write("notes/shared.md", "append", ME, content=f"- worker {n} entry {i}")
+            except Exception as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    text = brain.read("notes/shared.md")[2].text
+    assert all(f"- worker {n} entry {i}" in text for n in range(6) for i in range(5))
+    assert count_commits(brain) == start + 1 + 30
+    merges = git("rev-list", "--merges", "--count", "main", cwd=brain.store.path)
+    assert merges.strip() == "0"
+
+
+def test_push_from_another_clone_is_seen_next_read(brain: Brain, tmp_path: Path):
+    first = brain.snapshot()
+    clone = tmp_path / "clone"
+    git("clone", "-q", str(brain.store.path), str(clone), cwd=tmp_path)
+    (clone / "notes" / "by-hand.md").write_text("# By hand\n\nTyped in vim.\n")
+    git("add", ".", cwd=clone)
+    git("commit", "-qm", "hand edit", cwd=clone)
+    git("push", "-q", "origin", "main", cwd=clone)
+    snap = brain.snapshot()
+    assert snap.sha != first.sha
+    assert snap.notes["notes/by-hand.md"].title == "By hand"
+    history = brain.store.history("notes/by-hand.md")[0]
+    assert history[0].author == "Hand"
+
+
+def test_read_at_an_older_commit_and_time(brain: Brain):
+    first = brain.write("notes/a.md", "create", ME, content="version one\n")
+    brain.write("notes/a.md", "replace", ME, content="version two\n")
+    assert brain.read("notes/a.md")[2].text == "version two\n"
+    assert brain.read("notes/a.md", at=first["sha"])[2].text == "version one\n"
+    assert brain.read("notes/a.md", at=first["sha"][:10])[2].text == "version one\n"
+    with pytest.raises(BadInput):
+        brain.read("notes/a.md", at="1999-01-01T00:00:00Z")
+
+
+def test_symlinks_in_the_tree_are_not_followed(brain: Brain, tmp_path: Path):
+    clone = tmp_path / "clone"
+    git("clone", "-q", str(brain.store.path), str(clone), cwd=tmp_path)
+    (clone / "notes" / "link.md").symlink_to("/etc/passwd")
+    git("add", ".", cwd=clone)
+    git("commit", "-qm", "symlink", cwd=clone)
+    git("push", "-q", "origin", "main", cwd=clone)
+    snap = brain.snapshot()
+    assert "notes/link.md" not in snap.notes
+    with pytest.raises(BadInput):
+        brain.read("notes/link.md")
+
+
+def test_capture_appends_a_log_entry_in_the_brain_time_zone(brain_path: Path):
+    import datetime as dt
+
+    fixed = dt.datetime(2026, 3, 1, 23, 30, tzinfo=dt.timezone.utc)
+    brain = Brain(GitStore(brain_path), tz="Asia/Tokyo", clock=lambda: fixed)
+    r = brain.capture("Bought a new hive tool", ME, tags=["bees", "shopping"])
+    assert r["path"] == "log/2026-03-02.md"
+    assert r["heading"] == "## 08:30 · bees, shopping"
+    brain.capture("second", ME)
+    text = brain.read("log/2026-03-02.md")[2].text
+    assert "## 08:30 · bees, shopping\n\nBought a new hive tool\n" in text
+    assert text.rstrip().endswith("## 08:30\n\nsecond")
+
+
+def test_one_note_change_reparses_only_that_note(brain: Brain, monkeypatch):
+    import cortex.corpus as corpus_mod
+
+    brain.snapshot()
+    parsed = []
+    real = corpus_mod.parse_note
+    monkeypatch.setattr(corpus_mod, "parse_note", lambda p, t: parsed.append(p) or real(p, t))
+    brain.write("notes/a.md", "create", ME, content="hello\n")
+    brain.snapshot()
+    assert parsed == ["notes/a.md"]
