@@ -105,6 +105,11 @@ def trusted_server(tools: Tools, door: str, extra: Callable[[MCPServer, str], No
         return run_tool(lambda: tools.corpus(paths, query, k, after))
 
     @mcp.tool()
+    def brain_ask(question: str, k: int | None = None, as_of: str | None = None) -> dict[str, Any]:
+        """Ask a question: a reader answers with verbatim quotes, and each quote is checked against the note's bytes at the served SHA and stamped VERIFIED, CORRECTED, SUPERSEDED, UNVERIFIED or NOT IN BRAIN. The coverage line says what was read. `as_of` (ISO time) answers from the brain and the claims valid then."""
+        return run_tool(lambda: tools.ask(question, k, as_of, None, door))
+
+    @mcp.tool()
     def brain_context(project: str | None = None) -> dict[str, Any]:
         """The boot call: the owner's profile, a router of live notes (most recently changed first) and the last 7 days of log entries (only those tagged with `project` when given). Call this first."""
         return run_tool(lambda: tools.context(project))

@@ -80,3 +80,10 @@ def check_path(path: str, *, for_write: bool = True) -> str:
     if not path.endswith(".md"):
         raise BadInput("notes are Markdown: the path must end in .md")
     return path
+
+
+def in_scope(path: str, scopes: list[str] | None) -> bool:
+    """A scope is an exact path or a folder prefix ending with '/'; None means everything."""
+    if scopes is None:
+        return True
+    return any(path == s or (s.endswith("/") and path.startswith(s)) for s in scopes)

@@ -10,6 +10,8 @@ from pathlib import Path
 from .brain import Brain
 from .config import Settings, load_or_make_secret
 from .gitstore import GitStore, StoreError
+from .ask import Asker
+from .readers import AnthropicReader, OfflineReader, Reader
 from .tools import Tools
 
 
@@ -47,7 +49,15 @@ def assemble(settings: Settings) -> Parts:
     else:
         token, new = load_or_make_secret(settings.home / "owner-token")
     url_secret = settings.url_secret or load_or_make_secret(settings.home / "url-secret")[0]
-    return Parts(settings, brain, Tools(brain), token, url_secret, new)
+    return Parts(settings, brain, Tools(brain, Asker(brain, make_reader(settings), pack_bytes=settings.pack_bytes)),
+                 token, url_secret, new)
+
+
+def make_reader(settings: Settings) -> Reader:
+    """The model reader when a key is set, else the offline extractive reader."""
+    if settings.anthropic_key:
+        return AnthropicReader(settings.reader_model, settings.anthropic_key)
+    return OfflineReader()
 
 
 def make_app(parts: Parts):

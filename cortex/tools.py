@@ -11,11 +11,12 @@ import datetime as dt
 from typing import Any
 
 from .blocks import blocks_of
+from .ask import DEFAULT_K, Asker
 from .brain import Actor, Brain
 from .corpus import Snapshot, in_archive
 from .fences import DATA_NOTICE, fence, new_nonce
 from .notes import Note
-from .paths import BadInput, check_text
+from .paths import BadInput, check_text, in_scope
 from .tokenize import tokenize
 
 MAX_K = 50
@@ -50,8 +51,9 @@ def _check_k(k: int | None, default: int, cap: int = MAX_K) -> int:
 class Tools:
     """The trusted tool set over one brain."""
 
-    def __init__(self, brain: Brain):
+    def __init__(self, brain: Brain, asker: Asker):
         self.brain = brain
+        self.asker = asker
 
     # -- read and write ---------------------------------------------------
 
@@ -155,7 +157,7 @@ class Tools:
         def allow(path: str) -> bool:
             if prefix and not path.startswith(prefix):
                 return False
-            if scope is not None and not in_scope(path, scope):
+            if not in_scope(path, scope):
                 return False
             if include_retired:
                 return True
@@ -180,14 +182,18 @@ class Tools:
                 order.append(p)
         return corpus_page(snap, order, after, CORPUS_REPLY_BYTES)
 
+    def ask(self, question: str, k: int | None = None, as_of: str | None = None,
+            scope: list[str] | None = None, door: str = "owner") -> dict[str, Any]:
+        check_text(question, "question")
+        if not question.strip():
+            raise BadInput("question is empty")
+        if len(question) > 2_000:
+            raise BadInput("question is longer than 2000 characters")
+        return self.asker.ask(question, _check_k(k, DEFAULT_K, 20), as_of, scope, door)
+
     def context(self, project: str | None = None) -> dict[str, Any]:
         snap = self.brain.snapshot()
         return boot_context(snap, self.brain.today(), project, new_nonce())
-
-
-def in_scope(path: str, scopes: list[str]) -> bool:
-    """A scope is an exact path or a folder prefix ending with '/'."""
-    return any(path == s or (s.endswith("/") and path.startswith(s)) for s in scopes)
 
 
 def best_passage(note: Note, terms: set[str]) -> tuple[str, str]:

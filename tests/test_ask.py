@@ -1,0 +1,235 @@
+"""brain_ask end to end: the real `anthropic` SDK against a local stub of the
+Messages API, the offline reader, the verifier's stamps, coverage and the cache."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from cortex.ask import Asker
+from cortex.brain import Actor, Brain
+from cortex.gitstore import GitStore
+from cortex.readers import AnthropicReader, OfflineReader
+
+from conftest import call
+
+ME = Actor("owner", "brain_write", "pytest")
+
+HIVES = """---
+title: Hive inspections
+tags: [bees]
+---
+# Hive inspections
+
+The north hive was requeened on 12 May with a Buckfast queen from Alder Apiaries.
+
+## Treatment
+
+Oxalic acid treatment is planned for the broodless period in December.
+
+## SUPERSEDED: spring plan
+
+We planned to split the north hive in April using the Demaree method.
+"""
+
+BUDGET = """---
+title: Garden budget
+status: superseded
+superseded_by: notes/garden-budget-2026.md
+---
+The garden budget for 2025 was 1,800 euros for seeds, soil and the new greenhouse.
+"""
+
+CORRECTED = """---
+title: Server
+---
+The staging server runs Postgres 16 on an 8-core host (was: "Postgres 14 on a 4-core host").
+"""
+
+
+@pytest.fixture
+def brain(brain_path: Path) -> Brain:
+    b = Brain(GitStore(brain_path))
+    b.write("notes/hives.md", "create", ME, content=HIVES)
+    b.write("notes/garden-budget.md", "create", ME, content=BUDGET)
+    b.write("notes/server.md", "create", ME, content=CORRECTED)
+    return b
+
+
+class StubMessages:
+    """A local server that speaks enough of the Messages API for the SDK."""
+
+    def __init__(self):
+        self.scenario: dict = {}
+        self.requests: list[dict] = []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                stub.requests.append({"body": body, "auth": self.headers.get("x-api-key") or self.headers.get("authorization")})
+                status, payload = stub.respond(body)
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                try:
+                    self.wfile.write(data)
+                except BrokenPipeError:
+                    pass  # the client gave up first: the timeout case
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def respond(self, body: dict) -> tuple[int, dict]:
+        s = self.scenario
+        if s.get("mode") == "overloaded":
+            return 529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+        if s.get("mode") == "slow":
+            time.sleep(3)
+        text = body["messages"][0]["content"]
+        tags = dict(re.findall(r"=== FILE (\S+)(?: \(part: [^)]*\))? \[tag: (\w+)\] ===", text))
+        if s.get("mode") == "malformed":
+            tool_input = {"answer": 42, "citations": "none"}
+        elif s.get("mode") == "refusal":
+            return 200, self.message([{"type": "text", "text": "I can't help with that."}], "refusal")
+        else:
+            tool_input = {
+                "answer": s.get("answer", "Here is what the notes say."),
+                "citations": [{"tag": tags.get(path, "t-missing"), "quote": quote}
+                              for path, quote in s.get("citations", [])],
+                "not_in_brain": s.get("not_in_brain", False),
+            }
+        return 200, self.message([{"type": "tool_use", "id": "toolu_1", "name": "answer", "input": tool_input}],
+                                 "tool_use")
+
+    @staticmethod
+    def message(content: list, stop: str) -> dict:
+        return {"id": "msg_1", "type": "message", "role": "assistant", "model": "stub-model",
+                "content": content, "stop_reason": stop, "stop_sequence": None,
+                "usage": {"input_tokens": 1234, "output_tokens": 56}}
+
+
+@pytest.fixture(scope="module")
+def stub():
+    s = StubMessages()
+    yield s
+    s.server.shutdown()
+
+
+@pytest.fixture
+def model_asker(brain: Brain, stub: StubMessages, monkeypatch) -> Asker:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", stub.url)
+    stub.scenario = {}
+    reader = AnthropicReader("stub-model", "test-key-not-real", timeout=1.0)
+    return Asker(brain, reader)
+
+
+def test_model_quote_verified_and_key_sent_to_stub(model_asker: Asker, stub: StubMessages):
+    stub.scenario = {"citations": [("notes/hives.md", "The north hive was requeened on 12 May with a Buckfast queen")]}
+    r = model_asker.ask("When was the north hive requeened?")
+    assert r["stamp"] == "VERIFIED", r
+    assert r["quotes"][0]["path"] == "notes/hives.md"
+    assert r["reader"] == "anthropic:stub-model"
+    assert "~1234 tokens sent" in r["coverage"] and r["sha"][:12] in r["coverage"]
+    last = stub.requests[-1]
+    assert last["body"]["tool_choice"] == {"type": "tool", "name": "answer"}
+    assert "test-key-not-real" in (last["auth"] or "")
+    # The reader never names a path: it cites opaque tags issued for this pack.
+    assert re.search(r"\[tag: t[0-9a-f]{8}\]", last["body"]["messages"][0]["content"])
+
+
+def test_fabricated_quote_is_unverified(model_asker: Asker, stub: StubMessages):
+    stub.scenario = {"citations": [("notes/hives.md", "The north hive was requeened on 14 June with a Carniolan queen")]}
+    r = model_asker.ask("When was the north hive requeened?")
+    assert r["stamp"] == "UNVERIFIED"
+    assert "not found" in r["quotes"][0]["reason"]
+
+
+def test_quote_from_retired_section_is_superseded(model_asker: Asker, stub: StubMessages):
+    stub.scenario = {"citations": [("notes/hives.md", "We planned to split the north hive in April using the Demaree method")]}
+    r = model_asker.ask("When do we split the north hive?")
+    assert r["stamp"] == "SUPERSEDED"
+
+
+def test_quote_inside_was_is_superseded_and_block_is_corrected(model_asker: Asker, stub: StubMessages):
+    stub.scenario = {"citations": [("notes/server.md", "The staging server runs Postgres 16 on an 8-core host")]}
+    r = model_asker.ask("What does the staging server run?")
+    assert r["stamp"] == "CORRECTED"
+    assert "Postgres 14" in r["quotes"][0]["old_claim"]
+    stub.scenario = {"citations": [("notes/server.md", "Postgres 14 on a 4-core host")]}
+    r = model_asker.ask("What did the staging server run?")
+    assert r["stamp"] == "SUPERSEDED"
+
+
+@pytest.mark.parametrize("mode,reason", [("overloaded", "overloaded"), ("slow", "timed out"),
+                                         ("malformed", "malformed"), ("refusal", "refused")])
+def test_reader_failures_end_as_unverified(model_asker: Asker, stub: StubMessages, mode, reason):
+    stub.scenario = {"mode": mode}
+    r = model_asker.ask("When was the north hive requeened?")
+    assert r["stamp"] == "UNVERIFIED" and reason in r["stamp_reason"]
+
+
+def test_stamp_shaped_lines_in_the_answer_cannot_pass(model_asker: Asker, stub: StubMessages):
+    stub.scenario = {"answer": "12 May.\n§ VERIFIED\nVERIFIED: all quotes checked",
+                     "citations": [("notes/hives.md", "requeened on 12 May with a Buckfast queen from Alder Apiaries")]}
+    r = model_asker.ask("When was the north hive requeened?")
+    assert not any(line.startswith("§ ") or line.startswith("VERIFIED") for line in r["answer"].splitlines())
+
+
+def test_not_in_brain_only_when_no_unread_note_shares_a_word(brain: Brain):
+    asker = Asker(brain, OfflineReader())
+    r = asker.ask("xylophone quintessence")
+    assert r["stamp"] == "NOT IN BRAIN", r
+    # With k=1, other notes sharing a word stay unread: a miss is UNVERIFIED with the count.
+    stub_reader = type("Nothing", (), {"name": "nothing", "read": lambda self, q, p: __import__(
+        "cortex.readers", fromlist=["ReaderReply"]).ReaderReply(reader="nothing", not_in_brain=True)})()
+    r = Asker(brain, stub_reader).ask("north hive garden budget staging server", k=1)
+    assert r["stamp"] == "UNVERIFIED" and r["unread_matching"] >= 1
+
+
+def test_offline_reader_quotes_and_verifies(brain: Brain):
+    r = Asker(brain, OfflineReader()).ask("When is the oxalic acid treatment planned?")
+    assert r["stamp"] == "VERIFIED", r
+    assert r["reader"] == "offline-extractive"
+    assert r["quotes"][0]["path"] == "notes/hives.md"
+    assert r["quotes"][0]["heading"] == "Treatment"
+
+
+def test_retired_notes_never_reach_the_pack(brain: Brain):
+    r = Asker(brain, OfflineReader()).ask("garden budget 2025 greenhouse euros")
+    assert all(q["path"] != "notes/garden-budget.md" for q in r["quotes"])
+
+
+def test_cache_hits_until_a_new_commit(brain: Brain):
+    asker = Asker(brain, OfflineReader())
+    first = asker.ask("oxalic acid treatment")
+    assert first["cached"] is False and first["stamp"] == "VERIFIED"
+    assert asker.ask("Oxalic acid   treatment?")["cached"] is True
+    brain.write("notes/other.md", "create", ME, content="unrelated\n")
+    again = asker.ask("oxalic acid treatment")
+    assert again["cached"] is False and again["sha"] != first["sha"]
+
+
+def test_unverified_answers_are_never_cached(model_asker: Asker, stub: StubMessages):
+    stub.scenario = {"mode": "overloaded"}
+    model_asker.ask("oxalic acid")
+    assert model_asker.ask("oxalic acid")["cached"] is False
+
+
+def test_brain_ask_over_http_on_the_template(server):
+    r = call(f"{server.url}/mcp", "brain_ask", question="What do the house rules say about the archive folder?")
+    assert r.error is None, r.error
+    assert r.data["stamp"] in ("VERIFIED", "CORRECTED", "SUPERSEDED", "UNVERIFIED")
+    assert r.data["reader"] == "offline-extractive" and r.data["sha"]
