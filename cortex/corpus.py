@@ -81,6 +81,10 @@ class Corpus:
                 self._latest = self._advance(self._latest, head)
             return self._latest
 
+    def built(self) -> Snapshot | None:
+        """The last snapshot built, without building or advancing one."""
+        return self._latest
+
     def at(self, sha: str) -> Snapshot:
         """A snapshot of any commit; older ones are built in full and kept briefly."""
         with self._lock:

@@ -281,20 +281,45 @@ class GitStore:
         raise StoreError(f"the branch kept moving; gave up after {max_retries} retries")
 
     def _tree_with(self, head: str | None, changes: Changes) -> tuple[str, dict[str, str | None]]:
-        index = pygit2.Index()
-        if head is not None:
-            index.read_tree(self._repo[head].peel(pygit2.Tree))
+        """The tree of `head` with `changes` applied, rewriting only the trees on changed paths.
+
+        A TreeBuilder per touched folder costs the size of that folder, not of the
+        brain (an Index over the whole tree took ~57 ms per write at 10,000 notes).
+        """
+        base = self._repo[head].peel(pygit2.Tree) if head is not None else None
         new_blobs: dict[str, str | None] = {}
         for path, data in changes.items():
-            if data is None:
-                if path in index:
-                    index.remove(path)
-                new_blobs[path] = None
+            new_blobs[path] = None if data is None else str(self._repo.create_blob(data))
+        tree = self._rebuild(base, {p: (None if b is None else pygit2.Oid(hex=b)) for p, b in new_blobs.items()})
+        if tree is None:
+            tree = self._repo.TreeBuilder().write()
+        return str(tree), new_blobs
+
+    def _rebuild(self, tree: pygit2.Tree | None, changes: dict[str, pygit2.Oid | None]) -> pygit2.Oid | None:
+        builder = self._repo.TreeBuilder(tree) if tree is not None else self._repo.TreeBuilder()
+        folders: dict[str, dict[str, pygit2.Oid | None]] = {}
+        for path, blob in changes.items():
+            name, _, rest = path.partition("/")
+            if rest:
+                folders.setdefault(name, {})[rest] = blob
+            elif blob is None:
+                if builder.get(name) is not None:
+                    builder.remove(name)
             else:
-                blob = self._repo.create_blob(data)
-                index.add(pygit2.IndexEntry(path, blob, pygit2.GIT_FILEMODE_BLOB))
-                new_blobs[path] = str(blob)
-        return str(index.write_tree(self._repo)), new_blobs
+                builder.insert(name, blob, pygit2.GIT_FILEMODE_BLOB)
+        for name, sub in folders.items():
+            existing = builder.get(name)
+            subtree = (self._repo[existing.id] if existing is not None
+                       and existing.filemode == pygit2.GIT_FILEMODE_TREE else None)
+            new_id = self._rebuild(subtree, sub)
+            if new_id is None:
+                if existing is not None:
+                    builder.remove(name)  # the folder's last file went: the folder goes too
+            else:
+                builder.insert(name, new_id, pygit2.GIT_FILEMODE_TREE)
+        if len(builder) == 0:
+            return None
+        return builder.write()
 
     def _swap(self, expected: str | None, new: pygit2.Oid, message: str) -> bool:
         """Move the branch from `expected` to `new` under a ref lock; False if it moved."""

@@ -1,0 +1,250 @@
+"""`cortex bench`: figures on synthetic brains, built here from a fixed seed.
+
+Every figure is a median (p50) or a percentile over repeated runs in this
+process, and where a baseline makes sense it runs in the same process so the
+ratio survives a noisy machine. Nothing here is a test: it prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+FOLDERS = ["notes", "notes", "notes", "projects", "log", "archive", "notes/reading", "notes/work"]
+
+
+def vocabulary(rng: random.Random, size: int = 20_000) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(letters) for _ in range(rng.randint(3, 10))))
+    return sorted(words)
+
+
+def synthetic_notes(n: int, seed: int = 7, words_per_note: int = 300) -> dict[str, bytes]:
+    """`n` notes of about `words_per_note` words with a Zipf-like vocabulary, in realistic folders."""
+    rng = random.Random(seed)
+    vocab = vocabulary(rng)
+    weights = [1 / (i + 1) for i in range(len(vocab))]
+    files: dict[str, bytes] = {}
+    for i in range(n):
+        folder = FOLDERS[i % len(FOLDERS)]
+        path = f"log/2026-{1 + i % 12:02d}-{1 + i % 28:02d}-{i}.md" if folder == "log" else f"{folder}/note-{i:05d}.md"
+        words = rng.choices(vocab, weights=weights, k=words_per_note)
+        paras = [" ".join(words[j:j + 60]) for j in range(0, len(words), 60)]
+        body = f"# Note {i}\n\n" + "\n\n".join(f"## Part {k}\n\n{p}" if k % 2 else p for k, p in enumerate(paras))
+        fm = f"---\ntitle: Note {i} {words[0]}\ntags: [{words[1]}, {words[2]}]\ndescription: about {words[3]}\n---\n"
+        files[path] = (fm + body + "\n").encode()
+    return files
+
+
+def make_brain(root: Path, n: int) -> Path:
+    from .brain import render_index
+    from .gitstore import GitStore
+    from .notes import parse_note
+
+    path = root / f"brain-{n}.git"
+    files = synthetic_notes(n)
+    files["profile.md"] = b"---\ntitle: Profile\n---\nA synthetic owner.\n"
+    files["INDEX.md"] = render_index({p: parse_note(p, d.decode()) for p, d in files.items()})
+    GitStore.init(path, files, bare=True, message="bench: synthetic brain")
+    return path
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+COLD = r"""
+import sys, time, resource
+t0 = time.perf_counter()
+from cortex.brain import Brain
+from cortex.gitstore import GitStore
+brain = Brain(GitStore(sys.argv[1]))
+brain.read("profile.md")
+t1 = time.perf_counter()
+brain.corpus.search(brain.snapshot(), "note", 10)
+t2 = time.perf_counter()
+print(t1 - t0, t2 - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def cold_start(path: Path) -> tuple[float, float, int]:
+    """(to first read, to first search, peak RSS KiB) in a fresh interpreter, imports included."""
+    out = subprocess.run([sys.executable, "-c", COLD, str(path)], capture_output=True, text=True, check=True)
+    a, b, rss = out.stdout.split()
+    return float(a), float(b), int(rss)
+
+
+def bench_store(root: Path, n: int) -> dict:
+    from .brain import Actor, Brain
+    from .gitstore import GitStore
+
+    path = make_brain(root, n)
+    colds = [cold_start(path) for _ in range(3)]
+    brain = Brain(GitStore(path))
+    snap = brain.snapshot()
+    paths = sorted(p for p in snap.notes if p.startswith("notes/"))
+    rng = random.Random(1)
+    actor = Actor("bench", "brain_write", "bench")
+    writes, first_reads, steady_reads = [], [], []
+    for i in range(60):
+        target = rng.choice(paths)
+        t0 = time.perf_counter()
+        brain.write(target, "append", actor, content=f"bench line {i}")
+        writes.append(time.perf_counter() - t0)
+        # The first read after a commit pays for the snapshot's tree diff + reparse + index update.
+        t0 = time.perf_counter()
+        s = brain.snapshot()
+        brain.corpus.search(s, "note", 10)
+        first_reads.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        s = brain.snapshot()
+        brain.corpus.search(s, "note", 10)
+        steady_reads.append(time.perf_counter() - t0)
+    extra = [f - s for f, s in zip(first_reads, steady_reads)]
+    return {
+        "notes": n,
+        "cold_start_first_read_s": statistics.median(c[0] for c in colds),
+        "cold_start_first_search_s": statistics.median(c[1] for c in colds),
+        "write_p50_ms": statistics.median(writes) * 1000,
+        "write_p95_ms": pct(writes, 95) * 1000,
+        "first_read_after_commit_extra_ms": statistics.median(extra) * 1000,
+        "peak_rss_mb_after_first_search": max(c[2] for c in colds) / 1024,
+    }
+
+
+def bench_search(root: Path, n: int) -> dict:
+    from .corpus import index_fields
+    from .notes import parse_note
+    from .search import Index
+
+    files = synthetic_notes(n)
+    notes = {p: parse_note(p, d.decode()) for p, d in files.items()}
+    t0 = time.perf_counter()
+    index = Index()
+    for p, note in notes.items():
+        index.add(p, index_fields(note))
+    build = time.perf_counter() - t0
+    rng = random.Random(2)
+    paths = sorted(notes)
+    updates = []
+    for _ in range(30):
+        p = rng.choice(paths)
+        t0 = time.perf_counter()
+        index.remove(p)
+        index.add(p, index_fields(notes[p]))
+        updates.append(time.perf_counter() - t0)
+    df = sorted(((len(v), t) for t, v in index._postings.items()), reverse=True) if hasattr(index, "_postings") else []
+    common = [t for _, t in df[:20]] or ["note"]
+    rare = [t for c, t in df if c == 2][:20] or ["zzzz"]
+    def timed(queries):
+        out = []
+        for _ in range(5):
+            for q in queries:
+                t0 = time.perf_counter()
+                index.search(q, k=10)
+                out.append(time.perf_counter() - t0)
+        return out
+    common_t, rare_t = timed(common), timed(rare)
+    result = {
+        "notes": n, "index_build_s": build, "incremental_update_ms": statistics.median(updates) * 1000,
+        "common_word_search_p50_ms": statistics.median(common_t) * 1000,
+        "common_word_search_p95_ms": pct(common_t, 95) * 1000,
+        "rare_word_search_p50_ms": statistics.median(rare_t) * 1000,
+        "rare_word_search_p95_ms": pct(rare_t, 95) * 1000,
+        "peak_rss_mb_process": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+    if n <= 10_000:  # the reference library, in the same process, as the baseline
+        from rank_bm25 import BM25Okapi
+        from .tokenize import tokenize
+        docs = [tokenize(" ".join(index_fields(notes[p]).values())) for p in paths]
+        t0 = time.perf_counter()
+        ref = BM25Okapi(docs)
+        result["rank_bm25_build_s"] = time.perf_counter() - t0
+        ref_t = []
+        for q in common[:5]:
+            t0 = time.perf_counter()
+            ref.get_top_n([q], paths, n=10)
+            ref_t.append(time.perf_counter() - t0)
+        result["rank_bm25_common_search_p50_ms"] = statistics.median(ref_t) * 1000
+        result["speedup_common_search_vs_rank_bm25"] = result["rank_bm25_common_search_p50_ms"] / result["common_word_search_p50_ms"]
+    return result
+
+
+def bench_ask(root: Path, n: int) -> dict:
+    from .ask import Asker
+    from .brain import Brain
+    from .gitstore import GitStore
+    from .pack import build_pack
+    from .readers import OfflineReader
+    from .verify import check_quote
+
+    path = root / f"brain-{n}.git"
+    if not path.exists():
+        make_brain(root, n)
+    brain = Brain(GitStore(path))
+    snap = brain.snapshot()
+    reader = OfflineReader()
+    asker = Asker(brain, reader)
+    rng = random.Random(3)
+    paths = sorted(p for p in snap.notes if p.startswith("notes/"))
+    times_pack_verify, totals = [], []
+    for _ in range(30):
+        note = snap.notes[rng.choice(paths)]
+        words = note.body.split()
+        question = " ".join(words[10:16])
+        found = brain.corpus.search(snap, question, 8)
+        t0 = time.perf_counter()
+        pack = build_pack(snap.sha, [snap.notes[p] for p, _ in found.hits], question, 60_000)
+        t1 = time.perf_counter()
+        reply = reader.read(question, pack)
+        t2 = time.perf_counter()
+        for tag, quote in reply.citations:
+            check_quote(quote, pack.notes_by_tag.get(tag), pack.notes_by_tag, brain.today())
+        t3 = time.perf_counter()
+        times_pack_verify.append((t1 - t0) + (t3 - t2))
+        t0 = time.perf_counter()
+        asker.ask(question + f" {rng.random()}")
+        totals.append(time.perf_counter() - t0)
+    return {"notes": n, "pack_plus_verify_p50_ms": statistics.median(times_pack_verify) * 1000,
+            "pack_plus_verify_p95_ms": pct(times_pack_verify, 95) * 1000,
+            "whole_ask_offline_reader_p50_ms": statistics.median(totals) * 1000}
+
+
+def machine() -> str:
+    cpu = ""
+    try:
+        cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return f"{platform.machine()}, {os.cpu_count()} cores, {cpu}, Python {platform.python_version()}"
+
+
+def main(args) -> int:
+    sizes = [int(s) for s in str(args.sizes).split(",") if s]
+    parts = ["store", "search", "ask"] if args.part == "all" else [args.part]
+    print(f"machine: {machine()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for part in parts:
+            for n in sizes:
+                fn = {"store": bench_store, "search": bench_search, "ask": bench_ask}[part]
+                result = fn(root, n)
+                print(json.dumps({"part": part, **{k: round(v, 3) if isinstance(v, float) else v
+                                                   for k, v in result.items()}}), flush=True)
+    return 0
