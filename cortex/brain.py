@@ -50,6 +50,15 @@ def commit_message(subject: str, actor: Actor, body: str = "") -> str:
 MAX_INDEX_ROWS = 1_000
 
 
+def index_row(note: Note) -> str:
+    line = f"- [{note.title}]({note.path})"
+    if note.description:
+        line += f" — {note.description}"
+    if note.status != "current":
+        line += f" ({note.status})"
+    return line
+
+
 def render_index(notes: dict[str, Note]) -> bytes:
     """INDEX.md: notes grouped by top folder, for people browsing; bounded, and says so."""
     groups: dict[str, list[str]] = {}
@@ -64,14 +73,7 @@ def render_index(notes: dict[str, Note]) -> bytes:
         paths = sorted(groups[folder])
         out += [f"## {folder} ({len(paths)})", ""]
         shown = paths[:max(0, MAX_INDEX_ROWS - rows)]
-        for path in shown:
-            note = notes[path]
-            line = f"- [{note.title}]({path})"
-            if note.description:
-                line += f" — {note.description}"
-            if note.status != "current":
-                line += f" ({note.status})"
-            out.append(line)
+        out += [index_row(notes[path]) for path in shown]
         rows += len(shown)
         if len(shown) < len(paths):
             out.append(f"- … {len(paths) - len(shown)} more in {folder} (listing capped at "
@@ -169,20 +171,22 @@ class Brain:
         def with_index(view: View) -> Changes:
             changes = change(view)
             snap = self.corpus.at(view.sha) if view.sha else None
-            notes = dict(snap.notes) if snap else {}
-            for path, data in changes.items():
-                if not is_note_path(path):
-                    continue
-                if data is None:
+            old = snap.notes if snap else {}
+            updated = {p: (None if d is None else parse_note(p, decode(d)))
+                       for p, d in changes.items() if is_note_path(p)}
+            if snap and view.blob_of("INDEX.md") and all(
+                    n is not None and p in old and index_row(old[p]) == index_row(n) for p, n in updated.items()):
+                return changes  # no row of INDEX.md changes (an append or edit of the body)
+            notes = dict(old)
+            for path, n in updated.items():
+                if n is None:
                     notes.pop(path, None)
                 else:
-                    notes[path] = parse_note(path, decode(data))
+                    notes[path] = n
             changes["INDEX.md"] = render_index(notes)
             return changes
 
-        message = commit_message(subject, actor, body)
-        result = self.store.commit(with_index, message)
-        return result
+        return self.store.commit(with_index, commit_message(subject, actor, body))
 
     def write(self, path: str, mode: str, actor: Actor, *, content: str | None = None,
               find: str | None = None, to: str | None = None,

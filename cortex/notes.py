@@ -118,9 +118,65 @@ def _as_tags(value: Any) -> tuple[str, ...]:
     return tuple(t.strip().lstrip("#") for t in items if t and t.strip().lstrip("#"))
 
 
+# A fast path for the frontmatter most notes have: `key: plain words`, dates,
+# whole numbers and flow lists of plain words. Anything else (quotes, colons,
+# YAML 1.1 booleans like "yes", nesting) goes to the YAML parser. Measured: the
+# YAML constructor alone was 1.2 s of a 10,000-note cold start.
+_FAST_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$")
+_FAST_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9 _./-]*[A-Za-z0-9.]$|^[A-Za-z]$")
+_FAST_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_FAST_INT = re.compile(r"^(?:0|[1-9][0-9]{0,8})$")
+_YAML_WORDS = frozenset("y n yes no on off true false null".split())
+
+
+def _fast_scalar(value: str) -> tuple[bool, Any]:
+    if _FAST_DATE.match(value):
+        try:
+            return True, dt.date.fromisoformat(value)
+        except ValueError:
+            return False, None
+    if _FAST_INT.match(value):
+        return True, int(value)
+    if value.lower() in ("true", "false"):
+        return True, value.lower() == "true"
+    if _FAST_WORD.match(value) and value.lower() not in _YAML_WORDS and "  " not in value:
+        return True, value
+    return False, None
+
+
+def fast_frontmatter(raw: str) -> dict[str, Any] | None:
+    """The frontmatter as YAML would read it, or None when it is not of the simple kind."""
+    out: dict[str, Any] = {}
+    for line in raw.splitlines():
+        m = _FAST_KEY.match(line)
+        if not m or m.group(1) in out:
+            return None
+        value = (m.group(2) or "").strip()
+        if not value:
+            return None
+        if value.startswith("[") and value.endswith("]"):
+            items = [v.strip() for v in value[1:-1].split(",")] if value[1:-1].strip() else []
+            parsed = []
+            for item in items:
+                ok, v = _fast_scalar(item)
+                if not ok or not isinstance(v, str):
+                    return None
+                parsed.append(v)
+            out[m.group(1)] = parsed
+            continue
+        ok, v = _fast_scalar(value)
+        if not ok:
+            return None
+        out[m.group(1)] = v
+    return out
+
+
 def _load_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
     if len(raw.encode("utf-8", "surrogatepass")) > MAX_FRONTMATTER_BYTES:
         return {}, f"frontmatter larger than {MAX_FRONTMATTER_BYTES} bytes was not parsed"
+    fast = fast_frontmatter(raw)
+    if fast is not None:
+        return fast, None
     try:
         # A safe loader, as python-frontmatter uses: no tag can build an object.
         data = yaml.load(raw, Loader=_SafeLoader) if raw.strip() else {}

@@ -1,0 +1,62 @@
+"""The note parser: frontmatter, status and retirement, without I/O."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import yaml
+from hypothesis import given, strategies as st
+
+from cortex.notes import fast_frontmatter, parse_note
+
+TODAY = dt.date(2026, 11, 30)
+
+
+def test_status_superseded_by_and_validity():
+    n = parse_note("notes/a.md", "---\ntitle: A\nstatus: superseded\nsuperseded_by: notes/b.md\n---\nbody\n")
+    assert n.retired_reason(TODAY) == "status: superseded (superseded by notes/b.md)"
+    n = parse_note("notes/a.md", "---\nvalid_until: 2026-01-01\n---\nbody\n")
+    assert "has passed" in n.retired_reason(TODAY)
+    n = parse_note("notes/a.md", "---\nvalid_until: 2027-01-01\nvalid_from: 2026-12-01\n---\nbody\n")
+    assert n.retired_reason(TODAY) is None and not n.valid_on(TODAY)
+
+
+def test_title_falls_back_to_first_heading_then_file_name():
+    assert parse_note("notes/x.md", "# Big Title\n\ntext").title == "Big Title"
+    assert parse_note("notes/my-note.md", "text").title == "my note"
+
+
+def test_bad_frontmatter_never_raises_and_says_why():
+    n = parse_note("a.md", "---\n: : bad\n  - [\n---\nbody")
+    assert n.frontmatter == {} and "not valid YAML" in n.frontmatter_error
+    bomb = "---\na: &a [" + ",".join(["*a"] * 10) + "]\n" + "b: " + "x" * 20_000 + "\n---\nbody"
+    n = parse_note("a.md", bomb)
+    assert "not parsed" in n.frontmatter_error and n.body == "body"
+    n = parse_note("a.md", "---\n- a list\n---\nbody")
+    assert n.frontmatter_error == "frontmatter is not a mapping"
+
+
+def test_unknown_status_reads_as_current_with_a_warning():
+    n = parse_note("a.md", "---\nstatus: obsolete-ish\n---\n")
+    assert n.status == "current" and n.warnings
+
+
+words = st.sampled_from(["alpha", "Beta", "yes", "no", "on", "null", "2026-01-05", "12", "007", "x",
+                         "a: b", "c++", "#tag", "true", "Some Title", "v1.2", "'quoted'", "1.5", "~"])
+
+
+@given(st.dictionaries(st.sampled_from(["title", "status", "tags", "valid_until", "decays", "n"]),
+                       st.one_of(words, st.lists(words, max_size=4)), max_size=5))
+def test_fast_frontmatter_agrees_with_yaml_when_it_answers(data):
+    lines = []
+    for k, v in data.items():
+        lines.append(f"{k}: [{', '.join(v)}]" if isinstance(v, list) else f"{k}: {v}")
+    raw = "\n".join(lines) + "\n"
+    fast = fast_frontmatter(raw)
+    if fast is None:
+        return
+    try:
+        expected = yaml.safe_load(raw) or {}
+    except yaml.YAMLError:
+        raise AssertionError(f"fast path accepted invalid YAML: {raw!r}")
+    assert fast == expected
