@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from .config import Settings, load_or_make_secret
+from .guests import add_guest_commands
 
 TEMPLATE = Path(os.environ.get("CORTEX_TEMPLATE") or Path(__file__).resolve().parent.parent / "brain-template")
 
@@ -88,11 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--part", default="all", help="store, search, ask or all")
     p.set_defaults(fn=cmd_bench)
 
-    try:
-        from .guests import add_guest_commands
-        add_guest_commands(sub)
-    except ImportError:
-        pass
+    add_guest_commands(sub)
 
     args = parser.parse_args(argv)
     return args.fn(args) or 0

@@ -36,11 +36,18 @@ summed over query terms in a fixed order (document frequency descending, then
 the term), so an index updated incrementally gives bit-for-bit the same scores
 as one rebuilt from the same final documents (float weights included).
 
-**Speed** (Python 3.11.7, the dev container; bench/search_index_bench.py): at
-10,000 notes of ~300 words a query for a word in ~60% of notes takes ~3-4 ms,
-a rare word ~20 us, and replacing one note ~0.3 ms; the first query after an
-update also pays ~0.5 ms to refresh the per-document length norms (``N`` and
-the average length change with every update, so they cannot be kept).
+**Speed** (bench/search_index_bench.py; Python 3.11.7 on the shared 2-vCPU dev
+VM, which runs dict inserts ~3x slower than a laptop).  At 10,000 notes of
+~300 words (2M postings): a word in ~78% of notes 1.1 ms p50, a rare word
+~10 us, an 8-word question 4.4 ms (~0.12 us per posting scored), replacing one
+note 0.5 ms, plus ~0.4 ms on the next query to refresh the per-document length
+norms (``N`` and the average length change with every update, so they are
+recomputed lazily, O(N) list comprehension).  A full build is ~3.0 s CPU
+(~0.9 s of it tokenizing), ~2x rank-bm25's constructor on the same tokens,
+which builds no postings and cannot update.  Memory ~54 bytes a posting
+(~105 MB at 10,000 notes).  Scoring is term-at-a-time over dict postings; a
+MaxScore cut was tried and never fired on Zipf-like questions (the common
+words' upper bounds exceed the 10th score), so it is not here.
 
 Not thread-safe for mutation: the caller (``corpus``) serialises updates.
 Concurrent reads of an index no one mutates are safe.
@@ -50,15 +57,18 @@ from __future__ import annotations
 
 import heapq
 import math
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from .tokenize import tokenize
 
 __all__ = ["DEFAULT_WEIGHTS", "FIELDS", "Index", "SearchResult", "idf"]
 
 FIELDS = ("path", "title", "headings", "body")
+_intern = sys.intern
 DEFAULT_WEIGHTS: dict[str, float] = {"path": 2, "title": 3, "headings": 2, "body": 1}
 
 
@@ -100,7 +110,7 @@ class Index:
                 raise ValueError(f"weight of field {name!r} must be a finite number >= 0")
         self.k1 = k1
         self.b = b
-        self.weights: dict[str, float] = weights
+        self.weights: Mapping[str, float] = MappingProxyType(weights)  # read-only
         self._names: tuple[str, ...] = tuple(weights)
         self._w: tuple[float, ...] = tuple(weights.values())
         # Documents live in integer slots (list indexing beats dict lookups in
@@ -146,43 +156,55 @@ class Index:
         self._check_fields(field_tokens)
         if doc_id in self._slot:
             self.remove(doc_id)
-        wtf: dict[str, float] = {}
-        get = wtf.get
         flen: list[int] = []
-        dl: float = 0
-        for name, w in zip(self._names, self._w):
+        parts: list[tuple[int, int, float, list[str]]] = []
+        for i, (name, w) in enumerate(zip(self._names, self._w)):
             tokens = field_tokens.get(name)
-            if not tokens:
+            if tokens is None:
                 flen.append(0)
                 continue
-            counts = Counter(tokens)
-            n = sum(counts.values())
-            flen.append(n)
-            if w == 0:
-                continue
+            if not isinstance(tokens, list):
+                tokens = list(tokens)
+            flen.append(len(tokens))
+            if tokens and w:
+                parts.append((len(tokens), i, w, tokens))
+        # The largest field (the body, nearly always) becomes the term dict as
+        # counted; smaller ones are merged into it.  The order depends only on
+        # the document, so float sums are the same on every rebuild.
+        parts.sort(key=lambda part: (-part[0], part[1]))
+        wtf: dict[str, float] = {}
+        dl: float = 0
+        for n, _, w, tokens in parts:
             dl += w * n
-            for term, c in counts.items():
-                wtf[term] = get(term, 0) + w * c
+            counts = Counter(tokens)
+            if not wtf:
+                wtf = counts if w == 1 else {t: w * c for t, c in counts.items()}
+            else:
+                get = wtf.get
+                for term, c in counts.items():
+                    wtf[term] = get(term, 0) + w * c
+        # Interned, so the index holds one string per distinct term instead of
+        # one per posting (measured: ~110 MB less at 10,000 notes).
+        terms = tuple(map(_intern, wtf))
         if self._free:
             slot = self._free.pop()
             self._ids[slot] = doc_id
             self._dl[slot] = dl
             self._flen[slot] = tuple(flen)
-            self._terms[slot] = tuple(wtf)
+            self._terms[slot] = terms
         else:
             slot = len(self._ids)
             self._ids.append(doc_id)
             self._dl.append(dl)
             self._flen.append(tuple(flen))
-            self._terms.append(tuple(wtf))
+            self._terms.append(terms)
         self._slot[doc_id] = slot
         post = self._post
-        for term, tf in wtf.items():
-            p = post.get(term)
-            if p is None:
+        for term, tf in zip(terms, wtf.values()):
+            try:
+                post[term][slot] = tf
+            except KeyError:
                 post[term] = {slot: tf}
-            else:
-                p[slot] = tf
         totals = self._field_total
         for i, n in enumerate(flen):
             totals[i] += n
@@ -213,7 +235,6 @@ class Index:
         """An independent index with the same documents (copies every posting)."""
         new = object.__new__(Index)
         new.__dict__.update(self.__dict__)
-        new.weights = dict(self.weights)
         new._slot = dict(self._slot)
         new._ids = list(self._ids)
         new._free = list(self._free)
@@ -339,7 +360,7 @@ class Index:
         norm = self._norms()
         post = self._post
         term, a = plan[0]
-        # The hot loop: ~0.25 us a posting here.  A common word has a posting
+        # The hot loop: ~0.12 us a posting here.  A common word has a posting
         # per document, so this is what bounds a common-word query.
         acc = {d: a * tf / (tf + norm[d]) for d, tf in post[term].items()}
         get = acc.get

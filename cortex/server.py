@@ -23,6 +23,8 @@ class Parts:
     owner_token: str
     url_secret: str
     new_token: bool
+    queue: object | None = None      # the ProposalQueue, made from settings.redis_url by make_app
+    queue_off: str | None = None     # why the guest door is disabled, when it is
 
 
 def open_brain(settings: Settings) -> tuple[Brain, bool]:
@@ -62,8 +64,9 @@ def make_reader(settings: Settings) -> Reader:
 
 def make_app(parts: Parts):
     from .doors import build_app
+    from .guestdoor import guest_parts
 
-    return build_app(parts.settings, parts.tools, parts.owner_token, parts.url_secret)
+    return build_app(parts.settings, parts.tools, parts.owner_token, parts.url_secret, **guest_parts(parts))
 
 
 def banner(parts: Parts) -> str:
@@ -95,7 +98,27 @@ def banner(parts: Parts) -> str:
 def serve(settings: Settings) -> int:
     import uvicorn
 
-    parts = assemble(settings)
-    print(banner(parts), flush=True)
-    uvicorn.run(make_app(parts), host=settings.host, port=settings.port, log_level="warning")
+    from .redisproc import NOT_INSTALLED, RedisProcess, redis_server_binary
+
+    private, off = None, None
+    if not settings.redis_url:
+        if redis_server_binary() is None:
+            off = NOT_INSTALLED
+        else:  # the embedded default: a private Redis on a unix socket, append-only
+            try:
+                private = RedisProcess(settings.home / "redis").start()
+                settings.redis_url = private.url
+            except RuntimeError as exc:
+                off = f"disabled: {exc}"
+    try:
+        parts = assemble(settings)
+        parts.queue_off = off
+        print(banner(parts), flush=True)
+        if off:
+            print(f"Guest door {off}: guests get 503 until REDIS_URL is set or redis-server is installed.",
+                  flush=True)
+        uvicorn.run(make_app(parts), host=settings.host, port=settings.port, log_level="warning")
+    finally:
+        if private is not None:
+            private.stop()
     return 0

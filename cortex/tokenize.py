@@ -44,16 +44,14 @@ The rules, in the order they apply:
   or punctuation mark separates words.  ``_`` is a word character only inside
   a word (``_emphasis_`` -> ``emphasis``, ``snake_case`` stays).
 
-Measured (Python 3.11.7, the dev container, whose CPU runs an empty Python
-loop at ~26 ns an iteration): ~0.45 s for 10,000 synthetic notes of 300
-Markdown-ish ASCII words, ~0.6 s when each note also has a few curly quotes;
-see ``bench/search_index_bench.py``.
+Measured (bench/search_index_bench.py, Python 3.11.7, the shared dev VM):
+~260 ns of CPU a term, ~0.94 s for 10,000 Markdown-ish notes of ~300 words
+(3.65M terms, all fields); the whole-text regex it replaces took ~2.2 s.
 """
 
 from __future__ import annotations
 
 import re
-import string
 import unicodedata
 
 __all__ = ["tokenize"]
@@ -171,20 +169,22 @@ _HAS_ALNUM = re.compile(r"[^\W_]")
 
 
 # Fast path.  Running _CHUNK over whole notes costs ~0.8 us a word here (2.2 s
-# for 10,000 notes of 300 words); most words need no regex at all.  So: split
-# on whitespace (ASCII text: first turn every ASCII symbol that can never be
-# inside a term into a space, a C-speed translate), take pieces that are plain
-# ASCII words as they are, strip edge punctuation that can never belong to a
-# term ("word." "(word)" "**word**"), and give only what is left to _CHUNK.
-# This is exactly equivalent to _CHUNK on the whole text because a chunk never
-# spans whitespace or those symbols; tests check the equivalence.  ~0.45 s.
-_KEEP = set("abcdefghijklmnopqrstuvwxyz0123456789_-./@:'+#")
-_ASCII_SEPARATORS = str.maketrans(
-    {chr(i): " " for i in range(128) if chr(i) not in _KEEP and not chr(i).isspace()}
+# for 10,000 notes of 300 words); most words need no regex at all.  So: turn
+# every ASCII symbol that can never be inside a term into a space (a C-speed
+# translate; non-ASCII text goes through UTF-8 bytes for it, since str.translate
+# on non-ASCII text is ~10x slower), split on whitespace, take pieces that are
+# plain ASCII words as they are, strip edge punctuation that can never belong
+# to a term ("word." "word:"), and give only what is left to _CHUNK.  This is
+# exactly equivalent to _CHUNK on the whole text because a chunk never spans
+# whitespace or those symbols; tests check the equivalence.
+_KEEP = "abcdefghijklmnopqrstuvwxyz0123456789_-./@:'+#"
+_SEPARATORS = bytes(
+    b" "[0] if i < 128 and chr(i) not in _KEEP and not chr(i).isspace() else i
+    for i in range(256)
 )
-_PUNCT = string.punctuation  # ASCII only
-_LSTRIP = _PUNCT.replace(".", "")  # a leading dot may start ".net"
-_RSTRIP = _PUNCT.replace("+", "").replace("#", "")  # c++, c#
+_ASCII_SEPARATORS = {i: " " for i in range(128) if _SEPARATORS[i] != i}
+_LSTRIP = "-/@:'_+#"  # what survives the translate; a leading "." may start ".net"
+_RSTRIP = "-./@:'_"  # c++, c# keep their tail
 
 
 def tokenize(text: str) -> list[str]:
@@ -193,7 +193,12 @@ def tokenize(text: str) -> list[str]:
     if folded.isascii():
         pieces = folded.translate(_ASCII_SEPARATORS).split()
     else:
-        pieces = folded.split()
+        pieces = (
+            folded.encode("utf-8", "surrogatepass")
+            .translate(_SEPARATORS)
+            .decode("utf-8", "surrogatepass")
+            .split()
+        )
     out: list[str] = []
     append = out.append
     for piece in pieces:

@@ -14,7 +14,10 @@ citations (see `overall_stamp`); met among quote checks it counts as UNVERIFIED.
 Matching: the quote and each block are normalised with `cortex.blocks.normalize`
 (whitespace, typographic quotes and dashes, Markdown emphasis and line markers; exact
 case, no Unicode folding), and the normalised quote must be a substring of one
-normalised block. No fuzzy matching.
+normalised block. No fuzzy matching. A quote that spans lines and starts mid-line is
+also tried as if its first line sat in a list item or a blockquote
+(`cortex.blocks.quote_forms`): those readings differ only in whether a later
+line-start ``>`` or ``12.`` is a marker.
 
 When a quote is too generic to identify one passage (UNVERIFIED), checked in this
 order on the normalised quote:
@@ -91,7 +94,7 @@ class QuoteCheck:
 class _Indexed:
     blocks: tuple[Block, ...]
     normalised: tuple[tuple[str, tuple[int, ...]], ...]  # per block: text and offsets
-    body: str  # the whole body normalised, to detect quotes that span blocks
+    body: str  # the blocks' normalised texts joined: detects quotes that span blocks
 
 
 @functools.lru_cache(maxsize=512)
@@ -102,7 +105,9 @@ def _indexed(text: str, body_offset: int) -> _Indexed:
     for b in blocks:
         s, offs = normalize(b.text)
         normalised.append((s, tuple(offs)))
-    return _Indexed(blocks, tuple(normalised), normalize(text[body_offset:])[0])
+    # The body's normalised form is the blocks' joined by one space (what the blank
+    # lines between them fold to); no second pass over the text.
+    return _Indexed(blocks, tuple(normalised), " ".join(s for s, _ in normalised if s))
 
 
 def _index(note: Note) -> _Indexed:
@@ -132,7 +137,9 @@ def _generic_reason(nq: str) -> str | None:
         and not _NUMERIC_TOKEN.fullmatch(t)
     ]
     if not words:
-        return "quote is only a date, number or time: too generic to identify one passage"
+        if any(c.isdigit() for c in nq):
+            return "quote is only a date, number or time: too generic to identify one passage"
+        return "quote has no words: too generic to identify one passage"
     if len(words) < MIN_WORDS:
         return (
             f"quote is too short to identify one passage ({len(words)} word"
@@ -148,7 +155,8 @@ def _generic_reason(nq: str) -> str | None:
 
 
 def _contains(index: _Indexed, forms: list[str]) -> bool:
-    return any(f in index.body or any(f in s for s, _ in index.normalised) for f in forms)
+    # Every block's text is a substring of `body`, so one search per reading suffices.
+    return any(f in index.body for f in forms)
 
 
 def _occurrences(index: _Indexed, forms: list[str]) -> list[tuple[Block, int, int]]:
@@ -292,6 +300,11 @@ def _check(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.da
     return _unverified(f"quote not found in {note.path}{hint}", note, retired)
 
 
+def _one_line(text: str) -> str:
+    """Reasons are one line: quoted wording from a note may carry line breaks."""
+    return " ".join(text.split()) if len(text.splitlines()) > 1 else text
+
+
 def _with_reason(check: QuoteCheck, reason: str) -> QuoteCheck:
     return replace(check, reason=reason)
 
@@ -304,7 +317,8 @@ def check_quote(
     Never raises: anything unexpected becomes UNVERIFIED with the error named.
     """
     try:
-        return _check(quote, note, pack, today)
+        result = _check(quote, note, pack, today)
+        return replace(result, reason=_one_line(result.reason))
     except Exception as exc:  # the verifier must always answer; say why it could not
         path = getattr(note, "path", "") if note is not None else ""
         return QuoteCheck(
@@ -343,7 +357,9 @@ def overall_stamp(
         if not not_in_brain_claimed:
             return UNVERIFIED, "no quote given"
         if not isinstance(unread_matching, int) or unread_matching < 0:
-            return UNVERIFIED, "the reader found nothing, and how many matching notes were not read is unknown"
+            return UNVERIFIED, (
+                "the reader found nothing, and how many matching notes were not read is unknown"
+            )
         if unread_matching == 0:
             return (
                 NOT_IN_BRAIN,

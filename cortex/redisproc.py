@@ -1,0 +1,106 @@
+"""A private redis-server process on a unix socket, for the embedded default.
+
+`cortex serve` with no REDIS_URL runs one in the state folder with append-only
+persistence, so pending proposals survive a restart; the tests use the same
+class to start, kill and restart real servers. This module never imports
+`redis`: readiness is a PING over the raw socket.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+NOT_INSTALLED = "disabled: redis-server not installed"
+
+
+def redis_server_binary() -> str | None:
+    """The redis-server on PATH, or None."""
+    return shutil.which("redis-server")
+
+
+class RedisProcess:
+    """One redis-server on `<folder>/redis.sock`, data (AOF) kept in `folder`."""
+
+    def __init__(self, folder: Path, binary: str | None = None):
+        self.folder = Path(folder)
+        self.binary = binary or redis_server_binary()
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def socket_path(self) -> Path:
+        return self.folder / "redis.sock"
+
+    @property
+    def url(self) -> str:
+        return f"unix://{self.socket_path}"
+
+    def start(self, timeout: float = 10.0) -> "RedisProcess":
+        """Start the server and wait until it answers PING; RuntimeError if it does not."""
+        if self.binary is None:
+            raise RuntimeError("redis-server is not installed")
+        # sun_path holds 107 bytes on Linux (103 on macOS); a longer path cannot be bound.
+        if len(str(self.socket_path).encode()) > 103:
+            raise RuntimeError(f"the socket path {self.socket_path} is too long for a unix socket; "
+                               "use a shorter CORTEX_HOME or set REDIS_URL")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.socket_path.unlink(missing_ok=True)
+        # No TCP port (port 0): only this user can reach the unix socket (perm 700).
+        args = [self.binary, "--port", "0", "--unixsocket", str(self.socket_path),
+                "--unixsocketperm", "700", "--dir", str(self.folder), "--appendonly", "yes",
+                "--appendfsync", "everysec", "--save", "", "--daemonize", "no",
+                "--loglevel", "warning", "--logfile", str(self.folder / "redis.log")]
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"redis-server exited with code {self.proc.returncode}; "
+                                   f"see {self.folder / 'redis.log'}")
+            if self.ping():
+                return self
+            time.sleep(0.02)
+        self.stop()
+        raise RuntimeError(f"redis-server did not answer within {timeout:.0f}s")
+
+    def ping(self) -> bool:
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(0.5)
+                s.connect(str(self.socket_path))
+                s.sendall(b"PING\r\n")
+                return s.recv(64).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        """Stop gracefully (SIGTERM: Redis flushes the AOF), then wait."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+        self.proc = None
+
+    def kill(self) -> None:
+        """Kill without a chance to flush: a crash, for tests."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+        self.proc = None
+
+    def wipe(self) -> None:
+        """Delete the data files (AOF folder, RDB): the server must be stopped."""
+        for name in ("appendonlydir", "dump.rdb"):
+            target = self.folder / name
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()

@@ -1,0 +1,392 @@
+"""Blocks of a note and the matching normalisation (cortex.blocks)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cortex.blocks import Block, blocks_of, normalize, quote_forms
+from cortex.notes import parse_note
+
+TEMPLATE = Path(__file__).resolve().parent.parent / "brain-template"
+
+
+def make(body: str, path: str = "notes/t.md", front: str = "title: T\n") -> object:
+    return parse_note(path, f"---\n{front}---\n{body}")
+
+
+def norm(text: str) -> str:
+    return normalize(text)[0]
+
+
+def block_with(note, needle: str) -> Block:
+    found = [b for b in blocks_of(note) if needle in b.text]
+    assert len(found) == 1, (needle, [b.text for b in blocks_of(note)])
+    return found[0]
+
+
+# --- normalisation: what is folded -------------------------------------------------
+
+FOLDED = [
+    ("whitespace runs", "a  \t b", "a b"),
+    ("line wrapping", "one\ntwo\r\nthree\rfour", "one two three four"),
+    ("nbsp and thin space", "10\u00a0000\u2009EUR", "10 000 EUR"),
+    ("leading/trailing", "  \n x \n ", "x"),
+    ("single typographic quotes", "‘it’s’ ‚low‛ ‹x›", "'it's' 'low' 'x'"),
+    ("double typographic quotes", "“a” „b‟ «c»", '"a" "b" "c"'),
+    ("dashes", "a‐b‑c‒d–e—f―g−h", "a-b-c-d-e-f-g-h"),
+    ("bold", "**bold** text", "bold text"),
+    ("italic star", "an *italic* word", "an italic word"),
+    ("italic underscore", "an _italic_ word", "an italic word"),
+    ("bold italic", "***both***", "both"),
+    ("code span", "run `make test` now", "run make test now"),
+    ("strikethrough", "~~old~~ new", "old new"),
+    ("heading marker", "## Status", "Status"),
+    ("blockquote marker", "> quoted\n> more", "quoted more"),
+    ("nested blockquote", "> > deep", "deep"),
+    ("bullets", "- one\n* two\n+ three", "one two three"),
+    ("ordered list", "1. one\n2) two", "one two"),
+    ("indented bullets", "- a\n  - b\n    - c", "a b c"),
+    ("quote then bullet", "> - item", "item"),
+]
+
+
+@pytest.mark.parametrize("name,text,expected", FOLDED, ids=[f[0] for f in FOLDED])
+def test_normalize_folds(name: str, text: str, expected: str) -> None:
+    assert norm(text) == expected
+
+
+KEPT = [
+    ("superscript", "10⁶"),
+    ("subscript", "CO₂"),
+    ("fullwidth letters and digits", "ＡＢＣ１"),
+    ("fullwidth quote", "＂x＂"),
+    ("ligature", "ﬁle"),
+    ("vulgar fraction", "½ cup"),
+    ("ellipsis", "wait…"),
+    ("primes", "5′ 3″"),
+    ("case", "Exact Case"),
+    ("snake_case", "valid_until"),
+    ("multiplication", "2 * 3"),
+    ("intraword star", "5*3"),
+    ("single tilde", "~5 ms"),
+    ("hash not heading", "#5 on the list"),
+    ("dash not bullet", "-5 °C"),
+    ("zero width space", "a\u200bb"),
+    ("soft hyphen", "co\u00adop"),
+]
+
+
+@pytest.mark.parametrize("name,text", KEPT, ids=[k[0] for k in KEPT])
+def test_normalize_keeps(name: str, text: str) -> None:
+    assert norm(text) == text
+
+
+def test_normalize_does_not_fold_digits_or_letters() -> None:
+    assert norm("10⁶") != norm("106")
+    assert norm("ﬁle") != norm("file")
+    assert norm("ＡＢＣ１") != norm("ABC1")
+    assert norm("½") != norm("1/2")
+    assert norm("H₂O") != norm("H2O")
+    assert norm("Case") != norm("case")
+
+
+def test_hard_wrapped_gt_line_is_text_not_a_quote_marker() -> None:
+    assert norm("latency must stay\n> 5 ms under load") == "latency must stay > 5 ms under load"
+    assert norm("keep at least\n>= 3 replicas") == "keep at least >= 3 replicas"
+    # After a list item too: a wrapped item is still prose.
+    assert norm("- latency must stay\n> 5 ms") == "latency must stay > 5 ms"
+    # After a blank line, a heading, or another quote line it is a marker.
+    assert norm("intro\n\n> quoted") == "intro quoted"
+    assert norm("# Head\n> quoted") == "Head quoted"
+    assert norm("> a\n> b") == "a b"
+
+
+def test_banner_line_is_always_a_blockquote() -> None:
+    assert norm("text\n> **SUPERSEDED** by x") == "text SUPERSEDED by x"
+
+
+def test_wrapped_number_after_paragraph_is_text() -> None:
+    assert norm("released in\n2024. Then it broke") == "released in 2024. Then it broke"
+    assert norm("- first item\n2. second") == "first item second"
+    assert norm("\n3. third") == "third"
+
+
+def test_quote_forms_cover_a_first_line_inside_a_list_or_quote() -> None:
+    forms = quote_forms("alpha beta\n2. gamma delta")
+    assert "alpha beta 2. gamma delta" in forms
+    assert "alpha beta gamma delta" in forms
+    assert quote_forms("one line only") == ["one line only"]
+
+
+def test_normalize_offsets_point_into_the_input() -> None:
+    text = "## Head\n\n> **Bold** “quoted” — text\n- item `code`"
+    out, offs = normalize(text)
+    assert len(out) == len(offs)
+    assert offs == sorted(set(offs))
+    for ch, off in zip(out, offs):
+        src = text[off]
+        assert ch == src or (ch == " " and src.isspace()) or (ch, src) in {
+            ('"', "“"), ('"', "”"), ("-", "—")
+        }
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400))
+def test_normalize_offsets_property(text: str) -> None:
+    out, offs = normalize(text)
+    assert len(out) == len(offs)
+    assert all(a < b for a, b in zip(offs, offs[1:]))
+    assert all(0 <= o < len(text) for o in offs)
+    assert out == out.strip(" ")
+    assert "  " not in out
+    assert normalize(text) == (out, offs)  # deterministic
+
+
+# --- blocks --------------------------------------------------------------------------
+
+
+def test_blocks_split_paragraphs_headings_and_code() -> None:
+    n = make("# Title\nIntro line one\nline two\n\n- a\n- b\n\n```\ncode\n\n# not heading\n```\nAfter\n")
+    kinds = [(b.kind, b.text) for b in blocks_of(n)]
+    assert kinds == [
+        ("heading", "# Title"),
+        ("paragraph", "Intro line one\nline two"),
+        ("paragraph", "- a\n- b"),
+        ("code", "```\ncode\n\n# not heading\n```"),
+        ("paragraph", "After"),
+    ]
+
+
+def test_block_offsets_are_in_the_full_text_and_skip_frontmatter() -> None:
+    n = make("Body para\n\n## H\ntext")
+    for b in blocks_of(n):
+        assert n.text[b.start : b.end] == b.text
+        assert b.start >= n.body_offset
+    assert all("title" not in b.text for b in blocks_of(n))
+    assert blocks_of(n)[0].line == 4  # after three frontmatter lines
+
+
+def test_heading_path_and_nearest_heading() -> None:
+    n = make("before\n\n# A\n\n## B\n\nin b\n\n### C\n\nin c\n\n## D\n\nin d\n")
+    assert block_with(n, "before").heading == ""
+    assert block_with(n, "before").heading_path == ()
+    assert block_with(n, "in b").heading_path == ("A", "B")
+    assert block_with(n, "in c").heading_path == ("A", "B", "C")
+    assert block_with(n, "in c").heading == "C"
+    assert block_with(n, "in d").heading_path == ("A", "D")
+
+
+def test_hard_wrapped_continuation_line_starting_with_gt_stays_in_its_paragraph() -> None:
+    n = make("## Perf\n\nThe p99 latency must stay below the budget, which is\n> 5 ms under load.\n\nNext para.\n")
+    b = block_with(n, "p99")
+    assert "> 5 ms under load." in b.text
+    assert b.kind == "paragraph"
+    assert len(blocks_of(n)) == 3
+
+
+def test_blockquote_after_blank_line_is_its_own_block() -> None:
+    n = make("Para.\n\n> A real quote\n> on two lines\n")
+    assert [b.text for b in blocks_of(n)] == ["Para.", "> A real quote\n> on two lines"]
+
+
+def test_heading_ends_a_paragraph_without_blank_line() -> None:
+    n = make("para\n## H\nmore")
+    assert [b.text for b in blocks_of(n)] == ["para", "## H", "more"]
+
+
+# --- retirement ------------------------------------------------------------------------
+
+SECTIONED = """# Plan
+
+Intro is live.
+
+## Old approach
+
+> **SUPERSEDED** by the new approach below.
+
+First retired paragraph.
+
+Second retired paragraph.
+
+### Detail of the old approach
+
+Retired detail under a lower-level heading.
+
+## New approach
+
+Live again after the same-level heading.
+
+# Appendix
+
+Live appendix.
+"""
+
+
+def test_banner_retires_its_whole_section_not_only_the_next_paragraph() -> None:
+    n = make(SECTIONED)
+    for needle in ("SUPERSEDED", "First retired", "Second retired", "Retired detail", "### Detail"):
+        b = block_with(n, needle)
+        assert b.retired and "SUPERSEDED banner at line" in b.retired, needle
+    for needle in ("Intro is live", "## Old approach", "## New approach", "Live again", "Live appendix"):
+        assert block_with(n, needle).retired is None, needle
+
+
+def test_banner_reason_names_the_line() -> None:
+    n = make(SECTIONED)
+    line = n.text.splitlines().index("> **SUPERSEDED** by the new approach below.") + 1
+    assert f"line {line}" in block_with(n, "First retired").retired
+
+
+def test_banner_is_ended_by_a_higher_level_heading() -> None:
+    n = make("# A\n\n## B\n\n### C\n\n> **RETRACTED**\n\nretired c\n\n## E\n\nlive e\n")
+    assert block_with(n, "retired c").retired
+    assert block_with(n, "live e").retired is None
+
+
+def test_banner_before_any_heading_retires_the_whole_note() -> None:
+    n = make("> **DEPRECATED** — see notes/new.md\n\nold intro\n\n# Head\n\nold body\n\n## Sub\n\nold sub\n")
+    for b in blocks_of(n):
+        assert b.retired and "before any heading" in b.retired, b.text
+
+
+@pytest.mark.parametrize(
+    "banner",
+    [
+        "> **SUPERSEDED** by the 2026 plan.",
+        "> **SUPERSEDED:** by the 2026 plan.",
+        "> SUPERSEDED by the 2026 plan.",
+        "> _RETRACTED_ the measurement was wrong",
+        "> ***CORRECTION*** the price was 40 EUR",
+        "> __DEPRECATED__",
+        ">> **DEPRECATED** nested",
+        ">**SUPERSEDED**",
+        "   > **SUPERSEDED** indented three",
+        "> **SUPERSEDED**: colon after",
+        "> **SUPERSEDED** — dash after",
+    ],
+)
+def test_banner_variants_retire(banner: str) -> None:
+    n = make(f"## S\n\n{banner}\n\nbody text\n\n## T\n\nlive\n")
+    assert block_with(n, "body text").retired
+    assert block_with(n, "live").retired is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "> **Superseded** by the 2026 plan.",
+        "> superseded by the 2026 plan.",
+        "> SUPERSEDEDNESS is not a word",
+        "    > **SUPERSEDED** indented four: code",
+        "**SUPERSEDED** without a quote marker",
+        "This superseded the old one.",
+        "> The plan was SUPERSEDED later",
+    ],
+)
+def test_lookalikes_do_not_retire(line: str) -> None:
+    n = make(f"## S\n\n{line}\n\nbody text\n")
+    assert all(b.retired is None for b in blocks_of(n))
+
+
+def test_banner_inside_fenced_code_does_not_retire() -> None:
+    n = make("## S\n\n```markdown\n> **SUPERSEDED** example\n## SUPERSEDED: x\n```\n\nbody text\n")
+    assert all(b.retired is None for b in blocks_of(n))
+
+
+def test_banner_right_after_a_paragraph_line_starts_a_new_block() -> None:
+    n = make("## S\n\nlive line\n> **SUPERSEDED** from here\nold text\n")
+    assert block_with(n, "live line").retired is None
+    b = block_with(n, "from here")
+    assert b.kind == "banner" and "old text" in b.text and b.retired
+
+
+@pytest.mark.parametrize(
+    "heading",
+    ["## SUPERSEDED: the 2025 plan", "## Old plan (DEPRECATED)", "## RETRACTED", "## A CORRECTION to x"],
+)
+def test_heading_marked_in_capitals_retires_its_section(heading: str) -> None:
+    n = make(f"# Top\n\nlive top\n\n{heading}\n\nold para\n\n### Sub\n\nold sub\n\n## Next\n\nlive next\n")
+    h = block_with(n, heading)
+    assert h.retired and "section heading" in h.retired
+    assert block_with(n, "old para").retired
+    assert block_with(n, "old sub").retired
+    assert block_with(n, "live top").retired is None
+    assert block_with(n, "live next").retired is None
+
+
+def test_lower_case_heading_word_does_not_retire() -> None:
+    n = make("## The superseded plan\n\ntext\n\n## Deprecated APIs\n\nmore\n")
+    assert all(b.retired is None for b in blocks_of(n))
+
+
+def test_house_rules_template_stays_live() -> None:
+    text = (TEMPLATE / "notes" / "house-rules.md").read_text()
+    n = parse_note("notes/house-rules.md", text)
+    assert all(b.retired is None for b in blocks_of(n))
+    assert all(not b.corrections for b in blocks_of(n))
+
+
+# --- corrections ------------------------------------------------------------------------
+
+
+def test_correction_spans_and_current_claim() -> None:
+    n = make("## D\n\n- 2026-01-05 — Larch.\n- Roof pitch of 15 degrees (was: \"10 degrees\"), so snow slides off.\n")
+    b = block_with(n, "Roof")
+    (c,) = b.corrections
+    assert n.text[c.start : c.end] == "10 degrees"
+    assert c.old == "10 degrees"
+    assert c.current == "Roof pitch of 15 degrees"
+    assert n.text[c.marker_start : c.marker_end] == '(was: "10 degrees")'
+
+
+@pytest.mark.parametrize(
+    "marker,old",
+    [
+        ("(was: “Tuesday”)", "Tuesday"),
+        ("(was: \"Tuesday\")", "Tuesday"),
+        ("(was “Tuesday”)", "Tuesday"),
+        ("(was: 'Tuesday')", "Tuesday"),
+        ("(was: ‘Tuesday’)", "Tuesday"),
+        ("( was: \"Tues\nday\" )", "Tues\nday"),
+    ],
+)
+def test_correction_quote_styles(marker: str, old: str) -> None:
+    n = make(f"The meeting moves to Thursday {marker}. Bring notes.\n")
+    (c,) = blocks_of(n)[0].corrections
+    assert c.old == old
+    assert c.current == "The meeting moves to Thursday"
+
+
+def test_two_corrections_in_one_block() -> None:
+    n = make('Price is 40 EUR (was: "14 EUR"). Delivery on Friday (was: "Monday").\n')
+    cs = blocks_of(n)[0].corrections
+    assert [c.old for c in cs] == ["14 EUR", "Monday"]
+    assert [c.current for c in cs] == ["Price is 40 EUR", "Delivery on Friday"]
+
+
+def test_correction_inside_inline_code_or_fence_is_an_example() -> None:
+    n = make('Write `claim (was: "old")` for a fix.\n\n```\nx (was: "y")\n```\n')
+    assert all(not b.corrections for b in blocks_of(n))
+
+
+def test_blocks_of_returns_copies() -> None:
+    n = make('A (was: "B") c.\n')
+    blocks_of(n)[0].corrections.clear()
+    assert blocks_of(n)[0].corrections
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=600))
+def test_blocks_of_never_raises_and_tiles_the_body(body: str) -> None:
+    n = parse_note("x.md", body)
+    blocks = blocks_of(n)
+    last = n.body_offset
+    for b in blocks:
+        assert last <= b.start < b.end <= len(n.text)
+        assert n.text[b.start : b.end] == b.text
+        assert b.text.strip()
+        last = b.end
