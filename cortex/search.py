@@ -248,6 +248,10 @@ class Index:
 
     # ----- statistics ------------------------------------------------------
 
+    def terms(self) -> Iterator[str]:
+        """Every indexed term, in no particular order (pair with `df` for statistics)."""
+        return iter(self._post)
+
     def df(self, term: str) -> int:
         """How many documents contain `term` (in a field of non-zero weight)."""
         p = self._post.get(term)

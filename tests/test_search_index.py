@@ -240,6 +240,16 @@ def test_replace_and_remove():
     assert len(index) == 0 and "a" not in index
     assert index.search("banana") == SearchResult([], 0)
     assert index.avgdl == 0.0
+    assert list(index.terms()) == [] and index.df("banana") == 0
+
+
+def test_terms_and_df():
+    index = Index(weights={"body": 1})
+    index.add("a", {"body": "x y y"})
+    index.add("b", {"body": "y"})
+    assert sorted(index.terms()) == ["x", "y"]
+    assert (index.df("x"), index.df("y"), index.df("z")) == (1, 2, 0)
+    assert index.avgdl == 2.0
 
 
 def test_copy_is_independent():
