@@ -20,7 +20,7 @@ from .corpus import Snapshot, in_archive
 from .pack import Pack, build_pack
 from .paths import in_scope
 from .readers import Reader
-from .tokenize import tokenize
+from .tokenize import content_terms, tokenize
 from .verify import UNVERIFIED, check_quote, neutralize_answer, overall_stamp
 
 DEFAULT_K = 8
@@ -127,7 +127,7 @@ class Asker:
                 if check.superseded_by:
                     entry["superseded_by"] = check.superseded_by
                 quotes.append(entry)
-        matching = {p for p in self.brain.corpus.matching(snap, question) if allow(p)}
+        matching = {p for p in self.brain.corpus.matching(snap, content_terms(question)) if allow(p)}
         read = set(pack.paths)
         unread = matching - read
         if reply.error is not None:

@@ -168,6 +168,7 @@ class Corpus:
         with self._lock:
             return self.index_for(snap).search(query, k=k, allow=allow)
 
-    def matching(self, snap: Snapshot, query: str) -> set[str]:
+    def matching(self, snap: Snapshot, terms: set[str]) -> set[str]:
+        """Notes of `snap` holding at least one of `terms`."""
         with self._lock:
-            return self.index_for(snap).matching(query)
+            return self.index_for(snap).matching_tokens(terms)

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from .blocks import blocks_of
 from .pack import Pack
-from .tokenize import tokenize
+from .tokenize import content_terms, tokenize
 
 QUOTE_CHARS = 400
 
@@ -150,7 +150,7 @@ class OfflineReader:
     name = "offline-extractive"
 
     def read(self, question: str, pack: Pack) -> ReaderReply:
-        terms = set(tokenize(question))
+        terms = content_terms(question)
         reply = ReaderReply(reader=self.name, tokens_sent=0)
         scored = []
         for rank, f in enumerate(pack.files):
@@ -161,7 +161,9 @@ class OfflineReader:
                 if overlap:
                     # Prefer live text, then more shared words, then the better-ranked note.
                     scored.append((block.retired is None, overlap, -rank, f.tag, block))
-        if not scored:
+        # A passage must hold at least half the question's content words, or the honest
+        # answer of a reader that cannot understand is "not found".
+        if not scored or max(s[1] for s in scored) * 2 < len(terms):
             reply.not_in_brain = True
             reply.answer = "The notes read do not answer this."
             return reply

@@ -62,6 +62,14 @@ def make_reader(settings: Settings) -> Reader:
     return OfflineReader()
 
 
+def warm_up(parts: Parts) -> None:
+    """Build the corpus and its index in the background: reads are served at once,
+    and the first search waits only for what is left of the build."""
+    import threading
+
+    threading.Thread(target=parts.brain.snapshot, name="cortex-warm-up", daemon=True).start()
+
+
 def make_app(parts: Parts):
     from .doors import build_app
     from .guestdoor import guest_parts
@@ -114,6 +122,7 @@ def serve(settings: Settings) -> int:
         parts = assemble(settings)
         parts.queue_off = off
         print(banner(parts), flush=True)
+        warm_up(parts)
         if off:
             print(f"Guest door {off}: guests get 503 until REDIS_URL is set or redis-server is installed.",
                   flush=True)

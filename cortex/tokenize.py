@@ -293,3 +293,25 @@ def _plain_word(word: str, out: list[str]) -> None:
             stripped = unicodedata.normalize("NFC", stripped)
             if stripped != word:
                 out.append(stripped)
+
+
+# Words too common to say a note is about the question. Used only for "does an
+# unread note share a word with the question" and for the offline reader's
+# relevance test; search itself scores every term (BM25's idf already discounts
+# them). Without this, "the" made every note "share a word" and NOT IN BRAIN
+# could never be stamped.
+STOPWORDS = frozenset("""
+a about above after again all also am an and any are as at be because been before being
+below between both but by can could did do does doing done down during each few for from
+further had has have having he her here hers him his how i if in into is it its itself
+just me more most my no nor not now of off on once only or other our ours out over own
+same she should so some such than that the their theirs them then there these they this
+those through to too under until up very was we were what when where which while who whom
+why will with would you your yours yourself
+der die das und ist ein eine nicht mit von zu den dem des auf für im
+""".split())
+
+
+def content_terms(text: str) -> set[str]:
+    """The distinct terms of `text` that are not stopwords."""
+    return {t for t in tokenize(text) if t not in STOPWORDS}
