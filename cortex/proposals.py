@@ -373,3 +373,31 @@ class ProposalQueue:
         """pending -> rejected, with its tombstone, in one script; 'ok' or the state it was in."""
         return self._reject(args=[self.prefix, pid, self._now(), KEEP_DECIDED, reason,
                                   json.dumps(tomb, sort_keys=True)])
+
+
+class RedisAnswerCache:
+    """brain_ask's answer cache in Redis (the ask.AnswerCache protocol).
+
+    Lives here because this is the one module that talks to Redis. A cache must
+    never fail an ask: when Redis is away, a get is a miss and a set is dropped.
+    """
+
+    TTL = 7 * 86_400  # keys embed the SHA, so old entries are dead weight, not wrong answers
+
+    def __init__(self, url: str, prefix: str = "cortex:"):
+        self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=SOCKET_TIMEOUT,
+                                      socket_connect_timeout=SOCKET_TIMEOUT)
+        self.prefix = prefix
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        try:
+            raw = self.r.get(self.prefix + key)
+        except redis.exceptions.RedisError:
+            return None
+        return json.loads(raw) if raw else None
+
+    def set(self, key: str, value: dict[str, Any]) -> None:
+        try:
+            self.r.set(self.prefix + key, json.dumps(value), ex=self.TTL)
+        except redis.exceptions.RedisError:
+            pass

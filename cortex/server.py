@@ -10,7 +10,7 @@ from pathlib import Path
 from .brain import Brain
 from .config import Settings, load_or_make_secret
 from .gitstore import GitStore, StoreError
-from .ask import Asker
+from .ask import AnswerCache, Asker, MemoryCache
 from .readers import AnthropicReader, OfflineReader, Reader
 from .tools import Tools
 
@@ -51,8 +51,17 @@ def assemble(settings: Settings) -> Parts:
     else:
         token, new = load_or_make_secret(settings.home / "owner-token")
     url_secret = settings.url_secret or load_or_make_secret(settings.home / "url-secret")[0]
-    return Parts(settings, brain, Tools(brain, Asker(brain, make_reader(settings), pack_bytes=settings.pack_bytes)),
-                 token, url_secret, new)
+    asker = Asker(brain, make_reader(settings), answer_cache(settings), pack_bytes=settings.pack_bytes)
+    return Parts(settings, brain, Tools(brain, asker), token, url_secret, new)
+
+
+def answer_cache(settings: Settings) -> AnswerCache:
+    """In Redis when one is configured (shared by every instance), else in memory."""
+    if settings.redis_url:
+        from .proposals import RedisAnswerCache
+
+        return RedisAnswerCache(settings.redis_url)
+    return MemoryCache()
 
 
 def make_reader(settings: Settings) -> Reader:

@@ -18,6 +18,7 @@ from cortex.gitstore import GitStore
 from cortex.readers import AnthropicReader, OfflineReader
 
 from conftest import call
+from guestkit import redis_proc  # noqa: F401  (fixture)
 
 ME = Actor("owner", "brain_write", "pytest")
 
@@ -233,3 +234,15 @@ def test_brain_ask_over_http_on_the_template(server):
     assert r.error is None, r.error
     assert r.data["stamp"] in ("VERIFIED", "CORRECTED", "SUPERSEDED", "UNVERIFIED")
     assert r.data["reader"] == "offline-extractive" and r.data["sha"]
+
+
+def test_redis_answer_cache_is_shared_and_survives_a_dead_redis(brain: Brain, redis_proc):
+    from cortex.proposals import RedisAnswerCache
+
+    first = Asker(brain, OfflineReader(), RedisAnswerCache(redis_proc.url))
+    second = Asker(brain, OfflineReader(), RedisAnswerCache(redis_proc.url))  # another instance
+    assert first.ask("oxalic acid treatment")["cached"] is False
+    assert second.ask("oxalic acid treatment")["cached"] is True
+    redis_proc.kill()
+    r = second.ask("oxalic acid treatment")  # a cache outage is a miss, never a failed ask
+    assert r["cached"] is False and r["stamp"] == "VERIFIED"
