@@ -64,7 +64,7 @@ WriteMode = Literal["create", "replace", "append", "edit", "delete", "move"]
 
 def trusted_server(tools: Tools, door: str, extra: Callable[[MCPServer, str], None] | None = None) -> MCPServer:
     """An MCPServer with the owner's full tool set, recording `door` in commits."""
-    mcp = MCPServer(name="cortex", instructions=INSTRUCTIONS)
+    mcp = MCPServer(name="cortex", instructions=INSTRUCTIONS, log_level="WARNING")
 
     def actor(ctx: Context, tool: str) -> Actor:
         return Actor(door=door, tool=tool, client=client_name(ctx))

@@ -165,7 +165,7 @@ class GuestDoors:
     def _server(self) -> MCPServer:
         from .doors import run_tool
 
-        mcp = MCPServer(name="cortex-guest", instructions=GUEST_INSTRUCTIONS)
+        mcp = MCPServer(name="cortex-guest", instructions=GUEST_INSTRUCTIONS, log_level="WARNING")
         door = self
 
         def guarded(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
