@@ -141,14 +141,20 @@ def test_concurrent_writers_all_land_in_linear_history(brain: Brain):
     assert merges.strip() == "0"
 
 
-def test_push_from_another_clone_is_seen_next_read(brain: Brain, tmp_path: Path):
-    first = brain.snapshot()
+def push_from_clone(brain: Brain, tmp_path: Path, edit, message: str) -> None:
+    """Clone the brain, let `edit(clone_dir)` change files, commit by hand and push."""
     clone = tmp_path / "clone"
     git("clone", "-q", str(brain.store.path), str(clone), cwd=tmp_path)
-    (clone / "notes" / "by-hand.md").write_text("# By hand\n\nTyped in vim.\n")
+    edit(clone)
     git("add", ".", cwd=clone)
-    git("commit", "-qm", "hand edit", cwd=clone)
+    git("commit", "-qm", message, cwd=clone)
     git("push", "-q", "origin", "main", cwd=clone)
+
+
+def test_push_from_another_clone_is_seen_next_read(brain: Brain, tmp_path: Path):
+    first = brain.snapshot()
+    push_from_clone(brain, tmp_path, lambda c: (c / "notes" / "by-hand.md").write_text(
+        "# By hand\n\nTyped in vim.\n"), "hand edit")
     snap = brain.snapshot()
     assert snap.sha != first.sha
     assert snap.notes["notes/by-hand.md"].title == "By hand"
@@ -167,12 +173,7 @@ def test_read_at_an_older_commit_and_time(brain: Brain):
 
 
 def test_symlinks_in_the_tree_are_not_followed(brain: Brain, tmp_path: Path):
-    clone = tmp_path / "clone"
-    git("clone", "-q", str(brain.store.path), str(clone), cwd=tmp_path)
-    (clone / "notes" / "link.md").symlink_to("/etc/passwd")
-    git("add", ".", cwd=clone)
-    git("commit", "-qm", "symlink", cwd=clone)
-    git("push", "-q", "origin", "main", cwd=clone)
+    push_from_clone(brain, tmp_path, lambda c: (c / "notes" / "link.md").symlink_to("/etc/passwd"), "symlink")
     snap = brain.snapshot()
     assert "notes/link.md" not in snap.notes
     with pytest.raises(BadInput):
