@@ -1,0 +1,75 @@
+"""The `cortex` command as a new user meets it: init, and serve on the embedded default."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from cortex.cli import main
+
+
+def test_init_makes_a_working_tree_brain_on_main(tmp_path: Path):
+    target = tmp_path / "notes"
+    assert main(["init", str(target)]) == 0
+    assert (target / "profile.md").exists() and (target / "notes" / "house-rules.md").exists()
+    assert (target / "INDEX.md").exists()
+    branch = subprocess.check_output(["git", "branch", "--show-current"], cwd=target, text=True).strip()
+    assert branch == "main"
+    status = subprocess.check_output(["git", "status", "--porcelain"], cwd=target, text=True)
+    assert status == ""  # the working tree matches the first commit
+
+
+def test_init_bare_and_refuses_a_non_empty_folder(tmp_path: Path):
+    assert main(["init", "--bare", str(tmp_path / "b.git")]) == 0
+    assert (tmp_path / "b.git" / "HEAD").exists()
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    with pytest.raises(SystemExit):
+        main(["init", str(tmp_path / "full")])
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve_once(home: Path, port: int) -> tuple[str, dict]:
+    """Start `cortex serve` with nothing configured but the state folder; return its banner and /healthz."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "REDIS_URL", "ANTHROPIC"))}
+    env["CORTEX_HOME"] = str(home)
+    proc = subprocess.Popen([sys.executable, "-m", "cortex.cli", "serve", "--port", str(port)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.time() + 30
+        while True:
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).json()
+                break
+            except httpx.HTTPError:
+                if time.time() > deadline or proc.poll() is not None:
+                    raise AssertionError("server did not come up")
+                time.sleep(0.2)
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=20)
+    return out, health
+
+
+def test_serve_on_the_embedded_default_prints_the_token_once(tmp_path: Path):
+    home = tmp_path / "state"
+    out, health = serve_once(home, free_port())
+    token = (home / "owner-token").read_text().strip()
+    assert token in out and "claude mcp add --transport http" in out and "/s/" in out
+    assert health["notes"] >= 5 and len(health["sha"]) == 40
+    assert oct((home / "owner-token").stat().st_mode & 0o777) == "0o600"
+    out2, health2 = serve_once(home, free_port())
+    assert token not in out2 and "owner-token" in out2
+    assert health2["sha"] == health["sha"]  # the same brain, not a new one
