@@ -9,6 +9,7 @@ class to start, kill and restart real servers. This module never imports
 from __future__ import annotations
 
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -53,8 +54,12 @@ class RedisProcess:
                 "--unixsocketperm", "700", "--dir", str(self.folder), "--appendonly", "yes",
                 "--appendfsync", "everysec", "--save", "", "--daemonize", "no",
                 "--loglevel", "warning", "--logfile", str(self.folder / "redis.log")]
+        if self.ping():
+            # A private Redis left running by a server that was killed (kill -9 skips
+            # every cleanup): two servers on one AOF would corrupt it, so refuse.
+            raise RuntimeError(f"a redis-server is already running on {self.socket_path}; stop it first")
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+                                     stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -104,3 +109,14 @@ class RedisProcess:
                 shutil.rmtree(target)
             elif target.exists():
                 target.unlink()
+
+
+def _die_with_parent() -> None:
+    """In the child: ask Linux to SIGTERM it when the server dies, even by kill -9."""
+    try:
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass  # not Linux: a killed server may leave its Redis behind; start() then refuses

@@ -112,9 +112,21 @@ def banner(parts: Parts) -> str:
     return "\n".join(lines)
 
 
+def _exit_on_sigterm() -> None:
+    """uvicorn re-raises SIGTERM after its graceful shutdown; with the default
+    handler that kills the process before our cleanup (the private Redis) runs."""
+    import signal
+
+    def handler(signum, frame):
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 def serve(settings: Settings) -> int:
     import uvicorn
 
+    _exit_on_sigterm()
     from .redisproc import NOT_INSTALLED, RedisProcess, redis_server_binary
 
     private, off = None, None
