@@ -1,0 +1,193 @@
+"""The console's sign-in: signed session cookies, CSRF tokens and a sign-in throttle.
+
+- A session is a signed cookie (HMAC-SHA256 with a key kept in the state folder),
+  carrying a random session id, an expiry and a fingerprint of the credentials
+  it was signed in with: changing the owner token or the passcode signs every
+  session out. No server-side session store, so a restart keeps the owner
+  signed in; sign-out adds the id to an in-memory revocation list until it
+  would have expired anyway.
+- The CSRF token is derived from the session id with the same key; the sign-in
+  form, which has no session yet, gets its own from a short-lived signed
+  "pre-session" cookie.
+- Failed sign-ins are counted per client address in memory (per process): after
+  five failures inside five minutes, that address gets 429 until the oldest
+  failure ages out of the window. A restart forgets the counts; the owner token is 256 random
+  bits, so the throttle chiefly protects a short CORTEX_CONSOLE_PASSCODE.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+from typing import Any, Callable
+
+SESSION_SECONDS = 12 * 3600
+PRE_SECONDS = 3600             # a sign-in form stays usable this long
+MAX_FAILURES = 5               # failures allowed per address inside the window
+FAILURE_WINDOW = 300.0         # seconds
+MAX_TRACKED = 10_000           # addresses remembered at once; the oldest go first
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class Signer:
+    """HMAC-SHA256 signed, URL-safe tokens holding a small JSON payload."""
+
+    def __init__(self, key: str):
+        self._key = key.encode("utf-8")
+
+    def mac(self, purpose: str, value: str) -> str:
+        """A keyed digest of `value` for one purpose (so one token never serves another)."""
+        return _b64(hmac.new(self._key, f"{purpose}\n{value}".encode(), hashlib.sha256).digest())
+
+    def sign(self, purpose: str, payload: dict[str, Any]) -> str:
+        body = _b64(json.dumps(payload, separators=(",", ":"), sort_keys=True).encode())
+        return f"{body}.{self.mac(purpose, body)}"
+
+    def unsign(self, purpose: str, token: str | None) -> dict[str, Any] | None:
+        """The payload, or None when the token is missing, forged or malformed."""
+        if not token or token.count(".") != 1 or len(token) > 4096:
+            return None
+        body, mac = token.split(".")
+        if not hmac.compare_digest(mac.encode(), self.mac(purpose, body).encode()):
+            return None
+        try:
+            payload = json.loads(_unb64(body))
+        except ValueError:
+            return None
+        return payload if isinstance(payload, dict) else None
+
+
+@dataclass(frozen=True)
+class Session:
+    sid: str
+    expires: int
+    csrf: str
+
+
+class Sessions:
+    """Signed session cookies bound to the current credentials, and sign-out."""
+
+    def __init__(self, signer: Signer, credentials: list[str], clock: Callable[[], float] = time.time):
+        self.signer = signer
+        self.clock = clock
+        # Sessions die when the owner token or passcode changes.
+        self._cred = signer.mac("cred", "\0".join(credentials))[:22]
+        self._revoked: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def csrf_for(self, sid: str) -> str:
+        return self.signer.mac("csrf", sid)
+
+    def new(self) -> tuple[Session, str]:
+        """A fresh session and its cookie value."""
+        sid = secrets.token_urlsafe(18)
+        expires = int(self.clock()) + SESSION_SECONDS
+        cookie = self.signer.sign("session", {"sid": sid, "exp": expires, "cred": self._cred})
+        return Session(sid, expires, self.csrf_for(sid)), cookie
+
+    def read(self, cookie: str | None) -> Session | None:
+        payload = self.signer.unsign("session", cookie)
+        if payload is None:
+            return None
+        sid, expires = payload.get("sid"), payload.get("exp")
+        if not isinstance(sid, str) or not isinstance(expires, int) or expires <= self.clock():
+            return None
+        if not hmac.compare_digest(str(payload.get("cred", "")).encode(), self._cred.encode()):
+            return None
+        with self._lock:
+            if sid in self._revoked:
+                return None
+        return Session(sid, expires, self.csrf_for(sid))
+
+    def revoke(self, session: Session) -> None:
+        now = self.clock()
+        with self._lock:
+            for sid in [s for s, exp in self._revoked.items() if exp <= now]:
+                del self._revoked[sid]
+            self._revoked[session.sid] = session.expires
+
+    # -- the sign-in form's own CSRF token ---------------------------------
+
+    def new_pre(self) -> tuple[str, str]:
+        """(cookie value, form token) for a sign-in form."""
+        nonce = secrets.token_urlsafe(18)
+        cookie = self.signer.sign("pre", {"n": nonce, "exp": int(self.clock()) + PRE_SECONDS})
+        return cookie, self.signer.mac("pre-csrf", nonce)
+
+    def pre_token(self, cookie: str | None) -> str | None:
+        """The form token the pre-session cookie expects, or None when it is missing or stale."""
+        payload = self.signer.unsign("pre", cookie)
+        if payload is None or not isinstance(payload.get("n"), str):
+            return None
+        if not isinstance(payload.get("exp"), int) or payload["exp"] <= self.clock():
+            return None
+        return self.signer.mac("pre-csrf", payload["n"])
+
+
+def token_matches(given: str | None, expected: str | None) -> bool:
+    """Constant-time comparison; a missing value on either side never matches."""
+    if not given or not expected:
+        return False
+    return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
+
+
+def credential_ok(given: str, owner_token: str, passcode: str | None) -> bool:
+    """The owner token or the passcode. Both are compared every time, in constant time each."""
+    ok_token = token_matches(given, owner_token)
+    ok_pass = token_matches(given, passcode)
+    return ok_token | ok_pass
+
+
+class Throttle:
+    """Failed sign-ins per client address, in memory: MAX_FAILURES per FAILURE_WINDOW."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic,
+                 max_failures: int = MAX_FAILURES, window: float = FAILURE_WINDOW):
+        self.clock = clock
+        self.max_failures = max_failures
+        self.window = window
+        self._failures: OrderedDict[str, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _recent(self, addr: str, now: float) -> deque[float]:
+        times = self._failures.get(addr) or deque()
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        return times
+
+    def retry_after(self, addr: str) -> int | None:
+        """Seconds until `addr` may try again, or None when it may try now."""
+        now = self.clock()
+        with self._lock:
+            times = self._recent(addr, now)
+            if len(times) < self.max_failures:
+                return None
+            return max(1, int(times[0] + self.window - now) + 1)
+
+    def fail(self, addr: str) -> None:
+        now = self.clock()
+        with self._lock:
+            times = self._recent(addr, now)
+            times.append(now)
+            self._failures[addr] = times
+            self._failures.move_to_end(addr)
+            while len(self._failures) > MAX_TRACKED:
+                self._failures.popitem(last=False)
+
+    def clear(self, addr: str) -> None:
+        with self._lock:
+            self._failures.pop(addr, None)
