@@ -29,6 +29,14 @@ class Actor:
     client: str = "unknown"
 
 
+def push_fields(result: WriteResult) -> dict[str, str]:
+    """issue 7, hosted mode: the reply's `push` key ("pushed" or "pending", with a note saying why)."""
+    if result.push == "pending":
+        return {"push": "pending", "push_note": "push pending: the commit is kept here and a background "
+                "retry pushes it" + (f" ({result.push_note})" if result.push_note else "")}
+    return {"push": result.push} if result.push else {}
+
+
 def _clean_trailer(value: str) -> str:
     return " ".join(str(value).split())[:100] or "unknown"
 
@@ -103,6 +111,9 @@ class Brain:
         except Exception as exc:  # ZoneInfoNotFoundError, ValueError
             raise StoreError(f"unknown time zone {tz!r}") from exc
         self._clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
+        # issue 7: the working-tree watcher (cortex.editor.Editor) when the brain has
+        # a working tree; it commits hand edits before a write and syncs files after.
+        self.workdir_hook: Any = None
 
     # -- time -------------------------------------------------------------
 
@@ -253,6 +264,7 @@ class Brain:
 
         subject = f"{actor.tool}: {mode} {path}" + (f" -> {target}" if target else "")
         body = f"Reason: {' '.join(reason.split())}" if reason else ""
+        self._before_write([path] + ([target] if target else []))
         result = self._commit(change, subject, actor, body)
         self._sync_workdir(result)
         reply: dict[str, Any] = {
@@ -269,6 +281,7 @@ class Brain:
         if result.retries:
             reply["note"] = (f"the head moved {result.retries} time(s) while writing; "
                              "the change was re-applied to the fresh head")
+        reply.update(push_fields(result))
         return reply
 
     def capture(self, text: str, actor: Actor, tags: list[str] | None = None) -> dict[str, Any]:
@@ -294,10 +307,12 @@ class Brain:
                 return {path: (start + entry).encode("utf-8")}
             return {path: append_text(decode(existing), entry).encode("utf-8")}
 
+        self._before_write([path])
         result = self._commit(change, f"{actor.tool}: append {path}", actor)
         self._sync_workdir(result)
         return {"sha": result.sha, "parent": result.parent, "path": path, "heading": heading,
-                "blob": result.new_blobs.get(path), "replaced_blob": result.old_blobs.get(path)}
+                "blob": result.new_blobs.get(path), "replaced_blob": result.old_blobs.get(path),
+                **push_fields(result)}
 
     def commit_files(self, changes: Changes, subject: str, actor: Actor, body: str = "",
                      check: Callable[[View], None] | None = None) -> WriteResult:
@@ -308,11 +323,20 @@ class Brain:
                 check(view)
             return dict(changes)
 
+        self._before_write(list(changes))
         result = self._commit(change, subject, actor, body)
         self._sync_workdir(result)
         return result
 
+    def _before_write(self, paths: list[str]) -> None:
+        """issue 7: commit uncommitted hand edits to `paths` first (their own commit, door editor)."""
+        if self.workdir_hook is not None:
+            self.workdir_hook.before_write(paths)
+
     def _sync_workdir(self, result: WriteResult) -> None:
+        if self.workdir_hook is not None:  # issue 7: the watcher syncs and tracks what disk holds
+            self.workdir_hook.after_write(result)
+            return
         if self.store.workdir is None:
             return
         updates = {p: (None if b is None else self.store.blob_bytes(b)) for p, b in result.new_blobs.items()}

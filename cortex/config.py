@@ -33,6 +33,13 @@ class Settings:
     anthropic_key: str | None = None
     console_passcode: str | None = None
     pack_bytes: int = 60_000
+    # issue 7: hand edits and hosted mode
+    remote: str | None = None            # CORTEX_REMOTE: a Git URL or a local path
+    remote_token: str | None = None      # CORTEX_REMOTE_TOKEN (or GIT_TOKEN / GITHUB_TOKEN), HTTPS only
+    remote_user: str = "x-access-token"  # CORTEX_REMOTE_USER: the user name sent with the token
+    fetch_interval: float = 5.0          # CORTEX_FETCH_INTERVAL, seconds
+    webhook_secret: str | None = None    # CORTEX_WEBHOOK_SECRET: HMAC-SHA256 key of POST /hooks/push
+    debounce_ms: int = 300               # CORTEX_DEBOUNCE_MS: quiet time before a hand edit is committed
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides) -> "Settings":
@@ -55,6 +62,12 @@ class Settings:
             anthropic_key=env.get("ANTHROPIC_API_KEY") or None,
             console_passcode=env.get("CORTEX_CONSOLE_PASSCODE") or None,
             pack_bytes=int(env.get("CORTEX_PACK_BYTES") or 60_000),
+            remote=env.get("CORTEX_REMOTE") or None,
+            remote_token=env.get("CORTEX_REMOTE_TOKEN") or env.get("GIT_TOKEN") or env.get("GITHUB_TOKEN") or None,
+            remote_user=env.get("CORTEX_REMOTE_USER") or "x-access-token",
+            fetch_interval=float(env.get("CORTEX_FETCH_INTERVAL") or 5.0),
+            webhook_secret=env.get("CORTEX_WEBHOOK_SECRET") or None,
+            debounce_ms=int(env.get("CORTEX_DEBOUNCE_MS") or 300),
         )
         for key, value in overrides.items():
             setattr(s, key, value)

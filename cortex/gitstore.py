@@ -9,10 +9,12 @@ change function runs again on the fresh head.
 from __future__ import annotations
 
 import datetime as dt
+import os
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Iterable, Mapping
 
 import pygit2
 
@@ -74,6 +76,26 @@ class WriteResult:
     old_blobs: dict[str, str | None]
     new_blobs: dict[str, str | None]
     retries: int
+    push: str | None = None       # hosted mode: "pushed" or "pending" (kept locally, retried)
+    push_note: str | None = None  # why a push is pending; never holds a credential
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A commit object built on a head but not yet on the branch."""
+
+    sha: str
+    parent: str | None
+    old_blobs: dict[str, str | None]
+    new_blobs: dict[str, str | None]
+
+    def result(self, retries: int, push: str | None = None, push_note: str | None = None) -> WriteResult:
+        return WriteResult(self.sha, self.parent, self.old_blobs, self.new_blobs, retries, push, push_note)
+
+
+def hash_blob(data: bytes) -> str:
+    """The Git blob id of `data` (what the file would be stored as), without writing it."""
+    return str(pygit2.hash(data))
 
 
 class View:
@@ -107,6 +129,8 @@ class GitStore:
         self.branch = branch
         self._lock = threading.RLock()
         self.lock = self._lock  # shared with the corpus built on this store
+        self._net_repo: pygit2.Repository | None = None  # hosted mode: see _net()
+        self._net_lock = threading.Lock()
 
     # -- creating ---------------------------------------------------------
 
@@ -247,6 +271,17 @@ class GitStore:
                 ))
             return out, False
 
+    def commit_info(self, sha: str) -> CommitInfo:
+        """One commit by full SHA (use `resolve` first for user input), with its changed files."""
+        with self._lock:
+            try:
+                commit = self._repo[sha].peel(pygit2.Commit)
+            except (KeyError, ValueError, pygit2.GitError) as exc:
+                raise StoreError(f"unknown commit {sha!r}") from exc
+            return CommitInfo(sha=str(commit.id), time=_commit_time(commit), message=commit.message,
+                              author=commit.author.name, parents=tuple(str(p) for p in commit.parent_ids),
+                              files=tuple(self._changed_files(commit)))
+
     def _changed_files(self, commit: pygit2.Commit) -> list[str]:
         if commit.parents:
             diff = commit.parents[0].tree.diff_to_tree(commit.tree)
@@ -266,19 +301,30 @@ class GitStore:
         """
         for attempt in range(max_retries + 1):
             with self._lock:
-                head = self.head()
-                view = View(self, head)
-                changes = change(view)
-                old_blobs = {p: view.blob_of(p) for p in changes}
-                tree_id, new_blobs = self._tree_with(head, changes)
-                if head is not None and tree_id == str(self._repo[head].peel(pygit2.Tree).id):
-                    raise StoreError("the change leaves the note exactly as it is; nothing to commit")
-                sig = self._signature()
-                parents = [pygit2.Oid(hex=head)] if head else []
-                oid = self._repo.create_commit(None, sig, sig, message, pygit2.Oid(hex=tree_id), parents)
-                if self._swap(head, oid, message):
-                    return WriteResult(str(oid), head, old_blobs, new_blobs, attempt)
+                draft = self.draft(change, message)
+                if self._swap(draft.parent, pygit2.Oid(hex=draft.sha), message):
+                    return draft.result(attempt)
         raise StoreError(f"the branch kept moving; gave up after {max_retries} retries")
+
+    def draft(self, change: Callable[[View], Changes], message: str) -> Draft:
+        """Run `change` on the head and write the commit object; the branch does not move."""
+        with self._lock:
+            head = self.head()
+            view = View(self, head)
+            changes = change(view)
+            old_blobs = {p: view.blob_of(p) for p in changes}
+            tree_id, new_blobs = self._tree_with(head, changes)
+            if head is not None and tree_id == str(self._repo[head].peel(pygit2.Tree).id):
+                raise StoreError("the change leaves the note exactly as it is; nothing to commit")
+            sig = self._signature()
+            parents = [pygit2.Oid(hex=head)] if head else []
+            oid = self._repo.create_commit(None, sig, sig, message, pygit2.Oid(hex=tree_id), parents)
+            return Draft(str(oid), head, old_blobs, new_blobs)
+
+    def set_head(self, expected: str | None, new: str, message: str = "cortex: move branch") -> bool:
+        """Compare-and-swap the branch from `expected` to `new`; False if it had moved."""
+        with self._lock:
+            return self._swap(expected, pygit2.Oid(hex=new), message)
 
     def _tree_with(self, head: str | None, changes: Changes) -> tuple[str, dict[str, str | None]]:
         """The tree of `head` with `changes` applied, rewriting only the trees on changed paths.
@@ -340,29 +386,369 @@ class GitStore:
         # Server commits are signed as Cortex so history tells them from hand edits.
         return pygit2.Signature("Cortex", "cortex@localhost")
 
-    def update_workdir(self, paths: Mapping[str, bytes | None], expected: Mapping[str, bytes | None]) -> None:
-        """Write committed files into the working tree where the disk still matches `expected`."""
+    # -- a working tree (hand edits) ----------------------------------------
+
+    def update_workdir(self, paths: Mapping[str, bytes | None],
+                       expected: Mapping[str, bytes | None]) -> dict[str, bytes | None]:
+        """Write committed files into the working tree where the disk still matches `expected`.
+
+        Returns the files written. A file whose disk bytes differ from `expected`
+        holds a hand edit and is left alone (the editor watcher commits it). Writes
+        go to a dot-named temp file and are renamed into place, so a watcher or an
+        editor never sees half a file.
+        """
         wd = self.workdir
         if wd is None:
-            return
+            return {}
+        written: dict[str, bytes | None] = {}
         for path, data in paths.items():
-            target = wd / path
+            target = self.workdir_file(path)
+            if target is None:
+                continue
+            if read_file(target) != expected.get(path):
+                continue  # hand edits on disk win
             try:
-                on_disk = target.read_bytes() if target.exists() else None
+                if data is None:
+                    target.unlink(missing_ok=True)
+                else:
+                    write_file_atomic(target, data)
             except OSError:
                 continue
-            if on_disk != expected.get(path):
-                continue  # hand edits on disk win; the editor watcher will commit them
-            if data is None:
-                target.unlink(missing_ok=True)
-            else:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data)
-        with self._lock:
-            # Keep the on-disk index in step so `git status` stays clean.
-            self._repo.index.read_tree(self._repo[self.head()].peel(pygit2.Tree))
-            self._repo.index.write()
+            written[path] = data
+        self.sync_index(paths)
+        return written
 
+    def workdir_file(self, path: str) -> Path | None:
+        """The working-tree file for `path`, or None if it would leave the tree or cross a symlink."""
+        wd = self.workdir
+        if wd is None or path.startswith("/") or ".." in path.split("/") or path.startswith(".git/"):
+            return None
+        target = wd / path
+        real_wd = os.path.realpath(wd)
+        if os.path.realpath(target.parent) != os.path.normpath(os.path.join(real_wd, os.path.dirname(path))):
+            return None  # a symlinked folder on the way
+        if target.is_symlink():
+            return None
+        return target
+
+    def sync_index(self, paths: Iterable[str]) -> None:
+        """Point the on-disk index at the head for `paths`, so `git status` shows only real hand edits.
+
+        Only the named entries change: re-reading the whole tree threw away every
+        entry's stat cache, and `git status` then re-hashed the whole brain.
+        """
+        with self._lock:
+            head = self.head()
+            if head is None or self.workdir is None:
+                return
+            try:
+                index = self._repo.index
+                index.read(False)
+                for path in paths:
+                    blob = self.blob_at(head, path)
+                    target = self.workdir_file(path)
+                    if blob is None:
+                        if path in index:
+                            index.remove(path)
+                    elif target is not None and read_file(target) is not None and \
+                            hash_blob(read_file(target) or b"") == blob:
+                        index.add(path)  # from disk: keeps the stat cache fresh
+                    else:
+                        index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=blob), pygit2.GIT_FILEMODE_BLOB))
+                index.write()
+            except (pygit2.GitError, OSError, KeyError, ValueError):
+                pass  # the index is a cache (a git command may hold its lock); Git recovers it
+
+    def workdir_busy(self) -> str | None:
+        """Why hand edits must wait (HEAD on another branch, a merge or rebase under way), or None."""
+        with self._lock:
+            try:
+                if self._repo.head_is_detached or self._repo.references["HEAD"].target != self.ref:
+                    return "the working tree is not on " + self.branch
+                if self._repo.state() != pygit2.enums.RepositoryState.NONE:
+                    return "a merge, rebase or cherry-pick is under way"
+            except (pygit2.GitError, KeyError):
+                return None
+            return None
+
+    def is_ignored(self, path: str) -> bool:
+        """Whether .gitignore excludes `path`."""
+        with self._lock:
+            try:
+                return bool(self._repo.path_is_ignored(path))
+            except pygit2.GitError:
+                return False
+
+    def write_blob(self, data: bytes) -> str:
+        with self._lock:
+            return str(self._repo.create_blob(data))
+
+    def merge_text(self, base: bytes | None, ours: bytes, theirs: bytes) -> bytes | None:
+        """A three-way merge of one file's bytes (Git's own line merge); None when it conflicts."""
+        with self._lock:
+            entry = lambda data: pygit2.IndexEntry("note.md", self._repo.create_blob(data),  # noqa: E731
+                                                   pygit2.GIT_FILEMODE_BLOB)
+            result = self._repo.merge_file_from_index(entry(base or b""), entry(ours), entry(theirs))
+            if not result.automergeable:
+                return None
+            return result.contents.encode("utf-8") if isinstance(result.contents, str) else result.contents
+
+    # -- hosted mode: a clone that fetches from and pushes to one remote ------
+
+    @staticmethod
+    def clone(url: str, path: str | Path, auth: "Auth", branch: str = "main") -> "GitStore":
+        """A bare clone of `url` at `path` (an empty remote gives an empty clone)."""
+        try:
+            pygit2.clone_repository(url, str(path), bare=True, callbacks=auth.callbacks())
+        except (pygit2.GitError, ValueError, OSError) as exc:
+            raise StoreError(f"could not clone {auth.display(url)}: {auth.scrub(str(exc))}") from None
+        return GitStore(path, branch)
+
+    def _net(self) -> pygit2.Repository:
+        # Network calls use their own Repository handle under their own lock, so a
+        # slow fetch or push (hundreds of ms over HTTPS) never blocks reads, which
+        # hold self._lock. Each handle is only ever used by one thread at a time.
+        if self._net_repo is None:
+            self._net_repo = pygit2.Repository(str(self.path))
+        return self._net_repo
+
+    def set_remote_url(self, url: str) -> None:
+        with self._lock:
+            if "origin" in [r.name for r in self._repo.remotes]:
+                if self._repo.remotes["origin"].url != url:
+                    self._repo.remotes.set_url("origin", url)
+            else:
+                self._repo.remotes.create("origin", url)
+
+    @property
+    def tracking_ref(self) -> str:
+        return f"refs/remotes/origin/{self.branch}"
+
+    def tracking_head(self) -> str | None:
+        """Where the remote's branch was at the last fetch or push."""
+        with self._lock:
+            try:
+                return str(self._repo.references[self.tracking_ref].resolve().target)
+            except (KeyError, pygit2.GitError):
+                return None
+
+    def set_tracking(self, sha: str) -> None:
+        with self._lock:
+            self._repo.references.create(self.tracking_ref, pygit2.Oid(hex=sha), force=True)
+
+    def fetch(self, auth: "Auth") -> str | None:
+        """Fetch the remote's branch into the tracking ref; StoreError (credential-free) on failure."""
+        with self._net_lock:
+            try:
+                self._net().remotes["origin"].fetch(
+                    [f"+refs/heads/{self.branch}:{self.tracking_ref}"], callbacks=auth.callbacks())
+            except (pygit2.GitError, KeyError, OSError) as exc:
+                raise StoreError(f"fetch failed: {auth.scrub(str(exc))}") from None
+        return self.tracking_head()
+
+    def push(self, sha: str, expected: str | None, auth: "Auth", local_path: str | None = None) -> str:
+        """Move the remote's branch from `expected` to `sha`: "pushed", "behind", "locked" or "failed: …".
+
+        A local-path remote is updated here with a locked compare-and-swap on its
+        ref: libgit2's local transport checks fast-forward when it connects and
+        then force-writes the ref, so two concurrent pushers could lose a write.
+        Network remotes get Git's own check (receive-pack compares the old value).
+        """
+        with self._net_lock:
+            if local_path is not None:
+                return self._push_local(sha, expected, local_path)
+            repo = self._net()
+            cb = auth.callbacks()
+            try:
+                repo.references.create("refs/cortex/push", pygit2.Oid(hex=sha), force=True)
+                repo.remotes["origin"].push([f"refs/cortex/push:refs/heads/{self.branch}"], callbacks=cb)
+            except (pygit2.GitError, KeyError, OSError) as exc:
+                return "failed: " + auth.scrub(str(exc))
+            if cb.rejected:
+                return "failed: rejected: " + auth.scrub(cb.rejected)
+        self.set_tracking(sha)
+        return "pushed"
+
+    def _push_local(self, sha: str, expected: str | None, path: str) -> str:
+        try:
+            remote = pygit2.Repository(path)
+            src = self._net()
+            _copy_objects(src, remote, sha, expected)
+            with remote.transaction() as tx:
+                tx.lock_ref(self.ref)
+                try:
+                    current = str(remote.references[self.ref].resolve().target)
+                except (KeyError, pygit2.GitError):
+                    current = None
+                if current != expected:
+                    return "behind"
+                tx.set_target(self.ref, pygit2.Oid(hex=sha), message="cortex: push")
+        except pygit2.GitError as exc:
+            if "lock" in str(exc).lower():
+                return "locked"
+            return f"failed: {exc}"
+        except OSError as exc:
+            return f"failed: {exc.strerror or exc}"
+        self.set_tracking(sha)
+        return "pushed"
+
+    def is_ancestor(self, old: str, new: str) -> bool:
+        """Whether `old` is `new` or one of its ancestors."""
+        with self._lock:
+            return old == new or self._repo.descendant_of(pygit2.Oid(hex=new), pygit2.Oid(hex=old))
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        with self._lock:
+            oid = self._repo.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
+            return str(oid) if oid else None
+
+    def commits_between(self, base: str | None, tip: str) -> list[str]:
+        """Commits reachable from `tip` and not from `base`, oldest first."""
+        with self._lock:
+            walker = self._repo.walk(pygit2.Oid(hex=tip), pygit2.enums.SortMode.TOPOLOGICAL
+                                     | pygit2.enums.SortMode.REVERSE)
+            if base:
+                walker.hide(pygit2.Oid(hex=base))
+            return [str(c.id) for c in walker]
+
+    def replay(self, sha: str, onto: str) -> str:
+        """Re-make commit `sha` on top of `onto` by a three-way tree merge (a cherry-pick).
+
+        For commits kept locally while the remote was unreachable: they were
+        acknowledged, so they cannot be refused any more. Where the remote changed
+        the same lines, both sides' lines are kept (Git's union merge; two appends
+        to a log both stay) and a `Cortex-Merged:` line says so. A file deleted on
+        one side and changed on the other keeps the kept commit's version, said in
+        `Cortex-Overwrote:`; the remote's version stays in history. INDEX.md keeps
+        the remote's version; it is regenerated by the next write that changes a row.
+        """
+        with self._lock:
+            commit = self._repo[sha].peel(pygit2.Commit)
+            empty = self._repo[self._repo.TreeBuilder().write()]
+            base_tree = commit.parents[0].tree if commit.parents else empty
+            onto_commit = self._repo[onto].peel(pygit2.Commit)
+            ours_changed = {d.new_file.path for d in base_tree.diff_to_tree(commit.tree).deltas}
+            theirs_changed = {d.new_file.path for d in base_tree.diff_to_tree(onto_commit.tree).deltas}
+            index = self._repo.merge_trees(base_tree, onto_commit.tree, commit.tree,
+                                           favor=pygit2.enums.MergeFavor.UNION, flags=pygit2.enums.MergeFlag(0))
+            overwrote = []
+            if index.conflicts is not None:
+                for ancestor, ours, theirs in list(index.conflicts):
+                    path = (theirs or ours or ancestor).path
+                    del index.conflicts[path]
+                    keep = ours if path == "INDEX.md" else theirs
+                    if path != "INDEX.md":
+                        overwrote.append(path)
+                    if keep is not None:
+                        index.add(pygit2.IndexEntry(path, keep.id, keep.mode))
+            if "INDEX.md" in ours_changed & theirs_changed:
+                try:
+                    entry = onto_commit.tree["INDEX.md"]
+                    index.add(pygit2.IndexEntry("INDEX.md", entry.id, entry.filemode))
+                except KeyError:
+                    pass
+            merged = sorted((ours_changed & theirs_changed) - set(overwrote) - {"INDEX.md"})
+            tree = index.write_tree(self._repo)
+            message = commit.message.rstrip("\n") + "\n"
+            message += "".join(f"Cortex-Merged: {p} with the remote's {onto[:12]} (both kept)\n" for p in merged)
+            message += "".join(f"Cortex-Overwrote: {p} at {onto[:12]}\n" for p in overwrote)
+            oid = self._repo.create_commit(None, commit.author, self._signature(), message, tree, [onto_commit.id])
+            return str(oid)
+
+class Auth:
+    """Credentials for one remote, from the environment; never logged or put in a URL."""
+
+    def __init__(self, token: str | None = None, user: str = "x-access-token"):
+        self._token = token
+        self._user = user
+
+    def callbacks(self) -> "_Callbacks":
+        return _Callbacks(self._token, self._user)
+
+    def scrub(self, text: str) -> str:
+        """`text` with the token and any URL credentials masked."""
+        if self._token:
+            text = text.replace(self._token, "[REDACTED token]")
+        return _URL_CREDS.sub(r"\1[REDACTED]@", text)
+
+    @staticmethod
+    def display(url: str) -> str:
+        """`url` without user info or query: safe to print."""
+        return _URL_CREDS.sub(r"\1", url).split("?", 1)[0]
+
+
+_URL_CREDS = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]*@")
+
+
+class _Callbacks(pygit2.RemoteCallbacks):
+    def __init__(self, token: str | None, user: str):
+        super().__init__()
+        self._token = token
+        self._user = user
+        self._tries = 0
+        self.rejected: str | None = None
+
+    def credentials(self, url, username_from_url, allowed_types):  # noqa: ANN001 (pygit2's signature)
+        self._tries += 1
+        if self._tries > 2:  # libgit2 asks again after a refusal; stop instead of looping
+            raise pygit2.GitError("authentication failed (check CORTEX_REMOTE_TOKEN)")
+        if allowed_types & pygit2.enums.CredentialType.USERPASS_PLAINTEXT and self._token:
+            return pygit2.UserPass(username_from_url or self._user, self._token)
+        if allowed_types & pygit2.enums.CredentialType.SSH_KEY:
+            return pygit2.KeypairFromAgent(username_from_url or "git")
+        raise pygit2.GitError("the remote asks for credentials and none are configured")
+
+    def push_update_reference(self, refname, message):  # noqa: ANN001
+        if message:
+            self.rejected = f"{refname}: {message}"
+
+
+def _copy_objects(src: pygit2.Repository, dst: pygit2.Repository, tip: str, known: str | None) -> None:
+    """Write every object reachable from `tip` and missing from `dst` (trees before commits)."""
+    walker = src.walk(pygit2.Oid(hex=tip), pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+    if known and known in src:
+        walker.hide(pygit2.Oid(hex=known))
+    for commit in walker:
+        if commit.id in dst.odb:
+            continue
+        _copy_tree(src, dst, commit.tree_id)
+        dst.odb.write(pygit2.GIT_OBJECT_COMMIT, commit.read_raw())
+
+
+def _copy_tree(src: pygit2.Repository, dst: pygit2.Repository, tree_id: pygit2.Oid) -> None:
+    if tree_id in dst.odb:
+        return  # Git's connectivity rule: a stored tree has all it points to
+    tree = src[tree_id]
+    for entry in tree:
+        if entry.filemode == pygit2.GIT_FILEMODE_TREE:
+            _copy_tree(src, dst, entry.id)
+        elif entry.filemode != pygit2.GIT_FILEMODE_COMMIT and entry.id not in dst.odb:
+            dst.odb.write(pygit2.GIT_OBJECT_BLOB, src[entry.id].read_raw())
+    dst.odb.write(pygit2.GIT_OBJECT_TREE, tree.read_raw())
+
+
+def read_file(path: Path) -> bytes | None:
+    """A regular file's bytes, or None when it is missing, a symlink or unreadable."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def write_file_atomic(target: Path, data: bytes) -> None:
+    """Write via a dot-named temp file and a rename, keeping the old file's mode."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = target.stat().st_mode & 0o777
+    except OSError:
+        mode = 0o644
+    tmp = target.parent / f".cortex-{os.getpid()}-{threading.get_ident()}.tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.chmod(tmp, mode)
+    os.replace(tmp, target)
 
 def _commit_time(commit: pygit2.Commit) -> dt.datetime:
     tz = dt.timezone(dt.timedelta(minutes=commit.commit_time_offset))

@@ -6,6 +6,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .brain import Brain
 from .config import Settings, load_or_make_secret
@@ -25,12 +26,18 @@ class Parts:
     new_token: bool
     queue: object | None = None      # the ProposalQueue, made from settings.redis_url by make_app
     queue_off: str | None = None     # why the guest door is disabled, when it is
+    editor: Any = None               # issue 7: the working-tree watcher (cortex.editor.Editor)
+    remote: Any = None               # issue 7: hosted mode's store (cortex.remote.RemoteStore)
 
 
 def open_brain(settings: Settings) -> tuple[Brain, bool]:
     """Open the configured brain; the embedded default is made from the template once."""
     from .cli import init_brain
 
+    if settings.remote:  # issue 7: hosted mode; the brain is a clone in the state folder
+        from .remote import open_hosted
+
+        return Brain(open_hosted(settings), settings.tz), False
     made = False
     default = settings.home / "brain"
     if not settings.brain.exists() and settings.brain == default:
@@ -52,7 +59,36 @@ def assemble(settings: Settings) -> Parts:
         token, new = load_or_make_secret(settings.home / "owner-token")
     url_secret = settings.url_secret or load_or_make_secret(settings.home / "url-secret")[0]
     asker = Asker(brain, make_reader(settings), answer_cache(settings), pack_bytes=settings.pack_bytes)
-    return Parts(settings, brain, Tools(brain, asker), token, url_secret, new)
+    parts = Parts(settings, brain, Tools(brain, asker), token, url_secret, new)
+    # issue 7: hand edits on a working tree; pushes and fetches in hosted mode (threads start with the app)
+    if settings.remote:
+        parts.remote = brain.store
+    elif brain.store.workdir is not None:
+        from .editor import Editor
+
+        parts.editor = Editor(brain, settings.debounce_ms)
+    return parts
+
+
+def sync_parts(parts: Parts, app_args: dict[str, Any]) -> dict[str, Any]:
+    """issue 7: build_app's arguments plus the webhook route, the sync threads and their health."""
+    from .remote import webhook_route
+
+    runners = [r for r in (parts.editor, parts.remote) if r is not None]
+    routes = list(app_args.pop("extra_routes", None) or [])
+    routes.append(webhook_route(parts.remote, parts.settings.webhook_secret))
+    health = app_args.get("health")
+    startup = list(app_args.get("on_startup") or [])
+
+    def combined_health() -> dict[str, Any]:
+        body = dict(health() if health else {})
+        for r in runners:
+            body.update(r.status())
+        return body
+
+    app_args.update(extra_routes=routes, health=combined_health,
+                    on_startup=startup + [r.start for r in runners])
+    return app_args
 
 
 def answer_cache(settings: Settings) -> AnswerCache:
@@ -80,10 +116,13 @@ def warm_up(parts: Parts) -> None:
 
 
 def make_app(parts: Parts):
+    from .console import console_routes
     from .doors import build_app
     from .guestdoor import guest_parts
 
-    return build_app(parts.settings, parts.tools, parts.owner_token, parts.url_secret, **guest_parts(parts))
+    guest = guest_parts(parts)  # first: it makes parts.queue from REDIS_URL, which the console shares
+    return build_app(parts.settings, parts.tools, parts.owner_token, parts.url_secret,
+                     **sync_parts(parts, dict(guest, extra_routes=console_routes(parts))))
 
 
 def banner(parts: Parts) -> str:
@@ -109,7 +148,30 @@ def banner(parts: Parts) -> str:
     else:
         lines.append(f"Owner token: in {s.home / 'owner-token'} (or CORTEX_TOKEN); secret URL in "
                      f"{s.home / 'url-secret'}.")
+    lines += client_snippets(parts, base)
     return "\n".join(lines)
+
+
+def client_snippets(parts: Parts, base: str) -> list[str]:
+    """issue 7: Claude Desktop (via mcp-remote) and what runs alongside: hand edits, the remote."""
+    token = parts.owner_token if parts.new_token else "${CORTEX_TOKEN}"
+    desktop = {"mcpServers": {"cortex": {"command": "npx", "args": [
+        "mcp-remote", f"{base}/mcp", "--header", "Authorization:${AUTH_HEADER}"],
+        "env": {"AUTH_HEADER": f"Bearer {token}"}}}}
+    lines = ["Claude Desktop (claude_desktop_config.json, through the mcp-remote stdio bridge):",
+             "  " + json.dumps(desktop)]
+    if not parts.new_token:
+        lines += ["Claude Code:",
+                  f"  claude mcp add --transport http cortex {base}/mcp --header \"Authorization: Bearer {token}\"",
+                  f"Connector-style clients: {base}/s/<the secret in {parts.settings.home / 'url-secret'}>/mcp"]
+    if parts.editor is not None:
+        lines.append(f"Hand edits: watching {parts.editor.root} (committed after "
+                     f"{parts.settings.debounce_ms} ms of quiet, door editor)")
+    if parts.remote is not None:
+        hook = "POST /hooks/push (HMAC-SHA256)" if parts.settings.webhook_secret else "off (no CORTEX_WEBHOOK_SECRET)"
+        lines.append(f"Remote: {parts.remote.display_url} (fetch every {parts.settings.fetch_interval:g} s; "
+                     f"every write pushed; webhook {hook})")
+    return lines
 
 
 def _exit_on_sigterm() -> None:

@@ -1,0 +1,222 @@
+"""Hand edits on a working-tree brain: committed by the watcher, never lost, temp files ignored."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from cortex.brain import Actor, Brain
+from cortex.cli import init_brain
+from cortex.editor import Editor, ignored
+from cortex.gitstore import GitStore
+
+TOOL = Actor(door="owner", tool="brain_write", client="pytest")
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    path = tmp_path / "notes"
+    init_brain(path)
+    return path
+
+
+@pytest.fixture
+def brain(tree: Path) -> Brain:
+    return Brain(GitStore(tree))
+
+
+@pytest.fixture
+def editor(brain: Brain):
+    ed = Editor(brain, debounce_ms=120, poll_s=0.02).start()
+    yield ed
+    ed.stop()
+
+
+def wait_for(cond: Callable[[], bool], timeout: float = 5.0) -> float:
+    start = time.monotonic()
+    while not cond():
+        if time.monotonic() - start > timeout:
+            raise AssertionError("timed out")
+        time.sleep(0.01)
+    return time.monotonic() - start
+
+
+def served(brain: Brain, path: str) -> str | None:
+    snap = brain.snapshot()
+    note = snap.notes.get(path)
+    return note.text if note else None
+
+
+def subjects(tree: Path) -> list[str]:
+    return git("log", "--format=%s", cwd=tree).splitlines()
+
+
+def history_blobs(tree: Path, path: str) -> set[str]:
+    """Every content `path` had in any commit on main."""
+    out = set()
+    for sha in git("rev-list", "main", "--", path, cwd=tree).split():
+        try:
+            out.add(git("show", f"{sha}:{path}", cwd=tree))
+        except subprocess.CalledProcessError:
+            pass  # deleted in that commit
+    return out
+
+
+def test_a_hand_edit_is_committed_by_the_editor_door_and_served(tree: Path, brain: Brain, editor: Editor):
+    (tree / "notes" / "idea.md").write_text("# Idea\n\ntyped by hand\n")
+    took = wait_for(lambda: served(brain, "notes/idea.md") == "# Idea\n\ntyped by hand\n")
+    assert took < 1.5
+    msg = git("log", "-1", "--format=%B", cwd=tree)
+    assert msg.startswith("editor: hand edit notes/idea.md")
+    assert "Cortex-Door: editor" in msg and "Cortex-Tool: hand-edit" in msg
+    assert "notes/idea.md" in (tree / "INDEX.md").read_text()  # INDEX.md travels and is synced
+    assert git("status", "--porcelain", cwd=tree) == ""
+
+
+def test_editor_temp_and_swap_files_make_no_commit(tree: Path, brain: Brain, editor: Editor):
+    before = brain.store.head()
+    (tree / ".notes.md.swp").write_bytes(b"swap")
+    (tree / "notes" / "x.md~").write_text("backup")
+    (tree / "4913").write_text("")
+    (tree / "notes" / ".#x.md").write_text("lock")
+    (tree / ".~lock.x.md#").write_text("lock")
+    (tree / "x.tmp").write_text("tmp")
+    (tree / ".DS_Store").write_bytes(b"\0")
+    (tree / ".obsidian").mkdir()
+    (tree / ".obsidian" / "workspace.md").write_text("layout")
+    (tree / "picture.png").write_bytes(b"\x89PNG")
+    (tree / "INDEX.md").write_text("# scribbled on the generated index\n")
+    time.sleep(0.8)
+    assert brain.store.head() == before
+    # The watcher is alive: a real note edit does commit.
+    (tree / "notes" / "real.md").write_text("real\n")
+    wait_for(lambda: brain.store.head() != before)
+    assert subjects(tree)[0] == "editor: hand edit notes/real.md"
+
+
+def test_ignore_rules():
+    for name in [".notes.md.swp", "notes/x.md~", "4913", ".#a.md", "a/.obsidian/b.md", ".git/x.md",
+                 "x.tmp", ".~lock.a.md#", ".DS_Store", "INDEX.md", "a.txt", "~$doc.md", "#a.md#"]:
+        assert ignored(name), name
+    for name in ["a.md", "notes/b.md", "log/2026-01-02.md", "projects/INDEX.md"]:
+        assert not ignored(name), name
+
+
+def test_a_tool_write_on_a_dirty_file_makes_two_commits_hand_edit_first(tree: Path, brain: Brain):
+    ed = Editor(brain, debounce_ms=60_000)  # the watcher never fires on its own here
+    ed.check_all()
+    brain.write("notes/a.md", "create", TOOL, content="# A\n\nfirst\n")
+    (tree / "notes" / "a.md").write_text("# A\n\nfirst\nhand line\n")
+    reply = brain.write("notes/a.md", "append", TOOL, content="tool line")
+    log = subjects(tree)
+    assert log[:2] == ["brain_write: append notes/a.md", "editor: hand edit notes/a.md"]
+    assert git("show", "HEAD~1:notes/a.md", cwd=tree) == "# A\n\nfirst\nhand line\n"
+    assert git("show", "HEAD:notes/a.md", cwd=tree) == "# A\n\nfirst\nhand line\ntool line\n"
+    assert (tree / "notes" / "a.md").read_text() == "# A\n\nfirst\nhand line\ntool line\n"
+    assert reply["replaced_blob"] == brain.store.blob_at(brain.store.resolve("HEAD~1"), "notes/a.md")
+    assert git("status", "--porcelain", cwd=tree) == ""
+
+
+def test_a_save_racing_a_tool_write_is_merged_not_lost(tree: Path, brain: Brain):
+    ed = Editor(brain, debounce_ms=60_000)
+    ed.check_all()
+    brain.write("notes/r.md", "create", TOOL, content="# R\n\nline one\n\nline two\n")
+    # The save lands after the pre-write check and before the tool's file sync.
+    ed.before_write = lambda paths: None
+    (tree / "notes" / "r.md").write_text("# R\n\nline one, edited by hand\n\nline two\n")
+    brain.write("notes/r.md", "append", TOOL, content="tool line")
+    assert "edited by hand" in (tree / "notes" / "r.md").read_text()  # the sync did not overwrite it
+    ed.commit_paths(["notes/r.md"])
+    final = git("show", "HEAD:notes/r.md", cwd=tree)
+    assert "line one, edited by hand" in final and "tool line" in final
+    assert (tree / "notes" / "r.md").read_text() == final
+    assert "Merged with the server's newer change" in git("log", "-1", "--format=%B", cwd=tree)
+
+
+def test_a_conflicting_save_keeps_the_hand_edit_and_says_what_it_replaced(tree: Path, brain: Brain):
+    ed = Editor(brain, debounce_ms=60_000)
+    ed.check_all()
+    brain.write("notes/c.md", "create", TOOL, content="# C\n\nthe price is 5\n")
+    ed.before_write = lambda paths: None
+    (tree / "notes" / "c.md").write_text("# C\n\nthe price is 7 (by hand)\n")
+    tool = brain.write("notes/c.md", "edit", TOOL, find="5", content="6")
+    ed.commit_paths(["notes/c.md"])
+    assert git("show", "HEAD:notes/c.md", cwd=tree) == "# C\n\nthe price is 7 (by hand)\n"
+    assert "Conflicting edit" in git("log", "-1", "--format=%B", cwd=tree)
+    assert git("show", f"{tool['sha']}:notes/c.md", cwd=tree) == "# C\n\nthe price is 6\n"  # in history
+
+
+def test_edits_made_while_the_server_was_down_are_committed_at_start(tree: Path, brain: Brain):
+    (tree / "notes" / "offline.md").write_text("written while down\n")
+    (tree / "profile.md").unlink()
+    ed = Editor(brain, debounce_ms=100)
+    result = ed.check_all()
+    assert result is not None
+    head = brain.store.head()
+    assert brain.store.blob_at(head, "notes/offline.md") is not None
+    assert brain.store.blob_at(head, "profile.md") is None
+
+
+def test_interleaved_hand_edits_and_tool_writes_lose_nothing(tree: Path, brain: Brain, editor: Editor):
+    rng = random.Random(7)
+    hand_path = tree / "notes" / "journal.md"
+    brain.write("notes/journal.md", "create", TOOL, content="# Journal\n")
+    brain.write("notes/other.md", "create", TOOL, content="# Other\n")
+    wait_for(lambda: hand_path.exists())
+    typed: list[str] = []       # every content saved by hand
+    must_keep: list[str] = []   # saves followed by a tool write or a pause: each must be a commit
+    tool_lines: list[tuple[str, str]] = []
+    for i in range(10):
+        content = hand_path.read_text() + f"hand {i}\n"  # an editor edits what is on disk
+        hand_path.write_text(content)
+        typed.append(content)
+        time.sleep(rng.uniform(0.0, 0.15))
+        target = rng.choice(["notes/journal.md", "notes/other.md"])
+        if target == "notes/journal.md":
+            must_keep.append(content)
+        elif rng.random() < 0.5:
+            time.sleep(0.3)  # a pause longer than the debounce
+            must_keep.append(content)
+        line = f"tool {i} into {target}"
+        brain.write(target, "append", TOOL, content=line)
+        tool_lines.append((target, line))
+    must_keep.append(typed[-1]) if typed[-1] not in must_keep else None
+    wait_for(lambda: git("status", "--porcelain", cwd=tree) == "", timeout=5)
+    time.sleep(0.3)
+    history = history_blobs(tree, "notes/journal.md")
+    for content in must_keep:
+        # The save itself, or (when a tool append landed on it first) the save plus that line.
+        assert any(h.startswith(content) for h in history), content
+    final = {p: git("show", f"HEAD:{p}", cwd=tree) for p in ("notes/journal.md", "notes/other.md")}
+    for i in range(10):
+        assert f"hand {i}\n" in final["notes/journal.md"]
+    for target, line in tool_lines:
+        assert line in final[target], line
+    assert final["notes/journal.md"] == hand_path.read_text()
+    assert len(git("rev-list", "--min-parents=2", "main", cwd=tree).split()) == 0  # linear history
+
+
+def test_a_tool_write_updates_the_working_tree_file(tree: Path, brain: Brain, editor: Editor):
+    reply = brain.write("notes/t.md", "create", TOOL, content="from a tool\n")
+    assert (tree / "notes" / "t.md").read_text() == "from a tool\n"
+    time.sleep(0.4)
+    assert brain.store.head() == reply["sha"]  # the sync itself is not a hand edit
+    assert git("status", "--porcelain", cwd=tree) == ""
+
+
+def test_a_symlinked_note_is_never_followed(tree: Path, brain: Brain, editor: Editor, tmp_path: Path):
+    secret = tmp_path / "secret.md"
+    secret.write_text("outside the brain\n")
+    (tree / "notes" / "link.md").symlink_to(secret)
+    before = brain.store.head()
+    time.sleep(0.5)
+    assert brain.store.head() == before
