@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import random
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
@@ -21,6 +23,9 @@ import pygit2
 # Only regular blobs are notes: symlinks (0o120000) and submodules (0o160000)
 # are never followed, so a tree entry can never point reads outside the brain.
 _BLOB_MODES = (pygit2.GIT_FILEMODE_BLOB, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE)
+
+# A ref lock older than this was left by a dead writer (live ones hold it ~1 ms).
+STALE_LOCK_SECONDS = 2.0
 
 Changes = dict[str, bytes | None]  # path -> new bytes, or None to delete
 
@@ -304,6 +309,9 @@ class GitStore:
                 draft = self.draft(change, message)
                 if self._swap(draft.parent, pygit2.Oid(hex=draft.sha), message):
                     return draft.result(attempt)
+            # Another process won the race: back off a little (outside the lock) so
+            # several writers do not spin in step.
+            time.sleep(random.uniform(0, min(0.05, 0.002 * (attempt + 1))))
         raise StoreError(f"the branch kept moving; gave up after {max_retries} retries")
 
     def draft(self, change: Callable[[View], Changes], message: str) -> Draft:
@@ -378,9 +386,24 @@ class GitStore:
                 tx.set_target(self.ref, new, message=message.splitlines()[0])
         except pygit2.GitError as exc:
             if "lock" in str(exc).lower() or "exists" in str(exc).lower():
+                self._clear_stale_lock()
                 return False  # another writer holds the ref lock: retry on the fresh head
             raise StoreError(f"could not move {self.ref}: {exc}") from exc
         return True
+
+    def _clear_stale_lock(self) -> None:
+        """Remove a ref lock left by a writer that died (kill -9, power loss).
+
+        A live writer holds the lock for about a millisecond; one older than
+        STALE_LOCK_SECONDS has no owner, and keeping it would block every write.
+        """
+        lock = Path(self._repo.path) / (self.ref + ".lock")
+        try:
+            age = time.time() - lock.stat().st_mtime
+            if age > STALE_LOCK_SECONDS:
+                lock.unlink()
+        except FileNotFoundError:
+            pass
 
     def _signature(self) -> pygit2.Signature:
         # Server commits are signed as Cortex so history tells them from hand edits.

@@ -204,3 +204,15 @@ def test_one_note_change_reparses_only_that_note(brain: Brain, monkeypatch):
     brain.write("notes/a.md", "create", ME, content="hello\n")
     brain.snapshot()
     assert parsed == ["notes/a.md"]
+
+
+def test_a_stale_ref_lock_left_by_a_crash_does_not_block_writes(brain: Brain):
+    import os
+    import time
+
+    lock = brain.store.path / "refs" / "heads" / "main.lock"
+    lock.write_text("0" * 40 + "\n")
+    old = time.time() - 60
+    os.utime(lock, (old, old))
+    r = brain.write("notes/after-crash.md", "create", ME, content="still writable\n")
+    assert r["sha"] == brain.store.head() and not lock.exists()
