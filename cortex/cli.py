@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("bench", help="benchmarks on synthetic brains (prints figures)")
     p.add_argument("--sizes", default="1000,10000", help="comma-separated note counts")
-    p.add_argument("--part", default="all", help="store, search, ask or all")
+    p.add_argument("--part", default="all", help="store, search, ask, editor or all")
     p.set_defaults(fn=cmd_bench)
 
     add_guest_commands(sub)
