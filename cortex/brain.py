@@ -7,6 +7,7 @@ MCP. Tool functions (tools.py) call it and shape the replies.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 from zoneinfo import ZoneInfo
@@ -27,6 +28,7 @@ class Actor:
     door: str
     tool: str
     client: str = "unknown"
+    request: str | None = None  # a client's request_id: a retried write applies at most once
 
 
 def push_fields(result: WriteResult) -> dict[str, str]:
@@ -41,6 +43,28 @@ def _clean_trailer(value: str) -> str:
     return " ".join(str(value).split())[:100] or "unknown"
 
 
+REQUEST_TRAILER = "Cortex-Request"
+# How far back a request_id is looked for: a retry comes seconds after a lost reply.
+REQUEST_LOOKBACK = 500
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
+
+
+class AlreadyApplied(Exception):
+    """The write's request_id is already in history: the earlier commit stands."""
+
+    def __init__(self, sha: str):
+        super().__init__(sha)
+        self.sha = sha
+
+
+def check_request_id(request_id: str | None) -> str | None:
+    if request_id is None:
+        return None
+    if not isinstance(request_id, str) or not _REQUEST_ID.match(request_id):
+        raise BadInput("request_id must be 1-100 characters of letters, digits, '.', '_', ':' or '-'")
+    return request_id
+
+
 def commit_message(subject: str, actor: Actor, body: str = "") -> str:
     parts = [subject]
     if body:
@@ -49,7 +73,7 @@ def commit_message(subject: str, actor: Actor, body: str = "") -> str:
         f"Cortex-Door: {_clean_trailer(actor.door)}",
         f"Cortex-Tool: {_clean_trailer(actor.tool)}",
         f"Cortex-Client: {_clean_trailer(actor.client)}",
-    ]))
+    ] + ([f"{REQUEST_TRAILER}: {actor.request}"] if actor.request else [])))
     return "\n\n".join(parts) + "\n"
 
 
@@ -180,6 +204,12 @@ class Brain:
         """One commit holding `change` plus a regenerated INDEX.md."""
 
         def with_index(view: View) -> Changes:
+            if actor.request and view.sha:
+                # Inside the compare-and-swap: a retry racing its own first attempt
+                # still finds it, because a moved head re-runs this check.
+                done = self.store.find_trailer(view.sha, REQUEST_TRAILER, actor.request, REQUEST_LOOKBACK)
+                if done:
+                    raise AlreadyApplied(done)
             changes = change(view)
             snap = self.corpus.at(view.sha) if view.sha else None
             old = snap.notes if snap else {}
@@ -265,7 +295,10 @@ class Brain:
         subject = f"{actor.tool}: {mode} {path}" + (f" -> {target}" if target else "")
         body = f"Reason: {' '.join(reason.split())}" if reason else ""
         self._before_write([path] + ([target] if target else []))
-        result = self._commit(change, subject, actor, body)
+        try:
+            result = self._commit(change, subject, actor, body)
+        except AlreadyApplied as done:
+            return self._replayed(done.sha, path, mode)
         self._sync_workdir(result)
         reply: dict[str, Any] = {
             "sha": result.sha,
@@ -283,6 +316,11 @@ class Brain:
                              "the change was re-applied to the fresh head")
         reply.update(push_fields(result))
         return reply
+
+    def _replayed(self, sha: str, path: str, mode: str) -> dict[str, Any]:
+        return {"sha": sha, "path": path, "mode": mode, "blob": self.store.blob_at(sha, path),
+                "replayed": True,
+                "note": f"this request_id was already applied in commit {sha}; nothing was written again"}
 
     def capture(self, text: str, actor: Actor, tags: list[str] | None = None) -> dict[str, Any]:
         """Append a `## HH:MM · tags` entry to today's log in the brain's time zone."""
@@ -308,7 +346,10 @@ class Brain:
             return {path: append_text(decode(existing), entry).encode("utf-8")}
 
         self._before_write([path])
-        result = self._commit(change, f"{actor.tool}: append {path}", actor)
+        try:
+            result = self._commit(change, f"{actor.tool}: append {path}", actor)
+        except AlreadyApplied as done:
+            return self._replayed(done.sha, path, "append")
         self._sync_workdir(result)
         return {"sha": result.sha, "parent": result.parent, "path": path, "heading": heading,
                 "blob": result.new_blobs.get(path), "replaced_blob": result.old_blobs.get(path),

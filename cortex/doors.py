@@ -57,6 +57,21 @@ def run_tool(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         return redact_value(fn())
     except (BadInput, StoreError) as exc:
         raise ToolError(str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__) from None
+    except OSError as exc:
+        # A full disk or a read-only repository (pygit2 raises OSError for both): say
+        # so in one line, where the SDK would answer only "Error executing tool",
+        # and without the server's file paths.
+        raise ToolError(storage_error(exc)) from None
+
+
+def storage_error(exc: BaseException) -> str:
+    """One line for a failed disk or Git operation: the cause, never a file path."""
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    reason = getattr(exc, "strerror", None) or text.rsplit(": ", 1)[-1]
+    if not reason or "/" in reason:
+        reason = exc.__class__.__name__
+    return (f"storage error: {reason.strip()}; the operation did not complete. Retry once the cause "
+            "is fixed (brain_history shows whether a write landed)")
 
 
 WriteMode = Literal["create", "replace", "append", "edit", "delete", "move"]
@@ -77,15 +92,17 @@ def trusted_server(tools: Tools, door: str, extra: Callable[[MCPServer, str], No
     @mcp.tool()
     def brain_write(ctx: Context, path: str, mode: WriteMode, content: str | None = None,
                     find: str | None = None, to: str | None = None,
-                    expected_blob: str | None = None, reason: str | None = None) -> dict[str, Any]:
-        """Write one note as exactly one Git commit. Modes: create, replace, append, edit (replace the text `find`, which must occur exactly once, with `content`), delete (needs `reason`), move (to `to`, e.g. into archive/). Pass `expected_blob` (from brain_read) to refuse if the note changed since you read it. The reply names the new commit, the new blob and the blob it replaced."""
+                    expected_blob: str | None = None, reason: str | None = None,
+                    request_id: str | None = None) -> dict[str, Any]:
+        """Write one note as exactly one Git commit. Modes: create, replace, append, edit (replace the text `find`, which must occur exactly once, with `content`), delete (needs `reason`), move (to `to`, e.g. into archive/). Pass `expected_blob` (from brain_read) to refuse if the note changed since you read it. The reply names the new commit, the new blob and the blob it replaced. Pass a unique `request_id` to make a retry after a lost reply safe: the same id is applied at most once."""
         return run_tool(lambda: tools.write(actor(ctx, "brain_write"), path, mode, content, find, to,
-                                            expected_blob, reason))
+                                            expected_blob, reason, request_id))
 
     @mcp.tool()
-    def brain_capture(ctx: Context, text: str, tags: list[str] | None = None) -> dict[str, Any]:
-        """Capture a quick entry in today's log (log/YYYY-MM-DD.md) under a `## HH:MM · tags` heading."""
-        return run_tool(lambda: tools.capture(actor(ctx, "brain_capture"), text, tags))
+    def brain_capture(ctx: Context, text: str, tags: list[str] | None = None,
+                      request_id: str | None = None) -> dict[str, Any]:
+        """Capture a quick entry in today's log (log/YYYY-MM-DD.md) under a `## HH:MM · tags` heading. A unique `request_id` makes a retry safe (applied at most once)."""
+        return run_tool(lambda: tools.capture(actor(ctx, "brain_capture"), text, tags, request_id))
 
     @mcp.tool()
     def brain_history(path: str | None = None, limit: int | None = 20, before: str | None = None) -> dict[str, Any]:
@@ -123,6 +140,7 @@ class DoorRouter:
     """ASGI dispatch of the MCP paths to their servers after each door's check."""
 
     _SECRET_PATH = re.compile(r"^/(s|g)/([^/]+)(/mcp/?)$")
+    _SECRET_SEGMENT = re.compile(r"^/(s|g)/[^/]*")
 
     def __init__(self, app: Starlette, owner_token: str, url_secret: str | None,
                  owner_app, url_app, guest_lookup=None):
@@ -138,6 +156,12 @@ class DoorRouter:
             await self.app(scope, receive, send)
             return
         path = scope["path"]
+        if path.startswith(("/s/", "/g/")):
+            # The secret is in the path: mask it in the server's own record of the request,
+            # which uvicorn's access log (and any outer middleware) reads when the response
+            # starts. The door check below uses `path`, taken before the mask.
+            masked = self._SECRET_SEGMENT.sub(r"/\1/redacted", path, count=1)
+            scope["path"], scope["raw_path"] = masked, masked.encode("utf-8", "replace")
         if path in ("/mcp", "/mcp/"):
             header = _header(scope, b"authorization")
             token = header[7:].strip() if header[:7].lower() == "bearer " else ""

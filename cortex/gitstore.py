@@ -276,6 +276,19 @@ class GitStore:
                 ))
             return out, False
 
+    def find_trailer(self, sha: str, key: str, value: str, limit: int) -> str | None:
+        """The newest of the last `limit` first-parent commits carrying `key: value`."""
+        needle = f"\n{key}: {value}\n"
+        with self._lock:
+            commit = self._repo[sha].peel(pygit2.Commit)
+            for _ in range(limit):
+                if needle in "\n" + commit.message + ("" if commit.message.endswith("\n") else "\n"):
+                    return str(commit.id)
+                if not commit.parents:
+                    return None
+                commit = commit.parents[0]
+            return None
+
     def commit_info(self, sha: str) -> CommitInfo:
         """One commit by full SHA (use `resolve` first for user input), with its changed files."""
         with self._lock:

@@ -8,11 +8,12 @@ JSON-ready dict that names the SHA it read or wrote. Bad input raises BadInput
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from typing import Any
 
 from .blocks import blocks_of
 from .ask import DEFAULT_K, Asker
-from .brain import Actor, Brain
+from .brain import Actor, Brain, check_request_id
 from .corpus import Snapshot, in_archive
 from .fences import DATA_NOTICE, fence, new_nonce
 from .notes import Note
@@ -75,11 +76,15 @@ class Tools:
 
     def write(self, actor: Actor, path: str, mode: str, content: str | None = None,
               find: str | None = None, to: str | None = None,
-              expected_blob: str | None = None, reason: str | None = None) -> dict[str, Any]:
+              expected_blob: str | None = None, reason: str | None = None,
+              request_id: str | None = None) -> dict[str, Any]:
+        actor = replace(actor, request=check_request_id(request_id))
         return self.brain.write(path, mode, actor, content=content, find=find, to=to,
                                 expected_blob=expected_blob, reason=reason)
 
-    def capture(self, actor: Actor, text: str, tags: list[str] | None = None) -> dict[str, Any]:
+    def capture(self, actor: Actor, text: str, tags: list[str] | None = None,
+                request_id: str | None = None) -> dict[str, Any]:
+        actor = replace(actor, request=check_request_id(request_id))
         return self.brain.capture(text, actor, tags)
 
     def history(self, path: str | None = None, limit: int | None = None,

@@ -216,3 +216,17 @@ def test_a_stale_ref_lock_left_by_a_crash_does_not_block_writes(brain: Brain):
     os.utime(lock, (old, old))
     r = brain.write("notes/after-crash.md", "create", ME, content="still writable\n")
     assert r["sha"] == brain.store.head() and not lock.exists()
+
+
+def test_a_retried_request_id_applies_once(brain: Brain):
+    from dataclasses import replace
+
+    once = replace(ME, request="retry-42")
+    first = brain.write("notes/log.md", "append", once, content="- bought honey jars")
+    again = brain.write("notes/log.md", "append", once, content="- bought honey jars")
+    assert again["replayed"] is True and again["sha"] == first["sha"]
+    assert brain.read("notes/log.md")[2].text.count("bought honey jars") == 1
+    cap = brain.capture("call the vet", replace(ME, request="cap-1"))
+    assert brain.capture("call the vet", replace(ME, request="cap-1"))["sha"] == cap["sha"]
+    msg = git("log", "-1", "--format=%B", cwd=brain.store.path)
+    assert "Cortex-Request: cap-1" in msg
