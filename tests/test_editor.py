@@ -73,8 +73,8 @@ def history_blobs(tree: Path, path: str) -> set[str]:
 
 def test_a_hand_edit_is_committed_by_the_editor_door_and_served(tree: Path, brain: Brain, editor: Editor):
     (tree / "notes" / "idea.md").write_text("# Idea\n\ntyped by hand\n")
-    took = wait_for(lambda: served(brain, "notes/idea.md") == "# Idea\n\ntyped by hand\n")
-    assert took < 1.5
+    # The latency goal (1.5 s) is measured by `cortex bench --part editor`, not timed here.
+    wait_for(lambda: served(brain, "notes/idea.md") == "# Idea\n\ntyped by hand\n")
     msg = git("log", "-1", "--format=%B", cwd=tree)
     assert msg.startswith("editor: hand edit notes/idea.md")
     assert "Cortex-Door: editor" in msg and "Cortex-Tool: hand-edit" in msg
