@@ -9,6 +9,7 @@ change function runs again on the fresh head.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
 import random
 import re
@@ -334,12 +335,15 @@ class GitStore:
             view = View(self, head)
             changes = change(view)
             old_blobs = {p: view.blob_of(p) for p in changes}
-            tree_id, new_blobs = self._tree_with(head, changes)
-            if head is not None and tree_id == str(self._repo[head].peel(pygit2.Tree).id):
-                raise StoreError("the change leaves the note exactly as it is; nothing to commit")
-            sig = self._signature()
-            parents = [pygit2.Oid(hex=head)] if head else []
-            oid = self._repo.create_commit(None, sig, sig, message, pygit2.Oid(hex=tree_id), parents)
+            try:
+                tree_id, new_blobs = self._tree_with(head, changes)
+                if head is not None and tree_id == str(self._repo[head].peel(pygit2.Tree).id):
+                    raise StoreError("the change leaves the note exactly as it is; nothing to commit")
+                sig = self._signature()
+                parents = [pygit2.Oid(hex=head)] if head else []
+                oid = self._repo.create_commit(None, sig, sig, message, pygit2.Oid(hex=tree_id), parents)
+            except (pygit2.GitError, OSError) as exc:
+                raise self._storage_error(exc) from exc
             return Draft(str(oid), head, old_blobs, new_blobs)
 
     def set_head(self, expected: str | None, new: str, message: str = "cortex: move branch") -> bool:
@@ -397,12 +401,37 @@ class GitStore:
                 if current != expected:
                     return False
                 tx.set_target(self.ref, new, message=message.splitlines()[0])
-        except pygit2.GitError as exc:
-            if "lock" in str(exc).lower() or "exists" in str(exc).lower():
+        except (pygit2.GitError, OSError) as exc:
+            cause = self._storage_cause(exc)
+            if cause is None and ("lock" in str(exc).lower() or "exists" in str(exc).lower()):
                 self._clear_stale_lock()
                 return False  # another writer holds the ref lock: retry on the fresh head
-            raise StoreError(f"could not move {self.ref}: {exc}") from exc
+            raise self._storage_error(exc) from exc
         return True
+
+    def _storage_cause(self, exc: BaseException) -> str | None:
+        """A full or read-only disk, told from the system rather than the message:
+        on ENOSPC libgit2 reported a stale, unrelated error text."""
+        code = getattr(exc, "errno", None)
+        if code == errno.ENOSPC:
+            return "No space left on device"
+        if code == errno.EROFS:
+            return "Read-only file system"
+        try:
+            if os.statvfs(self._repo.path).f_bavail == 0:
+                return "No space left on device"
+        except OSError:
+            pass
+        if not os.access(Path(self._repo.path) / "objects", os.W_OK):
+            return "Read-only file system"
+        return None
+
+    def _storage_error(self, exc: BaseException) -> StoreError:
+        cause = self._storage_cause(exc)
+        if cause is None:
+            text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            cause = text.rsplit(": ", 1)[-1] if "/" in text else text
+        return StoreError(f"storage error: {cause}; nothing was committed. Retry once the cause is fixed")
 
     def _clear_stale_lock(self) -> None:
         """Remove a ref lock left by a writer that died (kill -9, power loss).

@@ -24,6 +24,12 @@ STATUSES = frozenset({"current", "superseded", "retracted", "draft"})
 # Frontmatter bigger than this is treated as body, not parsed: a YAML bomb or a
 # pasted blob should never cost more than a bounded parse.
 MAX_FRONTMATTER_BYTES = 16_384
+# The byte cap does not bound what YAML aliases expand to: 350 bytes of
+# "billion laughs" anchors load as shared lists that a reply (JSON) would expand
+# to 9^9 strings, and `a: &a [*a]` loads as a list that contains itself. Parsed
+# frontmatter is walked as a reply would expand it and refused past these.
+MAX_FRONTMATTER_VALUES = 10_000
+MAX_FRONTMATTER_DEPTH = 32
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
@@ -184,11 +190,52 @@ def _load_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
         return {}, f"frontmatter is not valid YAML: {str(exc).splitlines()[0]}"
     except RecursionError:
         return {}, "frontmatter nests too deeply"
+    except Exception as exc:  # noqa: BLE001 - the parser never raises
+        # The constructor, not the parser: `date: 2026-02-30` is valid YAML syntax whose
+        # timestamp cannot be built (ValueError), and `!!timestamp nope` fails inside
+        # PyYAML itself (AttributeError).
+        detail = " ".join(str(exc).split())[:200] or exc.__class__.__name__
+        return {}, f"frontmatter is not valid YAML: {detail}"
     if data is None:
         return {}, None
     if not isinstance(data, dict):
         return {}, "frontmatter is not a mapping"
+    too_big = _expansion_error(data)
+    if too_big:
+        return {}, too_big
     return {str(k): v for k, v in data.items()}, None
+
+
+def _expansion_error(data: Any) -> str | None:
+    """Why `data` is unsafe to expand (aliases, self-reference, depth), or None."""
+    left = MAX_FRONTMATTER_VALUES
+    on_path: set[int] = set()
+
+    def walk(value: Any, depth: int) -> str | None:
+        nonlocal left
+        left -= 1
+        if left < 0:
+            return (f"frontmatter expands to more than {MAX_FRONTMATTER_VALUES} values "
+                    "(YAML aliases) and was not parsed")
+        if depth > MAX_FRONTMATTER_DEPTH:
+            return f"frontmatter nests deeper than {MAX_FRONTMATTER_DEPTH} levels and was not parsed"
+        if isinstance(value, dict):
+            children = [*value.keys(), *value.values()]
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            children = list(value)
+        else:
+            return None
+        if id(value) in on_path:
+            return "frontmatter refers to itself (a recursive YAML alias) and was not parsed"
+        on_path.add(id(value))
+        for child in children:
+            error = walk(child, depth + 1)
+            if error:
+                return error
+        on_path.discard(id(value))
+        return None
+
+    return walk(data, 0)
 
 
 def headings_of(body: str) -> list[tuple[int, str]]:
