@@ -227,14 +227,22 @@ class Editor:
                 return result
             raise StoreError("the branch kept moving while committing hand edits")
 
+    def _on_disk(self, path: str) -> tuple[bytes | None, str | None] | None:
+        """(bytes, Git blob id) of the working-tree file, (None, None) if absent;
+        None when the path may not be read (a symlink or an escape)."""
+        target = self.store.workdir_file(path)
+        if target is None:
+            return None
+        disk = read_file(target)
+        return disk, (None if disk is None else hash_blob(disk))
+
     def _plan(self, paths: list[str], view: View) -> _Plan:
         plan = _Plan(view.sha)
         for path in paths:
-            target = self.store.workdir_file(path)
-            if target is None:
+            on_disk = self._on_disk(path)
+            if on_disk is None:
                 continue
-            disk = read_file(target)
-            disk_blob = None if disk is None else hash_blob(disk)
+            disk, disk_blob = on_disk
             theirs_blob = view.blob_of(path)
             if disk_blob == theirs_blob:
                 self._base[path] = theirs_blob
@@ -281,11 +289,10 @@ class Editor:
         if head is None:
             return
         for path in paths:
-            target = self.store.workdir_file(path)
-            if target is None:
+            on_disk = self._on_disk(path)
+            if on_disk is None:
                 continue
-            disk = read_file(target)
-            disk_blob = None if disk is None else hash_blob(disk)
+            disk, disk_blob = on_disk
             want = self.store.blob_at(head, path)
             if disk_blob == want:
                 self._base[path] = want
