@@ -1,17 +1,17 @@
 # The README's commands live here so CI and people run exactly the same thing.
 PY ?= python3
 
-.PHONY: install serve test
+.PHONY: serve test
 
-install:
-	$(PY) -m pip install -q -e '.[test]'
-
-# Quick start 1: install and serve the embedded default brain.
-serve: install
+# Quick start 1: install and serve the embedded default brain. Without redis-server
+# (no root, no sudo) it still serves; only the guest door is disabled, and says so.
+serve:
+	-bash ops/system-deps.sh
+	$(PY) -m pip install -q -e .
 	cortex serve
 
-# Quick start 2: install what the tests need (Python deps, redis-server) and run them all.
+# Quick start 2: install what the tests need (Python deps, redis-server, Chromium) and run them all.
 test:
-	bash ops/test-deps.sh
+	bash ops/system-deps.sh --tests
 	$(PY) -m pip install -q -e '.[test]'
 	$(PY) -m pytest

@@ -26,8 +26,8 @@ def need_redis() -> None:
     if redis_server_binary() is not None:
         return
     if os.environ.get("CI") == "true":
-        pytest.fail("redis-server is not installed: CI must install it (ops/test-deps.sh)")
-    pytest.skip("redis-server is not installed; run ops/test-deps.sh to run the Redis suites")
+        pytest.fail("redis-server is not installed: CI must install it (ops/system-deps.sh --tests)")
+    pytest.skip("redis-server is not installed; run ops/system-deps.sh --tests to run the Redis suites")
 
 
 class Clock:

@@ -4,7 +4,7 @@ Playwright): sign in, accept and reject proposals, inert notes, CSRF, throttling
 Screenshots of each page go to test-artifacts/console/ (ignored by Git), at a
 phone's width and, for a few pages, a desktop's. In CI (CI=true) a missing
 Chromium or Playwright fails these tests; elsewhere they skip with the reason.
-Never `playwright install`: the browser comes from Debian (ops/test-deps.sh).
+Never `playwright install`: the browser comes from Debian (ops/system-deps.sh --tests).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def need_browser() -> None:
     except ImportError:
         problems.append("playwright is not installed (pip install -e '.[test]')")
     if not os.access(CHROMIUM, os.X_OK):
-        problems.append(f"{CHROMIUM} is missing (ops/test-deps.sh installs Debian's chromium)")
+        problems.append(f"{CHROMIUM} is missing (ops/system-deps.sh --tests installs Debian's chromium)")
     if not problems:
         return
     if os.environ.get("CI") == "true":
