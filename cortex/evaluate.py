@@ -56,6 +56,7 @@ def retrieval(tools, qs) -> dict:
 def ask_part(tools, qs) -> dict:
     stamps = collections.Counter()
     cited, cited_gold = 0, 0
+    quotes, quotes_gold = 0, 0
     absent_nib = 0
     for q in qs:
         r = tools.ask(q["question"])
@@ -64,12 +65,15 @@ def ask_part(tools, qs) -> dict:
             absent_nib += r["stamp"] == "NOT IN BRAIN"
             continue
         paths = {x["path"] for x in r["quotes"] if x.get("path")}
+        quotes += len(paths)
+        quotes_gold += len(paths & set(q["gold"]))
         if paths:
             cited += 1
             cited_gold += bool(paths & set(q["gold"]))
     absent = sum(1 for q in qs if not q["gold"])
     return {"stamps": dict(stamps.most_common()),
             "answers_citing_a_gold_note": f"{cited_gold}/{cited}",
+            "cited_notes_that_are_gold": f"{quotes_gold}/{quotes}",
             "absent_questions_stamped_not_in_brain": f"{absent_nib}/{absent}"}
 
 
@@ -96,6 +100,6 @@ def main(args) -> int:
     if not getattr(args, "no_ask", False):
         a = ask_part(tools, qs)
         print(f"ask (offline reader): stamps {a['stamps']}; answers citing a gold note "
-              f"{a['answers_citing_a_gold_note']}; absent questions stamped NOT IN BRAIN "
+              f"{a['answers_citing_a_gold_note']}; cited notes that are gold {a['cited_notes_that_are_gold']}; absent questions stamped NOT IN BRAIN "
               f"{a['absent_questions_stamped_not_in_brain']}")
     return 0
