@@ -21,6 +21,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
@@ -74,12 +75,33 @@ def storage_error(exc: BaseException) -> str:
             "is fixed (brain_history shows whether a write landed)")
 
 
+class OneLineMCPServer(MCPServer):
+    """An MCPServer whose argument errors are one line, like every other refusal.
+
+    The SDK returns pydantic's multi-line report (with a documentation URL and the
+    rejected value); a client model reads one line better, and the value is the
+    caller's own data, not worth echoing.
+    """
+
+    async def call_tool(self, name, arguments, context=None):
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                problems = "; ".join(
+                    f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
+                    for err in cause.errors())
+                raise ToolError(f"Error executing tool {name}: invalid arguments: {problems}") from cause
+            raise
+
+
 WriteMode = Literal["create", "replace", "append", "edit", "delete", "move"]
 
 
 def trusted_server(tools: Tools, door: str, extra: Callable[[MCPServer, str], None] | None = None) -> MCPServer:
     """An MCPServer with the owner's full tool set, recording `door` in commits."""
-    mcp = MCPServer(name="cortex", instructions=INSTRUCTIONS, log_level="WARNING")
+    mcp = OneLineMCPServer(name="cortex", instructions=INSTRUCTIONS, log_level="WARNING")
 
     def actor(ctx: Context, tool: str) -> Actor:
         return Actor(door=door, tool=tool, client=client_name(ctx))

@@ -163,9 +163,9 @@ class GuestDoors:
         return reply
 
     def _server(self) -> MCPServer:
-        from .doors import run_tool
+        from .doors import OneLineMCPServer, run_tool
 
-        mcp = MCPServer(name="cortex-guest", instructions=GUEST_INSTRUCTIONS, log_level="WARNING")
+        mcp = OneLineMCPServer(name="cortex-guest", instructions=GUEST_INSTRUCTIONS, log_level="WARNING")
         door = self
 
         def guarded(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:

@@ -84,6 +84,14 @@ def test_refusals_are_one_line_tool_errors(server):
     assert server.parts.brain.store.head() == head
 
 
+def test_argument_errors_are_one_line_too(server):
+    mcp = f"{server.url}/mcp"
+    r = call(mcp, "brain_search", query="x", k="many")
+    assert r.error and "\n" not in r.error and "k: Input should be a valid integer" in r.error
+    r = call(mcp, "brain_write", path="notes/a.md", mode="frob", content="x")
+    assert r.error and "\n" not in r.error and "mode:" in r.error and "frob" not in r.error
+
+
 def test_credentials_are_redacted_in_replies_but_stored(server):
     mcp = f"{server.url}/mcp"
     secret = "sk-ant-api03-" + "A1b2C3d4" * 5
