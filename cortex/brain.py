@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 from zoneinfo import ZoneInfo
 
-from .corpus import Corpus, Snapshot, decode, in_archive, is_note_path
+from .corpus import Corpus, Snapshot, decode, is_note_path
 from .gitstore import Changes, Conflict, GitStore, StoreError, View, WriteResult
 from .notes import Note, parse_note
 from .paths import BadInput, check_content, check_path, check_text
@@ -383,7 +383,3 @@ class Brain:
         updates = {p: (None if b is None else self.store.blob_bytes(b)) for p, b in result.new_blobs.items()}
         expected = {p: (None if b is None else self.store.blob_bytes(b)) for p, b in result.old_blobs.items()}
         self.store.update_workdir(updates, expected)
-
-    def live_paths(self, snap: Snapshot, today: dt.date | None = None) -> list[str]:
-        today = today or self.today()
-        return [p for p in snap.notes if not in_archive(p) and not snap.notes[p].is_retired(today)]

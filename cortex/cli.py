@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from .config import Settings, load_or_make_secret
+from .config import Settings
 from .guests import add_guest_commands
 
 TEMPLATE = Path(os.environ.get("CORTEX_TEMPLATE") or Path(__file__).resolve().parent.parent / "brain-template")

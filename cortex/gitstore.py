@@ -152,10 +152,6 @@ class GitStore:
         return store
 
     @property
-    def is_bare(self) -> bool:
-        return self._repo.is_bare
-
-    @property
     def workdir(self) -> Path | None:
         wd = self._repo.workdir
         return Path(wd) if wd else None
@@ -164,9 +160,12 @@ class GitStore:
 
     def head(self) -> str | None:
         """The branch head SHA, read fresh from disk (sees pushes from any clone)."""
+        return self._target(self.ref)
+
+    def _target(self, ref: str) -> str | None:
         with self._lock:
             try:
-                return str(self._repo.references[self.ref].resolve().target)
+                return str(self._repo.references[ref].resolve().target)
             except (KeyError, pygit2.GitError):
                 return None
 
@@ -591,11 +590,7 @@ class GitStore:
 
     def tracking_head(self) -> str | None:
         """Where the remote's branch was at the last fetch or push."""
-        with self._lock:
-            try:
-                return str(self._repo.references[self.tracking_ref].resolve().target)
-            except (KeyError, pygit2.GitError):
-                return None
+        return self._target(self.tracking_ref)
 
     def set_tracking(self, sha: str) -> None:
         with self._lock:

@@ -31,10 +31,6 @@ class Pack:
     left_for_budget: list[str] = field(default_factory=list)
 
     @property
-    def by_tag(self) -> dict[str, PackedFile]:
-        return {f.tag: f for f in self.files}
-
-    @property
     def notes_by_tag(self) -> dict[str, Note]:
         return {f.tag: f.note for f in self.files}
 
@@ -48,9 +44,6 @@ class Pack:
             label = f" (part: {f.parts})" if f.parts else ""
             out.append(f"=== FILE {f.path}{label} [tag: {f.tag}] ===\n{f.text.rstrip()}\n")
         return "\n".join(out)
-
-    def size(self) -> int:
-        return len(self.render().encode("utf-8"))
 
 
 def make_tag(sha: str, position: int) -> str:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from .brain import Brain
