@@ -199,6 +199,16 @@ class Brain:
 
     # -- writes -----------------------------------------------------------
 
+    def check_place(self, path: str) -> None:
+        """BadInput when a note at `path` would replace a folder or turn a note into a folder.
+
+        Every commit is checked again inside the compare-and-swap; this lets a
+        proposal be refused when it is made, not only when the owner accepts it.
+        """
+        why = self.store.collision(self.store.head(), {path: b""})
+        if why:
+            raise BadInput(why.replace("nothing was committed", "nothing was changed"))
+
     def _commit(self, change: Callable[[View], Changes], subject: str, actor: Actor,
                 body: str = "") -> WriteResult:
         """One commit holding `change` plus a regenerated INDEX.md."""

@@ -12,7 +12,6 @@ from pathlib import PurePosixPath
 from typing import Any, Iterator
 
 from .brain import Brain
-from .corpus import decode
 from .diffview import blob_diff, diff_rows
 from .gitstore import Change, CommitInfo, StoreError
 from .guests import GuestBook
@@ -20,7 +19,7 @@ from .markdown_render import render_markdown
 from .paths import BadInput, check_path
 from .proposals import Proposal, ProposalQueue, tomb_key
 from .redact import redact
-from .review import TOMBSTONES, Review, apply_mode
+from .review import TOMBSTONES, Review
 
 PAGE_ROWS = 50          # activity rows per page
 MAX_SCAN = 2_000        # commits one activity page may walk looking for matches
@@ -96,13 +95,7 @@ class Pages:
 
     def card(self, p: Proposal, head: str | None, now: float) -> dict[str, Any]:
         """One open proposal for display: who, why, age and a diff against the note at the head."""
-        store = self.brain.store
-        blob = store.blob_at(head, p.path) if head else None
-        current = decode(store.blob_bytes(blob)) if blob else None
-        try:
-            after, cannot = apply_mode(p.mode, p.path, current, p.content), None
-        except BadInput as exc:
-            after, cannot = p.content, str(exc)
+        current, after, cannot = self.review.preview(p, head)
         rows = diff_rows(redact(current) if current is not None else None, redact(after), p.path)
         return {"id": p.id, "guest": p.guest, "path": p.path, "mode": p.mode, "why": redact(p.why),
                 "state": p.state, "created": p.created_iso(), "age": ago(now - p.created),

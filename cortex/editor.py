@@ -92,6 +92,9 @@ class Editor:
         self._thread: threading.Thread | None = None
         self.commits = 0
         self.last_error: str | None = None
+        # Hand edits that would turn a note into a folder (or back): not committed,
+        # re-checked after every change on disk until the person renames one side.
+        self.held: dict[str, str] = {}
         brain.workdir_hook = self
 
     # -- running ----------------------------------------------------------
@@ -110,8 +113,10 @@ class Editor:
             self._thread.join(timeout=5)
 
     def status(self) -> dict[str, Any]:
+        held = sorted(set(self.held.values()))
         return {"hand_edits": {"watching": self.root, "debounce_ms": int(self.debounce * 1000),
-                               "commits": self.commits, "last_error": self.last_error}}
+                               "commits": self.commits, "last_error": self.last_error,
+                               "held": held}}
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -163,7 +168,7 @@ class Editor:
         self._stats = current
         now = time.monotonic()
         if changed:
-            self._pending |= changed
+            self._pending |= changed | set(self.held)
             self._last_change = now
         self._pending |= racy
         if self._pending and now - self._last_change >= self.debounce:
@@ -206,6 +211,7 @@ class Editor:
             for _ in range(20):
                 head = self.store.head()
                 plan = self._plan(paths, View(self.store, head))
+                self._hold_collisions(plan, paths)
                 if not plan.out:
                     return None
 
@@ -226,6 +232,36 @@ class Editor:
                 self._after_commit(plan, result)
                 return result
             raise StoreError("the branch kept moving while committing hand edits")
+
+    def _hold_collisions(self, plan: _Plan, paths: list[str]) -> None:
+        """Take out of `plan` the edits that would put a folder where a note is (or the reverse).
+
+        On disk a person can delete `notes/v.md` and make a folder `notes/v.md/`;
+        committing that would delete a note through a path nobody wrote. The whole
+        switch (both sides) waits, reported in /healthz and the log, until one side
+        is renamed; the rest of the edit is committed as usual.
+        """
+        for path in paths:
+            self.held.pop(path, None)
+        adds = {p: d for p, d in plan.out.items() if d is not None}
+        held: dict[str, str] = {}
+        for path, data in adds.items():
+            why = self.store.collision(plan.head, {path: data})
+            if why:
+                held[path] = why
+        for path in [p for p, d in plan.out.items() if d is None]:
+            for add, why in list(held.items()):
+                if add.startswith(path + "/") or path.startswith(add + "/"):
+                    held[path] = why
+        for path in held:
+            plan.out.pop(path, None)
+            plan.disk.pop(path, None)
+        new = {p: w for p, w in held.items() if self.held.get(p) != w}
+        self.held.update(held)
+        if new:
+            why = next(iter(new.values())).replace("nothing was committed", "the hand edit waits")
+            self.last_error = why
+            log.warning("hand edit not committed: %s", why)
 
     def _on_disk(self, path: str) -> tuple[bytes | None, str | None] | None:
         """(bytes, Git blob id) of the working-tree file, (None, None) if absent;

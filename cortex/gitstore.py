@@ -21,6 +21,8 @@ from typing import Callable, Iterable, Mapping
 
 import pygit2
 
+from .paths import collision
+
 # Only regular blobs are notes: symlinks (0o120000) and submodules (0o160000)
 # are never followed, so a tree entry can never point reads outside the brain.
 _BLOB_MODES = (pygit2.GIT_FILEMODE_BLOB, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE)
@@ -37,6 +39,10 @@ class StoreError(Exception):
 
 class Conflict(StoreError):
     """The change no longer applies to the current head."""
+
+
+class PathCollision(Conflict):
+    """The change would put a folder where a note is, or a note where a folder is."""
 
 
 @dataclass(frozen=True)
@@ -333,6 +339,9 @@ class GitStore:
             head = self.head()
             view = View(self, head)
             changes = change(view)
+            why = self.collision(head, changes)
+            if why:
+                raise PathCollision(why)
             old_blobs = {p: view.blob_of(p) for p in changes}
             try:
                 tree_id, new_blobs = self._tree_with(head, changes)
@@ -344,6 +353,34 @@ class GitStore:
             except (pygit2.GitError, OSError) as exc:
                 raise self._storage_error(exc) from exc
             return Draft(str(oid), head, old_blobs, new_blobs)
+
+    def collision(self, sha: str | None, changes: Changes) -> str | None:
+        """Why `changes` on commit `sha` would replace a note by a folder or a folder by a note."""
+        with self._lock:
+            tree = self._repo[sha].peel(pygit2.Tree) if sha else None
+
+            def entry(path: str) -> pygit2.Object | None:
+                try:
+                    return tree[path] if tree is not None else None
+                except (KeyError, ValueError):
+                    return None
+
+            def is_file(path: str) -> bool:
+                found = entry(path)
+                return found is not None and found.filemode != pygit2.GIT_FILEMODE_TREE
+
+            def file_under(path: str) -> str | None:
+                found = entry(path)
+                if found is None or found.filemode != pygit2.GIT_FILEMODE_TREE:
+                    return None
+                while found.filemode == pygit2.GIT_FILEMODE_TREE:
+                    first = next(iter(self._repo[found.id]), None)
+                    if first is None:
+                        return path + "/"
+                    path, found = f"{path}/{first.name}", first
+                return path
+
+            return collision(changes, is_file, file_under)
 
     def set_head(self, expected: str | None, new: str, message: str = "cortex: move branch") -> bool:
         """Compare-and-swap the branch from `expected` to `new`; False if it had moved."""
@@ -687,7 +724,13 @@ class GitStore:
             empty = self._repo[self._repo.TreeBuilder().write()]
             base_tree = commit.parents[0].tree if commit.parents else empty
             onto_commit = self._repo[onto].peel(pygit2.Commit)
-            ours_changed = {d.new_file.path for d in base_tree.diff_to_tree(commit.tree).deltas}
+            deltas = list(base_tree.diff_to_tree(commit.tree).deltas)
+            ours_changed = {d.new_file.path for d in deltas}
+            why = self.collision(onto, {d.new_file.path: (None if d.status == pygit2.GIT_DELTA_DELETED else b"")
+                                        for d in deltas})
+            if why:  # kept locally and reported: the owner decides, nothing is deleted
+                raise PathCollision(f"cannot replay {sha[:12]} on the remote's {onto[:12]}: "
+                                    + why.replace("nothing was committed", "the commit stays pending"))
             theirs_changed = {d.new_file.path for d in base_tree.diff_to_tree(onto_commit.tree).deltas}
             index = self._repo.merge_trees(base_tree, onto_commit.tree, commit.tree,
                                            favor=pygit2.enums.MergeFavor.UNION, flags=pygit2.enums.MergeFlag(0))

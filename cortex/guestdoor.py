@@ -147,6 +147,7 @@ class GuestDoors:
         path = check_path(path)
         if not in_scope(path, list(policy.scopes)):
             raise BadInput("path is outside this guest's scope")
+        self.tools.brain.check_place(path)
         check_content(content)
         if not content.strip():
             raise BadInput("content is empty")

@@ -7,6 +7,7 @@ tool layer returns as an MCP tool error. Nothing is changed on a refusal.
 from __future__ import annotations
 
 import re
+from typing import Callable, Mapping
 
 # 1 MiB: generous for a note, small enough that one call cannot bloat the repo.
 MAX_CONTENT_BYTES = 1_048_576
@@ -87,3 +88,31 @@ def in_scope(path: str, scopes: list[str] | None) -> bool:
     if scopes is None:
         return True
     return any(path == s or (s.endswith("/") and path.startswith(s)) for s in scopes)
+
+
+def collision(changes: Mapping[str, bytes | None], is_file: Callable[[str], bool],
+              file_under: Callable[[str], str | None]) -> str | None:
+    """Why `changes` would turn a note into a folder or a folder into a note, or None.
+
+    Git lets one commit replace the file `notes/v.md` with a folder of that name
+    (and the reverse), so a write naming only `notes/v.md/c.md` would delete a
+    note nobody named. Every such change is refused, even when the same change
+    also deletes the other side: a write deletes only what it names, and a
+    working tree cannot hold both while the switch happens.
+    `is_file(p)`: the base tree has a file at p; `file_under(p)`: a file inside
+    the base tree's folder p, or None when p is not a folder.
+    """
+    added = sorted(p for p, data in changes.items() if data is not None)
+    adding = set(added)
+    for path in added:
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            prefix = "/".join(parts[:i])
+            if prefix in adding or is_file(prefix):
+                return (f"refused: {path} would turn the note {prefix} into a folder and delete it; "
+                        "nothing was committed. Choose another path")
+        inside = file_under(path)
+        if inside is not None:
+            return (f"refused: {path} is a folder holding {inside}; a note there would delete "
+                    "the folder's notes; nothing was committed. Choose another path")
+    return None

@@ -117,16 +117,25 @@ class Review:
             reply["more"] = "some bodies or diffs are clipped; call brain_proposals(id=...) to see one whole"
         return reply
 
-    def _show(self, p: Proposal, head: str | None, nonce: str, limit: int) -> dict[str, Any]:
+    def preview(self, p: Proposal, head: str | None) -> tuple[str | None, str, str | None]:
+        """(the note at `head`, the note after accepting, why it cannot apply or None).
+
+        A proposal whose path would replace a folder or nest under a note shows as
+        not applicable, so the review never calls it a "new note" while accepting
+        would delete others.
+        """
         current = None
         if head is not None:
             blob = self.brain.store.blob_at(head, p.path)
             current = decode(self.brain.store.blob_bytes(blob)) if blob else None
         try:
             after = apply_mode(p.mode, p.path, current, p.content)
-            applies = None
         except BadInput as exc:
-            after, applies = p.content, str(exc)
+            return current, p.content, str(exc)
+        return current, after, self.brain.store.collision(head, {p.path: b""})
+
+    def _show(self, p: Proposal, head: str | None, nonce: str, limit: int) -> dict[str, Any]:
+        current, after, applies = self.preview(p, head)
         diff = "".join(difflib.unified_diff(
             (current or "").splitlines(keepends=True), after.splitlines(keepends=True),
             fromfile=f"a/{p.path}" if current is not None else "/dev/null", tofile=f"b/{p.path}"))
