@@ -40,6 +40,9 @@ class Settings:
     fetch_interval: float = 5.0          # CORTEX_FETCH_INTERVAL, seconds
     webhook_secret: str | None = None    # CORTEX_WEBHOOK_SECRET: HMAC-SHA256 key of POST /hooks/push
     debounce_ms: int = 300               # CORTEX_DEBOUNCE_MS: quiet time before a hand edit is committed
+    # CORTEX_TRUSTED_PROXIES: addresses of the reverse proxies whose X-Forwarded-For/-Proto
+    # are believed. Empty (the default): no header is, so no client can pick its own address.
+    trusted_proxies: list[str] = field(default_factory=list)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides) -> "Settings":
@@ -68,10 +71,21 @@ class Settings:
             fetch_interval=float(env.get("CORTEX_FETCH_INTERVAL") or 5.0),
             webhook_secret=env.get("CORTEX_WEBHOOK_SECRET") or None,
             debounce_ms=int(env.get("CORTEX_DEBOUNCE_MS") or 300),
+            trusted_proxies=_split(env.get("CORTEX_TRUSTED_PROXIES")),
         )
         for key, value in overrides.items():
             setattr(s, key, value)
         return s
+
+    def uvicorn_options(self) -> dict[str, object]:
+        """How uvicorn treats proxy headers: believed only from CORTEX_TRUSTED_PROXIES.
+
+        uvicorn's own default trusts X-Forwarded-For from 127.0.0.1, which let any
+        local client choose the address the sign-in throttle counts against.
+        """
+        if not self.trusted_proxies:
+            return {"proxy_headers": False}
+        return {"proxy_headers": True, "forwarded_allow_ips": ",".join(self.trusted_proxies)}
 
     def hosts(self) -> list[str]:
         return DEFAULT_HOSTS + self.allowed_hosts

@@ -23,8 +23,8 @@ from starlette.routing import Route
 
 from .brain import Actor
 from .config import load_or_make_secret
-from .console_auth import (PRE_SECONDS, SESSION_SECONDS, Session, Sessions, Signer, Throttle, credential_ok,
-                           token_matches)
+from .console_auth import (ALL, FAILURE_WINDOW_ALL, MAX_FAILURES_ALL, PRE_SECONDS, SESSION_SECONDS, Session,
+                           Sessions, Signer, Throttle, credential_ok, token_matches)
 from .console_pages import Pages
 from .gitstore import StoreError
 from .guests import GuestBook, add_guest, revoke_guest
@@ -79,6 +79,7 @@ class Console:
         key, _ = load_or_make_secret(s.home / "console-key")
         self.sessions = Sessions(Signer(key), [parts.owner_token, s.console_passcode or ""])
         self.throttle = Throttle()
+        self.throttle_all = Throttle(max_failures=MAX_FAILURES_ALL, window=FAILURE_WINDOW_ALL)
         self.hosts = s.hosts()
         self.env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
                                       undefined=jinja2.StrictUndefined)
@@ -202,17 +203,25 @@ class Console:
 
     async def signin(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         addr = request.client.host if request.client else "unknown"
-        wait = self.throttle.retry_after(addr)
-        if wait is not None:
-            response = self.render(request, None, "message.html", status=429, title="Too many tries",
-                                   message=f"Too many failed sign-ins from this address; try again in {wait} s.")
-            response.headers["Retry-After"] = str(wait)
-            return response
         if not token_matches(form.get("csrf"), self.sessions.pre_token(request.cookies.get(PRE_COOKIE))):
             raise Refused(403, "refused: the sign-in form's CSRF token is missing or stale; open the sign-in page again")
-        if not credential_ok(form.get("secret", ""), self.owner_token, self.passcode):
-            self.throttle.fail(addr)
-            return self._signin_page(request, status=401, error="That is not the owner token or the passcode.")
+        secret = form.get("secret", "")
+        # The owner token is never locked out; the throttle guards the passcode.
+        if not token_matches(secret, self.owner_token):
+            wait, whom = self.throttle.retry_after(addr), "this address"
+            if wait is None:
+                wait, whom = self.throttle_all.retry_after(ALL), "all addresses"
+            if wait is not None:
+                response = self.render(
+                    request, None, "message.html", status=429, title="Too many tries",
+                    message=f"Too many failed sign-ins from {whom}; the passcode works again in {wait} s. "
+                            "The owner token still signs in.")
+                response.headers["Retry-After"] = str(wait)
+                return response
+            if not credential_ok(secret, self.owner_token, self.passcode):
+                self.throttle.fail(addr)
+                self.throttle_all.fail(ALL)
+                return self._signin_page(request, status=401, error="That is not the owner token or the passcode.")
         self.throttle.clear(addr)
         _, cookie = self.sessions.new()
         response = RedirectResponse("/console/proposals", status_code=303)

@@ -9,10 +9,13 @@
 - The CSRF token is derived from the session id with the same key; the sign-in
   form, which has no session yet, gets its own from a short-lived signed
   "pre-session" cookie.
-- Failed sign-ins are counted per client address in memory (per process): after
-  five failures inside five minutes, that address gets 429 until the oldest
-  failure ages out of the window. A restart forgets the counts; the owner token is 256 random
-  bits, so the throttle chiefly protects a short CORTEX_CONSOLE_PASSCODE.
+- Failed sign-ins are counted in memory (per process), twice: per client address
+  (five inside five minutes, then 429 for that address) and across all addresses
+  (twenty inside an hour, then passcode sign-in waits for everyone), so no choice
+  of address gets around the limit on guessing a short CORTEX_CONSOLE_PASSCODE.
+  The client address is the socket's unless CORTEX_TRUSTED_PROXIES names the proxy.
+  A correct owner token always signs in, throttled or not: it is 256 random bits,
+  so a lock could only hurt its owner. A restart forgets the counts.
 """
 
 from __future__ import annotations
@@ -32,6 +35,11 @@ SESSION_SECONDS = 12 * 3600
 PRE_SECONDS = 3600             # a sign-in form stays usable this long
 MAX_FAILURES = 5               # failures allowed per address inside the window
 FAILURE_WINDOW = 300.0         # seconds
+# Across every address: 20 guesses an hour is ~175,000 a year, against a
+# passcode the README asks to be at least a few words long.
+MAX_FAILURES_ALL = 20
+FAILURE_WINDOW_ALL = 3600.0
+ALL = "*"                      # the key under which every failure is also counted
 MAX_TRACKED = 10_000           # addresses remembered at once; the oldest go first
 
 

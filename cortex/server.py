@@ -207,7 +207,8 @@ def serve(settings: Settings) -> int:
         if off:
             print(f"Guest door {off}: guests get 503 until REDIS_URL is set or redis-server is installed.",
                   flush=True)
-        uvicorn.run(make_app(parts), host=settings.host, port=settings.port, log_level="warning")
+        uvicorn.run(make_app(parts), host=settings.host, port=settings.port, log_level="warning",
+                    **settings.uvicorn_options())
     finally:
         if private is not None:
             private.stop()

@@ -36,13 +36,15 @@ def brain_path(tmp_path: Path) -> Path:
 class RunningServer:
     """A uvicorn server in a thread; `url` is its base URL."""
 
-    def __init__(self, app: Any):
+    def __init__(self, app: Any, settings: Settings | None = None):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, log_level="warning", lifespan="on")
+        # The options `cortex serve` uses (proxy headers believed only from trusted proxies).
+        options = (settings or Settings.from_env({}, home=Path("/nonexistent"))).uvicorn_options()
+        config = uvicorn.Config(app, log_level="warning", lifespan="on", **options)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self._run, daemon=True)
 
@@ -72,7 +74,7 @@ def make_settings(tmp_path: Path, brain: Path, **overrides: Any) -> Settings:
 @pytest.fixture
 def server(tmp_path: Path, brain_path: Path):
     parts = assemble(make_settings(tmp_path, brain_path))
-    with RunningServer(make_app(parts)) as running:
+    with RunningServer(make_app(parts), parts.settings) as running:
         running.parts = parts
         yield running
 

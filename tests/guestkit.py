@@ -87,7 +87,7 @@ def start_guest_server(tmp_path: Path, brain_path: Path, redis: RedisProcess, cl
     parts = assemble(make_settings(tmp_path, brain_path, env={"REDIS_URL": redis.url}))
     queue = ProposalQueue(redis.url, clock=clock)
     parts.queue = queue
-    running = RunningServer(make_app(parts))
+    running = RunningServer(make_app(parts), parts.settings)
     running.__enter__()
     return GuestServer(running, parts, queue, redis)
 

@@ -222,7 +222,7 @@ def target(tmp_path_factory):
     init_brain(brain, bare=True)
     parts = assemble(make_settings(tmp, brain))
     rows: dict[int, str] = {}
-    with RunningServer(make_app(parts)) as running:
+    with RunningServer(make_app(parts), parts.settings) as running:
         with RawSession(f"{running.url}/mcp", {"Authorization": f"Bearer {TOKEN}"}) as session:
             yield running, parts, session, rows
     if rows:

@@ -87,7 +87,7 @@ def active_markup(html: str) -> list[str]:
 @pytest.fixture
 def passcode_server(tmp_path: Path, brain_path: Path):
     parts = assemble(make_settings(tmp_path, brain_path, env={"CORTEX_CONSOLE_PASSCODE": "correct horse"}))
-    with RunningServer(make_app(parts)) as running:
+    with RunningServer(make_app(parts), parts.settings) as running:
         running.parts = parts
         yield running
 
@@ -186,9 +186,9 @@ def test_sign_in_sets_a_strict_httponly_cookie_and_sign_out_ends_it(server):
 
 
 def test_secure_flag_on_https(tmp_path, brain_path):
-    # uvicorn trusts X-Forwarded-Proto from 127.0.0.1 (a local TLS proxy): the request is https.
-    parts = assemble(make_settings(tmp_path, brain_path))
-    with RunningServer(make_app(parts)) as running:
+    # A local TLS proxy named in CORTEX_TRUSTED_PROXIES: its X-Forwarded-Proto makes the request https.
+    parts = assemble(make_settings(tmp_path, brain_path, env={"CORTEX_TRUSTED_PROXIES": "127.0.0.1"}))
+    with RunningServer(make_app(parts), parts.settings) as running:
         c = httpx.Client(base_url=running.url, headers={"X-Forwarded-Proto": "https"})
         r = c.get("/console/signin")
         assert "secure" in [f.strip().lower() for f in r.headers["set-cookie"].split(";")]
@@ -201,9 +201,10 @@ def test_wrong_token_then_throttled(server):
         assert "cortex_console=" not in r.headers.get("set-cookie", "").replace("cortex_console_pre", "")
     _, r = signin(server.url, "still-wrong")
     assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
-    _, r = signin(server.url, TOKEN)  # even the right token waits out the lock
-    assert r.status_code == 429
+    assert "from this address" in r.text and "The owner token still signs in" in r.text
     assert r.headers["content-security-policy"].startswith("default-src 'self'")
+    _, r = signin(server.url, TOKEN)  # the owner token is never locked out
+    assert r.status_code == 303
 
 
 def test_passcode_signs_in_too(passcode_server):

@@ -152,7 +152,7 @@ def test_without_redis_the_guest_door_is_disabled_and_trusted_doors_work(tmp_pat
     parts = assemble(make_settings(tmp_path, brain_path))
     from cortex.guests import add_guest
     _, secret, _ = add_guest(parts.brain, "alice", ["notes/public/"])
-    with RunningServer(make_app(parts)) as running:
+    with RunningServer(make_app(parts), parts.settings) as running:
         body = httpx.get(f"{running.url}/healthz").json()
         assert body["guest_door"].startswith("disabled")
         assert post_initialize(f"{running.url}/g/{secret}/mcp", {}).status_code == 503

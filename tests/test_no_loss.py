@@ -198,7 +198,7 @@ def test_healthz_reports_a_held_hand_edit(tmp_path):
     init_brain(path)
     parts = assemble(make_settings(tmp_path, path))
     parts.brain.write("notes/v.md", "create", OWNER, content="# V\n")
-    with RunningServer(make_app(parts)) as running:
+    with RunningServer(make_app(parts), parts.settings) as running:
         os.remove(path / "notes/v.md")
         (path / "notes/v.md").mkdir()
         (path / "notes/v.md/c.md").write_text("# C\n")

@@ -486,7 +486,7 @@ def _disk_server(tmp_path: Path, disk: Path):
     brain = disk / "brain.git"
     init_brain(brain, bare=True)
     parts = assemble(make_settings(tmp_path, brain))
-    return parts, RunningServer(make_app(parts))
+    return parts, RunningServer(make_app(parts), parts.settings)
 
 
 def test_a_full_disk_gives_a_clear_error_and_service_resumes(tmp_path, small_disk):

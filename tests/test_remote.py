@@ -169,7 +169,7 @@ def test_two_http_servers_on_one_remote(tmp_path: Path, remote: Path):
         from cortex.server import assemble, make_app
 
         parts = assemble(settings)
-        servers.append(RunningServer(make_app(parts)).__enter__())
+        servers.append(RunningServer(make_app(parts), parts.settings).__enter__())
         servers[-1].parts = parts
     try:
         replies: list = []
