@@ -16,6 +16,7 @@ from typing import Any, Awaitable, Callable
 from urllib.parse import quote
 
 import jinja2
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -29,6 +30,7 @@ from .console_pages import Pages
 from .gitstore import StoreError
 from .guests import GuestBook, add_guest, revoke_guest
 from .paths import BadInput, check_path, check_text
+from .redact import redact
 from .review import Review
 
 log = logging.getLogger("cortex.console")
@@ -63,6 +65,10 @@ class Refused(Exception):
         self.message = message
 
 
+def _masked(value: Any) -> Any:
+    return redact(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+
+
 class Console:
     """Routes and handlers of the console, built on the assembled server's parts."""
 
@@ -81,8 +87,11 @@ class Console:
         self.throttle = Throttle()
         self.throttle_all = Throttle(max_failures=MAX_FAILURES_ALL, window=FAILURE_WINDOW_ALL)
         self.hosts = s.hosts()
+        # Every value a page prints is masked on its way out (paths, frontmatter keys,
+        # superseded_by, titles), not only the fields someone remembered; rendered
+        # Markdown (Markup) was masked before rendering.
         self.env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
-                                      undefined=jinja2.StrictUndefined)
+                                      undefined=jinja2.StrictUndefined, finalize=_masked)
         self.env.filters["short"] = lambda sha: (sha or "")[:12]
         # A file path inside a URL path: '/' kept, everything else that needs it percent-encoded.
         self.env.filters["q"] = lambda path: quote(str(path), safe="/")

@@ -1,22 +1,40 @@
 """Egress redaction: credential-shaped strings are masked in every reply.
 
 The stored note keeps its bytes; only what leaves the server is masked, with a
-label saying what kind of thing was removed.
+label saying what kind of thing was removed. Masking runs on whole texts before
+anything cuts them (corpus parts, the profile cut, search passages), so a cut
+never splits a credential into pieces no shape matches. Dict keys are masked
+as well as values: frontmatter keys are note text too.
+
+Shapes are anchored with `(?<![A-Za-z0-9])` rather than `\\b`: `\\b` treats `_`
+as part of a word, so `GITHUB_TOKEN_ghp_…` slipped past every prefix.
 """
 
 from __future__ import annotations
 
 import re
 
+_START = r"(?<![A-Za-z0-9])"  # not glued to a letter or digit; `_`, `-`, `=` and `.` may precede
+
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("private key", re.compile(
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.DOTALL)),
-    ("bearer header", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{12,}")),
-    ("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
+        r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.DOTALL)),
+    ("bearer header", re.compile(r"(?i)(?<![A-Za-z0-9])bearer\s+[A-Za-z0-9._~+/=-]{12,}")),
+    # "Basic" only after "Authorization:": in prose, "basic understanding" is not a credential.
+    ("authorization header", re.compile(r"(?i)(?<=authorization:)\s*basic\s+[A-Za-z0-9+/=]{8,}")),
+    ("JWT", re.compile(_START + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("webhook URL", re.compile(
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{16,}")),
     ("API key", re.compile(
-        r"\b(?:sk-ant-[A-Za-z0-9_-]{16,}|sk-(?:proj-)?[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}"
-        r"|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}"
-        r"|AIza[0-9A-Za-z_-]{30,}|glpat-[A-Za-z0-9_-]{20,})")),
+        _START + r"(?:sk-ant-[A-Za-z0-9_-]{16,}|sk-(?:proj-)?[A-Za-z0-9_-]{20,}"
+        r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}"
+        r"|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|glpat-[A-Za-z0-9_-]{20,}"
+        r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}"
+        r"|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,})")),
+    ("secret setting", re.compile(
+        _START + r"(?i:aws_secret_access_key|aws_session_token|AccountKey|SharedAccessKey)"
+        r"(?:\s*[=:]\s*|\s+)[\"']?[A-Za-z0-9/+=]{16,}")),
     ("URL credential", re.compile(
         r"(?i)(?<=[?&])(?:access_token|token|api_key|apikey|key|secret|password|sig)=[^&\s#\"'<>)]+")),
     ("URL password", re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)")),
@@ -31,7 +49,7 @@ def redact(text: str) -> str:
 
 
 def redact_value(value):
-    """Redact every string inside a JSON-like value."""
+    """Redact every string inside a JSON-like value, dict keys included."""
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, list):
@@ -39,5 +57,5 @@ def redact_value(value):
     if isinstance(value, tuple):
         return tuple(redact_value(v) for v in value)
     if isinstance(value, dict):
-        return {k: redact_value(v) for k, v in value.items()}
+        return {(redact(k) if isinstance(k, str) else k): redact_value(v) for k, v in value.items()}
     return value

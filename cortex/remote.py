@@ -221,6 +221,9 @@ def signature_ok(secret: str, body: bytes, header: str | None) -> bool:
     return hmac.compare_digest(want.encode("ascii"), header[len("sha256="):].strip().lower().encode("ascii", "replace"))
 
 
+MAX_HOOK_BYTES = 1_048_576  # a push event from GitHub is a few KB; 1 MiB is far above any real one
+
+
 def webhook_route(store: RemoteStore | None, secret: str | None):
     """`POST /hooks/push`: 404 without a secret (or remote), 401 on a bad signature, 202 and a fetch otherwise."""
     from starlette.requests import Request
@@ -230,7 +233,16 @@ def webhook_route(store: RemoteStore | None, secret: str | None):
     async def hook(request: Request) -> Response:
         if not secret or store is None:
             return Response("Not Found", status_code=404)
-        body = await request.body()
+        # Capped before reading: the route is public, and the signature can only be
+        # checked once the body is in memory (a 48 MiB unsigned body cost 50 MB).
+        length = request.headers.get("content-length", "")
+        if length.isdigit() and int(length) > MAX_HOOK_BYTES:
+            return Response(f"Payload Too Large: the limit is {MAX_HOOK_BYTES} bytes", status_code=413)
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_HOOK_BYTES:
+                return Response(f"Payload Too Large: the limit is {MAX_HOOK_BYTES} bytes", status_code=413)
         if not signature_ok(secret, body, request.headers.get("x-hub-signature-256")):
             return Response("Unauthorized: bad or missing X-Hub-Signature-256", status_code=401)
         store.poke()

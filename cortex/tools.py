@@ -8,6 +8,7 @@ JSON-ready dict that names the SHA it read or wrote. Bad input raises BadInput
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -18,6 +19,7 @@ from .corpus import Snapshot, in_archive
 from .fences import DATA_NOTICE, fence, new_nonce
 from .notes import Note
 from .paths import BadInput, check_text, in_scope
+from .redact import redact
 from .tokenize import tokenize
 
 MAX_K = 50
@@ -214,7 +216,7 @@ def best_passage(note: Note, terms: set[str]) -> tuple[str, str]:
             best, best_score = block, score
     if best is None:
         return "", ""
-    text = " ".join(best.text.split())
+    text = redact(" ".join(best.text.split()))  # masked before the cut, so the cut cannot split a secret
     if len(text) > PASSAGE_CHARS:
         text = text[:PASSAGE_CHARS].rsplit(" ", 1)[0] + f" … [passage cut at {PASSAGE_CHARS} chars; brain_read for all]"
     return best.heading, text
@@ -226,22 +228,17 @@ def corpus_page(snap: Snapshot, order: list[str], after: str | None, cap: int) -
     A note larger than the cap comes in numbered parts; the cursor is
     `<index>:<part>` so a resumed call continues exactly where this one stopped.
     """
-    start_i, start_part = 0, 0
-    if after:
-        try:
-            a, b = after.split(":")
-            start_i, start_part = int(a), int(b)
-        except ValueError:
-            raise BadInput("after must be a cursor returned by an earlier brain_corpus call") from None
+    start_i, start_part = _cursor(after, snap, order, cap - 2_000) if after else (0, 0)
     items: list[dict[str, Any]] = []
     used = 0
     i, part = start_i, start_part
     budget_part = cap - 2_000  # room for the reply's own fields
     while i < len(order):
         note = snap.notes[order[i]]
-        data = note.text.encode("utf-8")
+        text = redact(note.text)  # masked before it is cut into parts
+        data = text.encode("utf-8")
         parts = max(1, -(-len(data) // budget_part))
-        piece = _part(data, part, budget_part) if parts > 1 else note.text
+        piece = _part(data, part, budget_part) if parts > 1 else text
         size = len(piece.encode("utf-8")) + 200
         if items and used + size > cap:
             break
@@ -265,6 +262,25 @@ def corpus_page(snap: Snapshot, order: list[str], after: str | None, cap: int) -
     return reply
 
 
+def _cursor(after: str, snap: Snapshot, order: list[str], budget_part: int) -> tuple[int, int]:
+    """(note index, part) from a cursor `<index>:<part>`; BadInput unless it points inside this listing."""
+    bad = BadInput("after must be a cursor returned by an earlier brain_corpus call (<index>:<part>)")
+    m = _CURSOR.fullmatch(after) if isinstance(after, str) else None
+    if not m:
+        raise bad
+    i, part = int(m.group(1)), int(m.group(2))
+    if i > len(order) or (i == len(order) and part != 0):
+        raise BadInput(f"after={after} is past the end: this listing has {len(order)} notes")
+    if i < len(order):
+        size = len(redact(snap.notes[order[i]].text).encode("utf-8"))
+        if part >= max(1, -(-size // budget_part)):
+            raise BadInput(f"after={after} names a part that note {i} does not have")
+    return i, part
+
+
+_CURSOR = re.compile(r"([0-9]{1,9}):([0-9]{1,9})")
+
+
 def _part(data: bytes, n: int, size: int) -> str:
     """The n-th part of `data`, cut on a UTF-8 character boundary."""
     start = n * size
@@ -282,7 +298,7 @@ def boot_context(snap: Snapshot, today: dt.date, project: str | None, nonce: str
     reply: dict[str, Any] = {"sha": snap.sha, "notice": DATA_NOTICE, "nonce": nonce}
     profile = snap.notes.get("profile.md")
     if profile:
-        text = profile.text
+        text = redact(profile.text)  # masked before the cut
         if len(text.encode("utf-8")) > PROFILE_BYTES:
             text = text.encode("utf-8")[:PROFILE_BYTES].decode("utf-8", "ignore")
             text += f"\n[profile cut at {PROFILE_BYTES} bytes; brain_read profile.md for all]"

@@ -81,3 +81,57 @@ def test_behind_a_trusted_proxy_one_guesser_does_not_lock_out_the_owner(serve):
     assert sign_in(proc.url, "guess", {"X-Forwarded-For": "203.0.113.7"}).status_code == 429
     r = sign_in(proc.url, "correct horse battery", {"X-Forwarded-For": "198.51.100.2"})
     assert r.status_code == 303
+
+
+# -- 3. bounded input ---------------------------------------------------------------
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def test_webhook_refuses_a_big_body_before_reading_it(serve, tmp_path):
+    remote = tmp_path / "remote.git"
+    init_brain(remote, bare=True)
+    proc = serve({"CORTEX_REMOTE": str(remote), "CORTEX_WEBHOOK_SECRET": "hook-secret-for-tests-0123"})
+    hook = f"{proc.url}/hooks/push"
+    bad = {"X-Hub-Signature-256": "sha256=" + "0" * 64}
+    assert httpx.post(hook, content=b"{}", headers=bad).status_code == 401
+    before = rss_kb(proc.proc.pid)
+    big = b"x" * (48 * 1024 * 1024)
+    r = httpx.post(hook, content=big, headers=bad, timeout=60)
+    assert r.status_code == 413 and "1048576" in r.text
+
+    def chunks():  # no Content-Length: a chunked upload is counted as it arrives
+        for _ in range(48):
+            yield b"y" * (1024 * 1024)
+
+    try:
+        r = httpx.post(hook, content=chunks(), headers=bad, timeout=60)
+        assert r.status_code == 413
+    except httpx.HTTPError:
+        pass  # the server answered 413 and closed while the client was still sending
+    assert rss_kb(proc.proc.pid) - before < 8_000, "the body was read into memory"
+    assert httpx.post(hook, content=b"x" * 1_048_577, headers=bad).status_code == 413
+    assert httpx.post(hook, content=b"x" * 1_048_576, headers=bad).status_code == 401
+
+
+@pytest.mark.parametrize("after", ["-5:-5", "-1:0", "0:-1", "1:2:3", "abc", "", " 0:0", "0:0\n", "99:0", "0:99",
+                                   "999999999999:0", "１:0"])
+def test_corpus_cursors_are_validated_with_one_line(server, after):
+    url = server.url + "/mcp"
+    reply = call(url, "brain_corpus", paths=["profile.md", "projects/example-project.md"], after=after)
+    if after == "":
+        assert reply.error is None  # an empty cursor is the first page
+        return
+    assert reply.error and "\n" not in reply.error and "after" in reply.error, (after, reply.text)
+
+
+def test_corpus_cursor_walks_every_part_and_ends(server):
+    url = server.url + "/mcp"
+    first = call(url, "brain_corpus", paths=["profile.md", "projects/example-project.md"])
+    total = first.data["total_notes"]
+    assert call(url, "brain_corpus", paths=["profile.md", "projects/example-project.md"], after=f"{total}:0").data["notes"] == []
+    assert call(url, "brain_corpus", paths=["profile.md", "projects/example-project.md"], after=f"{total}:1").error

@@ -1,0 +1,130 @@
+"""Credential-shaped text never leaves the server: every shape, through every tool and console page,
+on the owner's and the guest's door, wherever the text is cut (corpus parts, the profile cut, passages).
+
+The secrets are built by concatenation so no credential-shaped literal sits in the repository.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import httpx
+import pytest
+
+from conftest import acall, client
+from cortex.brain import Actor
+from cortex.redact import redact, redact_value
+from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
+from test_console import owner
+
+OWNER = Actor(door="owner", tool="brain_write", client="test")
+A = "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2"  # 32 letters and digits
+
+SHAPES = {
+    "anthropic": "sk-ant-api03-" + A,
+    "github": "ghp_" + A[:36 - 4] + "abcd",
+    "aws access": "AKIA" + "ABCDEFGHIJ234567",
+    "aws session": "ASIA" + "QWERTYUIOP765432",
+    "aws secret": "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY",
+    "basic auth": "Authorization: Basic " + "dXNlcjpwYXNzd29yZC1sb25n",
+    "stripe": "sk_" + "live_" + A[:24],
+    "stripe restricted": "rk_" + "live_" + A[:24],
+    "slack webhook": "https://hooks.slack.com/" + "services/T0000AAAA/B0000BBBB/" + A[:24],
+    "huggingface": "hf_" + A,
+    "npm": "npm_" + A[:30] + "zz",
+    "sendgrid": "SG." + A[:22] + "." + A[:32] + "xyz",
+    "azure": "AccountKey=" + A + "+/==",
+    "pgp": "-----BEGIN PGP PRIVATE KEY BLOCK-----\n" + A + "\n-----END PGP PRIVATE KEY BLOCK-----",
+}
+
+
+def secret_parts(secret: str) -> list[str]:
+    """The distinctive runs of a secret: any one of them in a reply is a leak, cut or not."""
+    core = re.sub(r"^(Authorization: Basic |aws_secret_access_key = |AccountKey=)", "", secret)
+    core = core.replace("-----BEGIN PGP PRIVATE KEY BLOCK-----\n", "")
+    return [core[i:i + 12] for i in range(0, max(1, len(core) - 12), 6)]
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_each_shape_is_masked_alone_and_inside_text(name):
+    secret = SHAPES[name]
+    # Alone, in a sentence, in brackets, and glued to a variable name by '_' (as GITHUB_TOKEN_ghp_…).
+    for text in (secret, f"token: {secret} end", f"({secret})", f"GITHUB_TOKEN_{secret}"):
+        out = redact(text)
+        assert "[REDACTED" in out and not any(part in out for part in secret_parts(secret)), (name, out)
+
+
+def test_prose_is_left_alone():
+    prose = "A basic understanding of bearer bonds; the task at hand is skiing. SG. is a city code."
+    assert redact(prose) == prose
+
+
+def test_keys_are_masked_as_well_as_values():
+    key = SHAPES["github"]
+    assert redact_value({key: "x", "ok": [key]}) == {"[REDACTED API key]": "x", "ok": ["[REDACTED API key]"]}
+
+
+def leaks(text: str) -> list[str]:
+    return [name for name, secret in SHAPES.items() if any(part in text for part in secret_parts(secret))]
+
+
+def test_every_tool_and_page_on_both_doors_masks_every_shape(gserver):
+    brain = gserver.brain
+    body = "\n\n".join(f"{name}: {secret} and MY_SECRET_{secret}" for name, secret in SHAPES.items())
+    fm_key = SHAPES["github"]
+    brain.write("notes/public/keys.md", "create", OWNER, content=(
+        f"---\ntitle: Keys\n{fm_key}: frontmatter key\nstatus: superseded\n"
+        f"superseded_by: notes/public/{SHAPES['huggingface']}.md\n---\n# Keys\n\n{body}\n"))
+    brain.write(f"notes/public/{SHAPES['huggingface']}.md", "create", OWNER, content="# The new keys\n")
+    # A passage cut at 400 characters, a profile cut at 6,000 bytes, a corpus part boundary:
+    # each lands inside a secret.
+    stripe = SHAPES["stripe"]
+    brain.write("notes/public/passage.md", "create", OWNER,
+                content="# Passage\n\nwidget " + "w" * 385 + " " + stripe + " widget tail\n")
+    brain.write("profile.md", "replace", OWNER, content="# Profile\n\n" + "p" * (6_000 - 20) + " " + stripe + "\n")
+    brain.write("notes/public/big.md", "create", OWNER, content="# Big\n\n" + "b" * (98_000 - 20) + " " + stripe
+                + "\n" + "c" * 60_000 + "\n")
+    guest = gserver.guest("masker", ["notes/public/"], daily_asks=100, daily_proposals=100)
+
+    async def owner_calls() -> list[str]:
+        out = []
+        async with client(gserver.owner) as c:
+            for path in ["notes/public/keys.md", "notes/public/passage.md", "profile.md", "notes/public/big.md"]:
+                out.append((await acall(c, "brain_read", path=path)).text)
+            for query in ["keys live", "widget", "stripe huggingface"]:
+                out.append((await acall(c, "brain_search", query=query)).text)
+            out.append((await acall(c, "brain_context")).text)
+            out.append((await acall(c, "brain_history")).text)
+            out.append((await acall(c, "brain_ask", question="What are the keys?")).text)
+            after = None
+            for _ in range(20):
+                page = await acall(c, "brain_corpus", **({"after": after} if after else {}))
+                out.append(page.text)
+                after = page.data.get("next")
+                if not after:
+                    break
+            out.append((await acall(c, "brain_proposals")).text)
+        async with client(guest.url, token=None) as c:
+            out.append((await acall(c, "brain_ask", question="What are the keys?")).text)
+            out.append((await acall(c, "brain_propose", path="notes/public/new.md", mode="create",
+                                    content="# New\n\n" + body)).text)
+        async with client(gserver.owner) as c:
+            out.append((await acall(c, "brain_proposals")).text)
+        return out
+
+    replies = asyncio.run(owner_calls())
+    for i, text in enumerate(replies):
+        assert not leaks(text), (i, leaks(text), text[:300])
+    assert any("REDACTED" in t for t in replies)
+
+    console = owner(gserver.url)
+    head = brain.store.head()
+    pages = ["/console/notes", "/console/notes?folder=notes/public/", "/console/note/notes/public/keys.md",
+             "/console/note/profile.md", "/console/note/notes/public/big.md", "/console/activity",
+             f"/console/commit/{head}", "/console/proposals", "/console/guests"]
+    pages += [f"/console/proposals/{p.id}" for p in gserver.queue.open()]
+    for page in pages:
+        r = console.get(page)
+        assert r.status_code == 200, page
+        assert not leaks(r.text), (page, leaks(r.text))
