@@ -359,7 +359,7 @@ class Console:
         try:
             name = form.get("name", "").strip()
             scopes = [s.strip() for s in re.split(r"[\n,]+", form.get("scopes", "")) if s.strip()]
-            limits = {k: _int_field(form, k) for k in ("max_k", "daily_asks", "daily_proposals")}
+            limits = {k: _int_field(form, k) for k in ("max_k", "daily_asks", "daily_proposals", "max_pending")}
             policy, secret, sha = await run_in_threadpool(
                 lambda: add_guest(self.brain, name, scopes, citations=form.get("citations") == "on", **limits))
         except (BadInput, StoreError) as exc:

@@ -19,11 +19,15 @@ from .markdown_render import render_markdown
 from .paths import BadInput, check_path
 from .proposals import Proposal, ProposalQueue, tomb_key
 from .redact import redact
-from .review import TOMBSTONES, Review
+from .review import LIST_BODY_CHARS, TOMBSTONES, Review
 
 PAGE_ROWS = 50          # activity rows per page
 MAX_SCAN = 2_000        # commits one activity page may walk looking for matches
 MAX_DIFF_FILES = 50     # files shown with their diff on a commit page
+# Diff text per proposal card: the list clips as brain_proposals does (five 1 MiB
+# proposals made a 6.4 MB page); one proposal's own page stays under ~100 KB.
+CARD_CHARS = LIST_BODY_CHARS
+PROPOSAL_PAGE_CHARS = 90_000
 
 
 def ago(seconds: float) -> str:
@@ -93,10 +97,11 @@ class Pages:
     def queue(self) -> ProposalQueue | None:
         return self.review.queue
 
-    def card(self, p: Proposal, head: str | None, now: float) -> dict[str, Any]:
-        """One open proposal for display: who, why, age and a diff against the note at the head."""
+    def card(self, p: Proposal, head: str | None, now: float, max_chars: int = CARD_CHARS) -> dict[str, Any]:
+        """One open proposal for display: who, why, age and a diff against the note at the head, clipped."""
         current, after, cannot = self.review.preview(p, head)
-        rows = diff_rows(redact(current) if current is not None else None, redact(after), p.path)
+        rows = diff_rows(redact(current) if current is not None else None, redact(after), p.path,
+                         max_chars=max_chars)
         return {"id": p.id, "guest": p.guest, "path": p.path, "mode": p.mode, "why": redact(p.why),
                 "state": p.state, "created": p.created_iso(), "age": ago(now - p.created),
                 "exists": current is not None, "rows": rows, "cannot_apply": cannot}
@@ -128,7 +133,7 @@ class Pages:
                                 "tomb_commit": p.extra.get("tomb_commit", ""),
                                 "tombstone": f"{TOMBSTONES}{tomb_key(p.path, p.digest)}.json", "card": None}
         if p.state in ("pending", "accepting"):
-            info["card"] = self.card(p, self.brain.store.head(), q.clock().timestamp())
+            info["card"] = self.card(p, self.brain.store.head(), q.clock().timestamp(), PROPOSAL_PAGE_CHARS)
         return info
 
     def history(self, path: str | None, before: str | None) -> Iterator[CommitInfo]:

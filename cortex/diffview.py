@@ -16,18 +16,30 @@ MAX_DIFF_ROWS = 2_000  # per file; a huge rewrite says how much it left out
 Row = tuple[str, str]
 
 
-def diff_rows(old: str | None, new: str | None, path: str, limit: int = MAX_DIFF_ROWS) -> list[Row]:
-    """Rows of a unified diff from `old` to `new` (None: the file is absent on that side)."""
+def diff_rows(old: str | None, new: str | None, path: str, limit: int = MAX_DIFF_ROWS,
+              max_chars: int | None = None) -> list[Row]:
+    """Rows of a unified diff from `old` to `new` (None: the file is absent on that side).
+
+    At most `limit` rows and, when given, `max_chars` characters of row text (a
+    1 MiB proposal can be one line); the last row says what was left out.
+    """
     lines = difflib.unified_diff(
         (old or "").splitlines(), (new or "").splitlines(),
         fromfile=f"a/{path}" if old is not None else "/dev/null",
         tofile=f"b/{path}" if new is not None else "/dev/null", lineterm="")
     rows: list[Row] = []
-    extra = 0
+    extra_rows = extra_chars = 0
+    budget = max_chars if max_chars is not None else -1
     for i, line in enumerate(lines):
-        if len(rows) >= limit:
-            extra += 1
+        if len(rows) >= limit or budget == 0:
+            extra_rows += 1
+            extra_chars += len(line)
             continue
+        if budget > 0 and len(line) > budget:
+            extra_chars += len(line) - budget
+            line, budget = line[:budget] + " …", 0
+        elif budget > 0:
+            budget -= len(line)
         if i < 2:
             kind = "file"  # the ---/+++ header: the first two lines, never content
         elif line.startswith("@@"):
@@ -39,8 +51,8 @@ def diff_rows(old: str | None, new: str | None, path: str, limit: int = MAX_DIFF
         else:
             kind = "ctx"
         rows.append((kind, line))
-    if extra:
-        rows.append(("hunk", f"… {extra} more diff lines not shown"))
+    if extra_rows or extra_chars:
+        rows.append(("hunk", f"… {extra_rows} more diff lines and {extra_chars:,} more characters not shown"))
     return rows
 
 

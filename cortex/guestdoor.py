@@ -155,7 +155,8 @@ class GuestDoors:
         check_text(why, "why")
         if len(why) > MAX_WHY_CHARS:
             raise BadInput(f"why is longer than {MAX_WHY_CHARS} characters")
-        proposal, new = self._queue().admit(policy.name, path, mode, content, why, policy.daily_proposals)
+        proposal, new = self._queue().admit(policy.name, path, mode, content, why, policy.daily_proposals,
+                                            policy.max_pending)
         reply = {"id": proposal.id, "state": proposal.state, "path": proposal.path, "mode": proposal.mode,
                  "digest": proposal.digest, "queued": proposal.created_iso(),
                  "note": "queued for the owner's review; nothing reaches the brain until the owner accepts it"}

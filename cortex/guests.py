@@ -24,14 +24,18 @@ from typing import Any
 from .brain import Actor, Brain
 from .gitstore import Conflict, StoreError, View
 from .paths import BadInput, check_path
+from .proposals import GUEST_SHARE, QUEUE_CAP
 
 GUEST_DIR = ".cortex/guests/"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 MAX_K = 20            # the ask tool's own cap
 MAX_DAILY = 100_000
-DEFAULTS = {"max_k": 5, "daily_asks": 50, "daily_proposals": 10}
-FIELDS = ("name", "scopes", "max_k", "daily_asks", "daily_proposals", "citations", "created", "secret_sha256")
+DEFAULTS = {"max_k": 5, "daily_asks": 50, "daily_proposals": 10, "max_pending": GUEST_SHARE}
+FIELDS = ("name", "scopes", "max_k", "daily_asks", "daily_proposals", "citations", "created", "secret_sha256",
+          "max_pending")
+# Fields added after policies were first written: a policy without one gets the default.
+OPTIONAL = {"max_pending"}
 
 
 class PolicyError(BadInput):
@@ -85,6 +89,7 @@ class GuestPolicy:
     citations: bool
     created: str
     secret_sha256: str
+    max_pending: int = GUEST_SHARE  # open proposals at once, inside the queue's global cap
 
     @property
     def path(self) -> str:
@@ -100,7 +105,7 @@ class GuestPolicy:
         """A policy from parsed JSON, checked strictly: unknown or missing keys are errors."""
         if not isinstance(data, dict):
             raise PolicyError("policy must be a JSON object")
-        missing = [f for f in FIELDS if f not in data]
+        missing = [f for f in FIELDS if f not in data and f not in OPTIONAL]
         unknown = sorted(set(data) - set(FIELDS))
         if missing or unknown:
             raise PolicyError("policy " + "; ".join(
@@ -122,13 +127,15 @@ class GuestPolicy:
                    max_k=_check_int(data["max_k"], "max_k", 1, MAX_K),
                    daily_asks=_check_int(data["daily_asks"], "daily_asks", 0, MAX_DAILY),
                    daily_proposals=_check_int(data["daily_proposals"], "daily_proposals", 0, MAX_DAILY),
-                   citations=data["citations"], created=data["created"], secret_sha256=data["secret_sha256"])
+                   citations=data["citations"], created=data["created"], secret_sha256=data["secret_sha256"],
+                   max_pending=_check_int(data.get("max_pending", DEFAULTS["max_pending"]), "max_pending",
+                                          1, QUEUE_CAP))
 
     def public(self) -> dict[str, Any]:
         """What `cortex guest list` shows: everything but the hash."""
         return {"name": self.name, "scopes": list(self.scopes), "max_k": self.max_k,
                 "daily_asks": self.daily_asks, "daily_proposals": self.daily_proposals,
-                "citations": self.citations, "created": self.created}
+                "max_pending": self.max_pending, "citations": self.citations, "created": self.created}
 
 
 def parse_policy(path: str, data: bytes) -> GuestPolicy:
@@ -196,7 +203,7 @@ class GuestBook:
 
 def add_guest(brain: Brain, name: str, scopes: list[str], *, max_k: int | None = None,
               daily_asks: int | None = None, daily_proposals: int | None = None,
-              citations: bool = False) -> tuple[GuestPolicy, str, str]:
+              citations: bool = False, max_pending: int | None = None) -> tuple[GuestPolicy, str, str]:
     """Commit a new guest's policy; (policy, secret, commit SHA). The secret is not stored."""
     secret = secrets.token_urlsafe(32)
     policy = GuestPolicy.validate({
@@ -204,6 +211,7 @@ def add_guest(brain: Brain, name: str, scopes: list[str], *, max_k: int | None =
         "max_k": DEFAULTS["max_k"] if max_k is None else max_k,
         "daily_asks": DEFAULTS["daily_asks"] if daily_asks is None else daily_asks,
         "daily_proposals": DEFAULTS["daily_proposals"] if daily_proposals is None else daily_proposals,
+        "max_pending": DEFAULTS["max_pending"] if max_pending is None else max_pending,
         "citations": citations, "created": brain.now().isoformat(timespec="seconds"),
         "secret_sha256": hash_secret(secret),
     })
@@ -246,11 +254,12 @@ def cmd_guest_add(args: argparse.Namespace) -> int:
     try:
         policy, secret, sha = add_guest(brain, args.name, args.scope, max_k=args.max_k,
                                         daily_asks=args.daily_asks, daily_proposals=args.daily_proposals,
-                                        citations=args.citations)
+                                        citations=args.citations, max_pending=args.max_pending)
     except (BadInput, StoreError) as exc:
         raise SystemExit(f"cortex guest add: {exc}") from None
     print(f"Guest {policy.name} added in commit {sha[:12]}: scopes {', '.join(policy.scopes)}; "
-          f"max_k {policy.max_k}, {policy.daily_asks} asks and {policy.daily_proposals} proposals a day; "
+          f"max_k {policy.max_k}, {policy.daily_asks} asks and {policy.daily_proposals} proposals a day, "
+          f"{policy.max_pending} awaiting review at once; "
           f"citations {'shown' if policy.citations else 'hidden'}.")
     print("Door path (shown once, never stored; put the server's base URL in front):")
     print(f"/g/{secret}/mcp")
@@ -265,6 +274,7 @@ def cmd_guest_list(args: argparse.Namespace) -> int:
     for policy in policies.values():
         print(f"{policy.name}: scopes {', '.join(policy.scopes)}; max_k {policy.max_k}; "
               f"{policy.daily_asks} asks/day; {policy.daily_proposals} proposals/day; "
+              f"{policy.max_pending} pending at most; "
               f"citations {'shown' if policy.citations else 'hidden'}; created {policy.created}")
     for item in broken:
         print(f"BROKEN {item['file']}: {item['error']} (this guest's door is closed)")
@@ -292,6 +302,9 @@ def add_guest_commands(sub: Any) -> None:
     p.add_argument("--daily-asks", type=int, default=None, help=f"asks per day (default {DEFAULTS['daily_asks']})")
     p.add_argument("--daily-proposals", type=int, default=None,
                    help=f"proposals per day (default {DEFAULTS['daily_proposals']})")
+    p.add_argument("--max-pending", type=int, default=None,
+                   help=f"proposals awaiting review at once, within the queue's {QUEUE_CAP} "
+                        f"(default {DEFAULTS['max_pending']})")
     p.add_argument("--citations", action="store_true", help="show paths and quotes in replies")
     p.set_defaults(fn=cmd_guest_add)
     p = gsub.add_parser("list", help="list guests and any broken policy (never secrets)")

@@ -30,6 +30,9 @@ from .paths import BadInput
 
 # Capped at 50: refuse rather than evict unreviewed work. pending + accepting count.
 QUEUE_CAP = 50
+# One guest's share of it by default (`cortex guest add --max-pending`): one guest
+# filled all 50 places, and every other guest got "queue full".
+GUEST_SHARE = 10
 MAX_AGE = 30 * 86_400          # a pending proposal expires after 30 days
 KEEP_DECIDED = 30 * 86_400     # decided ones stay this long, so a retried accept finds its commit
 METER_TTL = 2 * 86_400         # a day's meter key outlives its day, then Redis drops it
@@ -104,7 +107,7 @@ end
 """
 
 # ARGV: prefix, now, max_age, keep, cap, daily_limit, meter_key, meter_ttl,
-#       id, guest, path, mode, content, why, digest, tombkey, dkey
+#       id, guest, path, mode, content, why, digest, tombkey, dkey, guest_cap
 _ADMIT = _SWEEP + """
 local p = ARGV[1]
 local now, max_age, keep = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -118,6 +121,12 @@ local dup = redis.call('HGET', p..'dedupe', dk)
 if dup and redis.call('ZSCORE', p..'open', dup) then return {'duplicate', dup} end
 local open = redis.call('ZCARD', p..'open')
 if open >= cap then return {'full', tostring(open)} end
+-- The guest's own share: at most `cap` (50) open proposals to look at, so a scan is cheap.
+local mine = 0
+for _, other in ipairs(redis.call('ZRANGE', p..'open', 0, -1)) do
+  if redis.call('HGET', p..'p:'..other, 'guest') == ARGV[10] then mine = mine + 1 end
+end
+if mine >= tonumber(ARGV[18]) then return {'guest_full', tostring(mine)} end
 local used = tonumber(redis.call('GET', meter) or '0')
 if used >= limit then return {'meter', tostring(used)} end
 redis.call('INCR', meter)
@@ -285,7 +294,7 @@ class ProposalQueue:
 
     @_guard
     def admit(self, guest: str, path: str, mode: str, content: str, why: str,
-              daily_limit: int) -> tuple[Proposal, bool]:
+              daily_limit: int, max_pending: int = GUEST_SHARE) -> tuple[Proposal, bool]:
         """Queue one proposal atomically; (proposal, newly_queued). BadInput when refused.
 
         A resend of an open proposal (same guest, mode, path and content) returns
@@ -299,7 +308,7 @@ class ProposalQueue:
             now = self._now()
             result = self._admit(args=[self.prefix, now, self.max_age, KEEP_DECIDED, self.cap, daily_limit,
                                        self._meter_key("proposals", guest), METER_TTL, pid, guest, path,
-                                       mode, content, why, digest, tk, dk])
+                                       mode, content, why, digest, tk, dk, max_pending])
             verdict = result[0]
             if verdict == "reload":
                 self.reload_tombstones()
@@ -312,10 +321,15 @@ class ProposalQueue:
                     return found, False
                 continue
             if verdict == "tombstone":
-                reason = json.loads(result[1]).get("reason", "")
-                raise BadInput(f"refused: the owner rejected this proposal before: {reason}")
+                # Not the owner's reason, nor who sent it before: that is between the owner
+                # and the guest it was written to.
+                raise BadInput("refused: the owner has declined this content for this path; "
+                               "change the content to propose again")
             if verdict == "full":
                 raise BadInput(f"queue full: {result[1]} proposals await review; try again after the owner reviews them")
+            if verdict == "guest_full":
+                raise BadInput(f"your share of the review queue is full: {result[1]} of your proposals await "
+                               f"the owner's review (limit {max_pending}); try again after the owner reviews them")
             if verdict == "meter":
                 raise BadInput(f"daily proposal limit reached ({daily_limit} per day); try again tomorrow")
             raise StoreError(f"unexpected queue reply {verdict!r}")

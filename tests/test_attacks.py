@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from conftest import TOKEN, call
+from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 from cortex.cli import init_brain
 from reliakit import ServeProcess
 
@@ -135,3 +136,48 @@ def test_corpus_cursor_walks_every_part_and_ends(server):
     total = first.data["total_notes"]
     assert call(url, "brain_corpus", paths=["profile.md", "projects/example-project.md"], after=f"{total}:0").data["notes"] == []
     assert call(url, "brain_corpus", paths=["profile.md", "projects/example-project.md"], after=f"{total}:1").error
+
+
+# -- 5. one guest must not affect another --------------------------------------------
+
+def test_one_guest_cannot_fill_everyone_elses_queue(gserver):
+    from guestkit import commit_count
+
+    alice = gserver.guest("alice", ["notes/public/"], daily_proposals=1000)
+    bob = gserver.guest("bob", ["notes/public/"], daily_proposals=1000)
+    replies = [call(alice.url, "brain_propose", token=None, path=f"notes/public/a{n}.md", mode="create",
+                    content=f"# A{n}\n") for n in range(12)]
+    assert [r.error is None for r in replies] == [True] * 10 + [False] * 2
+    assert replies[-1].error.endswith("your share of the review queue is full: 10 of your proposals await "
+                                      "the owner's review (limit 10); try again after the owner reviews them")
+    before = commit_count(gserver.brain)
+    ok = call(bob.url, "brain_propose", token=None, path="notes/public/b.md", mode="create", content="# B\n")
+    assert ok.error is None and commit_count(gserver.brain) == before
+    assert len(gserver.queue.open()) == 11
+
+
+def test_a_tombstone_tells_another_guest_only_that_the_owner_declined(gserver):
+    alice = gserver.guest("alice", ["notes/public/"])
+    mallory = gserver.guest("mallory", ["notes/public/"])
+    first = call(alice.url, "brain_propose", token=None, path="notes/public/x.md", mode="create", content="# X\n")
+    call(gserver.owner, "brain_reject", id=first.data["id"], reason="alice's private matter, see her email")
+    again = call(mallory.url, "brain_propose", token=None, path="notes/public/x.md", mode="create", content="# X\n")
+    assert again.error.endswith("refused: the owner has declined this content for this path; "
+                                "change the content to propose again")
+    assert "alice" not in again.error and "private" not in again.error
+
+
+def test_console_proposals_page_is_clipped(gserver):
+    from test_console import owner
+
+    guest = gserver.guest("big", ["notes/public/"], daily_proposals=100)
+    for n in range(5):
+        big = f"# Big {n}\n\n" + ("lorem ipsum " * 87_000)[:1_040_000] + "\n"
+        assert call(guest.url, "brain_propose", token=None, path=f"notes/public/big{n}.md", mode="create",
+                    content=big).error is None
+    console = owner(gserver.url)
+    page = console.get("/console/proposals")
+    assert page.status_code == 200 and len(page.content) < 100_000, len(page.content)
+    assert page.text.count("more characters not shown") == 5
+    one = console.get(f"/console/proposals/{gserver.queue.open()[0].id}")
+    assert one.status_code == 200 and len(one.content) < 110_000 and "more characters not shown" in one.text

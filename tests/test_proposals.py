@@ -34,15 +34,16 @@ def review(brain_path, queue):
 
 
 def admit(q: ProposalQueue, n: int = 0, guest: str = "alice", path: str | None = None,
-          mode: str = "create", content: str | None = None, limit: int = 1000):
-    p, new = q.admit(guest, path or f"notes/public/p{n}.md", mode, content or f"# P{n}\n\nbody {n}\n", "", limit)
+          mode: str = "create", content: str | None = None, limit: int = 1000, share: int = 50):
+    p, new = q.admit(guest, path or f"notes/public/p{n}.md", mode, content or f"# P{n}\n\nbody {n}\n", "", limit,
+                     share)
     return p
 
 
 # -- admission ---------------------------------------------------------------
 
 def test_admission_race_over_http_admits_exactly_up_to_the_cap(gserver):
-    alice = gserver.guest("alice", ["notes/public/"], daily_proposals=1000)
+    alice = gserver.guest("alice", ["notes/public/"], daily_proposals=1000, max_pending=50)
     for n in range(40):
         admit(gserver.queue, n)
 
@@ -244,8 +245,10 @@ def test_reject_leaves_a_tombstone_in_git_and_redis(queue, review):
     out = review.reject(OWNER, p.id, "off topic")
     assert commit_count(brain) == before + 1 and out["tombstone_sha"] == brain.store.head()
     assert queue.get(p.id).state == "rejected"
-    with pytest.raises(BadInput, match="off topic"):
-        admit(queue, 1, content="spam\n")
+    with pytest.raises(BadInput, match="the owner has declined this content") as refused:
+        admit(queue, 1, content="spam\n", guest="bob")
+    # Another guest learns neither the owner's reason nor who proposed it first.
+    assert "off topic" not in str(refused.value) and "alice" not in str(refused.value)
     # The same content at another path is a different proposal.
     assert admit(queue, 2, content="spam\n").state == "pending"
     again = review.reject(OWNER, p.id, "whatever")
@@ -263,7 +266,7 @@ def test_tombstones_survive_a_redis_restart_with_its_data_deleted(redis_proc, cl
     # The same queue object reconnects; a brand-new one (another process) must agree too.
     for q in (queue, ProposalQueue(redis_proc.url, clock=clock)):
         q.tombstones = review.git_tombstones
-        with pytest.raises(BadInput, match="we never publish this"):
+        with pytest.raises(BadInput, match="the owner has declined this content"):
             admit(q, 1, content="no thanks\n")
     assert queue.open() == []
 
@@ -317,5 +320,5 @@ def test_owner_tools_over_http(gserver):
     rej = call(gserver.owner, "brain_reject", id=r.data["id"], reason="not needed")
     assert rej.error is None
     r = call(g.url, "brain_propose", token=None, path="notes/public/e.md", content="# E\n", mode="create")
-    assert "not needed" in r.error
+    assert "the owner has declined this content" in r.error and "not needed" not in r.error
     assert TOKEN not in r.text
