@@ -13,6 +13,21 @@ from pathlib import Path
 DEFAULT_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"]
 
 
+def allowed(value: str, patterns: list[str]) -> bool:
+    """`value` equals a pattern, or a `…:*` pattern with a numeric port in place of `*`.
+
+    Exact, never a prefix: `localhost:*` admits `localhost:8765`, not `localhost:1.evil.example`.
+    """
+    for pattern in patterns:
+        if value == pattern:
+            return True
+        if pattern.endswith(":*"):
+            base, _, port = value.rpartition(":")
+            if base == pattern[:-2] and port.isascii() and port.isdigit() and 0 < len(port) <= 5:
+                return True
+    return False
+
+
 def _split(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 

@@ -9,6 +9,7 @@ review.Review's, the guest logic guests.py's: this module only shows and asks.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from pathlib import Path
@@ -23,7 +24,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from .brain import Actor
-from .config import load_or_make_secret
+from .config import allowed, load_or_make_secret
 from .console_auth import (ALL, FAILURE_WINDOW_ALL, MAX_FAILURES_ALL, PRE_SECONDS, SESSION_SECONDS, Session,
                            Sessions, Signer, Throttle, credential_ok, token_matches)
 from .console_pages import Pages
@@ -74,6 +75,7 @@ class Console:
 
     def __init__(self, parts: Any, review: Review | None = None, book: GuestBook | None = None):
         s = parts.settings
+        self.parts = parts
         self.brain = parts.brain
         queue = getattr(parts, "queue", None)
         off = getattr(parts, "queue_off", None) or (None if queue else "disabled: no Redis configured")
@@ -83,7 +85,8 @@ class Console:
         self.owner_token = parts.owner_token
         self.passcode = s.console_passcode
         key, _ = load_or_make_secret(s.home / "console-key")
-        self.sessions = Sessions(Signer(key), [parts.owner_token, s.console_passcode or ""])
+        self.sessions = Sessions(Signer(key), [parts.owner_token, s.console_passcode or ""],
+                                 epoch_file=s.home / "console-epoch")
         self.throttle = Throttle()
         self.throttle_all = Throttle(max_failures=MAX_FAILURES_ALL, window=FAILURE_WINDOW_ALL)
         self.hosts = s.hosts()
@@ -107,6 +110,7 @@ class Console:
             Route("/console/signin", self.page(self.signin, auth=False), methods=post),
             Route("/console/signout", self.page(self.signout), methods=post),
             Route("/console/proposals", self.page(self.proposals), methods=get),
+            Route("/console/status", self.page(self.status), methods=get),
             Route("/console/proposals/{pid}", self.page(self.proposal), methods=get),
             Route("/console/proposals/{pid}/accept", self.page(self.accept), methods=post),
             Route("/console/proposals/{pid}/reject", self.page(self.reject), methods=post),
@@ -121,11 +125,8 @@ class Console:
         ]
 
     def _host_ok(self, host: str) -> bool:
-        """The Host allow-list the MCP doors use (DNS-rebinding protection)."""
-        for allowed in self.hosts:
-            if host == allowed or (allowed.endswith(":*") and host.startswith(allowed[:-2] + ":")):
-                return True
-        return False
+        """The Host allow-list the MCP doors use (DNS-rebinding protection), matched exactly."""
+        return allowed(host, self.hosts)
 
     @staticmethod
     def _origin_ok(request: Request) -> bool:
@@ -294,6 +295,17 @@ class Console:
         pid, reason = request.path_params["pid"], form.get("reason", "")
         return await self._decide(request, session,
                                   lambda: self.review.reject(self._actor("console_reject"), pid, reason))
+
+    # -- status -----------------------------------------------------------
+
+    async def status(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
+        """What /healthz keeps to the owner: the watcher, the remote, broken guest policies."""
+        health = getattr(self.parts, "health", None)
+        detail = await run_in_threadpool(health) if health else {}
+        rows = [(key, json.dumps(value, indent=2, sort_keys=True, default=str) if not isinstance(value, str)
+                 else value) for key, value in sorted(detail.items())]
+        return self.render(request, session, "status.html", title="Status", rows=rows,
+                           head=self.brain.store.head() or "")
 
     # -- activity ---------------------------------------------------------
 

@@ -4,8 +4,9 @@
   carrying a random session id, an expiry and a fingerprint of the credentials
   it was signed in with: changing the owner token or the passcode signs every
   session out. No server-side session store, so a restart keeps the owner
-  signed in; sign-out adds the id to an in-memory revocation list until it
-  would have expired anyway.
+  signed in. Sign-out moves a session epoch kept in the state folder, so it
+  signs out every session (there is one owner) and survives a restart, which
+  an in-memory revocation list did not.
 - The CSRF token is derived from the session id with the same key; the sign-in
   form, which has no session yet, gets its own from a short-lived signed
   "pre-session" cookie.
@@ -24,11 +25,13 @@ import base64
 import hashlib
 import hmac
 import json
+import os
 import secrets
 import threading
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 SESSION_SECONDS = 12 * 3600
@@ -89,13 +92,24 @@ class Session:
 class Sessions:
     """Signed session cookies bound to the current credentials, and sign-out."""
 
-    def __init__(self, signer: Signer, credentials: list[str], clock: Callable[[], float] = time.time):
+    def __init__(self, signer: Signer, credentials: list[str], clock: Callable[[], float] = time.time,
+                 epoch_file: Path | None = None):
         self.signer = signer
         self.clock = clock
         # Sessions die when the owner token or passcode changes.
         self._cred = signer.mac("cred", "\0".join(credentials))[:22]
-        self._revoked: dict[str, int] = {}
+        self._epoch_file = epoch_file
+        self._epoch = 0  # without a file (tests): kept in memory
         self._lock = threading.Lock()
+
+    def epoch(self) -> int:
+        """The current epoch; a session signed in an earlier one is signed out."""
+        if self._epoch_file is None:
+            return self._epoch
+        try:
+            return int(self._epoch_file.read_text().strip() or 0)
+        except (OSError, ValueError):
+            return 0
 
     def csrf_for(self, sid: str) -> str:
         return self.signer.mac("csrf", sid)
@@ -104,7 +118,7 @@ class Sessions:
         """A fresh session and its cookie value."""
         sid = secrets.token_urlsafe(18)
         expires = int(self.clock()) + SESSION_SECONDS
-        cookie = self.signer.sign("session", {"sid": sid, "exp": expires, "cred": self._cred})
+        cookie = self.signer.sign("session", {"sid": sid, "exp": expires, "cred": self._cred, "ep": self.epoch()})
         return Session(sid, expires, self.csrf_for(sid)), cookie
 
     def read(self, cookie: str | None) -> Session | None:
@@ -116,17 +130,20 @@ class Sessions:
             return None
         if not hmac.compare_digest(str(payload.get("cred", "")).encode(), self._cred.encode()):
             return None
-        with self._lock:
-            if sid in self._revoked:
-                return None
+        if payload.get("ep") != self.epoch():
+            return None
         return Session(sid, expires, self.csrf_for(sid))
 
     def revoke(self, session: Session) -> None:
-        now = self.clock()
+        """Sign out: every session of the current epoch ends, across restarts and processes."""
         with self._lock:
-            for sid in [s for s, exp in self._revoked.items() if exp <= now]:
-                del self._revoked[sid]
-            self._revoked[session.sid] = session.expires
+            following = self.epoch() + 1
+            if self._epoch_file is None:
+                self._epoch = following
+                return
+            tmp = self._epoch_file.with_suffix(".tmp")
+            tmp.write_text(f"{following}\n")
+            os.replace(tmp, self._epoch_file)
 
     # -- the sign-in form's own CSRF token ---------------------------------
 

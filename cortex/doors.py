@@ -3,7 +3,12 @@
 - `/mcp`: owner door, `Authorization: Bearer <owner token>`; 401 otherwise.
 - `/s/<secret>/mcp`: the same tools for clients that can only hold a URL; a wrong
   secret gets the same bare 404 as any unknown path.
-- `/healthz`: head SHA and note count.
+- `/healthz`: liveness, head SHA, note count and the guest door's state; the
+  rest (watcher, remote, broken policies) with `?detail=1` and the owner's bearer.
+
+Every MCP path checks Host and Origin against the allow-list exactly (a `:*`
+pattern means a numeric port) before the SDK's own check, which matched
+`localhost:*` as a prefix and let `localhost:1.evil.example` through.
 
 Each door is its own MCPServer (with its own tool list), so an untrusted client
 never sees a tool it may not call.
@@ -28,7 +33,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from .brain import Actor
-from .config import Settings
+from .config import Settings, allowed
 from .gitstore import StoreError
 from .paths import BadInput
 from .redact import redact_value
@@ -165,13 +170,25 @@ class DoorRouter:
     _SECRET_SEGMENT = re.compile(r"^/(s|g)/[^/]*")
 
     def __init__(self, app: Starlette, owner_token: str, url_secret: str | None,
-                 owner_app, url_app, guest_lookup=None):
+                 owner_app, url_app, guest_lookup=None, hosts: list[str] | None = None,
+                 origins: list[str] | None = None):
         self.app = app
+        self.hosts = hosts
+        self.origins = origins
         self.owner_token = owner_token
         self.url_secret = url_secret
         self.owner_app = owner_app
         self.url_app = url_app
         self.guest_lookup = guest_lookup
+
+    def _rebinding(self, scope) -> Response | None:
+        """421/403 unless Host (and Origin, when sent) match the allow-lists exactly."""
+        host, origin = _header(scope, b"host"), _header(scope, b"origin")
+        if self.hosts is not None and not allowed(host, self.hosts):
+            return PlainTextResponse("Invalid Host header", status_code=421)
+        if self.origins is not None and origin and not allowed(origin, self.origins):
+            return PlainTextResponse("Invalid Origin header", status_code=403)
+        return None
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -184,10 +201,13 @@ class DoorRouter:
             # starts. The door check below uses `path`, taken before the mask.
             masked = self._SECRET_SEGMENT.sub(r"/\1/redacted", path, count=1)
             scope["path"], scope["raw_path"] = masked, masked.encode("utf-8", "replace")
+        if path in ("/mcp", "/mcp/") or path.startswith(("/s/", "/g/")):
+            refusal = self._rebinding(scope)
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
         if path in ("/mcp", "/mcp/"):
-            header = _header(scope, b"authorization")
-            token = header[7:].strip() if header[:7].lower() == "bearer " else ""
-            if not token or not hmac.compare_digest(token.encode(), self.owner_token.encode()):
+            if not bearer_ok(_header(scope, b"authorization"), self.owner_token):
                 await PlainTextResponse("Unauthorized: send Authorization: Bearer <owner token>",
                                         status_code=401, headers={"WWW-Authenticate": "Bearer"})(scope, receive, send)
                 return
@@ -207,6 +227,12 @@ class DoorRouter:
             await Response("Not Found", status_code=404)(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+
+def bearer_ok(header: str, owner_token: str) -> bool:
+    """`Authorization: Bearer <owner token>`, compared in constant time."""
+    token = header[7:].strip() if header[:7].lower() == "bearer " else ""
+    return bool(token) and hmac.compare_digest(token.encode(), owner_token.encode())
 
 
 def _header(scope, name: bytes) -> str:
@@ -235,6 +261,11 @@ def build_app(settings: Settings, tools: Tools, owner_token: str, url_secret: st
     servers = [owner, url] + (list(guest_doors.servers()) if guest_doors else [])
 
     async def healthz(request: Request) -> JSONResponse:
+        """Public: liveness, head, note count, guest door. `?detail=1` with the owner's bearer: everything."""
+        detail = request.query_params.get("detail") not in (None, "", "0")
+        if detail and not bearer_ok(request.headers.get("authorization", ""), owner_token):
+            return JSONResponse({"error": "?detail=1 needs Authorization: Bearer <owner token>"}, status_code=401,
+                                headers={"WWW-Authenticate": "Bearer"})
         head = tools.brain.store.head()
         body: dict[str, Any] = {"ok": True, "sha": head}
         try:
@@ -242,9 +273,13 @@ def build_app(settings: Settings, tools: Tools, owner_token: str, url_secret: st
             body["notes"] = len(snap.notes)
         except StoreError as exc:
             body["notes"] = 0
-            body["error"] = str(exc)
-        if health:
-            body.update(health())
+            if detail:
+                body["error"] = str(exc)
+        extra = health() if health else {}
+        if detail:
+            body.update(extra)
+        elif "guest_door" in extra:
+            body["guest_door"] = extra["guest_door"]
         return JSONResponse(body)
 
     @contextlib.asynccontextmanager
@@ -259,4 +294,5 @@ def build_app(settings: Settings, tools: Tools, owner_token: str, url_secret: st
     routes = [Route("/healthz", healthz)] + list(extra_routes or [])
     app = Starlette(routes=routes, lifespan=lifespan)
     lookup = guest_doors.lookup if guest_doors else None
-    return DoorRouter(app, owner_token, url_secret, owner_app, url_app, lookup)
+    return DoorRouter(app, owner_token, url_secret, owner_app, url_app, lookup,
+                      hosts=settings.hosts(), origins=settings.origins())

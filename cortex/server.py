@@ -26,6 +26,7 @@ class Parts:
     queue_off: str | None = None     # why the guest door is disabled, when it is
     editor: Any = None               # issue 7: the working-tree watcher (cortex.editor.Editor)
     remote: Any = None               # issue 7: hosted mode's store (cortex.remote.RemoteStore)
+    health: Any = None               # the full health report (watcher, remote, guest policies), for the owner
 
 
 def open_brain(settings: Settings) -> tuple[Brain, bool]:
@@ -84,6 +85,7 @@ def sync_parts(parts: Parts, app_args: dict[str, Any]) -> dict[str, Any]:
             body.update(r.status())
         return body
 
+    parts.health = combined_health  # the console's Status page shows it to the signed-in owner
     app_args.update(extra_routes=routes, health=combined_health,
                     on_startup=startup + [r.start for r in runners])
     return app_args

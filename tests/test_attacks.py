@@ -181,3 +181,64 @@ def test_console_proposals_page_is_clipped(gserver):
     assert page.text.count("more characters not shown") == 5
     one = console.get(f"/console/proposals/{gserver.queue.open()[0].id}")
     assert one.status_code == 200 and len(one.content) < 110_000 and "more characters not shown" in one.text
+
+
+# -- 6. say no more than needed ------------------------------------------------------
+
+def test_public_healthz_says_only_liveness_head_count_and_guest_door(serve, tmp_path):
+    remote = tmp_path / "remote.git"
+    init_brain(remote, bare=True)
+    proc = serve({"CORTEX_REMOTE": str(remote)})
+    public = httpx.get(f"{proc.url}/healthz").json()
+    assert set(public) == {"ok", "sha", "notes", "guest_door"}, public
+    assert str(remote) not in httpx.get(f"{proc.url}/healthz").text
+    assert httpx.get(f"{proc.url}/healthz?detail=1").status_code == 401
+    assert httpx.get(f"{proc.url}/healthz?detail=1", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    detail = httpx.get(f"{proc.url}/healthz?detail=1", headers={"Authorization": f"Bearer {TOKEN}"}).json()
+    assert "remote" in detail and detail["sha"] == public["sha"]
+
+
+HOSTS = [("127.0.0.1:8765", True), ("localhost:1", True), ("localhost", True),
+         ("localhost:1.evil.example", False), ("localhost:evil", False), ("localhost:", False),
+         ("localhost:123456", False), ("127.0.0.1:80.evil.example", False), ("evil.example", False),
+         ("localhost.evil.example:80", False)]
+
+
+def test_host_allow_list_is_matched_exactly_on_every_door_and_the_console(serve):
+    proc = serve()
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}}}
+    for host, ok in HOSTS:
+        headers = {"Host": host, "Authorization": f"Bearer {TOKEN}",
+                   "Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        r = httpx.post(f"{proc.url}/mcp", json=body, headers=headers)
+        assert (r.status_code == 200) == ok, (host, r.status_code, r.text[:100])
+        if not ok:
+            assert r.status_code == 421 and r.text == "Invalid Host header"
+        page = httpx.get(f"{proc.url}/console/signin", headers={"Host": host})
+        assert (page.status_code == 200) == ok, (host, page.status_code)
+
+
+def test_an_origin_that_only_starts_like_an_allowed_one_is_refused(serve):
+    proc = serve()
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}}}
+    for origin, status in [("http://localhost:1.evil.example", 403), ("http://localhost:3000", 200)]:
+        r = httpx.post(f"{proc.url}/mcp", json=body, headers={
+            "Origin": origin, "Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"})
+        assert r.status_code == status, (origin, r.status_code)
+
+
+def test_sign_out_survives_a_restart(serve, tmp_path):
+    proc = serve()
+    c = httpx.Client(base_url=proc.url, follow_redirects=False, timeout=30)
+    form = c.get("/console/signin")
+    assert c.post("/console/signin", data={"csrf": CSRF.search(form.text).group(1), "secret": TOKEN}).status_code == 303
+    cookie = c.cookies.get("cortex_console")
+    page = c.get("/console/guests")
+    assert page.status_code == 200
+    assert c.post("/console/signout", data={"csrf": CSRF.search(page.text).group(1)}).status_code == 303
+    proc.stop()
+    proc.start()
+    replay = httpx.get(f"{proc.url}/console/proposals", cookies={"cortex_console": cookie}, follow_redirects=False)
+    assert replay.status_code == 303 and replay.headers["location"] == "/console/signin"

@@ -106,8 +106,9 @@ def test_a_broken_policy_closes_only_that_door_and_shows_in_healthz(gserver):
         r = post_initialize(f"{gserver.url}/g/{secret}/mcp", {})
         assert r.status_code == 404 and r.text == "Not Found"
     assert post_initialize(alice.url, {}).status_code == 200
-    body = httpx.get(f"{gserver.url}/healthz").json()
-    assert body["guest_door"] == "ok"
+    public = httpx.get(f"{gserver.url}/healthz").json()
+    assert public["guest_door"] == "ok" and "broken_guest_policies" not in public
+    body = httpx.get(f"{gserver.url}/healthz?detail=1", headers={"Authorization": f"Bearer {TOKEN}"}).json()
     broken = {b["file"]: b["error"] for b in body["broken_guest_policies"]}
     assert set(broken) == {".cortex/guests/bob.json", ".cortex/guests/eve.json", ".cortex/guests/mallory.json"}
     assert "JSON" in broken[".cortex/guests/bob.json"] and "whole brain" in broken[".cortex/guests/eve.json"]
