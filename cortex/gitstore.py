@@ -511,7 +511,10 @@ class GitStore:
             try:
                 if data is None:
                     target.unlink(missing_ok=True)
+                    _prune_empty_folders(target.parent, wd)
                 else:
+                    if target.is_dir() and not any(target.iterdir()):
+                        target.rmdir()  # the empty folder left by the folder's last note, as Git would
                     write_file_atomic(target, data)
             except OSError:
                 continue
@@ -838,6 +841,17 @@ def read_file(path: Path) -> bytes | None:
         return path.read_bytes()
     except OSError:
         return None
+
+
+def _prune_empty_folders(folder: Path, root: Path) -> None:
+    """Remove `folder` and its parents while they are empty, never `root`: Git keeps no empty folders,
+    and one left behind would block a later note of the same name."""
+    while folder != root and root in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def write_file_atomic(target: Path, data: bytes) -> None:

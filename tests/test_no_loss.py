@@ -105,6 +105,17 @@ def test_tool_writes_refuse_and_commit_nothing(brain, path, mode, extra, named):
                           capture_output=True, text=True).stdout == ""
 
 
+def test_deleting_a_folders_last_note_frees_its_name_on_disk(brain):
+    """Found by the long property run: the empty folder left on disk blocked a note of that name."""
+    tree = brain.store.workdir
+    brain.write("x.md/z.md", "create", OWNER, content="z\n")
+    brain.write("x.md/z.md", "delete", OWNER, reason="gone")
+    assert not (tree / "x.md").exists()
+    brain.write("x.md", "create", OWNER, content="now a note\n")
+    assert (tree / "x.md").read_text() == "now a note\n"
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True, text=True).stdout == ""
+
+
 def test_capture_refuses_when_todays_log_is_a_folder(brain):
     today = brain.today().isoformat()
     brain.write(f"log/{today}.md/kept.md", "create", OWNER, content="# kept\n")
