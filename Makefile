@@ -1,7 +1,7 @@
 # The README's commands live here so CI and people run exactly the same thing.
 PY ?= python3
 
-.PHONY: serve test
+.PHONY: serve test lint figures wheel-check
 
 # Quick start 1: install and serve the embedded default brain. Without redis-server
 # (no root, no sudo) it still serves; only the guest door is disabled, and says so.
@@ -10,8 +10,21 @@ serve:
 	$(PY) -m pip install -q -e .
 	cortex serve
 
-# Quick start 2: install what the tests need (Python deps, redis-server, Chromium) and run them all.
+# Quick start 2: install what the tests need (Python deps, redis-server, Chromium), lint, and run them all.
+# A test run writes nothing tracked: figures go to docs/ only through `make figures`.
 test:
 	bash ops/system-deps.sh --tests
 	$(PY) -m pip install -q -e '.[test]'
+	$(MAKE) lint
 	$(PY) -m pytest
+
+lint:
+	$(PY) -m ruff check cortex tests bench ops
+
+# Refresh docs/RELIABILITY.md from the reliability suites (measured, never typed).
+figures:
+	CORTEX_FIGURES=1 $(PY) -m pytest tests/test_reliability.py tests/test_bad_input.py tests/test_auth_matrix.py tests/test_fuzz.py
+
+# The built wheel works with nothing else present (CI runs this after the tests).
+wheel-check:
+	bash ops/wheel-check.sh

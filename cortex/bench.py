@@ -195,7 +195,8 @@ def bench_search(root: Path, n: int) -> dict:
             ref.get_top_n([q], paths, n=10)
             ref_t.append(time.perf_counter() - t0)
         result["rank_bm25_common_search_p50_ms"] = statistics.median(ref_t) * 1000
-        result["speedup_common_search_vs_rank_bm25"] = result["rank_bm25_common_search_p50_ms"] / result["common_word_search_p50_ms"]
+        result["speedup_common_search_vs_rank_bm25"] = (result["rank_bm25_common_search_p50_ms"]
+                                                        / result["common_word_search_p50_ms"])
     return result
 
 
@@ -245,11 +246,10 @@ def bench_editor(root: Path, n: int, edits: int = 10, debounce_ms: int = 300) ->
     The goal is <= 1.5 s including the debounce (the poll interval, the quiet time,
     the commit and the snapshot's advance).
     """
-    from .brain import render_index
+    from .brain import Brain, render_index
     from .editor import Editor
     from .gitstore import GitStore
     from .notes import parse_note
-    from .brain import Brain
 
     path = root / f"tree-{n}"
     files = synthetic_notes(n)
@@ -292,7 +292,8 @@ def bench_editor(root: Path, n: int, edits: int = 10, debounce_ms: int = 300) ->
 def machine() -> str:
     cpu = ""
     try:
-        cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                   if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
     return f"{platform.machine()}, {os.cpu_count()} cores, {cpu}, Python {platform.python_version()}"

@@ -9,13 +9,14 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 from zoneinfo import ZoneInfo
 
 from .corpus import Corpus, Snapshot, decode, is_note_path
-from .gitstore import Changes, Conflict, GitStore, StoreError, View, WriteResult
+from .errors import AlreadyApplied, BadInput, Conflict, StoreError
+from .gitstore import Change, Changes, CommitInfo, GitStore, View, WriteResult
 from .notes import Note, parse_note
-from .paths import BadInput, check_content, check_path, check_text
+from .paths import check_content, check_path, check_text
 
 WRITE_MODES = ("create", "replace", "append", "edit", "delete", "move")
 MAX_REASON_CHARS = 500
@@ -47,14 +48,6 @@ REQUEST_TRAILER = "Cortex-Request"
 # How far back a request_id is looked for: a retry comes seconds after a lost reply.
 REQUEST_LOOKBACK = 500
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
-
-
-class AlreadyApplied(Exception):
-    """The write's request_id is already in history: the earlier commit stands."""
-
-    def __init__(self, sha: str):
-        super().__init__(sha)
-        self.sha = sha
 
 
 def check_request_id(request_id: str | None) -> str | None:
@@ -123,6 +116,16 @@ def append_text(existing: str, addition: str) -> str:
     return existing + addition
 
 
+class WorkdirHook(Protocol):
+    """What a brain with a working tree calls around each write (cortex.editor.Editor)."""
+
+    def before_write(self, paths: list[str]) -> None:
+        """Commit the hand edits to `paths`, so a tool write lands on top of them."""
+
+    def after_write(self, result: WriteResult) -> None:
+        """Put the commit's files on disk where the disk still holds what it replaced."""
+
+
 class Brain:
     """One brain: a Git store, its corpus, a time zone and a clock."""
 
@@ -135,9 +138,8 @@ class Brain:
         except Exception as exc:  # ZoneInfoNotFoundError, ValueError
             raise StoreError(f"unknown time zone {tz!r}") from exc
         self._clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
-        # issue 7: the working-tree watcher (cortex.editor.Editor) when the brain has
-        # a working tree; it commits hand edits before a write and syncs files after.
-        self.workdir_hook: Any = None
+        # The working-tree watcher (cortex.editor.Editor), when the brain has a working tree.
+        self.workdir_hook: WorkdirHook | None = None
 
     # -- time -------------------------------------------------------------
 
@@ -197,6 +199,51 @@ class Brain:
             return sha, blob, snap.notes[path]
         return sha, blob, parse_note(path, decode(self.store.blob_bytes(blob)))
 
+    # -- files and history: what doors, the console and services may ask of Git --
+
+    def head(self) -> str | None:
+        """The branch head SHA, read fresh (sees hand edits and pushes)."""
+        return self.store.head()
+
+    def files(self, sha: str) -> dict[str, str]:
+        """Every file of commit `sha`: path -> blob id."""
+        return self.store.entries(sha)
+
+    def files_under(self, prefix: str, sha: str | None) -> dict[str, bytes]:
+        """The bytes of every file under `prefix` at commit `sha` (machine files: policies, tombstones)."""
+        if sha is None:
+            return {}
+        # A walk of the whole tree: tens of ms at 10,000 notes; callers cache by SHA.
+        return {p: self.store.blob_bytes(b) for p, b in sorted(self.store.entries(sha).items())
+                if p.startswith(prefix)}
+
+    def text_at(self, sha: str | None, path: str) -> str | None:
+        """The text of `path` at commit `sha`, or None when it is absent there."""
+        blob = self.store.blob_at(sha, path) if sha else None
+        return decode(self.store.blob_bytes(blob)) if blob else None
+
+    def blob_bytes(self, blob: str) -> bytes:
+        return self.store.blob_bytes(blob)
+
+    def history(self, path: str | None = None, limit: int = 20,
+                before: str | None = None) -> tuple[list[CommitInfo], bool]:
+        """Commits newest first (touching `path` if given), and whether more remain."""
+        return self.store.history(path, limit, before)
+
+    def commit_info(self, rev: str) -> CommitInfo:
+        """One commit by (short) SHA; StoreError when unknown."""
+        return self.store.commit_info(self.store.resolve(rev))
+
+    def changes(self, info: CommitInfo) -> list[Change]:
+        """The files commit `info` changed against its first parent (every file for a root commit)."""
+        if info.parents:
+            return self.store.diff(info.parents[0], info.sha)
+        return [Change(p, None, b) for p, b in self.store.entries(info.sha).items()]
+
+    def collision(self, path: str, sha: str | None = None) -> str | None:
+        """Why a note at `path` would replace a folder or turn a note into a folder (at `sha`, else the head)."""
+        return self.store.collision(sha if sha is not None else self.store.head(), {path: b""})
+
     # -- writes -----------------------------------------------------------
 
     def check_place(self, path: str) -> None:
@@ -205,7 +252,7 @@ class Brain:
         Every commit is checked again inside the compare-and-swap; this lets a
         proposal be refused when it is made, not only when the owner accepts it.
         """
-        why = self.store.collision(self.store.head(), {path: b""})
+        why = self.collision(path)
         if why:
             raise BadInput(why.replace("nothing was committed", "nothing was changed"))
 
@@ -365,22 +412,40 @@ class Brain:
                 "blob": result.new_blobs.get(path), "replaced_blob": result.old_blobs.get(path),
                 **push_fields(result)}
 
+    def commit_change(self, paths: list[str], change: Callable[[View], Changes], subject: str, actor: Actor,
+                      body: str = "", *, sync: bool = True) -> WriteResult:
+        """One commit (plus INDEX.md) whose files `change` computes from a View of the head.
+
+        `change` runs inside the compare-and-swap and again whenever the head moved
+        meanwhile, so what it reads and what it writes are always of the same head.
+        `paths` are the files it may touch: their uncommitted hand edits are
+        committed first. The working-tree watcher passes `sync=False`: its files are
+        already on disk.
+        """
+        if sync:
+            self._before_write(paths)
+        result = self._commit(change, subject, actor, body)
+        if sync:
+            self._sync_workdir(result)
+        return result
+
     def commit_files(self, changes: Changes, subject: str, actor: Actor, body: str = "",
                      check: Callable[[View], None] | None = None) -> WriteResult:
-        """Commit several files at once (e.g. an accepted proposal and its receipt)."""
+        """Commit several fixed files at once (a guest policy, a tombstone); `check` may refuse on the head."""
 
         def change(view: View) -> Changes:
             if check:
                 check(view)
             return dict(changes)
 
-        self._before_write(list(changes))
-        result = self._commit(change, subject, actor, body)
-        self._sync_workdir(result)
-        return result
+        return self.commit_change(list(changes), change, subject, actor, body)
+
+    def attach_workdir(self, hook: WorkdirHook) -> None:
+        """The working-tree watcher: it commits hand edits before a write and syncs files after."""
+        self.workdir_hook = hook
 
     def _before_write(self, paths: list[str]) -> None:
-        """issue 7: commit uncommitted hand edits to `paths` first (their own commit, door editor)."""
+        """Commit uncommitted hand edits to `paths` first (their own commit, door editor)."""
         if self.workdir_hook is not None:
             self.workdir_hook.before_write(paths)
 

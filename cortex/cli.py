@@ -1,40 +1,20 @@
-"""The `cortex` command: init, serve, guest, eval, bench."""
+"""The `cortex` command: init, serve, guest, eval, bench.
+
+Every refusal is one line on stderr and exit status 1; nothing is changed.
+"""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
+from .brain import Brain
+from .brains import init_brain, open_brain
 from .config import Settings
-from .guests import add_guest_commands
-
-TEMPLATE = Path(os.environ.get("CORTEX_TEMPLATE") or Path(__file__).resolve().parent.parent / "brain-template")
-
-
-def template_files(root: Path = TEMPLATE) -> dict[str, bytes]:
-    """Every file of the brain template, keyed by its path inside the brain."""
-    if not root.is_dir():
-        raise SystemExit(f"brain template not found at {root}; set CORTEX_TEMPLATE")
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def init_brain(path: Path, bare: bool = False) -> str:
-    """Make a new Git repository on `main` whose first commit holds the template."""
-    from .brain import render_index
-    from .gitstore import GitStore
-    from .notes import parse_note
-    from .corpus import is_note_path
-
-    if path.exists() and any(path.iterdir()):
-        raise SystemExit(f"{path} exists and is not empty; choose a new folder")
-    files = template_files()
-    notes = {p: parse_note(p, d.decode("utf-8")) for p, d in files.items() if is_note_path(p)}
-    files["INDEX.md"] = render_index(notes)
-    store = GitStore.init(path, files, bare=bare)
-    return store.head() or ""
+from .errors import CortexError
+from .guests import DEFAULTS, GuestBook, add_guest, revoke_guest
+from .proposals import QUEUE_CAP
 
 
 def cmd_init(args: argparse.Namespace) -> int:
@@ -63,6 +43,77 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return bench_main(args)
 
 
+# -- the `cortex guest` commands ------------------------------------------
+
+def _open_brain() -> Brain:
+    return open_brain(Settings.from_env())[0]
+
+
+def cmd_guest_add(args: argparse.Namespace) -> int:
+    brain = _open_brain()
+    try:
+        policy, secret, sha = add_guest(brain, args.name, args.scope, max_k=args.max_k,
+                                        daily_asks=args.daily_asks, daily_proposals=args.daily_proposals,
+                                        citations=args.citations, max_pending=args.max_pending)
+    except CortexError as exc:
+        raise SystemExit(f"cortex guest add: {exc}") from None
+    print(f"Guest {policy.name} added in commit {sha[:12]}: scopes {', '.join(policy.scopes)}; "
+          f"max_k {policy.max_k}, {policy.daily_asks} asks and {policy.daily_proposals} proposals a day, "
+          f"{policy.max_pending} awaiting review at once; "
+          f"citations {'shown' if policy.citations else 'hidden'}.")
+    print("Door path (shown once, never stored; put the server's base URL in front):")
+    print(f"/g/{secret}/mcp")
+    return 0
+
+
+def cmd_guest_list(args: argparse.Namespace) -> int:
+    book = GuestBook(_open_brain())
+    policies, broken = book.policies(), book.broken()
+    if not policies and not broken:
+        print("No guests.")
+    for policy in policies.values():
+        print(f"{policy.name}: scopes {', '.join(policy.scopes)}; max_k {policy.max_k}; "
+              f"{policy.daily_asks} asks/day; {policy.daily_proposals} proposals/day; "
+              f"{policy.max_pending} pending at most; "
+              f"citations {'shown' if policy.citations else 'hidden'}; created {policy.created}")
+    for item in broken:
+        print(f"BROKEN {item['file']}: {item['error']} (this guest's door is closed)")
+    return 1 if broken else 0
+
+
+def cmd_guest_revoke(args: argparse.Namespace) -> int:
+    try:
+        sha = revoke_guest(_open_brain(), args.name)
+    except CortexError as exc:
+        raise SystemExit(f"cortex guest revoke: {exc}") from None
+    print(f"Guest {args.name} revoked in commit {sha[:12]}; its door is closed.")
+    return 0
+
+
+def add_guest_commands(sub: argparse._SubParsersAction) -> None:
+    """Register `cortex guest add|list|revoke` on the top-level subparsers."""
+    g = sub.add_parser("guest", help="guests: scoped askers and proposers (add, list, revoke)")
+    gsub = g.add_subparsers(dest="guest_command", required=True)
+    p = gsub.add_parser("add", help="add a guest; prints its door path once")
+    p.add_argument("name")
+    p.add_argument("--scope", action="append", required=True,
+                   help="an exact note path or a folder ending in '/' (repeatable)")
+    p.add_argument("--max-k", type=int, default=None, help=f"most notes one ask may read (default {DEFAULTS['max_k']})")
+    p.add_argument("--daily-asks", type=int, default=None, help=f"asks per day (default {DEFAULTS['daily_asks']})")
+    p.add_argument("--daily-proposals", type=int, default=None,
+                   help=f"proposals per day (default {DEFAULTS['daily_proposals']})")
+    p.add_argument("--max-pending", type=int, default=None,
+                   help=f"proposals awaiting review at once, within the queue's {QUEUE_CAP} "
+                        f"(default {DEFAULTS['max_pending']})")
+    p.add_argument("--citations", action="store_true", help="show paths and quotes in replies")
+    p.set_defaults(fn=cmd_guest_add)
+    p = gsub.add_parser("list", help="list guests and any broken policy (never secrets)")
+    p.set_defaults(fn=cmd_guest_list)
+    p = gsub.add_parser("revoke", help="revoke a guest (a commit deleting its policy)")
+    p.add_argument("name")
+    p.set_defaults(fn=cmd_guest_revoke)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cortex", description="A Git-backed brain served over MCP.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -79,8 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=cmd_serve)
 
     p = sub.add_parser("eval", help="retrieval (and ask) eval on the public sample brain")
-    p.add_argument("--brain-dir", default=None, help="folder of the sample brain (default eval/brain)")
-    p.add_argument("--questions", default=None, help="questions file (default eval/questions.jsonl)")
+    p.add_argument("--brain-dir", default=None, help="folder of the sample brain (default: the one shipped)")
+    p.add_argument("--questions", default=None, help="questions file (default: the one shipped)")
     p.add_argument("--no-ask", action="store_true", help="skip the ask part")
     p.set_defaults(fn=cmd_eval)
 
@@ -92,7 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     add_guest_commands(sub)
 
     args = parser.parse_args(argv)
-    return args.fn(args) or 0
+    try:
+        return args.fn(args) or 0
+    except CortexError as exc:
+        print(f"cortex {args.command}: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -25,12 +25,23 @@ from starlette.routing import Route
 
 from .brain import Actor
 from .config import allowed, load_or_make_secret
-from .console_auth import (ALL, FAILURE_WINDOW_ALL, MAX_FAILURES_ALL, PRE_SECONDS, SESSION_SECONDS, Session,
-                           Sessions, Signer, Throttle, credential_ok, token_matches)
+from .console_auth import (
+    ALL,
+    FAILURE_WINDOW_ALL,
+    MAX_FAILURES_ALL,
+    PRE_SECONDS,
+    SESSION_SECONDS,
+    Session,
+    Sessions,
+    Signer,
+    Throttle,
+    credential_ok,
+    token_matches,
+)
 from .console_pages import Pages
-from .gitstore import StoreError
+from .errors import BadInput, CortexError
 from .guests import GuestBook, add_guest, revoke_guest
-from .paths import BadInput, check_path, check_text
+from .paths import check_path, check_text
 from .redact import redact
 from .review import Review
 
@@ -214,7 +225,8 @@ class Console:
     async def signin(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         addr = request.client.host if request.client else "unknown"
         if not token_matches(form.get("csrf"), self.sessions.pre_token(request.cookies.get(PRE_COOKIE))):
-            raise Refused(403, "refused: the sign-in form's CSRF token is missing or stale; open the sign-in page again")
+            raise Refused(403, "refused: the sign-in form's CSRF token is missing or stale; "
+                               "open the sign-in page again")
         secret = form.get("secret", "")
         # The owner token is never locked out; the throttle guards the passcode.
         if not token_matches(secret, self.owner_token):
@@ -251,7 +263,7 @@ class Console:
     async def proposals(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         try:
             cards, unavailable = await run_in_threadpool(self.pages.open_cards), None
-        except StoreError as exc:  # QueueUnavailable included: say so, never crash
+        except CortexError as exc:  # a Redis outage too: say so, never crash
             cards, unavailable = [], str(exc)
         return self.render(request, session, "proposals.html", title="Proposals", cards=cards,
                            unavailable=unavailable)
@@ -262,7 +274,7 @@ class Console:
             raise Refused(404, "no such proposal")
         try:
             info = await run_in_threadpool(self.pages.decided, pid)
-        except StoreError as exc:
+        except CortexError as exc:
             raise Refused(503, str(exc)) from None
         if info is None:
             raise Refused(404, f"no proposal {pid} (unknown, or decided more than 30 days ago)")
@@ -277,11 +289,11 @@ class Console:
             raise Refused(404, "no such proposal")
         try:
             await run_in_threadpool(work)
-        except (BadInput, StoreError) as exc:
+        except CortexError as exc:
             # Refused by the review rules (e.g. create on an existing note): nothing changed.
             try:
                 info = await run_in_threadpool(self.pages.decided, pid)
-            except StoreError:
+            except CortexError:
                 info = None
             return self.render(request, session, "proposal.html", status=409, title=f"Proposal {pid}",
                                p=info, error=str(exc).splitlines()[0] if str(exc) else "refused")
@@ -305,7 +317,7 @@ class Console:
         rows = [(key, json.dumps(value, indent=2, sort_keys=True, default=str) if not isinstance(value, str)
                  else value) for key, value in sorted(detail.items())]
         return self.render(request, session, "status.html", title="Status", rows=rows,
-                           head=self.brain.store.head() or "")
+                           head=self.brain.head() or "")
 
     # -- activity ---------------------------------------------------------
 
@@ -318,7 +330,7 @@ class Console:
             if before and not _SHA.match(before):
                 raise BadInput("before must be a commit SHA")
             data = await run_in_threadpool(self.pages.activity, door, path, before)
-        except (BadInput, StoreError) as exc:
+        except CortexError as exc:
             data, error = {"rows": [], "next": None, "scanned": 0}, str(exc)
         else:
             error = None
@@ -332,7 +344,7 @@ class Console:
             raise Refused(404, "not a commit SHA")
         try:
             data = await run_in_threadpool(self.pages.commit, sha)
-        except StoreError:
+        except CortexError:
             raise Refused(404, f"no commit {sha} in this brain") from None
         return self.render(request, session, "commit.html", title=f"Commit {sha[:12]}", **data)
 
@@ -355,7 +367,7 @@ class Console:
         path = request.path_params["path"]
         try:
             data = await run_in_threadpool(self.pages.note, path)
-        except (BadInput, StoreError) as exc:
+        except CortexError as exc:
             raise Refused(404, str(exc).splitlines()[0] if str(exc) else "no such note") from None
         return self.render(request, session, "note.html", **data)
 
@@ -374,7 +386,7 @@ class Console:
             limits = {k: _int_field(form, k) for k in ("max_k", "daily_asks", "daily_proposals", "max_pending")}
             policy, secret, sha = await run_in_threadpool(
                 lambda: add_guest(self.brain, name, scopes, citations=form.get("citations") == "on", **limits))
-        except (BadInput, StoreError) as exc:
+        except CortexError as exc:
             return await self.guests(request, session, form, status=400, error=f"Guest not added: {exc}")
         door = f"/g/{secret}/mcp"
         base = str(request.base_url).rstrip("/")
@@ -385,7 +397,7 @@ class Console:
         name = request.path_params["name"]
         try:
             sha = await run_in_threadpool(revoke_guest, self.brain, name)
-        except (BadInput, StoreError) as exc:
+        except CortexError as exc:
             return await self.guests(request, session, form, status=400, error=f"Not revoked: {exc}")
         return await self.guests(request, session, form,
                                  notice=f"Guest {name} revoked in commit {sha[:12]}; its door is closed.")

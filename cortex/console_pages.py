@@ -11,12 +11,12 @@ import datetime as dt
 from pathlib import PurePosixPath
 from typing import Any, Iterator
 
-from .brain import Brain
+from .brain import Brain, CommitInfo
 from .diffview import blob_diff, diff_rows
-from .gitstore import Change, CommitInfo, StoreError
+from .errors import BadInput, CortexError, StoreError
 from .guests import GuestBook
 from .markdown_render import render_markdown
-from .paths import BadInput, check_path
+from .paths import check_path
 from .proposals import Proposal, ProposalQueue, tomb_key
 from .redact import redact
 from .review import LIST_BODY_CHARS, TOMBSTONES, Review
@@ -117,7 +117,7 @@ class Pages:
         """Every open proposal, oldest first, each diffed against the note at the head."""
         q = self.queue_or_refuse()
         items = q.open()
-        head = self.brain.store.head()
+        head = self.brain.head()
         now = q.clock().timestamp()
         return [self.card(p, head, now) for p in items]
 
@@ -133,22 +133,21 @@ class Pages:
                                 "tomb_commit": p.extra.get("tomb_commit", ""),
                                 "tombstone": f"{TOMBSTONES}{tomb_key(p.path, p.digest)}.json", "card": None}
         if p.state in ("pending", "accepting"):
-            info["card"] = self.card(p, self.brain.store.head(), q.clock().timestamp(), PROPOSAL_PAGE_CHARS)
+            info["card"] = self.card(p, self.brain.head(), q.clock().timestamp(), PROPOSAL_PAGE_CHARS)
         return info
 
     def history(self, path: str | None, before: str | None) -> Iterator[CommitInfo]:
         """Every commit (touching `path`), newest first, fetched in batches."""
         cursor = before
         while True:
-            commits, more = self.brain.store.history(path, limit=100, before=cursor)
+            commits, more = self.brain.history(path, limit=100, before=cursor)
             yield from commits
             if not more or not commits:
                 return
             cursor = commits[-1].sha
 
     def activity(self, door: str, path: str, before: str) -> dict[str, Any]:
-        store = self.brain.store
-        start = store.resolve(before) if before else None
+        start = self.brain.commit_info(before).sha if before else None
         rows: list[dict[str, Any]] = []
         scanned, cursor = 0, None
         walk = self.history(path or None, start)
@@ -164,27 +163,21 @@ class Pages:
         return {"rows": rows, "next": cursor, "scanned": scanned}
 
     def commit(self, rev: str) -> dict[str, Any]:
-        store = self.brain.store
-        info = store.commit_info(store.resolve(rev))
-        if info.parents:
-            changes = store.diff(info.parents[0], info.sha)
-        else:
-            changes = [Change(p, None, b) for p, b in store.entries(info.sha).items()]
-        changes.sort(key=lambda ch: ch.path)
+        info = self.brain.commit_info(rev)
+        changes = sorted(self.brain.changes(info), key=lambda ch: ch.path)
         files = []
         for ch in changes[:MAX_DIFF_FILES]:
-            old = store.blob_bytes(ch.old_blob) if ch.old_blob else None
-            new = store.blob_bytes(ch.new_blob) if ch.new_blob else None
+            old = self.brain.blob_bytes(ch.old_blob) if ch.old_blob else None
+            new = self.brain.blob_bytes(ch.new_blob) if ch.new_blob else None
             files.append(blob_diff(ch.path, old, new))
         return {"c": commit_row(info), "message": redact(info.message), "parents": list(info.parents),
                 "files": files, "unshown": [ch.path for ch in changes[MAX_DIFF_FILES:]]}
 
     def folder(self, folder: str) -> dict[str, Any]:
-        store = self.brain.store
-        head = store.head()
+        head = self.brain.head()
         if head is None:
             return {"folder": folder, "folders": [], "files": [], "sha": None, "crumbs": _crumbs(folder)}
-        entries = store.entries(head)
+        entries = self.brain.files(head)
         snap = self.brain.corpus.built()
         notes = snap.notes if snap is not None and snap.sha == head else self.brain.snapshot().notes
         today = self.brain.today()
@@ -215,7 +208,7 @@ class Pages:
                 superseded = check_path(note.superseded_by.strip().lstrip("/"), for_write=False)
             except BadInput:
                 superseded = None
-        history, more = self.brain.store.history(path, limit=20)
+        history, more = self.brain.history(path, limit=20)
         return {
             "note_path": path, "sha": sha, "blob": blob, "title": redact(note.title) if markdown else path,
             # `title` is the page's <title> and <h1>.
@@ -238,7 +231,7 @@ class Pages:
                 try:
                     used = {"asks": self.queue.used("asks", policy.name),
                             "proposals": self.queue.used("proposals", policy.name)}
-                except StoreError as exc:
+                except CortexError as exc:
                     meters_off = str(exc)
             rows.append({**policy.public(), "used": used})
         if self.queue is None:

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .brain import Actor, Brain
-from .gitstore import StoreError, View, WriteResult, hash_blob, read_file
+from .errors import StoreError
+from .gitstore import View, WriteResult, hash_blob, read_file
 
 log = logging.getLogger("cortex.editor")
 
@@ -95,7 +96,7 @@ class Editor:
         # Hand edits that would turn a note into a folder (or back): not committed,
         # re-checked after every change on disk until the person renames one side.
         self.held: dict[str, str] = {}
-        brain.workdir_hook = self
+        brain.attach_workdir(self)
 
     # -- running ----------------------------------------------------------
 
@@ -221,7 +222,8 @@ class Editor:
                     return dict(plan.out)
 
                 try:
-                    result = self.brain._commit(change, _subject(plan), HAND, _body(plan))
+                    result = self.brain.commit_change(list(plan.out), change, _subject(plan), HAND, _body(plan),
+                                                      sync=False)
                 except _Moved:
                     continue
                 except StoreError as exc:

@@ -14,7 +14,9 @@ import json
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent / "eval"
+from .brains import data_dir
+
+ROOT = data_dir("eval_data", "eval")  # shipped in the wheel; the repository's eval/ in a clone
 # The eval brain's dates are written against this day (see eval/README.md).
 EVAL_DAY = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
 

@@ -21,6 +21,7 @@ from typing import Callable, Iterable, Mapping
 
 import pygit2
 
+from .errors import PathCollision, StoreError
 from .paths import collision
 
 # Only regular blobs are notes: symlinks (0o120000) and submodules (0o160000)
@@ -31,18 +32,6 @@ _BLOB_MODES = (pygit2.GIT_FILEMODE_BLOB, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE)
 STALE_LOCK_SECONDS = 2.0
 
 Changes = dict[str, bytes | None]  # path -> new bytes, or None to delete
-
-
-class StoreError(Exception):
-    """A store operation that cannot proceed; the message is safe to show."""
-
-
-class Conflict(StoreError):
-    """The change no longer applies to the current head."""
-
-
-class PathCollision(Conflict):
-    """The change would put a folder where a note is, or a note where a folder is."""
 
 
 @dataclass(frozen=True)
@@ -265,7 +254,8 @@ class GitStore:
             start = before if before else self.head()
             if start is None:
                 return [], False
-            walker = self._repo.walk(self._repo[start].id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME)
+            walker = self._repo.walk(self._repo[start].id,
+                                     pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME)
             out: list[CommitInfo] = []
             for commit in walker:
                 if before and str(commit.id) == start:

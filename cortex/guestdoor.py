@@ -20,9 +20,11 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from starlette.responses import PlainTextResponse
 
+from . import __version__
+from .errors import BadInput, QueueUnavailable
 from .guests import GuestBook, GuestPolicy
-from .paths import BadInput, check_content, check_path, check_text, in_scope
-from .proposals import MAX_WHY_CHARS, ProposalQueue, QueueUnavailable
+from .paths import check_content, check_path, check_text, in_scope
+from .proposals import MAX_WHY_CHARS, ProposalQueue
 from .review import Review
 
 GUEST_INSTRUCTIONS = (
@@ -167,7 +169,8 @@ class GuestDoors:
     def _server(self) -> MCPServer:
         from .doors import OneLineMCPServer, run_tool
 
-        mcp = OneLineMCPServer(name="cortex-guest", instructions=GUEST_INSTRUCTIONS, log_level="WARNING")
+        mcp = OneLineMCPServer(name="cortex-guest", version=__version__, instructions=GUEST_INSTRUCTIONS,
+                               log_level="WARNING")
         door = self
 
         def guarded(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
@@ -214,5 +217,5 @@ def guest_parts(parts: Any) -> dict[str, Any]:
         except QueueUnavailable:
             pass  # admission reloads them when Redis answers (the marker key is missing)
 
-    return {"extra_tools": review.register, "guest_doors": doors, "health": doors.health,
+    return {"review": review, "guest_doors": doors, "health": doors.health,
             "on_startup": [load_tombstones]}

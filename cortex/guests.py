@@ -11,7 +11,6 @@ default scope.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import hmac
 import json
@@ -22,8 +21,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .brain import Actor, Brain
-from .gitstore import Conflict, StoreError, View
-from .paths import BadInput, check_path
+from .errors import BadInput, Conflict
+from .gitstore import View
+from .paths import check_path
 from .proposals import GUEST_SHARE, QUEUE_CAP
 
 GUEST_DIR = ".cortex/guests/"
@@ -161,24 +161,19 @@ class GuestBook:
         self._broken: list[dict[str, str]] = []
 
     def _load(self) -> tuple[dict[str, GuestPolicy], list[dict[str, str]]]:
-        store = self.brain.store
-        head = store.head()
+        head = self.brain.head()
         with self._lock:
             if head == self._sha:
                 return self._policies, self._broken
             policies: dict[str, GuestPolicy] = {}
             broken: list[dict[str, str]] = []
-            if head is not None:
-                # A walk of the whole tree, once per head change (tens of ms at 10k notes).
-                for path, blob in sorted(store.entries(head).items()):
-                    if not path.startswith(GUEST_DIR):
-                        continue
-                    try:
-                        policy = parse_policy(path, store.blob_bytes(blob))
-                    except PolicyError as exc:
-                        broken.append({"file": path, "error": str(exc)})
-                        continue
-                    policies[policy.name] = policy
+            for path, data in self.brain.files_under(GUEST_DIR, head).items():  # once per head change
+                try:
+                    policy = parse_policy(path, data)
+                except PolicyError as exc:
+                    broken.append({"file": path, "error": str(exc)})
+                    continue
+                policies[policy.name] = policy
             self._sha, self._policies, self._broken = head, policies, broken
             return policies, broken
 
@@ -238,77 +233,3 @@ def revoke_guest(brain: Brain, name: str) -> str:
     result = brain.commit_files({path: None}, f"guest revoke: {name}", Actor(door="cli", tool="guest revoke"),
                                 check=present)
     return result.sha
-
-
-# -- the `cortex guest` commands ------------------------------------------
-
-def _open_brain() -> Brain:
-    from .config import Settings
-    from .server import open_brain
-
-    return open_brain(Settings.from_env())[0]
-
-
-def cmd_guest_add(args: argparse.Namespace) -> int:
-    brain = _open_brain()
-    try:
-        policy, secret, sha = add_guest(brain, args.name, args.scope, max_k=args.max_k,
-                                        daily_asks=args.daily_asks, daily_proposals=args.daily_proposals,
-                                        citations=args.citations, max_pending=args.max_pending)
-    except (BadInput, StoreError) as exc:
-        raise SystemExit(f"cortex guest add: {exc}") from None
-    print(f"Guest {policy.name} added in commit {sha[:12]}: scopes {', '.join(policy.scopes)}; "
-          f"max_k {policy.max_k}, {policy.daily_asks} asks and {policy.daily_proposals} proposals a day, "
-          f"{policy.max_pending} awaiting review at once; "
-          f"citations {'shown' if policy.citations else 'hidden'}.")
-    print("Door path (shown once, never stored; put the server's base URL in front):")
-    print(f"/g/{secret}/mcp")
-    return 0
-
-
-def cmd_guest_list(args: argparse.Namespace) -> int:
-    book = GuestBook(_open_brain())
-    policies, broken = book.policies(), book.broken()
-    if not policies and not broken:
-        print("No guests.")
-    for policy in policies.values():
-        print(f"{policy.name}: scopes {', '.join(policy.scopes)}; max_k {policy.max_k}; "
-              f"{policy.daily_asks} asks/day; {policy.daily_proposals} proposals/day; "
-              f"{policy.max_pending} pending at most; "
-              f"citations {'shown' if policy.citations else 'hidden'}; created {policy.created}")
-    for item in broken:
-        print(f"BROKEN {item['file']}: {item['error']} (this guest's door is closed)")
-    return 1 if broken else 0
-
-
-def cmd_guest_revoke(args: argparse.Namespace) -> int:
-    try:
-        sha = revoke_guest(_open_brain(), args.name)
-    except (BadInput, StoreError) as exc:
-        raise SystemExit(f"cortex guest revoke: {exc}") from None
-    print(f"Guest {args.name} revoked in commit {sha[:12]}; its door is closed.")
-    return 0
-
-
-def add_guest_commands(sub: Any) -> None:
-    """Register `cortex guest add|list|revoke` on the top-level subparsers."""
-    g = sub.add_parser("guest", help="guests: scoped askers and proposers (add, list, revoke)")
-    gsub = g.add_subparsers(dest="guest_command", required=True)
-    p = gsub.add_parser("add", help="add a guest; prints its door path once")
-    p.add_argument("name")
-    p.add_argument("--scope", action="append", required=True,
-                   help="an exact note path or a folder ending in '/' (repeatable)")
-    p.add_argument("--max-k", type=int, default=None, help=f"most notes one ask may read (default {DEFAULTS['max_k']})")
-    p.add_argument("--daily-asks", type=int, default=None, help=f"asks per day (default {DEFAULTS['daily_asks']})")
-    p.add_argument("--daily-proposals", type=int, default=None,
-                   help=f"proposals per day (default {DEFAULTS['daily_proposals']})")
-    p.add_argument("--max-pending", type=int, default=None,
-                   help=f"proposals awaiting review at once, within the queue's {QUEUE_CAP} "
-                        f"(default {DEFAULTS['max_pending']})")
-    p.add_argument("--citations", action="store_true", help="show paths and quotes in replies")
-    p.set_defaults(fn=cmd_guest_add)
-    p = gsub.add_parser("list", help="list guests and any broken policy (never secrets)")
-    p.set_defaults(fn=cmd_guest_list)
-    p = gsub.add_parser("revoke", help="revoke a guest (a commit deleting its policy)")
-    p.add_argument("name")
-    p.set_defaults(fn=cmd_guest_revoke)

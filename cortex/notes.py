@@ -12,11 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+import frontmatter
 import yaml
 
 # libyaml's safe loader when present: about 10x faster than the pure-Python one,
 # which matters when a cold start parses 10,000 frontmatters.
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# python-frontmatter's YAML handler does the full parse behind the fast path; it is
+# given the safe loader above (its default is the pure-Python one).
+_YAML = frontmatter.YAMLHandler()
 
 RETIRED_STATUSES = frozenset({"superseded", "retracted"})
 STATUSES = frozenset({"current", "superseded", "retracted", "draft"})
@@ -185,7 +189,7 @@ def _load_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
         return fast, None
     try:
         # A safe loader, as python-frontmatter uses: no tag can build an object.
-        data = yaml.load(raw, Loader=_SafeLoader) if raw.strip() else {}
+        data = _YAML.load(raw, Loader=_SafeLoader) if raw.strip() else {}
     except yaml.YAMLError as exc:
         return {}, f"frontmatter is not valid YAML: {str(exc).splitlines()[0]}"
     except RecursionError:

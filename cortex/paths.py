@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Callable, Mapping
 
+from .errors import BadInput
+
 # 1 MiB: generous for a note, small enough that one call cannot bloat the repo.
 MAX_CONTENT_BYTES = 1_048_576
 MAX_PATH_CHARS = 200
@@ -17,10 +19,6 @@ MAX_PATH_CHARS = 200
 # and normalisation tricks (NFC vs NFD), and differ across file systems.
 _SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_ .-]*$")
 GENERATED = frozenset({"INDEX.md"})
-
-
-class BadInput(ValueError):
-    """A refused input; the message is one line and safe to show."""
 
 
 def check_text(value: str, what: str = "content") -> str:

@@ -25,8 +25,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from .gitstore import StoreError
-from .paths import BadInput
+from .errors import BadInput, QueueUnavailable, StoreError
 
 # Capped at 50: refuse rather than evict unreviewed work. pending + accepting count.
 QUEUE_CAP = 50
@@ -39,10 +38,6 @@ METER_TTL = 2 * 86_400         # a day's meter key outlives its day, then Redis 
 # Short timeouts: a dead Redis must fail a guest call in about a second, not hang it.
 SOCKET_TIMEOUT = 1.0
 MAX_WHY_CHARS = 500
-
-
-class QueueUnavailable(StoreError):
-    """Redis did not answer: the guest door fails clearly, the trusted doors carry on."""
 
 
 def content_digest(content: str) -> str:
@@ -326,7 +321,8 @@ class ProposalQueue:
                 raise BadInput("refused: the owner has declined this content for this path; "
                                "change the content to propose again")
             if verdict == "full":
-                raise BadInput(f"queue full: {result[1]} proposals await review; try again after the owner reviews them")
+                raise BadInput(f"queue full: {result[1]} proposals await review; "
+                               "try again after the owner reviews them")
             if verdict == "guest_full":
                 raise BadInput(f"your share of the review queue is full: {result[1]} of your proposals await "
                                f"the owner's review (limit {max_pending}); try again after the owner reviews them")

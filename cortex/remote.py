@@ -23,7 +23,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from .gitstore import Auth, Changes, GitStore, StoreError, View, WriteResult
+from .errors import StoreError
+from .gitstore import Auth, Changes, GitStore, View, WriteResult
 
 log = logging.getLogger("cortex.remote")
 
@@ -252,25 +253,12 @@ def webhook_route(store: RemoteStore | None, secret: str | None):
 
 
 def open_hosted(settings: Any) -> RemoteStore:
-    """The hosted brain: `$CORTEX_HOME/remote-clone.git`, cloned from CORTEX_REMOTE on first run.
+    """The hosted brain's clone, `$CORTEX_HOME/remote-clone.git`, cloned from CORTEX_REMOTE on first run.
 
-    An empty remote is seeded from the brain template (one commit, pushed).
+    An empty remote gives an empty clone; `brains.open_brain` seeds it.
     """
-    from .brain import render_index
-    from .cli import template_files
-    from .corpus import is_note_path
-    from .notes import parse_note
-
     path = Path(settings.home) / "remote-clone.git"
     auth = Auth(settings.remote_token, settings.remote_user)
-    try:
-        store = RemoteStore.open(path, settings.remote, auth, fetch_interval=settings.fetch_interval)
-    except StoreError as exc:
-        raise SystemExit(str(exc)) from None
-    if store.head() is None:
-        files = template_files()
-        files["INDEX.md"] = render_index({p: parse_note(p, d.decode("utf-8"))
-                                          for p, d in files.items() if is_note_path(p)})
-        store.commit(lambda view: dict(files), "init: brain from template")
+    store = RemoteStore.open(path, settings.remote, auth, fetch_interval=settings.fetch_interval)
     settings.brain = path
     return store

@@ -6,10 +6,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .brain import Brain
-from .config import Settings, load_or_make_secret
-from .gitstore import GitStore, StoreError
 from .ask import AnswerCache, Asker, MemoryCache
+from .brain import Brain
+from .brains import open_brain
+from .config import Settings, load_or_make_secret
 from .readers import AnthropicReader, OfflineReader, Reader
 from .tools import Tools
 
@@ -27,27 +27,6 @@ class Parts:
     editor: Any = None               # issue 7: the working-tree watcher (cortex.editor.Editor)
     remote: Any = None               # issue 7: hosted mode's store (cortex.remote.RemoteStore)
     health: Any = None               # the full health report (watcher, remote, guest policies), for the owner
-
-
-def open_brain(settings: Settings) -> tuple[Brain, bool]:
-    """Open the configured brain; the embedded default is made from the template once."""
-    from .cli import init_brain
-
-    if settings.remote:  # issue 7: hosted mode; the brain is a clone in the state folder
-        from .remote import open_hosted
-
-        return Brain(open_hosted(settings), settings.tz), False
-    made = False
-    default = settings.home / "brain"
-    if not settings.brain.exists() and settings.brain == default:
-        settings.home.mkdir(parents=True, exist_ok=True)
-        init_brain(settings.brain, bare=True)
-        made = True
-    try:
-        store = GitStore(settings.brain)
-    except StoreError as exc:
-        raise SystemExit(f"{exc}. Make one with: cortex init {settings.brain}") from None
-    return Brain(store, settings.tz), made
 
 
 def assemble(settings: Settings) -> Parts:
@@ -139,7 +118,8 @@ def banner(parts: Parts) -> str:
             f"  {parts.owner_token}",
             "",
             "Claude Code:",
-            f"  claude mcp add --transport http cortex {base}/mcp --header \"Authorization: Bearer {parts.owner_token}\"",
+            f"  claude mcp add --transport http cortex {base}/mcp "
+            f"--header \"Authorization: Bearer {parts.owner_token}\"",
             "Any MCP client (JSON config):",
             "  " + json.dumps(config),
             "Connector-style clients (the URL is the secret):",

@@ -12,13 +12,14 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from .blocks import blocks_of
 from .ask import DEFAULT_K, Asker
+from .blocks import blocks_of
 from .brain import Actor, Brain, check_request_id
 from .corpus import Snapshot, in_archive
+from .errors import BadInput
 from .fences import DATA_NOTICE, fence, new_nonce
 from .notes import Note
-from .paths import BadInput, check_text, in_scope
+from .paths import check_text, in_scope
 from .redact import redact
 from .tokenize import tokenize
 
@@ -96,8 +97,8 @@ class Tools:
             check_text(path, "path")
         if before is not None:
             before = self.brain.resolve_at(before)
-        head = self.brain.store.head()
-        commits, more = self.brain.store.history(path, limit, before)
+        head = self.brain.head()
+        commits, more = self.brain.history(path, limit, before)
         reply: dict[str, Any] = {
             "sha": head,
             "commits": [{
@@ -154,7 +155,8 @@ class Tools:
             hits.append(hit)
         reply["hits"] = hits
         if found.total > len(hits):
-            reply["more"] = f"{found.total - len(hits)} more matching note(s); raise k (max {MAX_K}) or narrow with prefix"
+            reply["more"] = (f"{found.total - len(hits)} more matching note(s); "
+                             f"raise k (max {MAX_K}) or narrow with prefix")
         return reply
 
     def _allow(self, snap: Snapshot, day: dt.date, prefix: str | None, scope: list[str] | None,

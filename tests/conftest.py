@@ -18,7 +18,7 @@ import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from cortex.cli import init_brain
+from cortex.brains import init_brain
 from cortex.config import Settings
 from cortex.server import assemble, make_app
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import RunningServer, make_settings
+
 from cortex.guests import add_guest
 from cortex.proposals import ProposalQueue
 from cortex.redisproc import RedisProcess, redis_server_binary

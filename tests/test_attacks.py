@@ -12,11 +12,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from conftest import TOKEN, call
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
-from cortex.cli import init_brain
 from reliakit import ServeProcess
+
+from cortex.brains import init_brain
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 

@@ -23,11 +23,11 @@ from typing import Any
 
 import httpx
 import pytest
-
 from conftest import TOKEN, RunningServer, make_settings
-from cortex.cli import init_brain
-from cortex.server import assemble, make_app
 from reliakit import ACCEPT, RawSession, describe, initialize_body, md_cell, rpc_messages, write_section
+
+from cortex.brains import init_brain
+from cortex.server import assemble, make_app
 
 
 @dataclass

@@ -26,13 +26,15 @@ def test_init_makes_a_working_tree_brain_on_main(tmp_path: Path):
     assert status == ""  # the working tree matches the first commit
 
 
-def test_init_bare_and_refuses_a_non_empty_folder(tmp_path: Path):
+def test_init_bare_and_refuses_a_non_empty_folder(tmp_path: Path, capsys):
     assert main(["init", "--bare", str(tmp_path / "b.git")]) == 0
     assert (tmp_path / "b.git" / "HEAD").exists()
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("x")
-    with pytest.raises(SystemExit):
-        main(["init", str(tmp_path / "full")])
+    capsys.readouterr()
+    assert main(["init", str(tmp_path / "full")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("cortex init: ") and err.count("\n") == 1
 
 
 def free_port() -> int:

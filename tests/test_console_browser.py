@@ -14,10 +14,10 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import TOKEN
-from cortex.brain import Actor
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
+
+from cortex.brain import Actor
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import httpx
-
 from conftest import TOKEN, URL_SECRET, acall, call, client, list_tools
 
 TRUSTED_TOOLS = {"brain_read", "brain_write", "brain_capture", "brain_history",
@@ -125,7 +124,7 @@ def test_twenty_clients_appending_ten_entries_each(server):
     results = asyncio.run(everyone())
     assert all(e is None for errors in results for e in errors)
     text = brain.read("notes/busy.md")[2].text
-    lines = [l for l in text.splitlines() if l.startswith("- client")]
+    lines = [line for line in text.splitlines() if line.startswith("- client")]
     assert len(lines) == 200 and len(set(lines)) == 200
     end = int(subprocess.check_output(["git", "rev-list", "--count", "main"], cwd=brain.store.path))
     assert end - start == 200
@@ -142,3 +141,42 @@ def test_read_at_time_gives_the_older_version(server):
     call(mcp, "brain_write", path="notes/t.md", mode="replace", content="new\n")
     assert call(mcp, "brain_read", path="notes/t.md", at=when).data["text"] == "old\n"
     assert call(mcp, "brain_read", path="notes/t.md").data["text"] == "new\n"
+
+
+def test_every_tool_says_what_each_parameter_is_and_what_it_does_to_the_brain(server):
+    """Clients show these to the model and decide from the annotations what needs approval."""
+    import asyncio
+
+    from conftest import client
+
+    async def go():
+        async with client(server.url + "/mcp") as c:
+            return c.initialize_result if hasattr(c, "initialize_result") else None, (await c.list_tools()).tools
+
+    _, tools = asyncio.run(go())
+    by_name = {t.name: t for t in tools}
+    for tool in tools:
+        for name, schema in tool.input_schema.get("properties", {}).items():
+            assert schema.get("description"), f"{tool.name}.{name} has no description"
+        assert tool.annotations is not None, tool.name
+    reads = ["brain_read", "brain_search", "brain_corpus", "brain_ask", "brain_context", "brain_history",
+             "brain_proposals"]
+    assert all(by_name[n].annotations.read_only_hint for n in reads)
+    assert by_name["brain_write"].annotations.destructive_hint and not by_name["brain_write"].annotations.read_only_hint
+    assert by_name["brain_accept"].annotations.idempotent_hint and by_name["brain_reject"].annotations.destructive_hint
+    # The time parameter has one name everywhere; brain_read's old `at` still works.
+    assert "as_of" in by_name["brain_read"].input_schema["properties"]
+    head = server.parts.brain.head()
+    assert call(server.url + "/mcp", "brain_read", path="profile.md", at=head[:12]).data["sha"] == head
+    assert call(server.url + "/mcp", "brain_read", path="profile.md", as_of=head[:12]).data["sha"] == head
+
+
+def test_server_info_names_a_version(server):
+
+    r = httpx.post(f"{server.url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        headers={"Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"})
+    body = r.text
+    assert '"serverInfo"' in body and '"version":""' not in body.replace(" ", "")
+    from cortex import __version__
+    assert __version__ and f'"version":"{__version__}"' in body.replace(" ", "")

@@ -11,7 +11,7 @@ from typing import Callable
 import pytest
 
 from cortex.brain import Actor, Brain
-from cortex.cli import init_brain
+from cortex.brains import init_brain
 from cortex.editor import Editor, ignored
 from cortex.gitstore import GitStore
 

@@ -8,14 +8,13 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+from conftest import call
 
 from cortex.ask import Asker
 from cortex.brain import Actor, Brain
 from cortex.gitstore import GitStore
 from cortex.readers import OfflineReader
 from cortex.tools import CONTEXT_REPLY_BYTES, CORPUS_REPLY_BYTES, Tools
-
-from conftest import call
 
 ME = Actor("owner", "brain_write", "pytest")
 WORD = "zebrafinch"  # one distinctive word planted in every kind of note
@@ -136,7 +135,7 @@ def test_corpus_splits_a_note_larger_than_the_cap_into_parts(tools: Tools):
 def test_corpus_by_query_and_bad_arguments(tools: Tools):
     r = tools.corpus(query=WORD, k=2)
     assert len(r["notes"]) == 2
-    from cortex.paths import BadInput
+    from cortex.errors import BadInput
     with pytest.raises(BadInput):
         tools.corpus()
     with pytest.raises(BadInput):

@@ -21,13 +21,22 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reliakit import write_section
 
 from cortex.notes import MAX_FRONTMATTER_BYTES, STATUSES, parse_note
 from cortex.tokenize import tokenize
 from cortex.tools import _jsonable
-from cortex.verify import (CORRECTED, NOT_IN_BRAIN, STRENGTH, SUPERSEDED, UNVERIFIED, VERIFIED, QuoteCheck,
-                           check_quote, overall_stamp)
-from reliakit import write_section
+from cortex.verify import (
+    CORRECTED,
+    NOT_IN_BRAIN,
+    STRENGTH,
+    SUPERSEDED,
+    UNVERIFIED,
+    VERIFIED,
+    QuoteCheck,
+    check_quote,
+    overall_stamp,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = dt.date(2026, 3, 1)

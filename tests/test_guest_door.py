@@ -15,15 +15,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from conftest import TOKEN, URL_SECRET, RunningServer, call, list_tools, make_settings
+from guestkit import clock, gserver, need_redis, redis_proc  # noqa: F401  (fixtures)
+from test_doors import post_initialize
+
 from cortex.brain import Actor
 from cortex.cli import main as cli_main
 from cortex.guests import hash_secret, revoke_guest
 from cortex.redisproc import RedisProcess, redis_server_binary
 from cortex.server import assemble, make_app
-from guestkit import clock, gserver, need_redis, redis_proc  # noqa: F401  (fixtures)
-from test_doors import post_initialize
 
 OWNER_ACT = Actor(door="owner", tool="brain_write", client="test")
 

@@ -11,12 +11,12 @@ import re
 
 import httpx
 import pytest
-
 from conftest import acall, client
-from cortex.brain import Actor
-from cortex.redact import redact, redact_value
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 from test_console import owner
+
+from cortex.brain import Actor
+from cortex.redact import redact, redact_value
 
 OWNER = Actor(door="owner", tool="brain_write", client="test")
 A = "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2"  # 32 letters and digits

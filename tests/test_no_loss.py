@@ -13,19 +13,21 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings, strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
-
 from conftest import call
+from guestkit import clock, commit_count, gserver, redis_proc  # noqa: F401  (fixtures)
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from reliakit import fsck
+
 from cortex.brain import Actor, Brain
-from cortex.cli import init_brain
+from cortex.brains import init_brain
 from cortex.editor import Editor
-from cortex.gitstore import Conflict, GitStore, StoreError
-from cortex.paths import BadInput, collision
+from cortex.errors import BadInput, Conflict, StoreError
+from cortex.gitstore import GitStore
+from cortex.paths import collision
 from cortex.proposals import ProposalQueue
 from cortex.review import Review
-from guestkit import clock, commit_count, gserver, redis_proc  # noqa: F401  (fixtures)
-from reliakit import fsck
 
 OWNER = Actor(door="owner", tool="brain_write", client="pytest")
 
@@ -201,9 +203,10 @@ def test_hand_edit_that_swaps_a_note_for_a_folder_waits_and_says_why(brain):
 
 
 def test_healthz_reports_a_held_hand_edit(tmp_path):
-    from conftest import RunningServer, TOKEN, make_settings
-    from cortex.server import assemble, make_app
     import httpx2
+    from conftest import TOKEN, RunningServer, make_settings
+
+    from cortex.server import assemble, make_app
 
     path = tmp_path / "tree"
     init_brain(path)

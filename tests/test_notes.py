@@ -5,7 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 import yaml
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cortex.notes import fast_frontmatter, parse_note
 

@@ -7,13 +7,13 @@ import json
 import threading
 
 import pytest
-
 from conftest import TOKEN, acall, call, client
-from cortex.brain import Actor
-from cortex.paths import BadInput
-from cortex.proposals import ProposalQueue, QueueUnavailable
-from cortex.review import Review
 from guestkit import clock, commit_count, gserver, redis_proc  # noqa: F401  (fixtures)
+
+from cortex.brain import Actor
+from cortex.errors import BadInput, QueueUnavailable
+from cortex.proposals import ProposalQueue
+from cortex.review import Review
 
 OWNER = Actor(door="owner", tool="brain_accept", client="test")
 

@@ -28,14 +28,24 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from conftest import TOKEN, RunningServer, acall, call, client, make_settings
+from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
+from reliakit import (
+    ServeProcess,
+    assert_linear,
+    fsck,
+    git,
+    md_cell,
+    need_mounts,
+    percentiles,
+    remount,
+    tmpfs,
+    write_section,
+)
+
 from cortex.brain import Actor
 from cortex.gitstore import GitStore
 from cortex.server import assemble, make_app
-from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
-from reliakit import (ServeProcess, assert_linear, fsck, git, md_cell, need_mounts, percentiles,
-                      remount, tmpfs, write_section)
 
 OWNER = Actor(door="owner", tool="brain_write", client="reliability-setup")
 
@@ -195,7 +205,7 @@ def test_load_twenty_clients_fifty_mixed_writes_with_concurrent_reads(server):
     # Every acknowledged write's line is in the final notes, once; no refused one is.
     snap = brain.snapshot()
     text = "\n".join(n.text for p, n in snap.notes.items() if p.startswith("notes/load/"))
-    lines = [l[2:].split(" ", 1)[0] for l in text.splitlines() if l.startswith("- c")]
+    lines = [line[2:].split(" ", 1)[0] for line in text.splitlines() if line.startswith("- c")]
     assert sorted(lines) == sorted(a.marker for a in log.acks)
     assert not set(log.refused) & set(lines)
     fsck(repo)
@@ -481,7 +491,7 @@ def small_disk(tmp_path):
 
 
 def _disk_server(tmp_path: Path, disk: Path):
-    from cortex.cli import init_brain
+    from cortex.brains import init_brain
 
     brain = disk / "brain.git"
     init_brain(brain, bare=True)

@@ -12,14 +12,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from conftest import RunningServer, call, make_settings
 from starlette.applications import Starlette
 
 from cortex.brain import Actor, Brain
-from cortex.cli import init_brain
+from cortex.brains import init_brain
 from cortex.gitstore import Auth
 from cortex.remote import RemoteStore, local_path, signature_ok, webhook_route
-
-from conftest import RunningServer, call, make_settings
 
 ME = Actor(door="owner", tool="brain_write", client="pytest")
 ENV = {"GIT_AUTHOR_NAME": "Elsewhere", "GIT_AUTHOR_EMAIL": "e@example.org",

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from cortex.brain import Actor, Brain
-from cortex.gitstore import Conflict, GitStore
-from cortex.paths import BadInput
+from cortex.errors import BadInput, Conflict
+from cortex.gitstore import GitStore
 
 ME = Actor(door="owner", tool="brain_write", client="pytest 1.0")
 

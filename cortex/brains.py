@@ -1,0 +1,90 @@
+"""Making and opening brains: the template, `cortex init`, and the brain `cortex serve` opens.
+
+One place for seeding a brain (the template plus its INDEX.md), used by
+`cortex init`, the embedded default, an empty hosted remote, the CLI and the
+tests. Data that ships with Cortex (the template, the public eval) is found
+inside the installed package, or in the source checkout when running from one.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .brain import Brain, render_index
+from .config import Settings
+from .corpus import is_note_path
+from .errors import StoreError
+from .gitstore import GitStore
+from .notes import parse_note
+
+_HERE = Path(__file__).resolve().parent
+
+
+def data_dir(package_name: str, checkout_name: str) -> Path:
+    """A data folder shipped as `cortex/<package_name>` in the wheel, or `<checkout_name>/` in a clone.
+
+    pyproject.toml maps the repository's top-level folders into the package, so an
+    installed Cortex (pipx, uv tool, a wheel) needs no source checkout.
+    """
+    for candidate in (_HERE / package_name, _HERE.parent / checkout_name):
+        if candidate.is_dir():
+            return candidate
+    return _HERE / package_name
+
+
+def template_dir() -> Path:
+    """The brain template: CORTEX_TEMPLATE, else the one shipped with Cortex."""
+    override = os.environ.get("CORTEX_TEMPLATE")
+    return Path(override) if override else data_dir("brain_template", "brain-template")
+
+
+def template_files(root: Path | None = None) -> dict[str, bytes]:
+    """Every file of the brain template, keyed by its path inside the brain."""
+    root = root or template_dir()
+    if not root.is_dir():
+        raise StoreError(f"brain template not found at {root}; set CORTEX_TEMPLATE")
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file() and p.name != "__init__.py"}
+
+
+def seed_files() -> dict[str, bytes]:
+    """The first commit of a new brain: the template and its INDEX.md."""
+    files = template_files()
+    notes = {p: parse_note(p, d.decode("utf-8")) for p, d in files.items() if is_note_path(p)}
+    files["INDEX.md"] = render_index(notes)
+    return files
+
+
+SEED_MESSAGE = "init: brain from template"
+
+
+def init_brain(path: Path, bare: bool = False) -> str:
+    """Make a new Git repository on `main` whose first commit is the seed; its SHA."""
+    if path.exists() and any(path.iterdir()):
+        raise StoreError(f"{path} exists and is not empty; choose a new folder")
+    store = GitStore.init(path, seed_files(), bare=bare, message=SEED_MESSAGE)
+    return store.head() or ""
+
+
+def open_brain(settings: Settings) -> tuple[Brain, bool]:
+    """The configured brain, and whether it was just made (the embedded default, made once)."""
+    if settings.remote:  # hosted mode: the brain is a clone in the state folder
+        from .remote import open_hosted
+
+        store = open_hosted(settings)
+        if store.head() is None:  # an empty remote is seeded (one commit, pushed)
+            files = seed_files()
+            store.commit(lambda view: dict(files), SEED_MESSAGE)
+        return Brain(store, settings.tz), False
+    made = False
+    default = settings.home / "brain"
+    if not settings.brain.exists() and settings.brain == default:
+        settings.home.mkdir(parents=True, exist_ok=True)
+        init_brain(settings.brain, bare=True)
+        made = True
+    try:
+        store = GitStore(settings.brain)
+    except StoreError as exc:
+        raise StoreError(f"{exc}. Make one with: cortex init {settings.brain}") from None
+    return Brain(store, settings.tz), made
