@@ -5,7 +5,7 @@ Zipf-like vocabulary of 20,000 words, with a title, a path and headings.  For
 each size (default 1,000, 10,000 and 50,000 notes; each in a fresh process so
 peak RSS is per size) it prints:
 
-* tokenizing time, full build time (tokenize + index), index copy time,
+* tokenizing time, full build time (tokenize + index),
 * one changed note (``Index.add`` on an existing id: remove + tokenize + add),
   and the first rare-word query after it (which refreshes the length norms),
 * search p50/p95 for rare words (in 1-5 notes), common words (in >= 50% of
@@ -177,8 +177,6 @@ def run_size(n_docs: int, n_queries: int) -> None:
         f"  ({n_terms:,} terms, {c_tok / n_terms * 1e9:.0f} ns/term cpu)"
     )
 
-    t_copy = timed(index.copy)
-    print(f"copy()                  {ms(t_copy)}")
 
     rng = random.Random(7)
     paths = [p for p, _ in docs]

@@ -75,15 +75,12 @@ import functools
 import re
 from dataclasses import dataclass, field, replace
 
-from cortex.notes import Note
+from .notes import HEADING_LINE, Note, is_fence
 
 RETIRING_WORDS = ("SUPERSEDED", "RETRACTED", "CORRECTION", "DEPRECATED")
 _WORDS = "|".join(RETIRING_WORDS)
 
-# Same pattern as cortex.notes._HEADING (kept in sync by hand): an ATX heading must
-# start in column 0 and have text, so indented `## x` inside an indented code block
-# is not a heading for the parser nor for us.
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_HEADING = HEADING_LINE  # the parser's own definition (cortex.notes), so both agree by construction
 _HEADING_MARK = re.compile(r"#{1,6}[ \t]+")
 _BANNER = re.compile(rf"^ {{0,3}}(?:>[ \t]*)+[*_]{{0,3}}[ \t]*({_WORDS})(?![A-Za-z0-9])")
 _RETIRED_HEADING_WORD = re.compile(rf"(?<![A-Za-z0-9])({_WORDS})(?![A-Za-z0-9])")
@@ -108,19 +105,13 @@ _TOKEN = re.compile(
 _BLANK, _FRESH, _PARA, _LIST, _QUOTE = range(5)
 
 
-def _is_fence(line: str) -> bool:
-    # Mirrors cortex.notes.headings_of, so fences toggle exactly where the parser's do.
-    stripped = line.lstrip()
-    return stripped.startswith("```") or stripped.startswith("~~~")
-
-
 def _line_prefix(line: str, prev: int) -> tuple[int, int]:
     """How many chars at the start of `line` (no line break) are markers, and its kind."""
     stripped = line.lstrip()
     if not stripped:
         return len(line), _BLANK
     pos = len(line) - len(stripped)
-    if _is_fence(line):
+    if is_fence(line):
         return pos, _FRESH
     if _HEADING.match(line):
         return _HEADING_MARK.match(line).end(), _FRESH  # type: ignore[union-attr]
@@ -351,14 +342,14 @@ def _blocks_cached(text: str, body_offset: int) -> tuple[Block, ...]:
         pos += len(raw)
         if in_fence:
             cur[1] = lend  # type: ignore[index]
-            if _is_fence(line):
+            if is_fence(line):
                 in_fence = False
                 close()
             continue
         if not line.strip():
             close()
             continue
-        if _is_fence(line):
+        if is_fence(line):
             close()
             cur, cur_kind, in_fence = [lstart, lend, lineno], "code", True
             continue

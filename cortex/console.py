@@ -60,7 +60,7 @@ HEADERS = {
     "Cache-Control": "no-store",  # pages hold note text, and one holds a guest's secret
 }
 MAX_FORM_BYTES = 64 * 1024
-KNOWN_DOORS = ("owner", "owner-url", "console", "editor", "cli", "hand-made")
+KNOWN_DOORS = ("owner", "owner-url", "console", "editor", "cli", "cortex", "hand-made")
 _SHA = re.compile(r"^[0-9a-f]{4,40}$")
 _PID = re.compile(r"^p_[0-9a-f]{1,32}$")
 TEMPLATES = Path(__file__).parent / "templates"

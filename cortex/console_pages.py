@@ -50,10 +50,9 @@ def when(t: dt.datetime) -> str:
 def commit_row(c: CommitInfo) -> dict[str, Any]:
     """What Activity shows of one commit: door, tool and client from its trailers."""
     t = c.trailers
-    hand = "Cortex-Door" not in t
     return {"sha": c.sha, "short": c.sha[:12], "time": when(c.time), "subject": redact(c.subject),
-            "door": "hand-made" if hand else t["Cortex-Door"], "tool": t.get("Cortex-Tool", ""),
-            "client": t.get("Cortex-Client", ""), "author": c.author, "hand_made": hand,
+            "door": c.door, "tool": t.get("Cortex-Tool", ""),
+            "client": t.get("Cortex-Client", ""), "author": c.author, "hand_made": c.door == "hand-made",
             "files": list(c.files[:5]), "more_files": max(0, len(c.files) - 5)}
 
 

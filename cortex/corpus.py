@@ -28,6 +28,11 @@ def in_archive(path: str) -> bool:
     return path.startswith("archive/")
 
 
+def is_live(note: Note, today: dt.date) -> bool:
+    """The live-note rule: outside archive/ and not retired today. Search, ask and the router use it."""
+    return not in_archive(note.path) and not note.is_retired(today)
+
+
 def index_fields(note: Note) -> dict[str, str]:
     return {
         "path": note.path.replace("/", " ").removesuffix(".md"),
@@ -55,7 +60,7 @@ class Snapshot:
 
     def live(self, path: str, today: dt.date) -> bool:
         note = self.notes.get(path)
-        return note is not None and not in_archive(path) and not note.is_retired(today)
+        return note is not None and is_live(note, today)
 
 
 class Corpus:

@@ -35,12 +35,6 @@ Changes = dict[str, bytes | None]  # path -> new bytes, or None to delete
 
 
 @dataclass(frozen=True)
-class Entry:
-    path: str
-    blob: str  # hex blob id
-
-
-@dataclass(frozen=True)
 class Change:
     path: str
     old_blob: str | None
@@ -68,6 +62,15 @@ class CommitInfo:
                 key, _, value = line.partition(":")
                 out[key.strip()] = value.strip()
         return out
+
+    @property
+    def door(self) -> str:
+        """Which door made it: its Cortex-Door trailer; `cortex` for Cortex's own commits without
+        one (the first commit of a brain, a replay); `hand-made` for everything else."""
+        trailers = self.trailers
+        if "Cortex-Door" in trailers:
+            return trailers["Cortex-Door"]
+        return "cortex" if self.author == "Cortex" else "hand-made"
 
 
 @dataclass(frozen=True)

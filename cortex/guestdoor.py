@@ -61,10 +61,6 @@ def guest_reply(result: dict[str, Any], citations: bool) -> dict[str, Any]:
     return out
 
 
-def _fail(exc: Exception) -> ToolError:
-    return ToolError(str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__)
-
-
 class GuestDoors:
     """The guest MCPServer, the policy lookup by secret, and the door's health."""
 

@@ -35,7 +35,6 @@ MAX_FRONTMATTER_BYTES = 16_384
 MAX_FRONTMATTER_VALUES = 10_000
 MAX_FRONTMATTER_DEPTH = 32
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
@@ -242,18 +241,29 @@ def _expansion_error(data: Any) -> str | None:
     return walk(data, 0)
 
 
+# The one definition of a Markdown heading line and a code-fence line, shared by the
+# parser here, blocks.py (quotes and retirement) and pack.py: an ATX heading starts in
+# column 0 and has text, so an indented `## x` inside indented code is no heading.
+HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+
+
+def is_fence(line: str) -> bool:
+    """Whether `line` opens or closes a fenced code block (``` or ~~~)."""
+    stripped = line.lstrip()
+    return stripped.startswith("```") or stripped.startswith("~~~")
+
+
 def headings_of(body: str) -> list[tuple[int, str]]:
     """(level, text) of each ATX heading outside fenced code blocks."""
     out: list[tuple[int, str]] = []
     in_fence = False
     for line in body.splitlines():
-        stripped = line.lstrip()
-        if stripped.startswith("```") or stripped.startswith("~~~"):
+        if is_fence(line):
             in_fence = not in_fence
             continue
         if in_fence:
             continue
-        m = _HEADING.match(line)
+        m = HEADING_LINE.match(line)
         if m:
             out.append((len(m.group(1)), m.group(2).strip()))
     return out

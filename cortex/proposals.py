@@ -281,10 +281,6 @@ class ProposalQueue:
         return len(found)
 
     @_guard
-    def tombstone(self, path: str, digest: str) -> dict[str, Any] | None:
-        raw = self.r.hget(self.prefix + "tombs", tomb_key(path, digest))
-        return json.loads(raw) if raw else None
-
     # -- guests -----------------------------------------------------------
 
     @_guard

@@ -1,13 +1,15 @@
 """The lexical index: incremental BM25 over weighted note fields.
 
-One ``Index`` holds the statistics of one snapshot's notes.  A note changed by a
+One ``Index`` holds the statistics of one snapshot's notes. A note changed by a
 commit is removed and added again; the cost of that is proportional to the
 note's own terms, never to the size of the brain, because every statistic BM25
 needs is kept as a running sum:
 
-* postings ``term -> {slot: weighted tf}`` (``df`` is the size of the inner dict),
-* each document's weighted length, and the total length per field,
-* ``N``, the number of documents.
+* each document's weighted term frequencies (a forward index, ``_docs``),
+* ``df`` per term, each document's weighted length, the total length per field,
+* ``N``, the number of documents,
+* postings ``term -> {slot: weighted tf}``, built from the forward index on a
+  term's first query and kept up to date incrementally after that (``_post``).
 
 IDF and the average length are computed at query time from those sums.
 
@@ -36,18 +38,13 @@ summed over query terms in a fixed order (document frequency descending, then
 the term), so an index updated incrementally gives bit-for-bit the same scores
 as one rebuilt from the same final documents (float weights included).
 
-**Speed** (bench/search_index_bench.py; Python 3.11.7 on the shared 2-vCPU dev
-VM, which runs dict inserts ~3x slower than a laptop).  At 10,000 notes of
-~300 words (2M postings): a word in ~78% of notes 1.1 ms p50, a rare word
-~10 us, an 8-word question 4.4 ms (~0.12 us per posting scored), replacing one
-note 0.5 ms, plus ~0.4 ms on the next query to refresh the per-document length
-norms (``N`` and the average length change with every update, so they are
-recomputed lazily, O(N) list comprehension).  A full build is ~3.0 s CPU
-(~0.9 s of it tokenizing), ~2x rank-bm25's constructor on the same tokens,
-which builds no postings and cannot update.  Memory ~54 bytes a posting
-(~105 MB at 10,000 notes).  Scoring is term-at-a-time over dict postings; a
-MaxScore cut was tried and never fired on Zipf-like questions (the common
-words' upper bounds exceed the 10th score), so it is not here.
+**Speed.** Measured by bench/search_index_bench.py and quoted in the README's
+Figures (with the machine): at 10,000 notes of ~300 words a full build is about
+1.5 s (it was 3.2 s while every posting list was built eagerly), a common-word
+search about 1.4 ms p50, a term's first query (which builds its posting list)
+about 3.4 ms. Scoring is term-at-a-time over dict postings; a MaxScore cut was
+tried and never fired on Zipf-like questions (the common words' upper bounds
+exceed the 10th score), so it is not here.
 
 Not thread-safe for mutation: the caller (``corpus``) serialises updates.
 Concurrent reads of an index no one mutates are safe.
@@ -141,10 +138,6 @@ class Index:
 
     def __contains__(self, doc_id: object) -> bool:
         return doc_id in self._slot
-
-    def ids(self) -> Iterator[str]:
-        """The ids of all documents, in no particular order."""
-        return iter(self._slot)
 
     def add(self, doc_id: str, fields: Mapping[str, str]) -> None:
         """Index (or re-index) a document from its field texts."""
@@ -245,22 +238,6 @@ class Index:
         self._docs[slot] = None
         self._free.append(slot)
         self._norm = None
-
-    def copy(self) -> Index:
-        """An independent index with the same documents (copies every posting)."""
-        new = object.__new__(Index)
-        new.__dict__.update(self.__dict__)
-        new._slot = dict(self._slot)
-        new._ids = list(self._ids)
-        new._free = list(self._free)
-        new._dl = list(self._dl)
-        new._flen = list(self._flen)  # tuples: shared safely
-        new._docs = list(self._docs)  # each dict is replaced, never changed in place: shared safely
-        new._df = self._df.copy()
-        new._field_total = list(self._field_total)
-        new._post = {term: p.copy() for term, p in self._post.items()}
-        new._norm = self._norm  # never mutated in place, only replaced
-        return new
 
     # ----- statistics ------------------------------------------------------
 

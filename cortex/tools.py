@@ -15,7 +15,7 @@ from typing import Any
 from .ask import DEFAULT_K, Asker
 from .blocks import blocks_of
 from .brain import Actor, Brain, check_request_id
-from .corpus import Snapshot, in_archive
+from .corpus import Snapshot, in_archive, is_live
 from .errors import BadInput
 from .fences import DATA_NOTICE, fence, new_nonce
 from .notes import Note
@@ -104,7 +104,7 @@ class Tools:
             "commits": [{
                 "sha": c.sha, "time": c.time.isoformat(), "subject": c.subject,
                 "message": c.message.strip(), "author": c.author,
-                "door": c.trailers.get("Cortex-Door", "hand-made" if c.author != "Cortex" else "unknown"),
+                "door": c.door,
                 "tool": c.trailers.get("Cortex-Tool"), "client": c.trailers.get("Cortex-Client"),
                 "files": list(c.files),
             } for c in commits],
@@ -170,7 +170,7 @@ class Tools:
                 return False
             if include_retired:
                 return True
-            return not in_archive(path) and not notes[path].is_retired(day)
+            return is_live(notes[path], day)
 
         return allow
 

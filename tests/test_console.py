@@ -288,13 +288,16 @@ def test_notes_browse_status_frontmatter_and_history(server):
 
 # -- activity ------------------------------------------------------------------
 
-def test_activity_shows_doors_hand_made_commits_and_filters(server):
+def test_activity_shows_doors_hand_made_commits_and_filters(server, tmp_path):
+    from test_store import push_from_clone
+
     brain = server.parts.brain
     brain.write("notes/a.md", "create", OWNER, content="# A\n\nalpha line\n")
     brain.write("projects/b.md", "create", Actor(door="owner-url", tool="brain_write", client="connector 1"),
                 content="# B\n")
-    # A hand-made commit: no Cortex trailers, any author.
-    brain.store.commit(lambda view: {"notes/a.md": b"# A\n\nbeta line\n"}, "fix typo by hand\n")
+    # A hand-made commit: pushed from a clone by a person, no Cortex trailers.
+    push_from_clone(brain, tmp_path, lambda clone: (clone / "notes/a.md").write_text("# A\n\nbeta line\n"),
+                    "fix typo by hand")
     c = owner(server.url)
     page = c.get("/console/activity").text
     assert "fix typo by hand" in page and "hand-made" in page
@@ -314,6 +317,12 @@ def test_activity_shows_doors_hand_made_commits_and_filters(server):
     assert c.get(f"/console/commit/{head[:12]}").status_code == 200
     assert c.get("/console/commit/" + "0" * 40).status_code == 404
     assert c.get("/console/commit/not-a-sha").status_code == 404
+    # Cortex's own first commit: the same label on the console and in brain_history.
+    from conftest import call
+    first = call(server.url + "/mcp", "brain_history", limit=100).data["commits"][-1]
+    assert first["door"] == "cortex" and first["subject"] == "init: brain from template"
+    only_cortex = c.get("/console/activity", params={"door": "cortex"}).text
+    assert "init: brain from template" in only_cortex and "fix typo by hand" not in only_cortex
 
 
 # -- proposals (real Redis) -------------------------------------------------------
