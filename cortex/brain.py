@@ -138,6 +138,8 @@ class Brain:
         except Exception as exc:  # ZoneInfoNotFoundError, ValueError
             raise StoreError(f"unknown time zone {tz!r}") from exc
         self._clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
+        if clock is not None:
+            store.clock = clock  # commits are stamped on the same clock
         # The working-tree watcher (cortex.editor.Editor), when the brain has a working tree.
         self.workdir_hook: WorkdirHook | None = None
 

@@ -28,7 +28,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .brain import Actor, Brain
 from .errors import StoreError
@@ -76,7 +76,8 @@ class _Moved(Exception):
 class Editor:
     """The working-tree watcher of one brain; also its hook for tool writes."""
 
-    def __init__(self, brain: Brain, debounce_ms: int = DEBOUNCE_MS, poll_s: float = POLL_S):
+    def __init__(self, brain: Brain, debounce_ms: int = DEBOUNCE_MS, poll_s: float = POLL_S,
+                 clock: Callable[[], float] = time.monotonic):
         if brain.store.workdir is None:
             raise StoreError("hand edits need a repository with a working tree")
         self.brain = brain
@@ -84,6 +85,7 @@ class Editor:
         self.root = str(brain.store.workdir)
         self.debounce = debounce_ms / 1000
         self.poll_s = poll_s
+        self.clock = clock  # the debounce's clock: tests drive poll_once with their own
         self._lock = threading.RLock()
         self._base: dict[str, str | None] = {}
         self._stats: dict[str, tuple[int, int, int]] = {}
@@ -167,7 +169,7 @@ class Editor:
         changed = {p for p in current.keys() | self._stats.keys() if current.get(p) != self._stats.get(p)}
         racy = {p for p, st in current.items() if now_ns - st[0] < RACY_NS}
         self._stats = current
-        now = time.monotonic()
+        now = self.clock()
         if changed:
             self._pending |= changed | set(self.held)
             self._last_change = now

@@ -135,6 +135,9 @@ class GitStore:
         self.lock = self._lock  # shared with the corpus built on this store
         self._net_repo: pygit2.Repository | None = None  # hosted mode: see _net()
         self._net_lock = threading.Lock()
+        # The time commits are stamped with; Brain sets its own clock here, so tests
+        # (and `cortex eval`) can move time instead of sleeping past Git's 1 s resolution.
+        self.clock: Callable[[], dt.datetime] | None = None
 
     # -- creating ---------------------------------------------------------
 
@@ -478,7 +481,11 @@ class GitStore:
 
     def _signature(self) -> pygit2.Signature:
         # Server commits are signed as Cortex so history tells them from hand edits.
-        return pygit2.Signature("Cortex", "cortex@localhost")
+        if self.clock is None:
+            return pygit2.Signature("Cortex", "cortex@localhost")
+        now = self.clock()
+        offset = int(now.utcoffset().total_seconds() // 60) if now.utcoffset() else 0
+        return pygit2.Signature("Cortex", "cortex@localhost", int(now.timestamp()), offset)
 
     # -- a working tree (hand edits) ----------------------------------------
 

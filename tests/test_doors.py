@@ -133,11 +133,13 @@ def test_twenty_clients_appending_ten_entries_each(server):
 
 
 def test_read_at_time_gives_the_older_version(server):
+    from guestkit import Clock
+
     mcp = f"{server.url}/mcp"
+    clock = server.parts.brain.store.clock = Clock()
     first = call(mcp, "brain_write", path="notes/t.md", mode="create", content="old\n")
     when = server.parts.brain.store.commit_time(first.data["sha"]).isoformat()
-    import time
-    time.sleep(1.1)  # Git commit times have one-second resolution
+    clock.advance(minutes=1)  # Git commit times have one-second resolution
     call(mcp, "brain_write", path="notes/t.md", mode="replace", content="new\n")
     assert call(mcp, "brain_read", path="notes/t.md", at=when).data["text"] == "old\n"
     assert call(mcp, "brain_read", path="notes/t.md").data["text"] == "new\n"

@@ -41,6 +41,34 @@ def editor(brain: Brain):
     ed.stop()
 
 
+class Ticks:
+    """A monotonic clock the test moves: the watcher's debounce without sleeping."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def manual(brain: Brain):
+    """A watcher with no thread: the test calls `settle()` to give it every chance to commit."""
+    ticks = Ticks()
+    ed = Editor(brain, debounce_ms=120, clock=ticks)
+    ed.check_all()
+
+    def settle() -> None:
+        ed.poll_once()           # notice what changed
+        ticks.t += 1.0           # a quiet spell far past the debounce
+        ed.poll_once()           # commit it, if it is to be committed
+        ticks.t += 1.0
+        ed.poll_once()           # files changed within the racy window are looked at once more
+
+    ed.settle = settle  # type: ignore[attr-defined]
+    return ed
+
+
 def wait_for(cond: Callable[[], bool], timeout: float = 5.0) -> float:
     start = time.monotonic()
     while not cond():
@@ -82,7 +110,7 @@ def test_a_hand_edit_is_committed_by_the_editor_door_and_served(tree: Path, brai
     assert git("status", "--porcelain", cwd=tree) == ""
 
 
-def test_editor_temp_and_swap_files_make_no_commit(tree: Path, brain: Brain, editor: Editor):
+def test_editor_temp_and_swap_files_make_no_commit(tree: Path, brain: Brain, manual: Editor):
     before = brain.store.head()
     (tree / ".notes.md.swp").write_bytes(b"swap")
     (tree / "notes" / "x.md~").write_text("backup")
@@ -95,11 +123,11 @@ def test_editor_temp_and_swap_files_make_no_commit(tree: Path, brain: Brain, edi
     (tree / ".obsidian" / "workspace.md").write_text("layout")
     (tree / "picture.png").write_bytes(b"\x89PNG")
     (tree / "INDEX.md").write_text("# scribbled on the generated index\n")
-    time.sleep(0.8)
+    manual.settle()
     assert brain.store.head() == before
-    # The watcher is alive: a real note edit does commit.
+    # The same passes do commit a real note edit.
     (tree / "notes" / "real.md").write_text("real\n")
-    wait_for(lambda: brain.store.head() != before)
+    manual.settle()
     assert subjects(tree)[0] == "editor: hand edit notes/real.md"
 
 
@@ -205,18 +233,18 @@ def test_interleaved_hand_edits_and_tool_writes_lose_nothing(tree: Path, brain: 
     assert len(git("rev-list", "--min-parents=2", "main", cwd=tree).split()) == 0  # linear history
 
 
-def test_a_tool_write_updates_the_working_tree_file(tree: Path, brain: Brain, editor: Editor):
+def test_a_tool_write_updates_the_working_tree_file(tree: Path, brain: Brain, manual: Editor):
     reply = brain.write("notes/t.md", "create", TOOL, content="from a tool\n")
     assert (tree / "notes" / "t.md").read_text() == "from a tool\n"
-    time.sleep(0.4)
+    manual.settle()
     assert brain.store.head() == reply["sha"]  # the sync itself is not a hand edit
     assert git("status", "--porcelain", cwd=tree) == ""
 
 
-def test_a_symlinked_note_is_never_followed(tree: Path, brain: Brain, editor: Editor, tmp_path: Path):
+def test_a_symlinked_note_is_never_followed(tree: Path, brain: Brain, manual: Editor, tmp_path: Path):
     secret = tmp_path / "secret.md"
     secret.write_text("outside the brain\n")
     (tree / "notes" / "link.md").symlink_to(secret)
     before = brain.store.head()
-    time.sleep(0.5)
+    manual.settle()
     assert brain.store.head() == before

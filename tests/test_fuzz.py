@@ -94,10 +94,11 @@ def test_alias_bombs_of_any_shape_are_refused_quickly(levels, fanout):
     lines = ["a0: &a0 [" + ", ".join(['"lol"'] * fanout) + "]"]
     for i in range(1, levels):
         lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * fanout) + "]")
-    started = time.perf_counter()
     note = parse_note("notes/bomb.md", "---\n" + "\n".join(lines) + "\n---\nbody\n")
     encoded = json.dumps(_jsonable(note.frontmatter), default=str)
-    assert time.perf_counter() - started < 1.0
+    # Refused before expanding: what is kept stays small whatever the bomb's size
+    # (the time a bomb costs is measured in the bench, not bounded here).
+    assert len(encoded) < 200_000
     expanded = sum(fanout ** i for i in range(1, levels + 1))
     if expanded > 10_000:
         assert note.frontmatter == {} and "was not parsed" in note.frontmatter_error

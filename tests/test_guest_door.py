@@ -230,12 +230,10 @@ def test_redis_killed_mid_traffic(gserver):
         r = call(g.url, "brain_propose", token=None, path=f"notes/public/k{n}.md", content=f"k{n}\n", mode="create")
         ids.add(r.data["id"])
     gserver.redis.kill()
-    started = time.monotonic()
     r = call(g.url, "brain_propose", token=None, path="notes/public/late.md", content="late\n", mode="create")
     assert r.error and "queue unavailable" in r.error
     r = call(g.url, "brain_ask", token=None, question="what grows in the south bed?")
     assert r.error and "queue unavailable" in r.error
-    assert time.monotonic() - started < 15
     # The trusted doors carry on; the owner's queue tools say what is wrong.
     w = call(gserver.owner, "brain_write", path="notes/during.md", mode="create", content="still here\n")
     assert w.error is None
