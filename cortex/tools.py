@@ -8,6 +8,7 @@ JSON-ready dict that names the SHA it read or wrote. Bad input raises BadInput
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from dataclasses import replace
 from typing import Any
@@ -30,6 +31,15 @@ CONTEXT_REPLY_BYTES = 50_000
 PROFILE_BYTES = 6_000
 LOG_DAYS = 7
 PASSAGE_CHARS = 400
+# A question is a sentence or a paragraph; past this it is a document, which would be
+# tokenized and scored against every note and sent in every pack.
+MAX_QUESTION_CHARS = 2_000
+# Notes one ask may read: 20 packed notes already fill the default 60 KB pack.
+MAX_ASK_K = 20
+# brain_context: room for its own fields (sha, notice, nonce, left-out lines), and
+# the share of the rest the recent logs may take before the router.
+CONTEXT_FIELDS_BYTES = 4_000
+LOG_SHARE = 1 / 3
 
 
 def _jsonable(value: Any) -> Any:
@@ -196,9 +206,9 @@ class Tools:
         check_text(question, "question")
         if not question.strip():
             raise BadInput("question is empty")
-        if len(question) > 2_000:
-            raise BadInput("question is longer than 2000 characters")
-        return self.asker.ask(question, _check_k(k, DEFAULT_K, 20), as_of, scope, door)
+        if len(question) > MAX_QUESTION_CHARS:
+            raise BadInput(f"question is longer than {MAX_QUESTION_CHARS} characters")
+        return self.asker.ask(question, _check_k(k, DEFAULT_K, MAX_ASK_K), as_of, scope, door)
 
     def context(self, project: str | None = None) -> dict[str, Any]:
         snap = self.brain.snapshot()
@@ -224,37 +234,58 @@ def best_passage(note: Note, terms: set[str]) -> tuple[str, str]:
     return best.heading, text
 
 
+# Room for a corpus reply's own fields (sha, total_notes, next, more): measured under
+# 400 bytes; 2,000 leaves room for a long `more` line and the JSON framing.
+REPLY_FIELDS_BYTES = 2_000
+
+
+def json_size(value: Any) -> int:
+    """Bytes `value` takes in a JSON reply (UTF-8, escapes included): what a client's context pays."""
+    return len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
+
+
+def part_budget(text: str, cap: int) -> int:
+    """Raw UTF-8 bytes per part of `text` so that each part's JSON stays under the page.
+
+    JSON escaping grows text (quotes, backslashes, tabs and newlines take two bytes
+    each; measured up to +10% on real notes, more on code), so the raw budget shrinks
+    by the note's own growth ratio. It depends only on the text, so a cursor names the
+    same part on every call.
+    """
+    raw = len(text.encode("utf-8")) or 1
+    growth = max(1.0, (json_size(text) - 2) / raw)
+    return max(1_000, int((cap - REPLY_FIELDS_BYTES) / growth))
+
+
 def corpus_page(snap: Snapshot, order: list[str], after: str | None, cap: int) -> dict[str, Any]:
-    """Full notes in `order`, under `cap` bytes, resuming at cursor `after`.
+    """Full notes in `order`, under `cap` bytes of JSON, resuming at cursor `after`.
 
     A note larger than the cap comes in numbered parts; the cursor is
     `<index>:<part>` so a resumed call continues exactly where this one stopped.
     """
-    start_i, start_part = _cursor(after, snap, order, cap - 2_000) if after else (0, 0)
+    start_i, start_part = _cursor(after, snap, order, cap) if after else (0, 0)
     items: list[dict[str, Any]] = []
-    used = 0
+    used = REPLY_FIELDS_BYTES
     i, part = start_i, start_part
-    budget_part = cap - 2_000  # room for the reply's own fields
     while i < len(order):
         note = snap.notes[order[i]]
         text = redact(note.text)  # masked before it is cut into parts
         data = text.encode("utf-8")
+        budget_part = part_budget(text, cap)
         parts = max(1, -(-len(data) // budget_part))
         piece = _part(data, part, budget_part) if parts > 1 else text
-        size = len(piece.encode("utf-8")) + 200
-        if items and used + size > cap:
-            break
         item: dict[str, Any] = {"path": note.path, "status": note.status, "blob": snap.blobs[note.path],
                                 "text": piece}
         if parts > 1:
             item["part"] = f"{part + 1} of {parts}"
+        size = json_size(item) + 2
+        if items and used + size > cap:
+            break
         items.append(item)
         used += size
         if part + 1 < parts:
             part += 1
-            if used + budget_part > cap:
-                break
-            continue
+            break  # the rest of a long note starts the next page
         i, part = i + 1, 0
     reply: dict[str, Any] = {"sha": snap.sha, "notes": items, "total_notes": len(order)}
     if i < len(order):
@@ -264,7 +295,7 @@ def corpus_page(snap: Snapshot, order: list[str], after: str | None, cap: int) -
     return reply
 
 
-def _cursor(after: str, snap: Snapshot, order: list[str], budget_part: int) -> tuple[int, int]:
+def _cursor(after: str, snap: Snapshot, order: list[str], cap: int) -> tuple[int, int]:
     """(note index, part) from a cursor `<index>:<part>`; BadInput unless it points inside this listing."""
     bad = BadInput("after must be a cursor returned by an earlier brain_corpus call (<index>:<part>)")
     m = _CURSOR.fullmatch(after) if isinstance(after, str) else None
@@ -274,8 +305,8 @@ def _cursor(after: str, snap: Snapshot, order: list[str], budget_part: int) -> t
     if i > len(order) or (i == len(order) and part != 0):
         raise BadInput(f"after={after} is past the end: this listing has {len(order)} notes")
     if i < len(order):
-        size = len(redact(snap.notes[order[i]].text).encode("utf-8"))
-        if part >= max(1, -(-size // budget_part)):
+        text = redact(snap.notes[order[i]].text)
+        if part >= max(1, -(-len(text.encode("utf-8")) // part_budget(text, cap))):
             raise BadInput(f"after={after} names a part that note {i} does not have")
     return i, part
 
@@ -296,7 +327,7 @@ def _part(data: bytes, n: int, size: int) -> str:
 
 def boot_context(snap: Snapshot, today: dt.date, project: str | None, nonce: str) -> dict[str, Any]:
     """The boot call: profile, a router of live notes, and recent log entries, under 50 KB."""
-    budget = CONTEXT_REPLY_BYTES - 4_000
+    budget = CONTEXT_REPLY_BYTES - CONTEXT_FIELDS_BYTES
     reply: dict[str, Any] = {"sha": snap.sha, "notice": DATA_NOTICE, "nonce": nonce}
     profile = snap.notes.get("profile.md")
     if profile:
@@ -321,7 +352,7 @@ def boot_context(snap: Snapshot, today: dt.date, project: str | None, nonce: str
                 continue
             logs.append((path, heading, body))
     log_items, log_left = [], 0
-    log_budget = budget // 3
+    log_budget = int(budget * LOG_SHARE)
     for path, heading, body in logs:
         text = fence(f"{path} {heading}", f"{heading}\n{body}", nonce)
         if len(text.encode("utf-8")) > log_budget:
