@@ -41,6 +41,7 @@ from .console_auth import (
 from .console_pages import Pages
 from .errors import BadInput, CortexError
 from .guests import GuestBook, add_guest, revoke_guest
+from .parts import Parts
 from .paths import check_path, check_text
 from .redact import redact
 from .review import Review
@@ -84,7 +85,7 @@ def _masked(value: Any) -> Any:
 class Console:
     """Routes and handlers of the console, built on the assembled server's parts."""
 
-    def __init__(self, parts: Any, review: Review | None = None, book: GuestBook | None = None):
+    def __init__(self, parts: Parts, review: Review | None = None, book: GuestBook | None = None):
         s = parts.settings
         self.parts = parts
         self.brain = parts.brain
@@ -412,6 +413,6 @@ def _int_field(form: dict[str, str], key: str) -> int | None:
     return int(raw)
 
 
-def console_routes(parts: Any) -> list[Route]:
+def console_routes(parts: Parts) -> list[Route]:
     """The console's routes for build_app's extra_routes."""
     return Console(parts).routes()

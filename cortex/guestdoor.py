@@ -18,14 +18,17 @@ from typing import Any, Callable, Literal
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import PlainTextResponse
 
 from . import __version__
 from .errors import BadInput, QueueUnavailable
 from .guests import GuestBook, GuestPolicy
+from .parts import Parts
 from .paths import check_content, check_path, check_text, in_scope
 from .proposals import MAX_WHY_CHARS, ProposalQueue
 from .review import Review
+from .tools import Tools
 
 GUEST_INSTRUCTIONS = (
     "A guest door to someone's brain of notes. brain_ask answers questions from the part of the "
@@ -64,8 +67,8 @@ def guest_reply(result: dict[str, Any], citations: bool) -> dict[str, Any]:
 class GuestDoors:
     """The guest MCPServer, the policy lookup by secret, and the door's health."""
 
-    def __init__(self, tools: Any, book: GuestBook, queue: ProposalQueue | None,
-                 disabled: str | None, security: Any):
+    def __init__(self, tools: Tools, book: GuestBook, queue: ProposalQueue | None,
+                 disabled: str | None, security: TransportSecuritySettings):
         self.tools = tools
         self.book = book
         self.queue = queue
@@ -193,7 +196,7 @@ class GuestDoors:
         return mcp
 
 
-def guest_parts(parts: Any) -> dict[str, Any]:
+def guest_parts(parts: Parts) -> dict[str, Any]:
     """build_app's guest and review arguments for an assembled server."""
     from .doors import transport_security
 

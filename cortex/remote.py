@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from .config import Settings
 from .errors import StoreError
 from .gitstore import Auth, Changes, GitStore, View, WriteResult
 
@@ -244,7 +245,7 @@ def webhook_route(store: RemoteStore | None, secret: str | None):
             body += chunk
             if len(body) > MAX_HOOK_BYTES:
                 return Response(f"Payload Too Large: the limit is {MAX_HOOK_BYTES} bytes", status_code=413)
-        if not signature_ok(secret, body, request.headers.get("x-hub-signature-256")):
+        if not signature_ok(secret, bytes(body), request.headers.get("x-hub-signature-256")):
             return Response("Unauthorized: bad or missing X-Hub-Signature-256", status_code=401)
         store.poke()
         return JSONResponse({"ok": True, "fetch": "scheduled"}, status_code=202)
@@ -252,7 +253,7 @@ def webhook_route(store: RemoteStore | None, secret: str | None):
     return Route("/hooks/push", hook, methods=["POST"])
 
 
-def open_hosted(settings: Any) -> RemoteStore:
+def open_hosted(settings: Settings) -> RemoteStore:
     """The hosted brain's clone, `$CORTEX_HOME/remote-clone.git`, cloned from CORTEX_REMOTE on first run.
 
     An empty remote gives an empty clone; `brains.open_brain` seeds it.

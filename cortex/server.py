@@ -3,30 +3,14 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from .ask import AnswerCache, Asker, MemoryCache
-from .brain import Brain
 from .brains import open_brain
 from .config import Settings, load_or_make_secret
+from .parts import Parts
 from .readers import AnthropicReader, OfflineReader, Reader
 from .tools import Tools
-
-
-@dataclass
-class Parts:
-    settings: Settings
-    brain: Brain
-    tools: Tools
-    owner_token: str
-    url_secret: str
-    new_token: bool
-    queue: object | None = None      # the ProposalQueue, made from settings.redis_url by make_app
-    queue_off: str | None = None     # why the guest door is disabled, when it is
-    editor: Any = None               # issue 7: the working-tree watcher (cortex.editor.Editor)
-    remote: Any = None               # issue 7: hosted mode's store (cortex.remote.RemoteStore)
-    health: Any = None               # the full health report (watcher, remote, guest policies), for the owner
 
 
 def assemble(settings: Settings) -> Parts:

@@ -22,7 +22,7 @@ MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
 LAYERS = {
     "entry": {"cli", "server", "bench", "evaluate"},
     "doors": {"doors", "guestdoor", "console", "console_pages", "console_auth", "markdown_render", "diffview"},
-    "tools": {"tools"},
+    "tools": {"tools", "parts"},
     "services": {"brains", "brain", "review", "guests", "ask", "readers", "pack", "verify", "editor", "remote",
                  "corpus", "search", "proposals", "redisproc"},
     "store": {"gitstore"},
