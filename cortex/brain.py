@@ -10,15 +10,17 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
+from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from .corpus import Corpus, Snapshot, decode, is_note_path
 from .errors import AlreadyApplied, BadInput, Conflict, StoreError
-from .gitstore import Change, Changes, CommitInfo, GitStore, View, WriteResult
+from .gitstore import Change, Changes, CommitInfo, GitStore, Identity, View, WriteResult
 from .notes import Note, parse_note
 from .paths import check_content, check_path, check_text
 
 WRITE_MODES = ("create", "replace", "append", "edit", "delete", "move")
+INDEX_POLICIES = ("auto", "on", "off")
 MAX_REASON_CHARS = 500
 
 
@@ -76,7 +78,10 @@ MAX_INDEX_ROWS = 1_000
 
 
 def index_row(note: Note) -> str:
-    line = f"- [{note.title}]({note.path})"
+    """One INDEX.md line; the link is percent-encoded so every renderer follows names with
+    spaces, parentheses or accents (`Crème brûlée.md` -> `Cr%C3%A8me%20br%C3%BBl%C3%A9e.md`)."""
+    title = note.title.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    line = f"- [{title}]({quote(note.path, safe='/')})"
     if note.description:
         line += f" — {note.description}"
     if note.status != "current":
@@ -107,13 +112,34 @@ def render_index(notes: dict[str, Note]) -> bytes:
     return "\n".join(out).encode("utf-8")
 
 
+def line_ending(text: str) -> str:
+    """The file's own line ending: CRLF when its first line break is one, else LF."""
+    at = text.find("\n")
+    return "\r\n" if at > 0 and text[at - 1] == "\r" else "\n"
+
+
 def append_text(existing: str, addition: str) -> str:
-    """`addition` after `existing`, on a line of its own, ending with a newline."""
+    """`addition` after `existing`, on a line of its own, ending with a line break,
+    in the file's own line ending (a CRLF note stays CRLF)."""
+    eol = line_ending(existing)
+    addition = addition.replace("\r\n", "\n")
+    if eol != "\n":
+        addition = addition.replace("\n", eol)
     if existing and not existing.endswith("\n"):
-        existing += "\n"
-    if not addition.endswith("\n"):
-        addition += "\n"
+        existing += eol
+    if not addition.endswith(eol):
+        addition += eol
     return existing + addition
+
+
+def strict_text(data: bytes | None, path: str) -> str:
+    """A note's text for a change that keeps the rest of its bytes; BadInput when it is not
+    UTF-8 (decoding with replacement would rewrite bytes nobody asked to change)."""
+    try:
+        return (data or b"").decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadInput(f"{path} is not valid UTF-8: appending or editing would change bytes you did not "
+                       "touch; replace it whole, or edit it by hand") from None
 
 
 class WorkdirHook(Protocol):
@@ -130,8 +156,14 @@ class Brain:
     """One brain: a Git store, its corpus, a time zone and a clock."""
 
     def __init__(self, store: GitStore, tz: str = "UTC",
-                 clock: Callable[[], dt.datetime] | None = None):
+                 clock: Callable[[], dt.datetime] | None = None, index: str = "auto"):
+        if index not in INDEX_POLICIES:
+            raise StoreError(f"CORTEX_INDEX must be one of {', '.join(INDEX_POLICIES)}, not {index!r}")
         self.store = store
+        # INDEX.md: `auto` keeps one up to date only where the brain already has one
+        # (every brain `cortex init` makes from the template); a person's own repository
+        # gets none unless they ask (`on`). A Docusaurus or Jekyll repo would publish it.
+        self.index_policy = index
         self.corpus = Corpus(store)
         try:
             self.tz = ZoneInfo(tz)
@@ -193,6 +225,7 @@ class Brain:
         sha = self.resolve_at(at) if at else self.store.head()
         if sha is None:
             raise StoreError("the brain has no commits yet")
+        path = self.store.resolve_name(sha, path)  # NFC asked, NFD stored (macOS): the same note
         blob = self.store.blob_at(sha, path)
         if blob is None:
             raise BadInput(f"no note at {path} in commit {sha[:12]}")
@@ -242,6 +275,11 @@ class Brain:
             return self.store.diff(info.parents[0], info.sha)
         return [Change(p, None, b) for p, b in self.store.entries(info.sha).items()]
 
+    def resolve(self, path: str, sha: str | None = None) -> str:
+        """`path` as the brain stores it (at `sha`, else the head), matching any Unicode
+        normalisation: a write keeps the bytes of a name already on disk."""
+        return self.store.resolve_name(sha if sha is not None else self.store.head(), path)
+
     def collision(self, path: str, sha: str | None = None) -> str | None:
         """Why a note at `path` would replace a folder or turn a note into a folder (at `sha`, else the head)."""
         return self.store.collision(sha if sha is not None else self.store.head(), {path: b""})
@@ -259,7 +297,7 @@ class Brain:
             raise BadInput(why.replace("nothing was committed", "nothing was changed"))
 
     def _commit(self, change: Callable[[View], Changes], subject: str, actor: Actor,
-                body: str = "") -> WriteResult:
+                body: str = "", author: Identity | None = None) -> WriteResult:
         """One commit holding `change` plus a regenerated INDEX.md."""
 
         def with_index(view: View) -> Changes:
@@ -270,6 +308,8 @@ class Brain:
                 if done:
                     raise AlreadyApplied(done)
             changes = change(view)
+            if self.index_policy == "off" or (self.index_policy == "auto" and view.blob_of("INDEX.md") is None):
+                return changes
             snap = self.corpus.at(view.sha) if view.sha else None
             old = snap.notes if snap else {}
             updated = {p: (None if d is None else parse_note(p, decode(d)))
@@ -286,7 +326,7 @@ class Brain:
             changes["INDEX.md"] = render_index(notes)
             return changes
 
-        return self.store.commit(with_index, commit_message(subject, actor, body))
+        return self.store.commit(with_index, commit_message(subject, actor, body), author=author)
 
     def write(self, path: str, mode: str, actor: Actor, *, content: str | None = None,
               find: str | None = None, to: str | None = None,
@@ -294,7 +334,7 @@ class Brain:
         """Apply one write mode to one note as exactly one commit."""
         if mode not in WRITE_MODES:
             raise BadInput(f"mode must be one of {', '.join(WRITE_MODES)}")
-        path = check_path(path)
+        path = self.resolve(check_path(path))
         data = None
         if mode in ("create", "replace", "append", "edit"):
             if content is None:
@@ -315,7 +355,7 @@ class Brain:
         if mode == "move":
             if not to:
                 raise BadInput("mode move needs to: the new path")
-            target = check_path(to)
+            target = self.resolve(check_path(to))
             if target == path:
                 raise BadInput("move needs a different path")
 
@@ -330,14 +370,14 @@ class Brain:
                     raise Conflict(f"{path} already exists (blob {current_blob}); use replace, append or edit")
                 return {path: data}
             if mode == "append":
-                existing = decode(view.read(path) or b"")
+                existing = strict_text(view.read(path), path)
                 return {path: append_text(existing, content or "").encode("utf-8")}
             if current_blob is None:
                 raise BadInput(f"no note at {path}; use create")
             if mode == "replace":
                 return {path: data}
             if mode == "edit":
-                existing = decode(view.read(path) or b"")
+                existing = strict_text(view.read(path), path)
                 count = existing.count(find)
                 if count != 1:
                     raise Conflict(f"find occurs {count} times in {path}; it must occur exactly once")
@@ -402,7 +442,7 @@ class Brain:
             if existing is None:
                 start = f"---\ntitle: Log {now.date().isoformat()}\ndecays: false\n---\n"
                 return {path: (start + entry).encode("utf-8")}
-            return {path: append_text(decode(existing), entry).encode("utf-8")}
+            return {path: append_text(strict_text(existing, path), entry).encode("utf-8")}
 
         self._before_write([path])
         try:
@@ -415,18 +455,18 @@ class Brain:
                 **push_fields(result)}
 
     def commit_change(self, paths: list[str], change: Callable[[View], Changes], subject: str, actor: Actor,
-                      body: str = "", *, sync: bool = True) -> WriteResult:
+                      body: str = "", *, sync: bool = True, author: Identity | None = None) -> WriteResult:
         """One commit (plus INDEX.md) whose files `change` computes from a View of the head.
 
         `change` runs inside the compare-and-swap and again whenever the head moved
         meanwhile, so what it reads and what it writes are always of the same head.
         `paths` are the files it may touch: their uncommitted hand edits are
-        committed first. The working-tree watcher passes `sync=False`: its files are
-        already on disk.
+        committed first. The working-tree watcher passes `sync=False` (its files are
+        already on disk) and the owner as `author`.
         """
         if sync:
             self._before_write(paths)
-        result = self._commit(change, subject, actor, body)
+        result = self._commit(change, subject, actor, body, author)
         if sync:
             self._sync_workdir(result)
         return result

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Callable
 
-from .brain import Brain, render_index
+from .brain import Actor, Brain, commit_message, render_index
 from .config import Settings
 from .corpus import is_note_path
 from .errors import StoreError
@@ -67,6 +68,30 @@ def init_brain(path: Path, bare: bool = False) -> str:
     return store.head() or ""
 
 
+# Tool and editor folders that are not notes: left out of a folder made a brain in place,
+# through .git/info/exclude (the person's own .gitignore is not touched).
+LEAVE_OUT = (".obsidian/", ".trash/", ".Trash/", ".DS_Store", "Thumbs.db", ".vscode/", ".idea/")
+
+
+def init_in_place(path: Path, *, template: bool = False, author: str | None = None,
+                  progress: Callable[[str], None] = lambda line: None) -> tuple[str, int, list[str]]:
+    """Make a folder of notes a brain where it stands: (first commit, files committed, what was left out).
+
+    `git init` on main, then one first commit holding every file exactly as it is
+    (the person's own .gitignore respected), authored as the owner. Nothing is added
+    unless `template`; tool folders such as .obsidian/ go into .git/info/exclude.
+    """
+    if (path / ".git").exists():
+        raise StoreError(f"{path} is already a Git repository: serve it with cortex serve --brain {path}")
+    present = [name for name in LEAVE_OUT if (path / name.rstrip("/")).exists()]
+    store = GitStore.init_here(path, branch="main", exclude=LEAVE_OUT)
+    extra = {p: d for p, d in seed_files().items() if not (path / p).exists()} if template else {}
+    identity = store.owner_identity(author)
+    message = commit_message("init: the notes as they were", Actor(door="cli", tool="cortex init"))
+    sha, count = store.commit_tree_as_is(extra, message, identity, progress)
+    return sha, count, present
+
+
 def open_brain(settings: Settings) -> tuple[Brain, bool]:
     """The configured brain, and whether it was just made (the embedded default, made once)."""
     if settings.remote:  # hosted mode: the brain is a clone in the state folder
@@ -76,15 +101,23 @@ def open_brain(settings: Settings) -> tuple[Brain, bool]:
         if store.head() is None:  # an empty remote is seeded (one commit, pushed)
             files = seed_files()
             store.commit(lambda view: dict(files), SEED_MESSAGE)
-        return Brain(store, settings.tz), False
+        return Brain(store, settings.tz, index=settings.index), False
     made = False
     default = settings.home / "brain"
     if not settings.brain.exists() and settings.brain == default:
         settings.home.mkdir(parents=True, exist_ok=True)
         init_brain(settings.brain, bare=True)
         made = True
+    if not settings.brain.exists():
+        raise StoreError(f"no brain at {settings.brain}. Make one with: cortex init {settings.brain}")
     try:
-        store = GitStore(settings.brain)
+        store = GitStore(settings.brain, settings.branch)
     except StoreError as exc:
-        raise StoreError(f"{exc}. Make one with: cortex init {settings.brain}") from None
-    return Brain(store, settings.tz), made
+        if "not a Git repository" not in str(exc):
+            raise
+        raise StoreError(f"{settings.brain} is a folder but not a Git repository. Make it a brain in place, "
+                         f"keeping every file as it is, with: cortex init {settings.brain}") from None
+    problem = store.servable()
+    if problem:
+        raise StoreError(problem)
+    return Brain(store, settings.tz, index=settings.index), made

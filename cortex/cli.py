@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from .brain import Brain
-from .brains import init_brain, open_brain
+from .brains import init_brain, init_in_place, open_brain
 from .config import Settings
 from .errors import CortexError
 from .guests import DEFAULTS, GuestBook, add_guest, revoke_guest
@@ -18,9 +18,20 @@ from .proposals import QUEUE_CAP
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    sha = init_brain(Path(args.path), bare=args.bare)
+    path = Path(args.path)
+    if path.is_dir() and any(path.iterdir()) and not args.bare:
+        sha, count, left_out = init_in_place(
+            path, template=args.template, author=Settings.from_env().author,
+            progress=lambda line: print(line, file=sys.stderr, flush=True))
+        print(f"Made {path} a brain in place: branch main, first commit {sha[:12]} holding {count:,} files "
+              "exactly as they were" + (" plus the template" if args.template else "") + ".")
+        if left_out:
+            print(f"Left out (listed in .git/info/exclude, your files untouched): {', '.join(left_out)}")
+        print(f"Serve it with: cortex serve --brain {path}")
+        return 0
+    sha = init_brain(path, bare=args.bare)
     kind = "bare repository" if args.bare else "repository"
-    print(f"Made a new brain ({kind}) at {args.path}, branch main, first commit {sha[:12]}.")
+    print(f"Made a new brain ({kind}) at {args.path} from the template, branch main, first commit {sha[:12]}.")
     return 0
 
 
@@ -118,9 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cortex", description="A Git-backed brain served over MCP.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("init", help="make a new brain repository from the template")
+    p = sub.add_parser("init", help="make a new brain from the template, or a folder of notes a brain in place")
     p.add_argument("path")
     p.add_argument("--bare", action="store_true", help="a bare repository (accepts pushes from clones)")
+    p.add_argument("--template", action="store_true",
+                   help="in place: also add the template's house-rule files (never over a file of yours)")
     p.set_defaults(fn=cmd_init)
 
     p = sub.add_parser("serve", help="serve the brain over MCP (Streamable HTTP)")

@@ -58,6 +58,9 @@ class Settings:
     # CORTEX_TRUSTED_PROXIES: addresses of the reverse proxies whose X-Forwarded-For/-Proto
     # are believed. Empty (the default): no header is, so no client can pick its own address.
     trusted_proxies: list[str] = field(default_factory=list)
+    branch: str | None = None            # CORTEX_BRANCH: the branch to serve; default the one HEAD names
+    index: str = "auto"                  # CORTEX_INDEX: auto (only where INDEX.md exists), on or off
+    author: str | None = None            # CORTEX_AUTHOR: "Name <email>" for the owner's own commits
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides) -> "Settings":
@@ -87,6 +90,9 @@ class Settings:
             webhook_secret=env.get("CORTEX_WEBHOOK_SECRET") or None,
             debounce_ms=int(env.get("CORTEX_DEBOUNCE_MS") or 300),
             trusted_proxies=_split(env.get("CORTEX_TRUSTED_PROXIES")),
+            branch=env.get("CORTEX_BRANCH") or None,
+            index=(env.get("CORTEX_INDEX") or "auto").strip().lower(),
+            author=env.get("CORTEX_AUTHOR") or None,
         )
         for key, value in overrides.items():
             setattr(s, key, value)

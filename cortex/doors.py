@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import json
 import logging
 import re
 from typing import Annotated, Any, Callable, Literal
@@ -26,7 +27,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -60,10 +61,17 @@ def client_name(ctx: Context | None) -> str:
         return "unknown"
 
 
-def run_tool(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """Call a tool body: refusals become one-line tool errors; replies are redacted."""
+def run_tool(fn: Callable[[], dict[str, Any]]) -> Any:
+    """Call a tool body: refusals become one-line tool errors; replies are redacted.
+
+    The reply goes out as structured content plus one compact JSON text block for
+    clients that read only text. The SDK's own text block is the same JSON
+    pretty-printed: a second copy about a third larger, paid from the client's context.
+    """
     try:
-        return redact_value(fn())
+        reply = redact_value(fn())
+        text = json.dumps(reply, ensure_ascii=False, separators=(",", ":"), default=str)
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=reply)
     except CortexError as exc:
         raise ToolError(str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__) from None
     except OSError as exc:

@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from .brain import Actor, Brain
-from .errors import StoreError
+from .errors import BadInput, StoreError
 from .gitstore import View, WriteResult, hash_blob, read_file
+from .paths import check_path
 
 log = logging.getLogger("cortex.editor")
 
@@ -77,7 +78,7 @@ class Editor:
     """The working-tree watcher of one brain; also its hook for tool writes."""
 
     def __init__(self, brain: Brain, debounce_ms: int = DEBOUNCE_MS, poll_s: float = POLL_S,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, author: str | None = None):
         if brain.store.workdir is None:
             raise StoreError("hand edits need a repository with a working tree")
         self.brain = brain
@@ -86,6 +87,9 @@ class Editor:
         self.debounce = debounce_ms / 1000
         self.poll_s = poll_s
         self.clock = clock  # the debounce's clock: tests drive poll_once with their own
+        # Hand edits are the owner's work: authored as them (CORTEX_AUTHOR, else Git's
+        # user.name/user.email), committed by Cortex; Cortex only when neither is set.
+        self.author = brain.store.owner_identity(author)
         self._lock = threading.RLock()
         self._base: dict[str, str | None] = {}
         self._stats: dict[str, tuple[int, int, int]] = {}
@@ -203,6 +207,7 @@ class Editor:
     def commit_paths(self, paths: Iterable[str]) -> WriteResult | None:
         """Commit the hand edits among `paths` as one commit; None when there are none."""
         paths = sorted(p for p in set(paths) if not ignored(p))
+        paths = self._hold_bad_names(paths)
         if not paths:
             return None
         with self._lock:
@@ -225,7 +230,7 @@ class Editor:
 
                 try:
                     result = self.brain.commit_change(list(plan.out), change, _subject(plan), HAND, _body(plan),
-                                                      sync=False)
+                                                      sync=False, author=self.author)
                 except _Moved:
                     continue
                 except StoreError as exc:
@@ -236,6 +241,26 @@ class Editor:
                 self._after_commit(plan, result)
                 return result
             raise StoreError("the branch kept moving while committing hand edits")
+
+    def _hold_bad_names(self, paths: list[str]) -> list[str]:
+        """Paths whose name the path rule refuses (the one rule tools and guests obey) are
+        not committed while the file exists; the reason is held and reported. Deleting
+        such a file is committed as usual."""
+        keep = []
+        for path in paths:
+            try:
+                check_path(path)
+            except BadInput as exc:
+                target = self.store.workdir_file(path)
+                if target is not None and target.exists():
+                    why = f"{path!r} is not committed: {exc}; rename the file"
+                    if self.held.get(path) != why:
+                        self.last_error = why
+                        log.warning("hand edit not committed: %s", why)
+                    self.held[path] = why
+                    continue
+            keep.append(path)
+        return keep
 
     def _hold_collisions(self, plan: _Plan, paths: list[str]) -> None:
         """Take out of `plan` the edits that would put a folder where a note is (or the reverse).

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Mapping
 import pygit2
 
 from .errors import PathCollision, StoreError
-from .paths import collision
+from .paths import collision, equivalent, same_name
 
 # Only regular blobs are notes: symlinks (0o120000) and submodules (0o160000)
 # are never followed, so a tree entry can never point reads outside the brain.
@@ -32,6 +32,7 @@ _BLOB_MODES = (pygit2.GIT_FILEMODE_BLOB, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE)
 STALE_LOCK_SECONDS = 2.0
 
 Changes = dict[str, bytes | None]  # path -> new bytes, or None to delete
+Identity = tuple[str, str]          # (name, email) of a commit's author
 
 
 @dataclass(frozen=True)
@@ -119,16 +120,22 @@ class View:
         blob = self.blob_of(path)
         return None if blob is None else self._store.blob_bytes(blob)
 
+    def resolve(self, path: str) -> str:
+        """`path` as this commit stores it, matching any Unicode normalisation."""
+        return self._store.resolve_name(self.sha, path)
+
 
 class GitStore:
     """One repository and one branch. Every pygit2 call happens under one lock."""
 
-    def __init__(self, path: str | Path, branch: str = "main"):
+    def __init__(self, path: str | Path, branch: str | None = None):
+        """Open the repository at `path` and serve `branch`, by default the one HEAD names."""
         try:
             self._repo = pygit2.Repository(str(path))
         except (pygit2.GitError, KeyError) as exc:
             raise StoreError(f"not a Git repository: {path}") from exc
         self.path = Path(path)
+        branch = branch or self._head_branch()
         self.ref = f"refs/heads/{branch}"
         self.branch = branch
         self._lock = threading.RLock()
@@ -138,6 +145,37 @@ class GitStore:
         # The time commits are stamped with; Brain sets its own clock here, so tests
         # (and `cortex eval`) can move time instead of sleeping past Git's 1 s resolution.
         self.clock: Callable[[], dt.datetime] | None = None
+
+    def _head_branch(self) -> str:
+        """The branch HEAD names (a repository on `master` is served from `master`)."""
+        if self._repo.head_is_detached:
+            at = str(self._repo.head.target)[:12]
+            raise StoreError(f"HEAD is detached (at {at}) in {self.path}: Cortex serves a branch. "
+                             "Check one out (git switch <branch>) or set CORTEX_BRANCH")
+        target = self._repo.references["HEAD"].target
+        return str(target).removeprefix("refs/heads/")
+
+    def branches(self) -> list[str]:
+        """The repository's local branches."""
+        with self._lock:
+            return sorted(self._repo.branches.local)
+
+    def servable(self) -> str | None:
+        """Why this branch cannot be served as it stands, or None.
+
+        An unborn branch in a repository that has other branches would start a
+        second, unrelated history (the first write an orphan root holding none of the
+        notes); a merge or rebase under way means the working tree is mid-operation.
+        """
+        with self._lock:
+            others = [b for b in self.branches() if b != self.branch]
+            if self.head() is None and others:
+                return (f"branch {self.branch} has no commits, but the repository has {', '.join(others[:5])}: "
+                        f"check out the branch with the notes (git switch {others[0]}) or set CORTEX_BRANCH")
+            if self.workdir is not None and self._repo.state() != pygit2.enums.RepositoryState.NONE:
+                return (f"a merge, rebase or cherry-pick is under way in {self.path}: finish or abort it "
+                        "(git merge --abort, git rebase --abort), then start Cortex")
+            return None
 
     # -- creating ---------------------------------------------------------
 
@@ -151,6 +189,49 @@ class GitStore:
         if not bare:
             repo.checkout_head(strategy=pygit2.GIT_CHECKOUT_FORCE)
         return store
+
+    @staticmethod
+    def init_here(path: str | Path, branch: str, exclude: Iterable[str]) -> "GitStore":
+        """`git init` in an existing folder (a working tree), with `exclude` in .git/info/exclude."""
+        repo = pygit2.init_repository(str(path), bare=False, initial_head=branch)
+        info = Path(repo.path) / "info"
+        info.mkdir(exist_ok=True)
+        with open(info / "exclude", "a", encoding="utf-8") as f:
+            f.write("# Tool and editor files left out of the brain by cortex init\n")
+            f.writelines(f"{name}\n" for name in exclude)
+        return GitStore(path, branch)
+
+    def commit_tree_as_is(self, extra: Mapping[str, bytes], message: str, author: Identity | None,
+                          progress: Callable[[str], None]) -> tuple[str, int]:
+        """The first commit of a working tree: every file as it is on disk (ignore rules kept),
+        plus `extra` files written first. (commit SHA, files committed)."""
+        wd = self.workdir
+        assert wd is not None
+        for rel, data in extra.items():
+            write_file_atomic(wd / rel, data)
+        with self._lock:
+            files = []
+            for folder, dirs, names in os.walk(wd):
+                rel_folder = os.path.relpath(folder, wd)
+                rel_folder = "" if rel_folder == "." else rel_folder.replace(os.sep, "/") + "/"
+                dirs[:] = [d for d in dirs if d != ".git" and not self._repo.path_is_ignored(rel_folder + d + "/")]
+                for name in names:
+                    rel = rel_folder + name
+                    if not self._repo.path_is_ignored(rel):
+                        files.append(rel)
+            index = self._repo.index
+            started = time.monotonic()
+            for i, rel in enumerate(sorted(files), 1):
+                index.add(rel)
+                if i % 500 == 0 or time.monotonic() - started > 2:
+                    progress(f"committing {i:,} of {len(files):,} files")
+                    started = time.monotonic()
+            index.write()
+            tree = index.write_tree()
+            sig = self._signature()
+            by = self._signature(*author) if author else sig
+            oid = self._repo.create_commit(self.ref, by, by if author else sig, message, tree, [])
+            return str(oid), len(files)
 
     @property
     def workdir(self) -> Path | None:
@@ -312,7 +393,7 @@ class GitStore:
     # -- writing ----------------------------------------------------------
 
     def commit(self, change: Callable[[View], Changes], message: str,
-               max_retries: int = 50) -> WriteResult:
+               max_retries: int = 50, author: Identity | None = None) -> WriteResult:
         """Apply `change` to the head and move the branch by compare-and-swap.
 
         `change` receives a View of the head and returns the files to set or delete;
@@ -321,7 +402,7 @@ class GitStore:
         """
         for attempt in range(max_retries + 1):
             with self._lock:
-                draft = self.draft(change, message)
+                draft = self.draft(change, message, author)
                 if self._swap(draft.parent, pygit2.Oid(hex=draft.sha), message):
                     return draft.result(attempt)
             # Another process won the race: back off a little (outside the lock) so
@@ -329,10 +410,20 @@ class GitStore:
             time.sleep(random.uniform(0, min(0.05, 0.002 * (attempt + 1))))
         raise StoreError(f"the branch kept moving; gave up after {max_retries} retries")
 
-    def draft(self, change: Callable[[View], Changes], message: str) -> Draft:
-        """Run `change` on the head and write the commit object; the branch does not move."""
+    def draft(self, change: Callable[[View], Changes], message: str, author: Identity | None = None) -> Draft:
+        """Run `change` on the head and write the commit object; the branch does not move.
+
+        `author` (name, email): whose work it is, e.g. the owner's hand edit; Cortex is
+        always the committer, so history tells who wrote from who recorded it.
+        """
         with self._lock:
             head = self.head()
+            others = list(self._repo.branches.local) if head is None else []
+            if others:
+                # Never a second root: a write to an unborn branch beside others would
+                # start a history that holds none of the notes.
+                raise StoreError(f"branch {self.branch} has no commits while the repository has "
+                                 f"{', '.join(sorted(others)[:5])}; nothing was committed")
             view = View(self, head)
             changes = change(view)
             why = self.collision(head, changes)
@@ -344,8 +435,9 @@ class GitStore:
                 if head is not None and tree_id == str(self._repo[head].peel(pygit2.Tree).id):
                     raise StoreError("the change leaves the note exactly as it is; nothing to commit")
                 sig = self._signature()
+                by = self._signature(*author) if author else sig
                 parents = [pygit2.Oid(hex=head)] if head else []
-                oid = self._repo.create_commit(None, sig, sig, message, pygit2.Oid(hex=tree_id), parents)
+                oid = self._repo.create_commit(None, by, sig, message, pygit2.Oid(hex=tree_id), parents)
             except (pygit2.GitError, OSError) as exc:
                 raise self._storage_error(exc) from exc
             return Draft(str(oid), head, old_blobs, new_blobs)
@@ -376,7 +468,43 @@ class GitStore:
                     path, found = f"{path}/{first.name}", first
                 return path
 
-            return collision(changes, is_file, file_under)
+            def twin(path: str) -> str | None:
+                found = self._walk_names(tree, path, same_name)
+                return found if found is not None and found != path else None
+
+            return collision(changes, is_file, file_under, twin)
+
+    def _walk_names(self, tree: pygit2.Tree | None, path: str, match: Callable[[str, str], bool]) -> str | None:
+        """The existing path whose every segment `match`es `path`'s (an exact segment first), or None."""
+        found: list[str] = []
+        node: pygit2.Tree | None = tree
+        for seg in path.split("/"):
+            if node is None:
+                return None  # `path` goes on below a file
+            try:
+                entry = node[seg]
+            except (KeyError, ValueError):
+                entry = next((e for e in node if match(e.name, seg)), None)
+                if entry is None:
+                    return None
+            found.append(entry.name)
+            node = self._repo[entry.id] if entry.filemode == pygit2.GIT_FILEMODE_TREE else None
+        return "/".join(found)
+
+    def resolve_name(self, sha: str | None, path: str) -> str:
+        """The path as stored in commit `sha` for `path` written in any Unicode normalisation
+        (a macOS editor stores `Résumé.md` in NFD; a client asks in NFC); `path` itself if
+        there is no such file."""
+        with self._lock:
+            if sha is None:
+                return path
+            tree = self._repo[sha].peel(pygit2.Tree)
+            try:
+                tree[path]
+                return path
+            except (KeyError, ValueError):
+                pass
+            return self._walk_names(tree, path, equivalent) or path
 
     def set_head(self, expected: str | None, new: str, message: str = "cortex: move branch") -> bool:
         """Compare-and-swap the branch from `expected` to `new`; False if it had moved."""
@@ -479,13 +607,30 @@ class GitStore:
         except FileNotFoundError:
             pass
 
-    def _signature(self) -> pygit2.Signature:
+    def _signature(self, name: str = "Cortex", email: str = "cortex@localhost") -> pygit2.Signature:
         # Server commits are signed as Cortex so history tells them from hand edits.
         if self.clock is None:
-            return pygit2.Signature("Cortex", "cortex@localhost")
+            return pygit2.Signature(name, email)
         now = self.clock()
-        offset = int(now.utcoffset().total_seconds() // 60) if now.utcoffset() else 0
-        return pygit2.Signature("Cortex", "cortex@localhost", int(now.timestamp()), offset)
+        delta = now.utcoffset()
+        offset = int(delta.total_seconds() // 60) if delta else 0
+        return pygit2.Signature(name, email, int(now.timestamp()), offset)
+
+    def owner_identity(self, override: str | None = None) -> Identity | None:
+        """The owner's identity for their own commits (hand edits, `cortex init` in place):
+        `override` ("Name <email>", from CORTEX_AUTHOR), else Git's configured user.name and
+        user.email (repository, then global), else None."""
+        if override:
+            m = re.fullmatch(r"\s*(.+?)\s*<([^<>\s]+)>\s*", override)
+            if not m:
+                raise StoreError(f"CORTEX_AUTHOR must look like 'Name <email>', not {override!r}")
+            return m.group(1), m.group(2)
+        with self._lock:
+            try:
+                sig = self._repo.default_signature
+            except (KeyError, pygit2.GitError):
+                return None
+            return sig.name, sig.email
 
     # -- a working tree (hand edits) ----------------------------------------
 
@@ -600,12 +745,18 @@ class GitStore:
     # -- hosted mode: a clone that fetches from and pushes to one remote ------
 
     @staticmethod
-    def clone(url: str, path: str | Path, auth: "Auth", branch: str = "main") -> "GitStore":
-        """A bare clone of `url` at `path` (an empty remote gives an empty clone)."""
+    def clone(url: str, path: str | Path, auth: "Auth", branch: str | None = None) -> "GitStore":
+        """A bare clone of `url` at `path` on `branch`, by default the remote's own default branch.
+
+        An empty remote gives an empty clone on `branch` (default main).
+        """
         try:
-            pygit2.clone_repository(url, str(path), bare=True, callbacks=auth.callbacks())
+            repo = pygit2.clone_repository(url, str(path), bare=True, callbacks=auth.callbacks(),
+                                           checkout_branch=branch)
         except (pygit2.GitError, ValueError, OSError) as exc:
             raise StoreError(f"could not clone {auth.display(url)}: {auth.scrub(str(exc))}") from None
+        if repo.head_is_unborn and not list(repo.branches.local):
+            repo.references.create("HEAD", f"refs/heads/{branch or 'main'}", force=True)
         return GitStore(path, branch)
 
     def _net(self) -> pygit2.Repository:

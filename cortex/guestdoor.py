@@ -145,7 +145,7 @@ class GuestDoors:
                 why: str | None) -> dict[str, Any]:
         if mode not in ("create", "replace", "append"):
             raise BadInput("mode must be create, replace or append")
-        path = check_path(path)
+        path = self.tools.brain.resolve(check_path(path))
         if not in_scope(path, list(policy.scopes)):
             raise BadInput("path is outside this guest's scope")
         self.tools.brain.check_place(path)

@@ -7,6 +7,7 @@ tool layer returns as an MCP tool error. Nothing is changed on a refusal.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Callable, Mapping
 
 from .errors import BadInput
@@ -15,9 +16,6 @@ from .errors import BadInput
 MAX_CONTENT_BYTES = 1_048_576
 MAX_PATH_CHARS = 200
 
-# ASCII on purpose: Unicode file names invite confusables (Cyrillic "а" vs "a")
-# and normalisation tricks (NFC vs NFD), and differ across file systems.
-_SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_ .-]*$")
 GENERATED = frozenset({"INDEX.md"})
 
 
@@ -43,11 +41,29 @@ def check_content(content: str) -> bytes:
     return data
 
 
-def check_path(path: str, *, for_write: bool = True) -> str:
-    """A canonical note path, or BadInput.
+# Characters Windows forbids in a file name: a brain must check out on every common
+# file system, and `\\` would also be a second separator.
+_WINDOWS_FORBIDDEN = set('<>:"|?*\\')
+# Bidirectional-text controls: they make a name display as something else
+# (`evil\u202egnp.md` shows as `evilmd.png`).
+_BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Characters that draw as a folder separator, and invisible ones: `notes\u2215x.md` shows as
+# `notes/x.md` but is one file at the top; `x\u200b.md` shows as `x.md`. (Zero-width
+# joiners stay allowed: Persian and Indic names need them.)
+_LOOKALIKE_SLASH = set("\u2044\u2215\u29f8\uff0f")
+_INVISIBLE = set("\u200b\u2060\ufeff")
 
-    Reads accept any existing file except under `.git/`; writes accept only
-    `.md` files of safe segments outside `.cortex/`, and never `INDEX.md`.
+
+def check_path(path: str, *, for_write: bool = True) -> str:
+    """A note path as given, or BadInput saying in one line what is wrong with it.
+
+    Any name Git and the common file systems accept is a note's name: accents, CJK,
+    apostrophes, commas, `+`, `&`, parentheses, spaces inside. Refused, because they
+    are dangerous or do not travel: `..` and absolute paths, `.git/` (and `.cortex/`
+    for writes), control characters, bidi controls, a segment with a leading or
+    trailing space or dot, and the characters Windows forbids (`<>:"|?*\\`). Reads
+    accept any existing file except under `.git/`; writes only `.md` files, never
+    INDEX.md. One rule for tools, the watcher, guests and the console.
     """
     check_text(path, "path")
     if not path or not path.strip():
@@ -63,8 +79,14 @@ def check_path(path: str, *, for_write: bool = True) -> str:
         raise BadInput("path has an empty, '.' or '..' segment")
     if segments[0] == ".git":
         raise BadInput("paths under .git/ are not notes")
-    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+    if any(unicodedata.category(c) == "Cc" for c in path):
         raise BadInput("path contains a control character")
+    if any(c in _BIDI for c in path):
+        raise BadInput("path contains a bidirectional-text control, which would make it display as another name")
+    if any(c in _LOOKALIKE_SLASH for c in path):
+        raise BadInput("path contains a character that looks like / but is not a separator; use /")
+    if any(c in _INVISIBLE for c in path):
+        raise BadInput("path contains an invisible character (zero-width space, word joiner or BOM)")
     if not for_write:
         return path
     if segments[0] == ".cortex":
@@ -72,13 +94,28 @@ def check_path(path: str, *, for_write: bool = True) -> str:
     if path in GENERATED:
         raise BadInput(f"{path} is generated on every write and cannot be written")
     for seg in segments:
-        if not _SEGMENT.match(seg) or seg.endswith(" ") or seg.endswith("."):
-            raise BadInput(
-                f"path segment {seg!r} is not allowed: use letters, digits, '_', '-', '.', "
-                "spaces inside, ASCII only")
+        if seg != seg.strip(" ") or seg.startswith(".") or seg.endswith("."):
+            raise BadInput(f"path segment {seg!r} starts or ends with a space or a dot, "
+                           "which Windows and macOS tools drop or hide")
+        bad = sorted(set(seg) & _WINDOWS_FORBIDDEN)
+        if bad:
+            raise BadInput(f"path segment {seg!r} contains {' '.join(bad)}, which Windows does not allow in names")
+        if len(seg.encode("utf-8")) > 255:
+            raise BadInput(f"path segment {seg[:40]!r}… is longer than 255 bytes, the limit of most file systems")
     if not path.endswith(".md"):
         raise BadInput("notes are Markdown: the path must end in .md")
     return path
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two names are one name on some file system: equal up to Unicode
+    normalisation (macOS stores NFD) or letter case (Windows, macOS)."""
+    return unicodedata.normalize("NFC", a).casefold() == unicodedata.normalize("NFC", b).casefold()
+
+
+def equivalent(a: str, b: str) -> bool:
+    """Whether two names are canonically equivalent (NFC == NFC): the same text, stored differently."""
+    return unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)
 
 
 def in_scope(path: str, scopes: list[str] | None) -> bool:
@@ -89,7 +126,8 @@ def in_scope(path: str, scopes: list[str] | None) -> bool:
 
 
 def collision(changes: Mapping[str, bytes | None], is_file: Callable[[str], bool],
-              file_under: Callable[[str], str | None]) -> str | None:
+              file_under: Callable[[str], str | None],
+              twin: Callable[[str], str | None] = lambda path: None) -> str | None:
     """Why `changes` would turn a note into a folder or a folder into a note, or None.
 
     Git lets one commit replace the file `notes/v.md` with a folder of that name
@@ -98,7 +136,9 @@ def collision(changes: Mapping[str, bytes | None], is_file: Callable[[str], bool
     also deletes the other side: a write deletes only what it names, and a
     working tree cannot hold both while the switch happens.
     `is_file(p)`: the base tree has a file at p; `file_under(p)`: a file inside
-    the base tree's folder p, or None when p is not a folder.
+    the base tree's folder p, or None when p is not a folder; `twin(p)`: an existing
+    path that differs from p only by letter case or Unicode normalisation (on macOS
+    and Windows the two would be one file, so both must never be created).
     """
     added = sorted(p for p, data in changes.items() if data is not None)
     adding = set(added)
@@ -113,4 +153,9 @@ def collision(changes: Mapping[str, bytes | None], is_file: Callable[[str], bool
         if inside is not None:
             return (f"refused: {path} is a folder holding {inside}; a note there would delete "
                     "the folder's notes; nothing was committed. Choose another path")
+        other = twin(path)
+        if other is not None and changes.get(other, b"") is not None:
+            return (f"refused: {path} differs from the existing {other} only by letter case or Unicode "
+                    f"normalisation, and would be the same file on macOS and Windows; nothing was committed. "
+                    f"Use {other}")
     return None

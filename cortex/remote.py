@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from .config import Settings
 from .errors import StoreError
-from .gitstore import Auth, Changes, GitStore, View, WriteResult
+from .gitstore import Auth, Changes, GitStore, Identity, View, WriteResult
 
 log = logging.getLogger("cortex.remote")
 
@@ -45,7 +45,7 @@ def local_path(url: str) -> str | None:
 class RemoteStore(GitStore):
     """A bare clone whose every commit is pushed to its remote (`origin`)."""
 
-    def __init__(self, path: str | Path, url: str, auth: Auth, branch: str = "main",
+    def __init__(self, path: str | Path, url: str, auth: Auth, branch: str | None = None,
                  fetch_interval: float = 5.0):
         super().__init__(path, branch)
         self.url = url
@@ -60,7 +60,7 @@ class RemoteStore(GitStore):
         self.last_error: str | None = None
 
     @classmethod
-    def open(cls, path: Path, url: str, auth: Auth, branch: str = "main",
+    def open(cls, path: Path, url: str, auth: Auth, branch: str | None = None,
              fetch_interval: float = 5.0) -> "RemoteStore":
         """The clone at `path`, made from `url` on first use."""
         if not (path / "HEAD").exists():
@@ -78,12 +78,12 @@ class RemoteStore(GitStore):
     # -- writing ----------------------------------------------------------
 
     def commit(self, change: Callable[[View], Changes], message: str,
-               max_retries: int = 50) -> WriteResult:
+               max_retries: int = 50, author: Identity | None = None) -> WriteResult:
         """Commit on the freshly fetched head and push; on a refusal fetch and re-apply."""
         with self._write_lock:
             self.sync()  # an unreachable remote is not an error here: the write becomes pending
             for attempt in range(max_retries + 1):
-                draft = self.draft(change, message)
+                draft = self.draft(change, message, author)
                 expected = self.tracking_head()
                 outcome = self._push(draft.sha, expected)
                 if outcome == "behind":
@@ -260,6 +260,6 @@ def open_hosted(settings: Settings) -> RemoteStore:
     """
     path = Path(settings.home) / "remote-clone.git"
     auth = Auth(settings.remote_token, settings.remote_user)
-    store = RemoteStore.open(path, settings.remote, auth, fetch_interval=settings.fetch_interval)
+    store = RemoteStore.open(path, settings.remote, auth, settings.branch, fetch_interval=settings.fetch_interval)
     settings.brain = path
     return store

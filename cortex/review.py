@@ -14,8 +14,7 @@ import difflib
 import json
 from typing import Any
 
-from .brain import Actor, Brain, append_text
-from .corpus import decode
+from .brain import Actor, Brain, append_text, strict_text
 from .errors import BadInput, StoreError
 from .fences import DATA_NOTICE, fence, new_nonce
 from .gitstore import View
@@ -184,7 +183,8 @@ class Review:
             if view.blob_of(rpath) is not None:
                 raise _Receipted()
             current = view.read(path)
-            new_text = apply_mode(p.mode, path, decode(current) if current is not None else None, p.content)
+            new_text = apply_mode(p.mode, path, strict_text(current, path) if current is not None else None,
+                                  p.content)
             receipt = {"proposal": p.id, "guest": p.guest, "path": path, "mode": p.mode,
                        "digest": p.digest, "parent": view.sha}
             return {path: new_text.encode("utf-8"),

@@ -28,7 +28,7 @@ def assemble(settings: Settings) -> Parts:
     elif brain.store.workdir is not None:
         from .editor import Editor
 
-        parts.editor = Editor(brain, settings.debounce_ms)
+        parts.editor = Editor(brain, settings.debounce_ms, author=settings.author)
     return parts
 
 

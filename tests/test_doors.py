@@ -182,3 +182,18 @@ def test_server_info_names_a_version(server):
     assert '"serverInfo"' in body and '"version":""' not in body.replace(" ", "")
     from cortex import __version__
     assert __version__ and f'"version":"{__version__}"' in body.replace(" ", "")
+
+
+def test_each_reply_carries_its_json_once_compact(server):
+    """The text block is the structured content as compact JSON, not a pretty-printed second copy."""
+    import asyncio
+    import json
+
+    async def go():
+        async with client(server.url + "/mcp") as c:
+            return await c.call_tool("brain_read", {"path": "notes/house-rules.md"})
+
+    result = asyncio.run(go())
+    text = "".join(part.text for part in result.content)
+    assert json.loads(text) == result.structured_content
+    assert "\n  " not in text and ": " not in text.split('"text"')[0]  # no indentation, no padding

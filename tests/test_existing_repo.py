@@ -1,0 +1,175 @@
+"""A person's existing repository, served as it is: the branch HEAD names, and refusals
+that say why instead of starting a second history.
+
+Repositories here are made with the `git` command, as their owners made them.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import TOKEN, call
+from reliakit import ServeProcess
+
+from cortex.brain import Actor
+from cortex.brains import open_brain
+from cortex.config import Settings
+from cortex.errors import StoreError
+
+ME = Actor(door="owner", tool="brain_write", client="pytest")
+GIT_ENV = {"GIT_AUTHOR_NAME": "Ada Lovelace", "GIT_AUTHOR_EMAIL": "ada@example.org",
+           "GIT_COMMITTER_NAME": "Ada Lovelace", "GIT_COMMITTER_EMAIL": "ada@example.org",
+           "PATH": "/usr/bin:/bin:/usr/local/bin", "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def git(repo: Path, *args: str, check: bool = True) -> str:
+    r = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=check,
+                       env={**GIT_ENV, "HOME": str(repo.parent)})
+    return r.stdout
+
+
+def vault_on(tmp_path: Path, branch: str, files: dict[str, bytes]) -> Path:
+    repo = tmp_path / "vault"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", branch)
+    git(repo, "config", "user.name", "Ada Lovelace")
+    git(repo, "config", "user.email", "ada@example.org")
+    for path, data in files.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_bytes(data)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "my notes")
+    return repo
+
+
+def settings_for(tmp_path: Path, brain: Path, **env: str) -> Settings:
+    return Settings.from_env({"CORTEX_HOME": str(tmp_path / "home"), "CORTEX_TOKEN": TOKEN, **env}, brain=brain)
+
+
+FILES = {"Ideas.md": b"# Ideas\n\nA garden of thoughts.\n", "notes/bees.md": b"# Bees\n\nThe hive is south.\n"}
+
+
+def test_a_repository_on_master_is_served_and_written_on_master(tmp_path):
+    repo = vault_on(tmp_path, "master", FILES)
+    root = git(repo, "rev-list", "--max-parents=0", "HEAD").split()
+    brain, made = open_brain(settings_for(tmp_path, repo))
+    assert not made and brain.store.branch == "master"
+    assert sorted(brain.snapshot().notes) == ["Ideas.md", "notes/bees.md"]
+    reply = brain.write("notes/wasps.md", "create", ME, content="# Wasps\n")
+    assert git(repo, "rev-parse", "master").strip() == reply["sha"]
+    assert git(repo, "branch", "--list").split() == ["*", "master"]          # no main was made
+    assert git(repo, "rev-list", "--max-parents=0", "HEAD").split() == root  # no second root
+    assert git(repo, "status", "--porcelain") == ""                          # nothing staged
+    assert (repo / "notes/bees.md").read_bytes() == FILES["notes/bees.md"]
+
+
+def test_cortex_branch_chooses_another_branch(tmp_path):
+    repo = vault_on(tmp_path, "master", FILES)
+    git(repo, "branch", "notes-only")
+    brain, _ = open_brain(settings_for(tmp_path, repo, CORTEX_BRANCH="notes-only"))
+    assert brain.store.branch == "notes-only" and brain.store.head() == git(repo, "rev-parse", "HEAD").strip()
+
+
+@pytest.mark.parametrize("setup,words", [
+    (lambda repo: git(repo, "checkout", "-q", "--detach"), "HEAD is detached"),
+    (lambda repo: git(repo, "symbolic-ref", "HEAD", "refs/heads/main"), "branch main has no commits"),
+])
+def test_refuses_with_one_line_rather_than_start_a_second_history(tmp_path, setup, words):
+    repo = vault_on(tmp_path, "master", FILES)
+    setup(repo)
+    with pytest.raises(StoreError) as err:
+        open_brain(settings_for(tmp_path, repo))
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_refuses_to_start_in_the_middle_of_a_merge(tmp_path):
+    repo = vault_on(tmp_path, "master", FILES)
+    git(repo, "checkout", "-q", "-b", "other")
+    (repo / "Ideas.md").write_text("# Ideas\n\nother side\n")
+    git(repo, "commit", "-qam", "other")
+    git(repo, "checkout", "-q", "master")
+    (repo / "Ideas.md").write_text("# Ideas\n\nthis side\n")
+    git(repo, "commit", "-qam", "this")
+    git(repo, "merge", "other", check=False)  # conflicts: the merge stays under way
+    with pytest.raises(StoreError, match="a merge, rebase or cherry-pick is under way"):
+        open_brain(settings_for(tmp_path, repo))
+
+
+def test_serve_on_master_over_http_with_a_real_process(tmp_path):
+    repo = vault_on(tmp_path, "master", FILES)
+    proc = ServeProcess(tmp_path / "home", repo, {"CORTEX_TOKEN": TOKEN}, tmp_path / "bin", tmp_path / "log")
+    health = proc.start()
+    try:
+        assert health["notes"] == 2 and health["sha"] == git(repo, "rev-parse", "master").strip()
+        url = proc.url + "/mcp"
+        assert call(url, "brain_read", path="notes/bees.md").data["text"] == "# Bees\n\nThe hive is south.\n"
+        assert call(url, "brain_write", path="notes/new.md", mode="create", content="# New\n").error is None
+        assert git(repo, "log", "-1", "--format=%s", "master").startswith("brain_write: create notes/new.md")
+    finally:
+        proc.stop()
+
+
+def test_index_md_only_where_there_is_one_or_when_asked(tmp_path):
+    repo = vault_on(tmp_path, "master", FILES)
+    brain, _ = open_brain(settings_for(tmp_path, repo))
+    brain.write("notes/a note with spaces.md", "create", ME, content="# Spaced\n")
+    brain.write("notes/a note with spaces.md", "move", ME, to="notes/moved (here).md")
+    assert "INDEX.md" not in git(repo, "ls-files").split()        # a person's repo gets none
+    on, _ = open_brain(settings_for(tmp_path, repo, CORTEX_INDEX="on"))
+    on.write("notes/b.md", "create", ME, content="# B\n")
+    index = (repo / "INDEX.md").read_text()
+    assert "(notes/moved%20%28here%29.md)" in index               # links every renderer follows
+    off, _ = open_brain(settings_for(tmp_path, repo, CORTEX_INDEX="off"))
+    off.write("notes/c.md", "create", ME, content="# C\n")
+    assert "notes/c.md" not in (repo / "INDEX.md").read_text()    # left as it was
+    with pytest.raises(StoreError, match="CORTEX_INDEX must be one of"):
+        open_brain(settings_for(tmp_path, repo, CORTEX_INDEX="sometimes"))
+
+
+def test_init_makes_a_plain_folder_a_brain_in_place(tmp_path, capsys, monkeypatch):
+    from cortex.cli import main
+
+    monkeypatch.setenv("CORTEX_AUTHOR", "Ada Lovelace <ada@example.org>")
+    vault = tmp_path / "vault"
+    files = {"Ideas.md": b"# Ideas\r\nCRLF kept\r\n", "Caf\u00e9/Cr\u00e8me br\u00fbl\u00e9e.md": b"no final newline",
+             ".obsidian/workspace.json": b"{}", ".DS_Store": b"\0\1", ".trash/old.md": b"# old\n",
+             ".gitignore": b"private/\n", "private/diary.md": b"# mine\n", "img/pic.png": b"\x89PNG\r\n"}
+    for path, data in files.items():
+        (vault / path).parent.mkdir(parents=True, exist_ok=True)
+        (vault / path).write_bytes(data)
+    # serve first: the refusal names the exact command
+    with pytest.raises(StoreError, match=f"cortex init {vault}"):
+        open_brain(settings_for(tmp_path, vault))
+    assert main(["init", str(vault)]) == 0
+    out = capsys.readouterr().out
+    assert "exactly as they were" in out and ".obsidian/" in out and ".DS_Store" in out and ".trash/" in out
+    tracked = set(git(vault, "ls-files", "-z").split("\0")) - {""}
+    assert tracked == {"Ideas.md", "Café/Crème brûlée.md", ".gitignore", "img/pic.png"}
+    for path, data in files.items():
+        assert (vault / path).read_bytes() == data  # not a byte changed on disk
+    assert git(vault, "log", "-1", "--format=%an <%ae>") == "Ada Lovelace <ada@example.org>\n"
+    assert git(vault, "status", "--porcelain") == "" and git(vault, "branch", "--show-current").strip() == "main"
+    assert "INDEX.md" not in tracked and "profile.md" not in tracked  # no template unless --template
+    brain, _ = open_brain(settings_for(tmp_path, vault))
+    assert sorted(brain.snapshot().notes) == ["Café/Crème brûlée.md", "Ideas.md"]
+    assert brain.blob_bytes(brain.files(brain.head())["Ideas.md"]) == b"# Ideas\r\nCRLF kept\r\n"
+    assert main(["init", str(vault)]) == 1  # a second time: already a repository, said in one line
+
+
+def test_hand_edits_are_authored_by_the_owner_tool_writes_by_cortex(tmp_path):
+    from cortex.editor import Editor
+
+    repo = vault_on(tmp_path, "master", FILES)
+    brain, _ = open_brain(settings_for(tmp_path, repo))
+    editor = Editor(brain, debounce_ms=0)
+    (repo / "Ideas.md").write_text("# Ideas\n\nedited in Obsidian\n")
+    editor.check_all()
+    assert git(repo, "log", "-1", "--format=%an <%ae>|%cn").strip() == "Ada Lovelace <ada@example.org>|Cortex"
+    brain.write("notes/tool.md", "create", ME, content="# Tool\n")
+    assert git(repo, "log", "-1", "--format=%an|%cn").strip() == "Cortex|Cortex"
+    other = Editor(brain, debounce_ms=0, author="Grace Hopper <grace@example.org>")
+    (repo / "Ideas.md").write_text("# Ideas\n\nagain\n")
+    other.check_all()
+    assert git(repo, "log", "-1", "--format=%an <%ae>").strip() == "Grace Hopper <grace@example.org>"

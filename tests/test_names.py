@@ -1,0 +1,160 @@
+"""File names people actually use: accents, CJK, apostrophes, commas, `+`, `&`, parentheses,
+spaces, and NFD names as macOS editors store them. One rule for tools, the watcher and guests.
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from pathlib import Path
+
+import pytest
+from conftest import TOKEN, RunningServer, call, make_settings
+from guestkit import redis_proc  # noqa: F401  (fixture)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_existing_repo import git, vault_on
+
+from cortex.brain import Actor
+from cortex.editor import Editor
+from cortex.errors import BadInput
+from cortex.paths import check_path, same_name
+from cortex.server import assemble, make_app
+
+ME = Actor(door="owner", tool="brain_write", client="pytest")
+NFD = unicodedata.normalize("NFD", "Résumé.md")
+NAMES = {
+    "Café/Crème brûlée.md": "---\r\naliases: [Burnt cream]\r\n---\r\n# Crème brûlée\r\n\r\nCream, sugar, fire.\r\n",
+    "People/O'Brien, Pat.md": "# Pat O'Brien\n\nMet at the bee club.",            # no final newline
+    "Ideas/C++ & Rust (notes).md": "\ufeff# C++ & Rust\n\n\tTabs stay tabs.\n",       # BOM and tab
+    "日記/二〇二六年.md": "# 日記\n\n今日は晴れ。\n",
+    NFD: "# Résumé\n\nStored in NFD, as macOS does.\n",
+}
+
+
+@pytest.mark.parametrize("path", list(NAMES) + ["a + b.md", "notes/100% sure.md", "x/emoji 🐝.md",
+                                                 "notes/Зеленый.md", "notes/tab name's (v2), final.md"])
+def test_names_people_use_are_accepted(path):
+    assert check_path(path) == path
+
+
+@pytest.mark.parametrize("path,words", [
+    ("notes/../x.md", "'..'"), ("/x.md", "relative"), (".git/x.md", ".git"), (".cortex/x.md", ".cortex"),
+    ("notes/a\x07.md", "control"), ("notes/\u202ecod.md", "bidirectional"), ("notes/ x.md", "space"),
+    ("notes/x .md", None), ("notes/.hidden.md", "dot"), ("notes./x.md", "dot"), ("a<b.md", "Windows"),
+    ("ab:c.md", "Windows"), ('a"b.md', "Windows"), ("a|b.md", "Windows"), ("a?b.md", "Windows"),
+    ("a*b.md", "Windows"), ("a\\b.md", "separator"), ("notes\u2215x.md", "looks like /"),
+    ("x\u200b.md", "invisible"),
+])
+def test_dangerous_or_unportable_names_are_refused_in_one_line(path, words):
+    if words is None:
+        assert check_path(path) == path  # a space before the extension is inside the segment: fine
+        return
+    with pytest.raises(BadInput) as err:
+        check_path(path)
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(min_size=1, max_size=30))
+def test_the_rule_never_lets_a_traversal_or_control_through(name):
+    try:
+        path = check_path(f"notes/{name}.md")
+    except BadInput:
+        return
+    segments = path.split("/")
+    assert ".." not in segments and "" not in segments and not path.startswith("/")
+    assert not any(unicodedata.category(c) == "Cc" for c in path)
+    assert all(s == s.strip(" ") and not s.startswith(".") for s in segments)
+
+
+def test_same_name_is_case_and_normalisation():
+    assert same_name(NFD, "Résumé.md") and same_name("résumé.md", "RÉSUMÉ.md")
+    assert not same_name("resume.md", "Résumé.md")  # accents are letters, not case
+
+
+@pytest.fixture
+def vault(tmp_path):
+    files = {path: text.encode("utf-8") for path, text in NAMES.items()}
+    return vault_on(tmp_path, "master", files)
+
+
+def test_every_mode_on_such_names_over_http_keeps_every_other_byte(tmp_path, vault):
+    parts = assemble(make_settings(tmp_path, vault))
+    before = {p: (vault / p).read_bytes() for p in NAMES}
+    with RunningServer(make_app(parts), parts.settings) as running:
+        url = running.url + "/mcp"
+
+        def untouched(*changed: str) -> None:
+            for p, data in before.items():
+                if p not in changed and (vault / p).exists():
+                    assert (vault / p).read_bytes() == data, p
+
+        # Read an NFD note by its NFC name: the same note.
+        r = call(url, "brain_read", path="Résumé.md")
+        assert r.error is None and r.data["path"] == NFD and "Stored in NFD" in r.data["text"]
+        # Append to it by the NFC name: the file on disk keeps its NFD name.
+        assert call(url, "brain_write", path="Résumé.md", mode="append", content="More.").error is None
+        assert os.listdir(vault).count(NFD) == 1 and "Résumé.md" not in [
+            n for n in os.listdir(vault) if n != NFD]
+        untouched(NFD)
+        # A second file differing only by case or normalisation is refused.
+        twin = call(url, "brain_write", path="résumé.md", mode="create", content="x")
+        assert twin.error and "only by letter case or Unicode normalisation" in twin.error
+        # Edit, move and delete names with accents, apostrophes, +, &, parentheses.
+        e = call(url, "brain_write", path="People/O'Brien, Pat.md", mode="edit", find="bee club", content="hive")
+        assert e.error is None
+        assert (vault / "People/O'Brien, Pat.md").read_bytes() == "# Pat O'Brien\n\nMet at the hive.".encode()
+        m = call(url, "brain_write", path="Ideas/C++ & Rust (notes).md", mode="move", to="Ideas/C++ & Rust.md")
+        assert m.error is None and (vault / "Ideas/C++ & Rust.md").read_bytes() == before[
+            "Ideas/C++ & Rust (notes).md"]
+        d = call(url, "brain_write", path="日記/二〇二六年.md", mode="delete", reason="moved elsewhere")
+        assert d.error is None and not (vault / "日記/二〇二六年.md").exists()
+        untouched(NFD, "People/O'Brien, Pat.md", "Ideas/C++ & Rust (notes).md", "日記/二〇二六年.md")
+        assert git(vault, "status", "--porcelain") == ""
+
+
+def test_append_keeps_crlf_and_a_missing_final_newline_is_not_invented(tmp_path, vault):
+    from test_existing_repo import settings_for
+
+    from cortex.brains import open_brain
+
+    brain, _ = open_brain(settings_for(tmp_path, vault))
+    brain.write("Café/Crème brûlée.md", "append", ME, content="Serve cold.")
+    data = (vault / "Café/Crème brûlée.md").read_bytes()
+    assert data == (NAMES["Café/Crème brûlée.md"] + "Serve cold.\r\n").encode()
+    assert b"\n" not in data.replace(b"\r\n", b"")  # no bare LF crept in
+    frontmatter = NAMES["Café/Crème brûlée.md"].split("# ")[0].encode()
+    assert data.startswith(frontmatter)
+
+
+def test_the_watcher_obeys_the_same_rule(tmp_path, vault):
+    from test_existing_repo import settings_for
+
+    from cortex.brains import open_brain
+
+    brain, _ = open_brain(settings_for(tmp_path, vault))
+    editor = Editor(brain, debounce_ms=0)
+    (vault / "Ideas/Nouvelle idée, v2 (draft).md").write_text("# New\n")
+    (vault / "Ideas/bad\u202ename.md").write_text("# bidi\n")
+    editor.check_all()
+    files = brain.files(brain.head())
+    assert "Ideas/Nouvelle idée, v2 (draft).md" in files
+    assert not any("\u202e" in p for p in files)
+    held = editor.status()["hand_edits"]["held"]
+    assert any("bidirectional" in h for h in held)
+
+
+def test_a_guest_cannot_imitate_an_existing_note_by_case_or_normalisation(tmp_path, vault, redis_proc):
+    from guestkit import Clock, start_guest_server
+
+    server = start_guest_server(tmp_path, vault, redis_proc, Clock())
+    try:
+        g = server.guest("alice", ["People/"])
+        r = call(g.url, "brain_propose", token=None, path="People/o'brien, pat.md", mode="create", content="x")
+        assert r.error and "only by letter case" in r.error and server.queue.open() == []
+        ok = call(g.url, "brain_propose", token=None, path="People/O'Brien, Pat.md", mode="append", content="Hi")
+        assert ok.error is None
+    finally:
+        server.running.__exit__(None, None, None)
+        server.queue.close()
