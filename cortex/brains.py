@@ -81,8 +81,10 @@ def init_in_place(path: Path, *, template: bool = False, author: str | None = No
     (the person's own .gitignore respected), authored as the owner. Nothing is added
     unless `template`; tool folders such as .obsidian/ go into .git/info/exclude.
     """
-    if (path / ".git").exists():
-        raise StoreError(f"{path} is already a Git repository: serve it with cortex serve --brain {path}")
+    inside = GitStore.repository_at(path)
+    if inside is not None:
+        raise StoreError(f"{path} is already in the Git repository {inside}: serve it with "
+                         f"cortex serve --brain {inside}")
     present = [name for name in LEAVE_OUT if (path / name.rstrip("/")).exists()]
     store = GitStore.init_here(path, branch="main", exclude=LEAVE_OUT)
     extra = {p: d for p, d in seed_files().items() if not (path / p).exists()} if template else {}

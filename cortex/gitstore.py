@@ -191,6 +191,15 @@ class GitStore:
         return store
 
     @staticmethod
+    def repository_at(path: str | Path) -> Path | None:
+        """The repository `path` is (bare or not) or lies inside, or None."""
+        found = pygit2.discover_repository(str(path))
+        if found is None:
+            return None
+        repo = pygit2.Repository(found)
+        return Path(repo.workdir or repo.path).resolve()
+
+    @staticmethod
     def init_here(path: str | Path, branch: str, exclude: Iterable[str]) -> "GitStore":
         """`git init` in an existing folder (a working tree), with `exclude` in .git/info/exclude."""
         repo = pygit2.init_repository(str(path), bare=False, initial_head=branch)

@@ -32,9 +32,10 @@ def test_init_bare_and_refuses_a_non_empty_folder(tmp_path: Path, capsys):
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("x")
     capsys.readouterr()
-    assert main(["init", str(tmp_path / "full")]) == 1
+    assert main(["init", "--bare", str(tmp_path / "full")]) == 1  # a bare brain needs a new folder
     err = capsys.readouterr().err
     assert err.startswith("cortex init: ") and err.count("\n") == 1
+    assert main(["init", str(tmp_path / "b.git")]) == 1  # already a repository
 
 
 def free_port() -> int:
