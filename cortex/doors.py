@@ -1,10 +1,14 @@
 """The doors: one Starlette app, several MCP servers, each behind its own check.
 
-- `/mcp`: owner door, `Authorization: Bearer <owner token>`; 401 otherwise.
+- `/mcp`: owner door, `Authorization: Bearer <owner token>`; 401 otherwise, with the
+  RFC 6750 challenge (bare without a bearer, `error="invalid_token"` with a wrong one)
+  and a JSON-RPC error that says which header to send.
 - `/s/<secret>/mcp`: the same tools for clients that can only hold a URL; a wrong
   secret gets the same bare 404 as any unknown path.
 - `/healthz`: liveness, head SHA, note count and the guest door's state; the
   rest (watcher, remote, broken policies) with `?detail=1` and the owner's bearer.
+- The OAuth discovery URLs and `/register` that OAuth clients probe after a 401:
+  a 404 (Cortex is no OAuth server) whose body says to send the owner token instead.
 
 Every MCP path checks Host and Origin against the allow-list exactly (a `:*`
 pattern means a numeric port) before the SDK's own check, which matched
@@ -27,7 +31,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import INVALID_REQUEST, CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -280,9 +284,9 @@ class DoorRouter:
                 await refusal(scope, receive, send)
                 return
         if path in ("/mcp", "/mcp/"):
-            if not bearer_ok(_header(scope, b"authorization"), self.owner_token):
-                await PlainTextResponse("Unauthorized: send Authorization: Bearer <owner token>",
-                                        status_code=401, headers={"WWW-Authenticate": "Bearer"})(scope, receive, send)
+            header = _header(scope, b"authorization")
+            if not bearer_ok(header, self.owner_token):
+                await unauthorized(header)(scope, receive, send)
                 return
             await self.owner_app(dict(scope, path="/mcp"), receive, send)
             return
@@ -302,10 +306,56 @@ class DoorRouter:
         await self.app(scope, receive, send)
 
 
+def _bearer(header: str) -> str:
+    return header[7:].strip() if header[:7].lower() == "bearer " else ""
+
+
 def bearer_ok(header: str, owner_token: str) -> bool:
     """`Authorization: Bearer <owner token>`, compared in constant time."""
-    token = header[7:].strip() if header[:7].lower() == "bearer " else ""
+    token = _bearer(header)
     return bool(token) and hmac.compare_digest(token.encode(), owner_token.encode())
+
+
+SEND_TOKEN = "send Authorization: Bearer <owner token>"
+
+
+def bearer_challenge(header: str) -> str:
+    """The `WWW-Authenticate` value for a refused bearer (RFC 6750 section 3).
+
+    No bearer at all (no header, or another scheme): the bare challenge, with no error
+    code, as section 3.1 asks. A bearer that is not the owner token: `invalid_token`.
+    No `resource_metadata`: Cortex is no OAuth resource server, and the MCP spec's
+    discovery ends at "abort or use pre-configured values" when there is no metadata.
+    """
+    if not _bearer(header):
+        return 'Bearer realm="cortex"'
+    return f'Bearer realm="cortex", error="invalid_token", error_description="not the owner token; {SEND_TOKEN}"'
+
+
+def unauthorized(header: str) -> Response:
+    """The owner door's 401: the challenge, and a JSON-RPC error (no id) that MCP clients show."""
+    reason = "not the owner token; " if _bearer(header) else ""
+    return JSONResponse({"jsonrpc": "2.0", "id": None,
+                         "error": {"code": INVALID_REQUEST, "message": f"Unauthorized: {reason}{SEND_TOKEN}"}},
+                        status_code=401, headers={"WWW-Authenticate": bearer_challenge(header)})
+
+
+# Where OAuth clients (mcp-remote, the MCP Inspector, the SDKs' auth helpers) look after a
+# 401: protected-resource and authorization-server metadata (RFC 9728, RFC 8414, OpenID
+# discovery) for /mcp and the root, then dynamic client registration. mcp-remote and the
+# Inspector print the body of the /register answer, so each one says what to do instead.
+OAUTH_PROBES = ["/register", "/mcp/.well-known/openid-configuration"] + [
+    f"/.well-known/{name}{suffix}" for name in ("oauth-protected-resource", "oauth-authorization-server",
+                                                "openid-configuration") for suffix in ("", "/mcp")]
+
+
+def no_oauth(wrong_bearer: bool) -> Response:
+    """A 404 like any unknown path, whose body tells an OAuth client's user what to send instead."""
+    wrong = ", and the bearer token sent is not the owner token" if wrong_bearer else ""
+    return PlainTextResponse(
+        f"Not Found: Cortex does not do OAuth{wrong}. Send the owner token as a header, Authorization: Bearer "
+        "<owner token> (mcp-remote: --header \"Authorization: Bearer <owner token>\"). The token is "
+        "CORTEX_TOKEN, or $CORTEX_HOME/owner-token, printed by the first cortex serve.", status_code=404)
 
 
 def _header(scope, name: bytes) -> str:
@@ -338,7 +388,7 @@ def build_app(settings: Settings, tools: Tools, owner_token: str, url_secret: st
         detail = request.query_params.get("detail") not in (None, "", "0")
         if detail and not bearer_ok(request.headers.get("authorization", ""), owner_token):
             return JSONResponse({"error": "?detail=1 needs Authorization: Bearer <owner token>"}, status_code=401,
-                                headers={"WWW-Authenticate": "Bearer"})
+                                headers={"WWW-Authenticate": bearer_challenge(request.headers.get("authorization", ""))})
         head = tools.brain.head()
         body: dict[str, Any] = {"ok": True, "sha": head}
         try:
@@ -355,6 +405,11 @@ def build_app(settings: Settings, tools: Tools, owner_token: str, url_secret: st
             body["guest_door"] = extra["guest_door"]
         return JSONResponse(body)
 
+    async def oauth_probe(request: Request) -> Response:
+        """mcp-remote sends its --header values here too: say so when the bearer is wrong."""
+        header = request.headers.get("authorization", "")
+        return no_oauth(bool(_bearer(header)) and not bearer_ok(header, owner_token))
+
     @contextlib.asynccontextmanager
     async def lifespan(app):
         async with contextlib.AsyncExitStack() as stack:
@@ -364,7 +419,8 @@ def build_app(settings: Settings, tools: Tools, owner_token: str, url_secret: st
                 fn()
             yield
 
-    routes = [Route("/healthz", healthz)] + list(extra_routes or [])
+    routes = ([Route("/healthz", healthz)] + [Route(path, oauth_probe, methods=["GET", "POST"]) for path in OAUTH_PROBES]
+              + list(extra_routes or []))
     app = Starlette(routes=routes, lifespan=lifespan)
     lookup = guest_doors.lookup if guest_doors else None
     return DoorRouter(app, owner_token, url_secret, owner_app, url_app, lookup,

@@ -80,6 +80,9 @@ def world(tmp_path, redis_proc):
 # rest in the Starlette app; a route of the app not matched here fails the test.
 FAMILIES = {
     "/healthz": "public",
+    "/.well-known": "oauth probe",
+    "/mcp/.well-known": "oauth probe",
+    "/register": "oauth probe",
     "/hooks/push": "webhook",
     "/console": "console",
 }
@@ -143,6 +146,17 @@ def test_auth_matrix(world):
         r = httpx.get(f"{base}/healthz", headers=headers)
         check("GET /healthz", label, 200, r)
         assert not any(s in r.text for s in (TOKEN, URL_SECRET, world.guest_secret, HOOK_SECRET))
+
+    # -- OAuth discovery and registration: Cortex is no OAuth server, so 404 whatever is sent -----
+    probes = [p for p in world.route_paths if family(p) == "oauth probe"]
+    assert "/register" in probes and "/.well-known/oauth-protected-resource/mcp" in probes
+    for path in probes:
+        for label, headers in [("none", {}), ("wrong bearer", {"Authorization": "Bearer nope"}),
+                               ("right bearer", {"Authorization": f"Bearer {TOKEN}"})]:
+            r = httpx.post(f"{base}{path}", json={}, headers=headers) if path == "/register" else \
+                httpx.get(f"{base}{path}", headers=headers)
+            check(f"{'POST' if path == '/register' else 'GET'} {path}", label, 404, r)
+            assert not any(s in r.text for s in (TOKEN, URL_SECRET, world.guest_secret, HOOK_SECRET))
 
     # -- /hooks/push: HMAC-SHA256 of the body with the webhook secret ----------------------------
     if "/hooks/push" in world.route_paths:
