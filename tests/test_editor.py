@@ -106,8 +106,9 @@ def test_a_hand_edit_is_committed_by_the_editor_door_and_served(tree: Path, brai
     msg = git("log", "-1", "--format=%B", cwd=tree)
     assert msg.startswith("editor: hand edit notes/idea.md")
     assert "Cortex-Door: editor" in msg and "Cortex-Tool: hand-edit" in msg
+    # The commit lands first, then the watcher syncs INDEX.md and the Git index: wait for that.
+    wait_for(lambda: git("status", "--porcelain", cwd=tree) == "")
     assert "notes/idea.md" in (tree / "INDEX.md").read_text()  # INDEX.md travels and is synced
-    assert git("status", "--porcelain", cwd=tree) == ""
 
 
 def test_editor_temp_and_swap_files_make_no_commit(tree: Path, brain: Brain, manual: Editor):
