@@ -8,16 +8,22 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .brain import Brain
-from .brains import init_brain, init_in_place, open_brain
-from .config import Settings
+from .config import GUEST_DEFAULTS as DEFAULTS
+from .config import QUEUE_CAP, Settings
 from .errors import CortexError
-from .guests import DEFAULTS, GuestBook, add_guest, revoke_guest
-from .proposals import QUEUE_CAP
+
+if TYPE_CHECKING:
+    from .brain import Brain
+
+# The rest of Cortex is imported inside each command: `cortex serve` opens its port
+# before the MCP SDK, pygit2 and the index code are even loaded.
 
 
 def cmd_init(args: argparse.Namespace) -> int:
+    from .brains import init_brain, init_in_place
+
     path = Path(args.path)
     if path.is_dir() and any(path.iterdir()) and not args.bare:
         sha, count, left_out = init_in_place(
@@ -36,7 +42,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .server import serve
+    from .startup import serve  # light: the port opens before the rest of Cortex is imported
 
     settings = Settings.from_env(brain=args.brain, host=args.host, port=args.port)
     return serve(settings)
@@ -57,10 +63,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
 # -- the `cortex guest` commands ------------------------------------------
 
 def _open_brain() -> Brain:
+    from .brains import open_brain
+
     return open_brain(Settings.from_env())[0]
 
 
 def cmd_guest_add(args: argparse.Namespace) -> int:
+    from .guests import add_guest
+
     brain = _open_brain()
     try:
         policy, secret, sha = add_guest(brain, args.name, args.scope, max_k=args.max_k,
@@ -78,6 +88,8 @@ def cmd_guest_add(args: argparse.Namespace) -> int:
 
 
 def cmd_guest_list(args: argparse.Namespace) -> int:
+    from .guests import GuestBook
+
     book = GuestBook(_open_brain())
     policies, broken = book.policies(), book.broken()
     if not policies and not broken:
@@ -93,6 +105,8 @@ def cmd_guest_list(args: argparse.Namespace) -> int:
 
 
 def cmd_guest_revoke(args: argparse.Namespace) -> int:
+    from .guests import revoke_guest
+
     try:
         sha = revoke_guest(_open_brain(), args.name)
     except CortexError as exc:

@@ -10,6 +10,14 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# The review queue: capped at 50, refuse rather than evict unreviewed work (pending and
+# accepting count). One guest's share by default (`cortex guest add --max-pending`): one
+# guest filled all 50 places, and every other guest got "queue full".
+QUEUE_CAP = 50
+GUEST_SHARE = 10
+# A new guest's policy unless `cortex guest add` says otherwise.
+GUEST_DEFAULTS = {"max_k": 5, "daily_asks": 50, "daily_proposals": 10, "max_pending": GUEST_SHARE}
+
 DEFAULT_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"]
 
 

@@ -107,9 +107,13 @@ class Editor:
     # -- running ----------------------------------------------------------
 
     def start(self) -> "Editor":
-        """Commit edits made while the server was down, then watch in a thread."""
+        """Watch in a thread; its first pass commits the edits made while the server was down.
+
+        That first pass reads and hashes every note, so it runs in the thread, not
+        before the server answers: reads are pinned to commits, and a tool write
+        commits the hand edits to its own files first either way.
+        """
         if self._thread is None:
-            self.check_all()
             self._thread = threading.Thread(target=self._run, name="cortex-editor", daemon=True)
             self._thread.start()
         return self
@@ -126,6 +130,11 @@ class Editor:
                                "held": held}}
 
     def _run(self) -> None:
+        try:
+            self.check_all()
+        except Exception as exc:  # reported; the watching goes on
+            self.last_error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            log.warning("first hand-edit pass failed: %s", self.last_error)
         while not self._stop.is_set():
             started = time.monotonic()
             try:

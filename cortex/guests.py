@@ -24,14 +24,14 @@ from .brain import Actor, Brain
 from .errors import BadInput, Conflict
 from .gitstore import View
 from .paths import check_path
-from .proposals import GUEST_SHARE, QUEUE_CAP
+from .config import GUEST_DEFAULTS, GUEST_SHARE, QUEUE_CAP
 
 GUEST_DIR = ".cortex/guests/"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 MAX_K = 20            # the ask tool's own cap
 MAX_DAILY = 100_000
-DEFAULTS = {"max_k": 5, "daily_asks": 50, "daily_proposals": 10, "max_pending": GUEST_SHARE}
+DEFAULTS = GUEST_DEFAULTS
 FIELDS = ("name", "scopes", "max_k", "daily_asks", "daily_proposals", "citations", "created", "secret_sha256",
           "max_pending")
 # Fields added after policies were first written: a policy without one gets the default.

@@ -25,13 +25,9 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from .config import GUEST_SHARE, QUEUE_CAP
 from .errors import BadInput, QueueUnavailable, StoreError
 
-# Capped at 50: refuse rather than evict unreviewed work. pending + accepting count.
-QUEUE_CAP = 50
-# One guest's share of it by default (`cortex guest add --max-pending`): one guest
-# filled all 50 places, and every other guest got "queue full".
-GUEST_SHARE = 10
 MAX_AGE = 30 * 86_400          # a pending proposal expires after 30 days
 KEEP_DECIDED = 30 * 86_400     # decided ones stay this long, so a retried accept finds its commit
 METER_TTL = 2 * 86_400         # a day's meter key outlives its day, then Redis drops it

@@ -199,6 +199,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def ready_health(url: str, proc: subprocess.Popen, timeout: float = 30) -> dict[str, Any] | None:
+    """/healthz once the server behind the open port is built (`cortex serve` opens its port
+    first and says "starting" until then); None when the process died or time ran out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            body = httpx.get(f"{url}/healthz", timeout=1).json()
+            if not body.get("starting"):
+                return body
+        except httpx.HTTPError:
+            if proc.poll() is not None:
+                return None
+        time.sleep(0.05)
+    return None
+
+
 class ServeProcess:
     """`python -m cortex.cli serve` as a child process, with its output kept in a file.
 
@@ -230,14 +246,9 @@ class ServeProcess:
                                      env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
                                      stdin=subprocess.DEVNULL)
         out.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                return httpx.get(f"{self.url}/healthz", timeout=1).json()
-            except httpx.HTTPError:
-                if self.proc.poll() is not None:
-                    break
-                time.sleep(0.05)
+        health = ready_health(self.url, self.proc, timeout)
+        if health is not None:
+            return health
         self.kill()
         raise AssertionError(f"cortex serve did not start:\n{self.output()[-3000:]}")
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from reliakit import ready_health
 
 from cortex.cli import main
 
@@ -51,15 +52,9 @@ def serve_once(home: Path, port: int) -> tuple[str, dict]:
     proc = subprocess.Popen([sys.executable, "-m", "cortex.cli", "serve", "--port", str(port)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        deadline = time.time() + 30
-        while True:
-            try:
-                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).json()
-                break
-            except httpx.HTTPError:
-                if time.time() > deadline or proc.poll() is not None:
-                    raise AssertionError("server did not come up")
-                time.sleep(0.2)
+        health = ready_health(f"http://127.0.0.1:{port}", proc)
+        if health is None:
+            raise AssertionError("server did not come up")
     finally:
         proc.terminate()
         out, _ = proc.communicate(timeout=20)

@@ -17,6 +17,7 @@ import httpx
 import pytest
 from conftest import TOKEN, URL_SECRET, RunningServer, call, list_tools, make_settings
 from guestkit import clock, gserver, need_redis, redis_proc  # noqa: F401  (fixtures)
+from reliakit import ready_health
 from test_doors import post_initialize
 
 from cortex.brain import Actor
@@ -178,14 +179,9 @@ def _serve(tmp_path: Path, path_env: str):
     proc = subprocess.Popen([sys.executable, "-m", "cortex.cli", "serve", "--port", str(port)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             cwd=Path(__file__).resolve().parent.parent)
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        try:
-            return proc, home, httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).json()
-        except httpx.HTTPError:
-            if proc.poll() is not None:
-                break
-            time.sleep(0.1)
+    health = ready_health(f"http://127.0.0.1:{port}", proc)
+    if health is not None:
+        return proc, home, health
     proc.kill()
     raise AssertionError("cortex serve did not start: " + (proc.stdout.read() if proc.stdout else ""))
 

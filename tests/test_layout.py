@@ -20,7 +20,7 @@ MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
 
 # The layers of docs/DESIGN.md, top to bottom. A module may import its own layer or below.
 LAYERS = {
-    "entry": {"cli", "server", "bench", "evaluate"},
+    "entry": {"cli", "startup", "server", "bench", "evaluate"},
     "doors": {"doors", "guestdoor", "console", "console_pages", "console_auth", "markdown_render", "diffview"},
     "tools": {"tools", "parts"},
     "services": {"brains", "brain", "review", "guests", "ask", "readers", "pack", "verify", "editor", "remote",

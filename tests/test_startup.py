@@ -1,0 +1,103 @@
+"""The port opens first: /healthz answers while the server behind it is still being built,
+other requests wait for it and are then served by it, and a failed build is said and ends the run."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import httpx
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+
+from conftest import RunningServer
+from cortex.startup import Starting
+
+
+def inner_app(started: list[str]) -> Starlette:
+    import contextlib
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        started.append("startup")
+        yield
+        started.append("shutdown")
+
+    return Starlette(routes=[Route("/hello", lambda request: PlainTextResponse("built"))], lifespan=lifespan)
+
+
+def test_healthz_answers_while_the_build_runs_and_requests_wait_for_it():
+    release = threading.Event()
+    events: list[str] = []
+
+    def build():
+        release.wait(30)  # a large build still running
+        return inner_app(events)
+
+    app = Starting(build)
+    with RunningServer(app) as running:
+        health = httpx.get(f"{running.url}/healthz", timeout=5).json()
+        assert health["ok"] and health["starting"] and "being built" in health["note"]
+        answers: list[httpx.Response] = []
+        waiter = threading.Thread(target=lambda: answers.append(httpx.get(f"{running.url}/hello", timeout=30)))
+        waiter.start()
+        time.sleep(0.2)
+        assert not answers  # held, not refused and not answered by a half-built server
+        release.set()
+        waiter.join(10)
+        assert answers[0].status_code == 200 and answers[0].text == "built"
+        assert events == ["startup"]  # the real app's lifespan ran inside ours
+    assert events == ["startup", "shutdown"]
+
+
+def test_a_failed_build_is_said_to_every_request_and_to_the_caller():
+    reasons: list[str] = []
+
+    def build():
+        raise RuntimeError("not a Git repository: /nowhere\nsecond line")
+
+    app = Starting(build, on_error=reasons.append)
+    with RunningServer(app) as running:
+        assert app.wait_built(10)
+        r = httpx.get(f"{running.url}/hello", timeout=5)
+        assert r.status_code == 503 and "not a Git repository: /nowhere" in r.text and "second line" not in r.text
+    assert reasons == ["not a Git repository: /nowhere"] and app.error == reasons[0]
+
+
+def test_cortex_serve_opens_its_port_before_the_brain_is_built(tmp_path):
+    """A real process on a brain: the first /healthz may say "starting"; the server then comes up."""
+    import subprocess
+    import sys
+
+    from cortex.brains import init_brain
+    from reliakit import free_port, ready_health
+
+    brain = tmp_path / "brain.git"
+    init_brain(brain, bare=True)
+    port = free_port()
+    env = {"PATH": "/usr/bin:/bin", "CORTEX_HOME": str(tmp_path / "home"), "CORTEX_BRAIN": str(brain),
+           "CORTEX_TOKEN": "t" * 32, "HOME": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "cortex.cli", "serve", "--port", str(port)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        health = ready_health(f"http://127.0.0.1:{port}", proc)
+        assert health is not None and health["notes"] >= 5
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
+def test_cortex_serve_on_a_wrong_brain_says_why_and_exits(tmp_path):
+    import subprocess
+    import sys
+
+    from reliakit import free_port
+
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text("# a\n")
+    env = {"PATH": "/usr/bin:/bin", "CORTEX_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)}
+    r = subprocess.run([sys.executable, "-m", "cortex.cli", "serve", "--brain", str(tmp_path / "notes"),
+                        "--port", str(free_port())], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1
+    assert f"cortex init {tmp_path / 'notes'}" in r.stderr
