@@ -289,6 +289,107 @@ def bench_editor(root: Path, n: int, edits: int = 10, debounce_ms: int = 300) ->
             "goal_s": 1.5}
 
 
+def bench_door(root: Path, n: int, calls: int = 300) -> dict:
+    """What an MCP call costs beyond the tool's own work: one session over real HTTP
+    (uvicorn in a thread, the SDK's client), against the same tool called in-process,
+    in the same run. The server side is profiled and its top entries printed."""
+    import asyncio
+    import cProfile
+    import io
+    import pstats
+    import socket
+    import threading
+
+    import httpx2
+    import uvicorn
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from .config import Settings
+    from .server import assemble, make_app
+
+    brain = make_brain(root, n)
+    settings = Settings.from_env({"CORTEX_HOME": str(root / "home"), "CORTEX_TOKEN": "b" * 32}, brain=brain)
+    parts = assemble(settings)
+    parts.brain.snapshot()
+    parts.tools.search("alpha")  # postings warm for the words used below
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    profile = cProfile.Profile()
+    profiling = threading.Event()
+    app = make_app(parts)
+
+    async def profiled(scope, receive, send):  # the server's side of each call, in the server's thread
+        if scope["type"] != "http" or not profiling.is_set():
+            return await app(scope, receive, send)
+        profile.enable()
+        try:
+            return await app(scope, receive, send)
+        finally:
+            profile.disable()
+
+    server = uvicorn.Server(uvicorn.Config(profiled, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    word = synthetic_words_common(parts)
+    direct = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        parts.tools.search(word)
+        direct.append(time.perf_counter() - t0)
+    reads_direct = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        parts.tools.read("profile.md")
+        reads_direct.append(time.perf_counter() - t0)
+
+    async def session() -> tuple[list[float], list[float]]:
+        http = httpx2.AsyncClient(headers={"Authorization": "Bearer " + "b" * 32}, timeout=60)
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+        over, reads = [], []
+        async with Client(streamable_http_client(url, http_client=http)) as client:
+            for _ in range(20):
+                await client.call_tool("brain_search", {"query": word})
+            profiling.set()
+            for _ in range(calls):
+                t0 = time.perf_counter()
+                await client.call_tool("brain_search", {"query": word})
+                over.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                await client.call_tool("brain_read", {"path": "profile.md"})
+                reads.append(time.perf_counter() - t0)
+            profiling.clear()
+        return over, reads
+
+    over, reads = asyncio.run(session())
+    server.should_exit = True
+    thread.join(10)
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(20)
+    print("server side of the MCP calls, by own time:", flush=True)
+    print("\n".join(line for line in out.getvalue().splitlines() if line.strip())[:6000], flush=True)
+    search_p50, read_p50 = statistics.median(direct), statistics.median(reads_direct)
+    return {"notes": n, "calls": calls,
+            "search_in_process_p50_ms": search_p50 * 1000,
+            "search_over_mcp_p50_ms": statistics.median(over) * 1000,
+            "search_mcp_overhead_p50_ms": (statistics.median(over) - search_p50) * 1000,
+            "read_in_process_p50_ms": read_p50 * 1000,
+            "read_over_mcp_p50_ms": statistics.median(reads) * 1000,
+            "read_mcp_overhead_p50_ms": (statistics.median(reads) - read_p50) * 1000}
+
+
+def synthetic_words_common(parts) -> str:
+    """A word in at least half the notes of the synthetic brain (the common-word case)."""
+    snap = parts.brain.snapshot()
+    counts: dict[str, int] = {}
+    for note in list(snap.notes.values())[:200]:
+        for w in set(note.body.split()):
+            counts[w] = counts.get(w, 0) + 1
+    return max(counts, key=counts.get)
+
+
 def machine() -> str:
     cpu = ""
     try:
@@ -299,7 +400,8 @@ def machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} cores, {cpu}, Python {platform.python_version()}"
 
 
-PARTS = {"store": bench_store, "search": bench_search, "ask": bench_ask, "editor": bench_editor}
+PARTS = {"store": bench_store, "search": bench_search, "ask": bench_ask, "editor": bench_editor,
+         "door": bench_door}
 
 
 def run_one(part: str, n: int) -> None:

@@ -7,6 +7,8 @@ changed blobs, so the cost of a one-note commit does not grow with the brain.
 from __future__ import annotations
 
 import datetime as dt
+import time as _time
+from typing import Callable
 from dataclasses import dataclass, field
 
 from .gitstore import GitStore
@@ -73,6 +75,9 @@ class Corpus:
         # deadlock between a write (store, then corpus) and a read (the reverse).
         self._lock = store.lock
         self._old: dict[str, Snapshot] = {}
+        # Told (notes done, notes in all) during a full build that takes over a second:
+        # `cortex serve` prints it, so a large brain's first start is not silent.
+        self.progress: Callable[[int, int], None] | None = None
 
     def latest(self) -> Snapshot | None:
         """The snapshot of the current head (None for an empty repository)."""
@@ -107,13 +112,19 @@ class Corpus:
         notes: dict[str, Note] = {}
         blobs: dict[str, str] = {}
         index = Index()
-        for path, blob in entries.items():
+        started = last = _time.monotonic()
+        for done, (path, blob) in enumerate(entries.items(), 1):
+            if self.progress is not None and _time.monotonic() - last > 1.0:
+                self.progress(done, len(entries))
+                last = _time.monotonic()
             if not is_note_path(path):
                 continue
             note = parse_note(path, decode(self.store.blob_bytes(blob)))
             notes[path] = note
             blobs[path] = blob
             index.add(path, index_fields(note))
+        if self.progress is not None and last != started:
+            self.progress(len(entries), len(entries))
         time = self.store.commit_time(sha)
         changed = self._dates(sha, set(notes)) if date_walk else {p: time for p in notes}
         return Snapshot(sha, time, notes, blobs, changed, index)

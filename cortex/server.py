@@ -73,8 +73,14 @@ def make_reader(settings: Settings) -> Reader:
 def warm_up(parts: Parts) -> None:
     """Build the corpus and its index in the background: reads are served at once,
     and the first search waits only for what is left of the build."""
+    import sys
     import threading
 
+    def progress(done: int, total: int) -> None:
+        print(f"index: {done:,} of {total:,} files read" + (" - done" if done == total else ""),
+              file=sys.stderr, flush=True)
+
+    parts.brain.corpus.progress = progress
     threading.Thread(target=parts.brain.snapshot, name="cortex-warm-up", daemon=True).start()
 
 
