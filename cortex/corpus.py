@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import time as _time
-from typing import Callable
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .gitstore import GitStore
 from .notes import Note, parse_note
