@@ -29,7 +29,9 @@ LAYERS = {
     "pure": {"notes", "blocks", "tokenize", "paths", "redact", "fences", "errors", "config"},
 }
 ORDER = list(LAYERS)
-ONLY = {"pygit2": {"gitstore"}, "redis": {"proposals"}, "anthropic": {"readers"}, "mcp": {"doors", "guestdoor"}}
+# The MCP SDK's server side lives with the doors; `cortex bench` also drives the SDK's client.
+ONLY = {"pygit2": {"gitstore"}, "redis": {"proposals"}, "anthropic": {"readers"},
+        "mcp": {"doors", "guestdoor", "bench"}}
 
 
 def imports_of(module: str) -> tuple[set[str], set[str]]:
