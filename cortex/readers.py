@@ -94,14 +94,17 @@ def parse_answer_input(data: Any) -> tuple[str, list[tuple[str, str]], bool]:
 class AnthropicReader:
     """A model through the `anthropic` SDK (ANTHROPIC_BASE_URL is honoured by the SDK)."""
 
-    def __init__(self, model: str, api_key: str, timeout: float = 60.0, max_tokens: int = 1500):
+    def __init__(self, model: str, api_key: str, timeout: float = 60.0, max_tokens: int = 1500,
+                 base_url: str | None = None):
         import anthropic
 
         self._anthropic = anthropic
         self.model = model
         self.name = f"anthropic:{model}"
         # One retry at most: a reply that takes minutes is worse than an honest UNVERIFIED.
-        self._client = anthropic.Anthropic(api_key=api_key, timeout=timeout, max_retries=1)
+        # base_url None: the SDK's default, or ANTHROPIC_BASE_URL when set.
+        self._client = anthropic.Anthropic(api_key=api_key, timeout=timeout, max_retries=1,
+                                           base_url=base_url)
         self.max_tokens = max_tokens
 
     def read(self, question: str, pack: Pack) -> ReaderReply:

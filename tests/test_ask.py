@@ -3,17 +3,15 @@ Messages API, the offline reader, the verifier's stamps, coverage and the cache.
 
 from __future__ import annotations
 
-import json
 import re
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from cortex.ask import Asker
 from cortex.brain import Actor, Brain
+from cortex.evaluate import StubMessagesServer, unpack
 from cortex.gitstore import GitStore
 from cortex.readers import AnthropicReader, OfflineReader
 
@@ -63,70 +61,38 @@ def brain(brain_path: Path) -> Brain:
     return b
 
 
-class StubMessages:
-    """A local server that speaks enough of the Messages API for the SDK."""
+class StubMessages(StubMessagesServer):
+    """The Messages API stub, answering per `scenario` (scripted citations by path)."""
 
     def __init__(self):
         self.scenario: dict = {}
-        self.requests: list[dict] = []
-        stub = self
+        super().__init__(self.scripted)
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                stub.requests.append({"body": body, "auth": self.headers.get("x-api-key") or self.headers.get("authorization")})
-                status, payload = stub.respond(body)
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                try:
-                    self.wfile.write(data)
-                except BrokenPipeError:
-                    pass  # the client gave up first: the timeout case
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def respond(self, body: dict) -> tuple[int, dict]:
+    def scripted(self, body: dict) -> tuple[int, dict]:
         s = self.scenario
         if s.get("mode") == "overloaded":
             return 529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
         if s.get("mode") == "slow":
             time.sleep(3)
         text = body["messages"][0]["content"]
-        tags = dict(re.findall(r"=== FILE (\S+)(?: \(part: [^)]*\))? \[tag: (\w+)\] ===", text))
+        tags = {path: tag for path, _, tag, _ in unpack(text)[0]}
         if s.get("mode") == "malformed":
-            tool_input = {"answer": 42, "citations": "none"}
-        elif s.get("mode") == "refusal":
+            return self.tool_reply({"answer": 42, "citations": "none"})
+        if s.get("mode") == "refusal":
             return 200, self.message([{"type": "text", "text": "I can't help with that."}], "refusal")
-        else:
-            tool_input = {
-                "answer": s.get("answer", "Here is what the notes say."),
-                "citations": [{"tag": tags.get(path, "t-missing"), "quote": quote}
-                              for path, quote in s.get("citations", [])],
-                "not_in_brain": s.get("not_in_brain", False),
-            }
-        return 200, self.message([{"type": "tool_use", "id": "toolu_1", "name": "answer", "input": tool_input}],
-                                 "tool_use")
-
-    @staticmethod
-    def message(content: list, stop: str) -> dict:
-        return {"id": "msg_1", "type": "message", "role": "assistant", "model": "stub-model",
-                "content": content, "stop_reason": stop, "stop_sequence": None,
-                "usage": {"input_tokens": 1234, "output_tokens": 56}}
+        return self.tool_reply({
+            "answer": s.get("answer", "Here is what the notes say."),
+            "citations": [{"tag": tags.get(path, "t-missing"), "quote": quote}
+                          for path, quote in s.get("citations", [])],
+            "not_in_brain": s.get("not_in_brain", False),
+        })
 
 
 @pytest.fixture(scope="module")
 def stub():
     s = StubMessages()
     yield s
-    s.server.shutdown()
+    s.close()
 
 
 @pytest.fixture
