@@ -133,7 +133,7 @@ class Asker:
         if reply.error is not None:
             stamp, why = UNVERIFIED, reply.error
         else:
-            stamp, why = overall_stamp(checks, reply.not_in_brain, len(unread))
+            stamp, why = overall_stamp(checks, reply.not_in_brain, len(unread), reply.answer)
         in_scope_count = sum(1 for p in snap.notes if allow(p))
         by_budget = len(pack.left_for_budget)
         by_retrieval = len(unread) - by_budget

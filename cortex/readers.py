@@ -179,7 +179,7 @@ class OfflineReader:
                 break
         for _, _, _, tag, block in picks:
             reply.citations.append((tag, _excerpt(block.text, terms)))
-        reply.answer = "From the notes: " + " … ".join(" ".join(q.split()) for _, q in reply.citations)
+        reply.answer = "From the notes:\n" + "\n…\n".join(q for _, q in reply.citations)
         return reply
 
 

@@ -140,6 +140,41 @@ def test_quote_inside_was_is_superseded_and_block_is_corrected(model_asker: Aske
     assert r["stamp"] == "SUPERSEDED"
 
 
+MITES = """---
+title: Mite counts
+---
+# Mite counts
+
+The natural mite drop on 2026-03-01 was 14 mites in 24 hours on the north hive board.
+"""
+
+
+def test_model_answer_adding_a_wrong_number_is_unverified_naming_it(brain: Brain, model_asker: Asker,
+                                                                   stub: StubMessages):
+    brain.write("notes/mites.md", "create", ME, content=MITES)
+    quote = "The natural mite drop on 2026-03-01 was 14 mites in 24 hours"
+    stub.scenario = {"answer": "On 1 March 2026 the drop was 41 mites in 24 hours.",
+                     "citations": [("notes/mites.md", quote)]}
+    r = model_asker.ask("What was the natural mite drop on 1 March?")
+    assert r["quotes"][0]["stamp"] == "VERIFIED"  # the quote itself is real
+    assert r["stamp"] == "UNVERIFIED", r
+    assert r["stamp_reason"].startswith("the answer says 41; no quote contains it"), r["stamp_reason"]
+
+
+def test_model_answer_paraphrasing_a_date_correctly_is_verified(brain: Brain, model_asker: Asker,
+                                                               stub: StubMessages):
+    # "1 March 2026" and "2026-03-01" are the same date (the forms are listed in
+    # cortex.verify.specifics); the numbers and names are as quoted.
+    brain.write("notes/mites.md", "create", ME, content=MITES)
+    stub.scenario = {"answer": "On 1 March 2026 the north hive dropped 14 mites in 24 hours.",
+                     "citations": [("notes/mites.md", "The natural mite drop on 2026-03-01 was 14 mites in 24 hours")]}
+    r = model_asker.ask("What was the natural mite drop on 1 March?")
+    assert r["stamp"] == "VERIFIED", r
+    stub.scenario["answer"] = "On 2 March 2026 the north hive dropped 14 mites in 24 hours."
+    r = model_asker.ask("What was the natural mite drop on 2 March?")
+    assert r["stamp"] == "UNVERIFIED" and "2 March 2026" in r["stamp_reason"], r
+
+
 @pytest.mark.parametrize("mode,reason", [("overloaded", "overloaded"), ("slow", "timed out"),
                                          ("malformed", "malformed"), ("refusal", "refused")])
 def test_reader_failures_end_as_unverified(model_asker: Asker, stub: StubMessages, mode, reason):

@@ -432,8 +432,8 @@ def test_not_in_brain_only_when_claimed_and_nothing_unread() -> None:
 def test_miss_with_unread_matching_notes_is_unverified_with_count() -> None:
     stamp, reason = overall_stamp([], True, 4)
     assert stamp == UNVERIFIED
-    assert "4 notes that share a word with the question were not read" in reason
-    assert "1 note that shares a word" in overall_stamp([], True, 1)[1]
+    assert "4 notes that hold a distinctive term of the question were not read" in reason
+    assert "1 note that holds a distinctive term" in overall_stamp([], True, 1)[1]
 
 
 def test_no_citations_without_claim_is_unverified_no_quote() -> None:
