@@ -4,6 +4,14 @@ The reader may be a model; the stamp never is. Each quote is checked by the
 pure verifier against the cited note's bytes at the served SHA, and the reply's
 stamp is the weakest of the quotes, with a coverage line saying what was and
 was not read.
+
+A complete search, the condition for NOT IN BRAIN: every note of the scope that
+holds a distinctive term of the question (`cortex.pack.distinctive`: rare in the
+scope, plural or singular alike) was read. The coverage line lists those terms with
+their note counts ("wife: 0 notes, salary: 3 notes, all read"). A reader that is
+cheap (`reads_all`, the offline reader) is given all of those notes at once; a
+model reader gets the best `k`, and when it says not_in_brain while some remain
+unread, up to `sweep` further packs of the next-ranked ones (CORTEX_ASK_SWEEP).
 """
 
 from __future__ import annotations
@@ -13,14 +21,16 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
+from dataclasses import fields
 from typing import Any, Protocol
 
 from .brain import Brain
 from .corpus import Snapshot, in_archive
-from .pack import Pack, build_pack
+from .config import Settings
+from .pack import Pack, build_pack, distinctive, question_terms, rarity, variants
 from .paths import in_scope
-from .readers import Reader
-from .tokenize import content_terms, tokenize
+from .readers import Reader, ReaderReply
+from .tokenize import tokenize
 from .verify import UNVERIFIED, check_quote, neutralize_answer, overall_stamp
 
 DEFAULT_K = 8
@@ -75,15 +85,45 @@ def usable(snap: Snapshot, path: str, day: dt.date, as_of: bool) -> bool:
     return note.valid_on(day) if as_of else True
 
 
+def default_sweep() -> int:
+    """CORTEX_ASK_SWEEP as `cortex.config.Settings` reads it (2 when unset)."""
+    return next(f for f in fields(Settings) if f.name == "ask_sweep").default_factory()
+
+
+def evidence(brain: Brain, snap: Snapshot, question: str, allow) -> tuple[
+        int, dict[str, float], dict[str, frozenset[str]], set[str]]:
+    """What the scope says about the question's terms.
+
+    (notes in scope, term -> rarity weight, term -> notes of the scope holding it,
+    the distinctive terms).
+    """
+    corpus = brain.corpus
+    # The owner's own name (the title of profile.md) is no evidence: every note is theirs,
+    # and most say "I" ("What is Nils's accountant?" asks about "accountant").
+    profile = snap.notes.get("profile.md")
+    owner = set(tokenize(profile.title)) - {"profile"} if profile is not None else set()
+    holders = {t: frozenset(p for p in corpus.matching(snap, set(variants(t))) if allow(p))
+               for t in question_terms(question) if t not in owner}
+    in_scope_count = sum(1 for p in snap.notes if allow(p))
+    counts = {t: len(h) for t, h in holders.items()}
+    weights = rarity(counts, in_scope_count)
+    return in_scope_count, weights, {t: holders[t] for t in weights}, distinctive(counts, in_scope_count)
+
+
 class Asker:
-    """Answers questions over one brain with one reader and one cache."""
+    """Answers questions over one brain with one reader and one cache.
+
+    `sweep`: further packs a model reader reads when it finds nothing while notes
+    holding a distinctive term remain unread (None: the CORTEX_ASK_SWEEP setting).
+    """
 
     def __init__(self, brain: Brain, reader: Reader, cache: AnswerCache | None = None,
-                 pack_bytes: int = 60_000):
+                 pack_bytes: int = 60_000, sweep: int | None = None):
         self.brain = brain
         self.reader = reader
         self.cache = cache or MemoryCache()
         self.pack_bytes = pack_bytes
+        self.sweep = max(0, default_sweep() if sweep is None else sweep)
 
     def ask(self, question: str, k: int = DEFAULT_K, as_of: str | None = None,
             scope: list[str] | None = None, door: str = "owner", show_sources: bool = True) -> dict[str, Any]:
@@ -92,7 +132,8 @@ class Asker:
             snap, day = self.brain.snapshot(as_of), when.astimezone(self.brain.tz).date()
         else:
             snap, day = self.brain.snapshot(), self.brain.today()
-        key = cache_key(question, snap.sha, self.reader.name, k, door, scope, day.isoformat())
+        key = cache_key(question, snap.sha, f"{self.reader.name} sweep {self.sweep}", k, door, scope,
+                        day.isoformat())
         cached = self.cache.get(key)
         if cached is not None:
             return dict(cached, cached=True)
@@ -100,18 +141,53 @@ class Asker:
         def allow(path: str) -> bool:
             return in_scope(path, scope) and usable(snap, path, day, bool(as_of))
 
+        in_scope_count, weights, holders, distinct = evidence(self.brain, snap, question, allow)
+        matching: set[str] = set().union(*(holders[t] for t in distinct))
         corpus = self.brain.corpus
         found = corpus.search(snap, question, k, allow)
-        ranked = [snap.notes[p] for p, _ in found.hits]
-        pack = build_pack(snap.sha, ranked, question, self.pack_bytes)
+        order = [p for p, _ in found.hits]
+        if matching - set(order):
+            # Everything else that holds a distinctive term, in retrieval order (a note that
+            # holds only a plural or singular spelling has no BM25 score: it comes last).
+            ranked = corpus.search(snap, question, max(in_scope_count, 1), allow).hits
+            order += [p for p, _ in ranked if p in matching and p not in order]
+            order += sorted(matching - set(order))
+        reads_all = getattr(self.reader, "reads_all", False)
+        first = order if reads_all else order[:k]
+        pack = self._pack(snap, first, question, weights, holders, 0, float("inf") if reads_all else None)
         reply = self.reader.read(question, pack)
-        result = self._stamp(question, snap, day, pack, reply, found.total, allow)
+        read, left, packs, tokens = set(pack.paths), set(pack.left_for_budget), 1, reply.tokens_sent
+        while (reply.error is None and reply.not_in_brain and not reply.citations
+               and packs <= self.sweep and not reads_all):
+            rest = [p for p in order if p in matching and p not in read]
+            if not rest:
+                break
+            pack = self._pack(snap, rest, question, weights, holders, len(read), None)
+            if not pack.files:
+                break
+            reply = self.reader.read(question, pack)
+            read |= set(pack.paths)
+            left |= set(pack.left_for_budget)
+            packs += 1
+            tokens += reply.tokens_sent
+        reply.tokens_sent = tokens
+        result = self._stamp(snap, day, pack, reply, in_scope_count,
+                             {t: len(holders[t]) for t in distinct}, matching, read, left, packs)
         result["sha"] = snap.sha
         if result["stamp"] != UNVERIFIED:
             self.cache.set(key, result)
         return dict(result, cached=False)
 
-    def _stamp(self, question, snap, day, pack: Pack, reply, total_matching: int, allow) -> dict[str, Any]:
+    def _pack(self, snap: Snapshot, paths: list[str], question: str, weights, holders, first: int,
+              budget: float | None) -> Pack:
+        pack = build_pack(snap.sha, [snap.notes[p] for p in paths], question,
+                          self.pack_bytes if budget is None else budget, first)
+        pack.weights, pack.holders = weights, holders
+        return pack
+
+    def _stamp(self, snap: Snapshot, day: dt.date, pack: Pack, reply: ReaderReply, in_scope_count: int,
+               counts: dict[str, int], matching: set[str], read: set[str], left: set[str],
+               packs: int) -> dict[str, Any]:
         notes_by_tag = pack.notes_by_tag
         checks = []
         quotes = []
@@ -127,28 +203,41 @@ class Asker:
                 if check.superseded_by:
                     entry["superseded_by"] = check.superseded_by
                 quotes.append(entry)
-        matching = {p for p in self.brain.corpus.matching(snap, content_terms(question)) if allow(p)}
-        read = set(pack.paths)
         unread = matching - read
         if reply.error is not None:
             stamp, why = UNVERIFIED, reply.error
         else:
             stamp, why = overall_stamp(checks, reply.not_in_brain, len(unread), reply.answer)
-        in_scope_count = sum(1 for p in snap.notes if allow(p))
-        by_budget = len(pack.left_for_budget)
-        by_retrieval = len(unread) - by_budget
-        coverage = (f"searched {in_scope_count} notes of the scope; {len(matching)} share a word with the "
-                    f"question; read {len(read)}; left out {len(unread)} "
-                    f"({by_retrieval} by retrieval rank, {by_budget} by the pack budget); "
-                    f"{'some unread notes share a word with the question' if unread else 'no unread note shares a word with the question'}; "
-                    f"sha {snap.sha[:12]}; reader {reply.reader}; ~{reply.tokens_sent} tokens sent")
         return {
             "answer": neutralize_answer(reply.answer),
             "stamp": stamp,
             "stamp_reason": why,
             "quotes": quotes,
-            "coverage": coverage,
+            "coverage": coverage_line(in_scope_count, counts,
+                                      len(matching), len(read), len(unread), len(unread & left), packs,
+                                      snap.sha, reply.reader, reply.tokens_sent),
             "reader": reply.reader,
             "notes_read": len(read),
             "unread_matching": len(unread),
         }
+
+
+def coverage_line(in_scope: int, counts: dict[str, int], matching: int, read: int, unread: int,
+                  by_budget: int, packs: int, sha: str, reader: str, tokens: int) -> str:
+    """What a search covered, in one line: the distinctive terms with their note counts,
+    whether every note holding one was read, and what was read in all."""
+    def notes(n: int) -> str:
+        return f"{n} note{'' if n == 1 else 's'}"
+
+    if counts:
+        terms = ", ".join(f"{t}: {notes(n)}" for t, n in sorted(counts.items(), key=lambda x: (x[1], x[0])))
+        if not unread:
+            state = "all read" if matching else "none to read"
+        else:
+            state = (f"{unread} of those {notes(matching)} not read ({unread - by_budget} by retrieval "
+                     f"rank, {by_budget} by the pack budget)")
+        said = f"distinctive terms: {terms}; {state}"
+    else:
+        said = "no distinctive term in the question (every content word is common in the scope, or none)"
+    return (f"searched {in_scope} notes of the scope; {said}; read {notes(read)} in {packs} "
+            f"pack{'' if packs == 1 else 's'}; sha {sha[:12]}; reader {reader}; ~{tokens} tokens sent")

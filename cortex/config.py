@@ -48,6 +48,7 @@ class Settings:
     anthropic_key: str | None = None
     console_passcode: str | None = None
     pack_bytes: int = 60_000
+    ask_sweep: int = field(default_factory=lambda: int(os.environ.get("CORTEX_ASK_SWEEP") or 2))  # further packs a model reader reads before a miss is stamped
     # issue 7: hand edits and hosted mode
     remote: str | None = None            # CORTEX_REMOTE: a Git URL or a local path
     remote_token: str | None = None      # CORTEX_REMOTE_TOKEN (or GIT_TOKEN / GITHUB_TOKEN), HTTPS only

@@ -177,12 +177,13 @@ def unpack(prompt: str) -> tuple[list[tuple[str, str | None, str, str]], str]:
     return files, question
 
 
-def stub_model(brain, asker) -> Callable[[dict], tuple[int, dict]]:
+def stub_model(brain) -> Callable[[dict], tuple[int, dict]]:
     """The eval's stand-in for a model: the offline reader's choice over only the files sent.
 
     It looks the cited notes up in the served snapshot (it runs in-process) so the
     offline reader can cut them into blocks, and answers through the `answer` tool.
     """
+    from .ask import evidence, usable
     from .pack import Pack, PackedFile
     from .readers import OfflineReader
 
@@ -191,8 +192,11 @@ def stub_model(brain, asker) -> Callable[[dict], tuple[int, dict]]:
     def respond(body: dict) -> tuple[int, dict]:
         files, question = unpack(body["messages"][0]["content"])
         snap = brain.snapshot()
+        day = brain.today()
+        _, weights, holders, _ = evidence(brain, snap, question, lambda p: usable(snap, p, day, False))
         pack = Pack(sha=snap.sha, files=[PackedFile(tag, path, snap.notes[path], text, parts)
-                                         for path, parts, tag, text in files])
+                                         for path, parts, tag, text in files],
+                    weights=weights, holders=holders)
         reply = reader.read(question, pack)
         return StubMessagesServer.tool_reply({
             "answer": reply.answer,
@@ -229,8 +233,32 @@ def main(args) -> int:
         try:
             model_asker.reader = AnthropicReader("stub-model", "eval-key-not-real", timeout=30.0,
                                                  base_url=stub.url)
-            stub.respond = stub_model(brain, model_asker)
+            stub.respond = stub_model(brain)
             print(ask_line("model reader, stub model", ask_part(Tools(brain, model_asker), qs)))
         finally:
             stub.close()
     return 0
+
+
+def bar_table(bars: list[float]) -> list[str]:
+    """The offline reader's precision/recall trade-off on the public eval, one row a bar."""
+    from .ask import Asker
+    from .readers import OfflineReader
+    from .tools import Tools
+
+    brain, qs = load(ROOT / "brain", ROOT / "questions.jsonl")
+    rows = ["bar   absent NOT IN BRAIN (VERIFIED)   answerable VERIFIED with gold   cited notes gold"]
+    for bar in bars:
+        a = ask_part(Tools(brain, Asker(brain, OfflineReader(bar))), qs)
+        rows.append(f"{bar:<5} {a['absent_questions_stamped_not_in_brain']:>6} ({a['absent_nib_share']:.0%}) "
+                    f"({a['absent_verified']:>2})"
+                    f"        {a['answerable_verified_with_gold']:>8} ({a['answerable_verified_gold_share']:.0%})"
+                    f"              {a['cited_notes_that_are_gold']:>8} ({a['cited_gold_share']:.0%})")
+    return rows
+
+
+if __name__ == "__main__":  # python3 -m cortex.evaluate --bars: the table in cortex/readers.py
+    import sys
+
+    if sys.argv[1:] == ["--bars"]:
+        print("\n".join(bar_table([0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9])))

@@ -213,6 +213,11 @@ def _generic_reason(nq: str) -> str | None:
     return None
 
 
+def too_generic(quote: str) -> str | None:
+    """Why `quote` alone is too short to identify one passage (rules 1-3 above), or None."""
+    return _generic_reason(normalize_nfc(quote))
+
+
 def _contains(index: _Indexed, forms: list[str]) -> bool:
     # Every block's text is a substring of `body`, so one search per reading suffices.
     return any(f in index.body for f in forms)

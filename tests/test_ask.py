@@ -190,15 +190,42 @@ def test_stamp_shaped_lines_in_the_answer_cannot_pass(model_asker: Asker, stub: 
     assert not any(line.startswith("§ ") or line.startswith("VERIFIED") for line in r["answer"].splitlines())
 
 
-def test_not_in_brain_only_when_no_unread_note_shares_a_word(brain: Brain):
+def test_not_in_brain_only_when_every_note_holding_a_distinctive_term_was_read(brain: Brain):
     asker = Asker(brain, OfflineReader())
     r = asker.ask("xylophone quintessence")
     assert r["stamp"] == "NOT IN BRAIN", r
-    # With k=1, other notes sharing a word stay unread: a miss is UNVERIFIED with the count.
+    assert "xylophone: 0 notes" in r["coverage"] and "quintessence: 0 notes" in r["coverage"], r["coverage"]
+    # A reader that finds nothing after one note, with no sweep: the other notes holding
+    # a distinctive term stay unread, so the miss is UNVERIFIED with the count.
     stub_reader = type("Nothing", (), {"name": "nothing", "read": lambda self, q, p: __import__(
         "cortex.readers", fromlist=["ReaderReply"]).ReaderReply(reader="nothing", not_in_brain=True)})()
-    r = Asker(brain, stub_reader).ask("north hive garden budget staging server", k=1)
-    assert r["stamp"] == "UNVERIFIED" and r["unread_matching"] >= 1
+    r = Asker(brain, stub_reader, sweep=0).ask("north hive staging server", k=1)
+    unread = r["unread_matching"]
+    assert r["stamp"] == "UNVERIFIED" and unread >= 1, r
+    assert f"{unread} notes that hold a distinctive term of the question were not read" in r["stamp_reason"]
+    assert f"{unread} of those {unread + 1} notes not read" in r["coverage"], r["coverage"]
+    r = Asker(brain, stub_reader).ask("north hive staging server", k=1)  # the default sweep reads them
+    assert r["stamp"] == "NOT IN BRAIN" and "all read" in r["coverage"], r
+    assert "in 2 packs" in r["coverage"], r["coverage"]  # one sweep pack holds the rest
+
+
+def test_offline_reader_reads_every_note_holding_a_distinctive_term(brain: Brain):
+    r = Asker(brain, OfflineReader()).ask("What is the capital of Australia?", k=1)
+    assert r["stamp"] == "NOT IN BRAIN", r
+    assert "australia: 0 notes" in r["coverage"] and "all read" in r["coverage"], r["coverage"]
+
+
+def test_model_saying_not_in_brain_with_unread_matching_notes_gets_a_second_pack(
+        model_asker: Asker, stub: StubMessages):
+    stub.scenario = {"answer": "The files do not say.", "not_in_brain": True}
+    before = len(stub.requests)
+    r = model_asker.ask("north hive staging server", k=1)
+    sent = [req["body"]["messages"][0]["content"] for req in stub.requests[before:]]
+    assert len(sent) >= 2, "one pack, then a second of the next unread notes"
+    first, second = ({path for path, _, _, _ in unpack(text)[0]} for text in sent[:2])
+    assert first and second and not first & second
+    assert r["notes_read"] == len(first) + len(second) + sum(len(unpack(t)[0]) for t in sent[2:])
+    assert f"in {len(sent)} packs" in r["coverage"], r["coverage"]
 
 
 def test_offline_reader_quotes_and_verifies(brain: Brain):
