@@ -152,13 +152,18 @@ class Asker:
             ranked = corpus.search(snap, question, max(in_scope_count, 1), allow).hits
             order += [p for p, _ in ranked if p in matching and p not in order]
             order += sorted(matching - set(order))
-        reads_all = getattr(self.reader, "reads_all", False)
+        # On a guest door k is the owner's cap (max_k) on the notes read for one ask: no
+        # reading of every matching note and no sweep there, so a miss stays UNVERIFIED
+        # unless the k notes already hold every distinctive term's notes.
+        capped = door.startswith("guest:")
+        reads_all = getattr(self.reader, "reads_all", False) and not capped
+        sweep = 0 if capped else self.sweep
         first = order if reads_all else order[:k]
         pack = self._pack(snap, first, question, weights, holders, 0, float("inf") if reads_all else None)
         reply = self.reader.read(question, pack)
         read, left, packs, tokens = set(pack.paths), set(pack.left_for_budget), 1, reply.tokens_sent
         while (reply.error is None and reply.not_in_brain and not reply.citations
-               and packs <= self.sweep and not reads_all):
+               and packs <= sweep and not reads_all):
             rest = [p for p in order if p in matching and p not in read]
             if not rest:
                 break

@@ -235,6 +235,8 @@ def main(args) -> int:
                                                  base_url=stub.url)
             stub.respond = stub_model(brain)
             print(ask_line("model reader, stub model", ask_part(Tools(brain, model_asker), qs)))
+            model_asker.sweep, model_asker.cache = 0, type(model_asker.cache)()
+            print(ask_line("model reader, stub model, CORTEX_ASK_SWEEP=0", ask_part(Tools(brain, model_asker), qs)))
         finally:
             stub.close()
     return 0
