@@ -175,6 +175,22 @@ def test_model_answer_paraphrasing_a_date_correctly_is_verified(brain: Brain, mo
     assert r["stamp"] == "UNVERIFIED" and "2 March 2026" in r["stamp_reason"], r
 
 
+def test_guest_door_stamps_by_the_same_rules_with_quotes_hidden(brain: Brain, model_asker: Asker,
+                                                              stub: StubMessages):
+    from cortex.guestdoor import guest_reply
+
+    brain.write("notes/mites.md", "create", ME, content=MITES)
+    stub.scenario = {"answer": "On 1 March 2026 the drop was 41 mites in 24 hours.",
+                     "citations": [("notes/mites.md", "The natural mite drop on 2026-03-01 was 14 mites in 24 hours")]}
+    r = guest_reply(model_asker.ask("What was the natural mite drop on 1 March?", k=2, scope=["notes/"],
+                                    door="guest:alice"), citations=False)
+    assert r["stamp"] == "UNVERIFIED" and "the answer says 41" in r["stamp_reason"], r
+    assert all(set(q) <= {"stamp", "reason"} for q in r["quotes"])  # the quote itself stays hidden
+    r = guest_reply(Asker(brain, OfflineReader()).ask("What is the capital of Australia?", k=2, scope=["notes/"],
+                                                      door="guest:alice"), citations=False)
+    assert r["stamp"] == "NOT IN BRAIN" and "australia: 0 notes" in r["coverage"], r
+
+
 @pytest.mark.parametrize("mode,reason", [("overloaded", "overloaded"), ("slow", "timed out"),
                                          ("malformed", "malformed"), ("refusal", "refused")])
 def test_reader_failures_end_as_unverified(model_asker: Asker, stub: StubMessages, mode, reason):
