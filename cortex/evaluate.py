@@ -193,7 +193,7 @@ def stub_model(brain) -> Callable[[dict], tuple[int, dict]]:
         files, question = unpack(body["messages"][0]["content"])
         snap = brain.snapshot()
         day = brain.today()
-        _, weights, holders, _ = evidence(brain, snap, question, lambda p: usable(snap, p, day, False))
+        _, weights, holders, _ = evidence(brain, snap, question, {p for p in snap.notes if usable(snap, p, day, False)})
         pack = Pack(sha=snap.sha, files=[PackedFile(tag, path, snap.notes[path], text, parts)
                                          for path, parts, tag, text in files],
                     weights=weights, holders=holders)
