@@ -56,6 +56,7 @@ class Settings:
     anthropic_key: str | None = None
     console_passcode: str | None = None
     pack_bytes: int = 60_000
+    ask_sweep: int = 2                   # CORTEX_ASK_SWEEP: further packs a model reader reads before a miss
     # issue 7: hand edits and hosted mode
     remote: str | None = None            # CORTEX_REMOTE: a Git URL or a local path
     remote_token: str | None = None      # CORTEX_REMOTE_TOKEN (or GIT_TOKEN / GITHUB_TOKEN), HTTPS only
@@ -91,6 +92,7 @@ class Settings:
             anthropic_key=env.get("ANTHROPIC_API_KEY") or None,
             console_passcode=env.get("CORTEX_CONSOLE_PASSCODE") or None,
             pack_bytes=int(env.get("CORTEX_PACK_BYTES") or 60_000),
+            ask_sweep=int(env.get("CORTEX_ASK_SWEEP") or 2),
             remote=env.get("CORTEX_REMOTE") or None,
             remote_token=env.get("CORTEX_REMOTE_TOKEN") or env.get("GIT_TOKEN") or env.get("GITHUB_TOKEN") or None,
             remote_user=env.get("CORTEX_REMOTE_USER") or "x-access-token",

@@ -2,8 +2,13 @@
 
 Retrieval: recall@1/5/10 and MRR of brain_search's default results against each
 question's gold notes (a hit is any gold note; a multi-note question counts at
-k only when all its gold notes are in the top k). Ask: the offline reader's
-stamp distribution and how often a cited note is a gold note.
+k only when all its gold notes are in the top k). Ask, twice: with the offline
+reader, and with the model reader (`AnthropicReader`, the real `anthropic` SDK)
+pointed at a local stub of the Messages API whose "model" picks a passage the way
+the offline reader does but sees only the packs it is sent (so the pack, the
+budget and the sweep of further packs are what differ). For each: the stamp
+distribution, absent questions stamped NOT IN BRAIN (and VERIFIED), answerable
+questions VERIFIED with a gold note cited, and how many cited notes are gold.
 """
 
 from __future__ import annotations
@@ -11,7 +16,11 @@ from __future__ import annotations
 import collections
 import datetime as dt
 import json
+import re
 import tempfile
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from .brains import data_dir
@@ -56,15 +65,19 @@ def retrieval(tools, qs) -> dict:
 
 
 def ask_part(tools, qs) -> dict:
+    """Stamp figures of brain_ask over `qs` (absent questions have no gold)."""
     stamps = collections.Counter()
     cited, cited_gold = 0, 0
     quotes, quotes_gold = 0, 0
+    verified_gold = 0
     absent_nib = 0
+    absent_stamps: collections.Counter = collections.Counter()
     for q in qs:
         r = tools.ask(q["question"])
         stamps[r["stamp"]] += 1
         if not q["gold"]:
             absent_nib += r["stamp"] == "NOT IN BRAIN"
+            absent_stamps[r["stamp"]] += 1
             continue
         paths = {x["path"] for x in r["quotes"] if x.get("path")}
         quotes += len(paths)
@@ -72,16 +85,131 @@ def ask_part(tools, qs) -> dict:
         if paths:
             cited += 1
             cited_gold += bool(paths & set(q["gold"]))
+        verified_gold += r["stamp"] == "VERIFIED" and bool(paths & set(q["gold"]))
     absent = sum(1 for q in qs if not q["gold"])
+    answerable = len(qs) - absent
     return {"stamps": dict(stamps.most_common()),
             "answers_citing_a_gold_note": f"{cited_gold}/{cited}",
             "cited_notes_that_are_gold": f"{quotes_gold}/{quotes}",
-            "absent_questions_stamped_not_in_brain": f"{absent_nib}/{absent}"}
+            "cited_gold_share": quotes_gold / quotes if quotes else 0.0,
+            "absent_questions_stamped_not_in_brain": f"{absent_nib}/{absent}",
+            "absent_nib_share": absent_nib / absent if absent else 0.0,
+            "absent_verified": absent_stamps["VERIFIED"],
+            "absent_corrected": absent_stamps["CORRECTED"],
+            "answerable_verified_with_gold": f"{verified_gold}/{answerable}",
+            "answerable_verified_gold_share": verified_gold / answerable if answerable else 0.0}
+
+
+def ask_line(label: str, a: dict) -> str:
+    return (f"ask ({label}): absent NOT IN BRAIN {a['absent_questions_stamped_not_in_brain']} "
+            f"({a['absent_nib_share']:.0%}), absent VERIFIED {a['absent_verified']} "
+            f"(CORRECTED {a['absent_corrected']}); "
+            f"answerable VERIFIED citing a gold note {a['answerable_verified_with_gold']} "
+            f"({a['answerable_verified_gold_share']:.0%}); cited notes that are gold "
+            f"{a['cited_notes_that_are_gold']} ({a['cited_gold_share']:.0%}); answers citing a gold "
+            f"note {a['answers_citing_a_gold_note']}; stamps {a['stamps']}")
+
+
+class StubMessagesServer:
+    """A local HTTP server that speaks enough of the Messages API for the `anthropic` SDK.
+
+    `respond(body)` gets each request's JSON body and returns (status, JSON payload);
+    `message` and `tool_reply` build the payloads. Used by `cortex eval` for the
+    model-reader figures and by the tests for scripted model replies.
+    """
+
+    def __init__(self, respond: Callable[[dict], tuple[int, dict]]):
+        self.respond = respond
+        self.requests: list[dict] = []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                stub.requests.append({"body": body, "auth": self.headers.get("x-api-key")
+                                      or self.headers.get("authorization")})
+                status, payload = stub.respond(body)
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                try:
+                    self.wfile.write(data)
+                except BrokenPipeError:
+                    pass  # the client gave up first: the timeout case
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    @staticmethod
+    def message(content: list, stop: str) -> dict:
+        return {"id": "msg_1", "type": "message", "role": "assistant", "model": "stub-model",
+                "content": content, "stop_reason": stop, "stop_sequence": None,
+                "usage": {"input_tokens": 1234, "output_tokens": 56}}
+
+    @classmethod
+    def tool_reply(cls, tool_input: dict) -> tuple[int, dict]:
+        """A 200 reply that calls the `answer` tool with `tool_input`."""
+        return 200, cls.message([{"type": "tool_use", "id": "toolu_1", "name": "answer",
+                                  "input": tool_input}], "tool_use")
+
+
+# One file of a rendered pack: its header line, then its text up to the next header.
+PACK_FILE = re.compile(r"^=== FILE (\S+)(?: \(part: ([^)]*)\))? \[tag: (\w+)\] ===$", re.MULTILINE)
+
+
+def unpack(prompt: str) -> tuple[list[tuple[str, str | None, str, str]], str]:
+    """(path, parts, tag, text) of each file of a rendered pack, and the question."""
+    body, _, question = prompt.rpartition("\n\nQuestion: ")
+    heads = list(PACK_FILE.finditer(body))
+    files = []
+    for i, m in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
+        files.append((m.group(1), m.group(2), m.group(3), body[m.end() + 1:end]))
+    return files, question
+
+
+def stub_model(brain) -> Callable[[dict], tuple[int, dict]]:
+    """The eval's stand-in for a model: the offline reader's choice over only the files sent.
+
+    It looks the cited notes up in the served snapshot (it runs in-process) so the
+    offline reader can cut them into blocks, and answers through the `answer` tool.
+    """
+    from .ask import evidence, usable
+    from .pack import Pack, PackedFile
+    from .readers import OfflineReader
+
+    reader = OfflineReader()
+
+    def respond(body: dict) -> tuple[int, dict]:
+        files, question = unpack(body["messages"][0]["content"])
+        snap = brain.snapshot()
+        day = brain.today()
+        _, weights, holders, _ = evidence(brain, snap, question, {p for p in snap.notes if usable(snap, p, day, False)})
+        pack = Pack(sha=snap.sha, files=[PackedFile(tag, path, snap.notes[path], text, parts)
+                                         for path, parts, tag, text in files],
+                    weights=weights, holders=holders)
+        reply = reader.read(question, pack)
+        return StubMessagesServer.tool_reply({
+            "answer": reply.answer,
+            "citations": [{"tag": t, "quote": q} for t, q in reply.citations],
+            "not_in_brain": reply.not_in_brain})
+
+    return respond
 
 
 def main(args) -> int:
     from .ask import Asker
-    from .readers import OfflineReader
+    from .readers import AnthropicReader, OfflineReader
     from .tools import Tools
 
     brain_dir = Path(args.brain_dir) if args.brain_dir else ROOT / "brain"
@@ -100,8 +228,40 @@ def main(args) -> int:
             print(f"  {kind:<11} n={rk['questions']:<4} recall@1 {rk['recall@1']:.3f}  recall@5 "
                   f"{rk['recall@5']:.3f}  recall@10 {rk['recall@10']:.3f}  MRR {rk['MRR']:.3f}")
     if not getattr(args, "no_ask", False):
-        a = ask_part(tools, qs)
-        print(f"ask (offline reader): stamps {a['stamps']}; answers citing a gold note "
-              f"{a['answers_citing_a_gold_note']}; cited notes that are gold {a['cited_notes_that_are_gold']}; absent questions stamped NOT IN BRAIN "
-              f"{a['absent_questions_stamped_not_in_brain']}")
+        print(ask_line("offline reader", ask_part(tools, qs)))
+        model_asker = Asker(brain, OfflineReader())  # replaced below, once the stub runs
+        stub = StubMessagesServer(lambda body: (500, {}))
+        try:
+            model_asker.reader = AnthropicReader("stub-model", "eval-key-not-real", timeout=30.0,
+                                                 base_url=stub.url)
+            stub.respond = stub_model(brain)
+            print(ask_line("model reader, stub model", ask_part(Tools(brain, model_asker), qs)))
+            model_asker.sweep, model_asker.cache = 0, type(model_asker.cache)()
+            print(ask_line("model reader, stub model, CORTEX_ASK_SWEEP=0", ask_part(Tools(brain, model_asker), qs)))
+        finally:
+            stub.close()
     return 0
+
+
+def bar_table(bars: list[float]) -> list[str]:
+    """The offline reader's precision/recall trade-off on the public eval, one row a bar."""
+    from .ask import Asker
+    from .readers import OfflineReader
+    from .tools import Tools
+
+    brain, qs = load(ROOT / "brain", ROOT / "questions.jsonl")
+    rows = ["bar   absent NOT IN BRAIN (VERIFIED)   answerable VERIFIED with gold   cited notes gold"]
+    for bar in bars:
+        a = ask_part(Tools(brain, Asker(brain, OfflineReader(bar))), qs)
+        rows.append(f"{bar:<5} {a['absent_questions_stamped_not_in_brain']:>6} ({a['absent_nib_share']:.0%}) "
+                    f"({a['absent_verified']:>2})"
+                    f"        {a['answerable_verified_with_gold']:>8} ({a['answerable_verified_gold_share']:.0%})"
+                    f"              {a['cited_notes_that_are_gold']:>8} ({a['cited_gold_share']:.0%})")
+    return rows
+
+
+if __name__ == "__main__":  # python3 -m cortex.evaluate --bars: the table in cortex/readers.py
+    import sys
+
+    if sys.argv[1:] == ["--bars"]:
+        print("\n".join(bar_table([0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9])))

@@ -21,10 +21,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .brain import Actor, Brain
+from .config import GUEST_DEFAULTS, GUEST_SHARE, QUEUE_CAP
 from .errors import BadInput, Conflict
 from .gitstore import View
 from .paths import check_path
-from .config import GUEST_DEFAULTS, GUEST_SHARE, QUEUE_CAP
 
 GUEST_DIR = ".cortex/guests/"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")

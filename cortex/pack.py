@@ -4,15 +4,44 @@ Each file block opens with `=== FILE <path> [tag: <tag>] ===`. Tags are opaque,
 issued per pack from the SHA and the position, and resolved by the server: the
 reader cites a tag, never a path. A note too large for the budget goes in by its
 best-matching sections, each labelled as a part; no note is cut mid-section.
+
+The pack also carries the question's *distinctive* terms (`distinctive`): the
+content words rare enough in the scope to be evidence, each with its rarity weight
+and the notes of the scope that hold it. A complete search reads every note that
+holds one of them; the offline reader answers only from a passage that covers
+enough of their weight.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .notes import Note, headings_of
-from .tokenize import tokenize
+from .search import idf
+from .tokenize import STOPWORDS, tokenize
+
+# A term is distinctive when at most this share of the scope's notes holds it (or at
+# most DISTINCT_FLOOR notes, so a small brain still has evidence). Measured on the
+# public eval (176 notes): at 10%, "hive" (30 notes), "honey" (34), "2026" (109) and
+# "vellmoor" (17) are context, while "hotline" (3), "swarm" (11) and "salary" (0) are
+# evidence. NOT IN BRAIN needs every note holding a distinctive term read, so the
+# share also bounds how many notes that takes.
+DISTINCT_SHARE = 0.10
+DISTINCT_FLOOR = 5
+# Words that frame a question rather than say what it is about; never evidence,
+# however rare they are in a brain ("What is the name of…", "the best time to…").
+FRAMING = frozenset("""
+many much long often far big exactly according name names named called call best time
+times kind sort way ways thing things anything something everything ever usually currently
+get gets got go goes went come comes came use used using make made say says said tell know
+mention mentioned note notes brain please
+didn don doesn isn wasn aren weren won wouldn couldn shouldn haven hasn hadn
+""".split())
+_APOSTROPHE_TAILS = ("s", "t", "re", "ll", "ve", "d", "m")
+_CONNECTOR = re.compile(r"[-./@:'_]+")
 
 
 @dataclass(frozen=True)
@@ -29,6 +58,10 @@ class Pack:
     sha: str
     files: list[PackedFile]
     left_for_budget: list[str] = field(default_factory=list)
+    # The question's distinctive terms: rarity weight, and the scope's notes holding each
+    # (None when the pack was built without the scope's statistics).
+    weights: dict[str, float] | None = None
+    holders: dict[str, frozenset[str]] | None = None
 
     @property
     def notes_by_tag(self) -> dict[str, Note]:
@@ -67,13 +100,16 @@ def sections(note: Note) -> list[str]:
     return ["".join(p) for p in pieces if "".join(p).strip()]
 
 
-def build_pack(sha: str, notes: list[Note], question: str, budget: int) -> Pack:
-    """Pack `notes` (best first) whole while they fit, else by their best sections."""
+def build_pack(sha: str, notes: list[Note], question: str, budget: float, first: int = 0) -> Pack:
+    """Pack `notes` (best first) whole while they fit, else by their best sections.
+
+    `first`: how many files earlier packs of the same answer held, so tags stay unique.
+    """
     terms = set(tokenize(question))
     pack = Pack(sha=sha, files=[])
     used = 0
     for note in notes:
-        tag = make_tag(sha, len(pack.files))
+        tag = make_tag(sha, first + len(pack.files))
         header = 40 + len(note.path)
         whole = len(note.body.encode("utf-8")) + header
         if used + whole <= budget:
@@ -100,3 +136,87 @@ def build_pack(sha: str, notes: list[Note], question: str, budget: int) -> Pack:
         pack.files.append(PackedFile(tag, note.path, note, text, part))
         used += len(text.encode("utf-8")) + header
     return pack
+
+
+def question_terms(question: str) -> list[str]:
+    """The question's content terms that may be evidence, in order, without repeats.
+
+    Stopwords and framing words are dropped, and so are the leftovers of possessives
+    and contractions: "Rosa's" gives "rosa", "didn't" gives nothing.
+    """
+    out: list[str] = []
+    for t in tokenize(question):
+        if "'" in t:
+            head, _, tail = t.rpartition("'")
+            if tail in _APOSTROPHE_TAILS:
+                continue  # its parts are terms of their own
+        if t in STOPWORDS or t in FRAMING or (len(t) == 1 and t.isalpha()) or t in out:
+            continue
+        if out and not out[-1].isascii() and t in tokenize(out[-1]):
+            continue  # "škoda" then "skoda": one word, spelled with and without accents
+        out.append(t)
+    return out
+
+
+_SUFFIXES = ("ings", "ing", "ies", "ied", "es", "ed", "s")
+_ENDINGS = ("", "e", "s", "es", "ed", "ing", "ings")
+
+
+def variants(term: str) -> frozenset[str]:
+    """A term and its inflected spellings, for matching only ("reared" ~ "rearing" ~ "rear").
+
+    A light English fold (plural, -ed, -ing on a stem of 3+ letters) used to decide
+    which notes hold a question's term and whether a passage covers it. It may match a
+    false friend ("mated" ~ "mat"); that only makes a search read more notes. The
+    verifier never folds anything.
+    """
+    out = set(tokenize(term)) | {term}  # an accented word also stands for its bare spelling
+    if not (term.isalpha() and term.isascii() and len(term) > 3):
+        return frozenset(out)
+    stem = term
+    for suffix in _SUFFIXES:
+        if term.endswith(suffix) and len(term) - len(suffix) >= 3 and not term.endswith("ss"):
+            stem = term[: -len(suffix)]
+            if suffix in ("ies", "ied"):
+                stem += "y"
+            break
+    if stem != term and len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+        stem = stem[:-1]  # planned -> plan
+    if stem.endswith("e") and len(stem) > 3:
+        stem = stem[:-1]  # produce -> produc(e/ed/ing)
+    if stem.endswith("y"):
+        out.update((stem, stem + "s", stem[:-1] + "ies", stem[:-1] + "ied"))
+    else:
+        out.update(stem + e for e in _ENDINGS)
+        if len(stem) >= 3 and stem[-1] not in "aeiouywx" and stem[-2] in "aeiou":
+            out.update(stem + stem[-1] + e for e in ("ed", "ing"))  # plan -> planned
+    return frozenset(out)
+
+
+def rarity(counts: Mapping[str, int], n_docs: int) -> dict[str, float]:
+    """The question's terms (term -> notes of the scope holding it) weighted by rarity.
+
+    The weight is the BM25 IDF, so a term no note holds weighs most. A compound
+    ("co-working", "2026/2027") stands for its parts when a note holds it, and its
+    parts stand for it when none does.
+    """
+    keep = dict(counts)
+    for term, n in counts.items():
+        parts = [p for p in _CONNECTOR.split(term) if p]
+        if len(parts) < 2:
+            continue
+        if n > 0:
+            for p in parts:
+                keep.pop(p, None)
+        else:
+            keep.pop(term, None)
+    return {t: idf(n_docs, n) for t in keep for n in (keep[t],)}
+
+
+def distinctive(counts: Mapping[str, int], n_docs: int) -> set[str]:
+    """The terms of `counts` rare enough in the scope to be evidence.
+
+    At most `DISTINCT_SHARE` of the `n_docs` notes (or `DISTINCT_FLOOR`) hold one.
+    """
+    limit = max(DISTINCT_FLOOR, DISTINCT_SHARE * n_docs)
+    return {t for t in rarity(counts, n_docs) if counts[t] <= limit}

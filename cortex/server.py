@@ -20,7 +20,8 @@ def assemble(settings: Settings) -> Parts:
     else:
         token, new = load_or_make_secret(settings.home / "owner-token")
     url_secret = settings.url_secret or load_or_make_secret(settings.home / "url-secret")[0]
-    asker = Asker(brain, make_reader(settings), answer_cache(settings), pack_bytes=settings.pack_bytes)
+    asker = Asker(brain, make_reader(settings), answer_cache(settings), pack_bytes=settings.pack_bytes,
+                  sweep=settings.ask_sweep)
     parts = Parts(settings, brain, Tools(brain, asker), token, url_secret, new)
     # issue 7: hand edits on a working tree; pushes and fetches in hosted mode (threads start with the app)
     if settings.remote:

@@ -3,22 +3,19 @@ Messages API, the offline reader, the verifier's stamps, coverage and the cache.
 
 from __future__ import annotations
 
-import json
 import re
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from conftest import call
+from guestkit import redis_proc  # noqa: F401  (fixture)
 
 from cortex.ask import Asker
 from cortex.brain import Actor, Brain
+from cortex.evaluate import StubMessagesServer, unpack
 from cortex.gitstore import GitStore
 from cortex.readers import AnthropicReader, OfflineReader
-
-from conftest import call
-from guestkit import redis_proc  # noqa: F401  (fixture)
 
 ME = Actor("owner", "brain_write", "pytest")
 
@@ -63,70 +60,38 @@ def brain(brain_path: Path) -> Brain:
     return b
 
 
-class StubMessages:
-    """A local server that speaks enough of the Messages API for the SDK."""
+class StubMessages(StubMessagesServer):
+    """The Messages API stub, answering per `scenario` (scripted citations by path)."""
 
     def __init__(self):
         self.scenario: dict = {}
-        self.requests: list[dict] = []
-        stub = self
+        super().__init__(self.scripted)
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                stub.requests.append({"body": body, "auth": self.headers.get("x-api-key") or self.headers.get("authorization")})
-                status, payload = stub.respond(body)
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                try:
-                    self.wfile.write(data)
-                except BrokenPipeError:
-                    pass  # the client gave up first: the timeout case
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def respond(self, body: dict) -> tuple[int, dict]:
+    def scripted(self, body: dict) -> tuple[int, dict]:
         s = self.scenario
         if s.get("mode") == "overloaded":
             return 529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
         if s.get("mode") == "slow":
             time.sleep(3)
         text = body["messages"][0]["content"]
-        tags = dict(re.findall(r"=== FILE (\S+)(?: \(part: [^)]*\))? \[tag: (\w+)\] ===", text))
+        tags = {path: tag for path, _, tag, _ in unpack(text)[0]}
         if s.get("mode") == "malformed":
-            tool_input = {"answer": 42, "citations": "none"}
-        elif s.get("mode") == "refusal":
+            return self.tool_reply({"answer": 42, "citations": "none"})
+        if s.get("mode") == "refusal":
             return 200, self.message([{"type": "text", "text": "I can't help with that."}], "refusal")
-        else:
-            tool_input = {
-                "answer": s.get("answer", "Here is what the notes say."),
-                "citations": [{"tag": tags.get(path, "t-missing"), "quote": quote}
-                              for path, quote in s.get("citations", [])],
-                "not_in_brain": s.get("not_in_brain", False),
-            }
-        return 200, self.message([{"type": "tool_use", "id": "toolu_1", "name": "answer", "input": tool_input}],
-                                 "tool_use")
-
-    @staticmethod
-    def message(content: list, stop: str) -> dict:
-        return {"id": "msg_1", "type": "message", "role": "assistant", "model": "stub-model",
-                "content": content, "stop_reason": stop, "stop_sequence": None,
-                "usage": {"input_tokens": 1234, "output_tokens": 56}}
+        return self.tool_reply({
+            "answer": s.get("answer", "Here is what the notes say."),
+            "citations": [{"tag": tags.get(path, "t-missing"), "quote": quote}
+                          for path, quote in s.get("citations", [])],
+            "not_in_brain": s.get("not_in_brain", False),
+        })
 
 
 @pytest.fixture(scope="module")
 def stub():
     s = StubMessages()
     yield s
-    s.server.shutdown()
+    s.close()
 
 
 @pytest.fixture
@@ -174,6 +139,57 @@ def test_quote_inside_was_is_superseded_and_block_is_corrected(model_asker: Aske
     assert r["stamp"] == "SUPERSEDED"
 
 
+MITES = """---
+title: Mite counts
+---
+# Mite counts
+
+The natural mite drop on 2026-03-01 was 14 mites in 24 hours on the north hive board.
+"""
+
+
+def test_model_answer_adding_a_wrong_number_is_unverified_naming_it(brain: Brain, model_asker: Asker,
+                                                                   stub: StubMessages):
+    brain.write("notes/mites.md", "create", ME, content=MITES)
+    quote = "The natural mite drop on 2026-03-01 was 14 mites in 24 hours"
+    stub.scenario = {"answer": "On 1 March 2026 the drop was 41 mites in 24 hours.",
+                     "citations": [("notes/mites.md", quote)]}
+    r = model_asker.ask("What was the natural mite drop on 1 March?")
+    assert r["quotes"][0]["stamp"] == "VERIFIED"  # the quote itself is real
+    assert r["stamp"] == "UNVERIFIED", r
+    assert r["stamp_reason"].startswith("the answer says 41; no quote contains it"), r["stamp_reason"]
+
+
+def test_model_answer_paraphrasing_a_date_correctly_is_verified(brain: Brain, model_asker: Asker,
+                                                               stub: StubMessages):
+    # "1 March 2026" and "2026-03-01" are the same date (the forms are listed in
+    # cortex.verify.specifics); the numbers and names are as quoted.
+    brain.write("notes/mites.md", "create", ME, content=MITES)
+    stub.scenario = {"answer": "On 1 March 2026 the north hive dropped 14 mites in 24 hours.",
+                     "citations": [("notes/mites.md", "The natural mite drop on 2026-03-01 was 14 mites in 24 hours")]}
+    r = model_asker.ask("What was the natural mite drop on 1 March?")
+    assert r["stamp"] == "VERIFIED", r
+    stub.scenario["answer"] = "On 2 March 2026 the north hive dropped 14 mites in 24 hours."
+    r = model_asker.ask("What was the natural mite drop on 2 March?")
+    assert r["stamp"] == "UNVERIFIED" and "2 March 2026" in r["stamp_reason"], r
+
+
+def test_guest_door_stamps_by_the_same_rules_with_quotes_hidden(brain: Brain, model_asker: Asker,
+                                                              stub: StubMessages):
+    from cortex.guestdoor import guest_reply
+
+    brain.write("notes/mites.md", "create", ME, content=MITES)
+    stub.scenario = {"answer": "On 1 March 2026 the drop was 41 mites in 24 hours.",
+                     "citations": [("notes/mites.md", "The natural mite drop on 2026-03-01 was 14 mites in 24 hours")]}
+    r = guest_reply(model_asker.ask("What was the natural mite drop on 1 March?", k=2, scope=["notes/"],
+                                    door="guest:alice"), citations=False)
+    assert r["stamp"] == "UNVERIFIED" and "the answer says 41" in r["stamp_reason"], r
+    assert all(set(q) <= {"stamp", "reason"} for q in r["quotes"])  # the quote itself stays hidden
+    r = guest_reply(Asker(brain, OfflineReader()).ask("What is the capital of Australia?", k=2, scope=["notes/"],
+                                                      door="guest:alice"), citations=False)
+    assert r["stamp"] == "NOT IN BRAIN" and "australia: 0 notes" in r["coverage"], r
+
+
 @pytest.mark.parametrize("mode,reason", [("overloaded", "overloaded"), ("slow", "timed out"),
                                          ("malformed", "malformed"), ("refusal", "refused")])
 def test_reader_failures_end_as_unverified(model_asker: Asker, stub: StubMessages, mode, reason):
@@ -189,15 +205,42 @@ def test_stamp_shaped_lines_in_the_answer_cannot_pass(model_asker: Asker, stub: 
     assert not any(line.startswith("§ ") or line.startswith("VERIFIED") for line in r["answer"].splitlines())
 
 
-def test_not_in_brain_only_when_no_unread_note_shares_a_word(brain: Brain):
+def test_not_in_brain_only_when_every_note_holding_a_distinctive_term_was_read(brain: Brain):
     asker = Asker(brain, OfflineReader())
     r = asker.ask("xylophone quintessence")
     assert r["stamp"] == "NOT IN BRAIN", r
-    # With k=1, other notes sharing a word stay unread: a miss is UNVERIFIED with the count.
+    assert "xylophone: 0 notes" in r["coverage"] and "quintessence: 0 notes" in r["coverage"], r["coverage"]
+    # A reader that finds nothing after one note, with no sweep: the other notes holding
+    # a distinctive term stay unread, so the miss is UNVERIFIED with the count.
     stub_reader = type("Nothing", (), {"name": "nothing", "read": lambda self, q, p: __import__(
         "cortex.readers", fromlist=["ReaderReply"]).ReaderReply(reader="nothing", not_in_brain=True)})()
-    r = Asker(brain, stub_reader).ask("north hive garden budget staging server", k=1)
-    assert r["stamp"] == "UNVERIFIED" and r["unread_matching"] >= 1
+    r = Asker(brain, stub_reader, sweep=0).ask("north hive staging server", k=1)
+    unread = r["unread_matching"]
+    assert r["stamp"] == "UNVERIFIED" and unread >= 1, r
+    assert f"{unread} notes that hold a distinctive term of the question were not read" in r["stamp_reason"]
+    assert f"{unread} of those {unread + 1} notes not read" in r["coverage"], r["coverage"]
+    r = Asker(brain, stub_reader).ask("north hive staging server", k=1)  # the default sweep reads them
+    assert r["stamp"] == "NOT IN BRAIN" and "all read" in r["coverage"], r
+    assert "in 2 packs" in r["coverage"], r["coverage"]  # one sweep pack holds the rest
+
+
+def test_offline_reader_reads_every_note_holding_a_distinctive_term(brain: Brain):
+    r = Asker(brain, OfflineReader()).ask("What is the capital of Australia?", k=1)
+    assert r["stamp"] == "NOT IN BRAIN", r
+    assert "australia: 0 notes" in r["coverage"] and "all read" in r["coverage"], r["coverage"]
+
+
+def test_model_saying_not_in_brain_with_unread_matching_notes_gets_a_second_pack(
+        model_asker: Asker, stub: StubMessages):
+    stub.scenario = {"answer": "The files do not say.", "not_in_brain": True}
+    before = len(stub.requests)
+    r = model_asker.ask("north hive staging server", k=1)
+    sent = [req["body"]["messages"][0]["content"] for req in stub.requests[before:]]
+    assert len(sent) >= 2, "one pack, then a second of the next unread notes"
+    first, second = ({path for path, _, _, _ in unpack(text)[0]} for text in sent[:2])
+    assert first and second and not first & second
+    assert r["notes_read"] == len(first) + len(second) + sum(len(unpack(t)[0]) for t in sent[2:])
+    assert f"in {len(sent)} packs" in r["coverage"], r["coverage"]
 
 
 def test_offline_reader_quotes_and_verifies(brain: Brain):

@@ -7,11 +7,11 @@ import threading
 import time
 
 import httpx
+from conftest import RunningServer
 from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from conftest import RunningServer
 from cortex.startup import Starting
 
 
@@ -70,8 +70,9 @@ def test_cortex_serve_opens_its_port_before_the_brain_is_built(tmp_path):
     import subprocess
     import sys
 
-    from cortex.brains import init_brain
     from reliakit import free_port, ready_health
+
+    from cortex.brains import init_brain
 
     brain = tmp_path / "brain.git"
     init_brain(brain, bare=True)

@@ -21,11 +21,11 @@ from cortex.verify import (
     UNVERIFIED,
     VERIFIED,
     QuoteCheck,
+    _generic_reason,
     check_quote,
     neutralize_answer,
     overall_stamp,
 )
-from cortex.verify import _generic_reason
 
 TODAY = dt.date(2026, 3, 1)
 
@@ -432,8 +432,8 @@ def test_not_in_brain_only_when_claimed_and_nothing_unread() -> None:
 def test_miss_with_unread_matching_notes_is_unverified_with_count() -> None:
     stamp, reason = overall_stamp([], True, 4)
     assert stamp == UNVERIFIED
-    assert "4 notes that share a word with the question were not read" in reason
-    assert "1 note that shares a word" in overall_stamp([], True, 1)[1]
+    assert "4 notes that hold a distinctive term of the question were not read" in reason
+    assert "1 note that holds a distinctive term" in overall_stamp([], True, 1)[1]
 
 
 def test_no_citations_without_claim_is_unverified_no_quote() -> None:
@@ -487,7 +487,7 @@ def test_answer_lines_shaped_like_stamp_or_source_lines_cannot_pass(line: str) -
     assert lines[0] == "The shed roof is larch."
     assert lines[1].startswith(ANSWER_LINE_PREFIX)
     assert lines[2] == "That is all."
-    assert not any(l.startswith(SERVER_LINE_PREFIX) for l in lines)
+    assert not any(line.startswith(SERVER_LINE_PREFIX) for line in lines)
 
 
 @pytest.mark.parametrize("sep", ["\r", "\r\n", "\u2028", "\u2029", "\x0b", "\x0c", "\x85"])
