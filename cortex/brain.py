@@ -118,13 +118,17 @@ def line_ending(text: str) -> str:
     return "\r\n" if at > 0 and text[at - 1] == "\r" else "\n"
 
 
+def as_eol(text: str, eol: str) -> str:
+    """`text` with every line break written as `eol`."""
+    text = text.replace("\r\n", "\n")
+    return text if eol == "\n" else text.replace("\n", eol)
+
+
 def append_text(existing: str, addition: str) -> str:
     """`addition` after `existing`, on a line of its own, ending with a line break,
     in the file's own line ending (a CRLF note stays CRLF)."""
     eol = line_ending(existing)
-    addition = addition.replace("\r\n", "\n")
-    if eol != "\n":
-        addition = addition.replace("\n", eol)
+    addition = as_eol(addition, eol)
     if existing and not existing.endswith("\n"):
         existing += eol
     if not addition.endswith(eol):
@@ -378,12 +382,17 @@ class Brain:
                 return {path: data}
             if mode == "edit":
                 existing = strict_text(view.read(path), path)
-                count = existing.count(find)
+                # A client writes "\n"; in a CRLF note the same lines end in "\r\n". Match
+                # and write in the note's own line ending, so no bare LF creeps in.
+                eol = line_ending(existing)
+                old, new = (find, content or "") if eol == "\n" else (
+                    as_eol(find, eol), as_eol(content or "", eol))
+                count = existing.count(old)
                 if count != 1:
                     raise Conflict(f"find occurs {count} times in {path}; it must occur exactly once")
-                at = existing.index(find)
+                at = existing.index(old)
                 # A splice by position: `$` and `\` in content are literal.
-                return {path: (existing[:at] + (content or "") + existing[at + len(find):]).encode("utf-8")}
+                return {path: (existing[:at] + new + existing[at + len(old):]).encode("utf-8")}
             if mode == "delete":
                 return {path: None}
             assert target is not None

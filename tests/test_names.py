@@ -158,3 +158,14 @@ def test_a_guest_cannot_imitate_an_existing_note_by_case_or_normalisation(tmp_pa
     finally:
         server.running.__exit__(None, None, None)
         server.queue.close()
+
+
+def test_edit_in_a_crlf_note_matches_and_writes_crlf(tmp_path, vault):
+    from cortex.brains import open_brain
+    from test_existing_repo import settings_for
+
+    brain, _ = open_brain(settings_for(tmp_path, vault))
+    brain.write("Café/Crème brûlée.md", "edit", ME, find="# Crème brûlée\n\nCream", content="# Crème brûlée\n\nMilk")
+    data = (vault / "Café/Crème brûlée.md").read_bytes()
+    assert data == NAMES["Café/Crème brûlée.md"].replace("Cream", "Milk").encode()
+    assert b"\n" not in data.replace(b"\r\n", b"")
