@@ -161,8 +161,9 @@ def test_a_guest_cannot_imitate_an_existing_note_by_case_or_normalisation(tmp_pa
 
 
 def test_edit_in_a_crlf_note_matches_and_writes_crlf(tmp_path, vault):
-    from cortex.brains import open_brain
     from test_existing_repo import settings_for
+
+    from cortex.brains import open_brain
 
     brain, _ = open_brain(settings_for(tmp_path, vault))
     brain.write("Café/Crème brûlée.md", "edit", ME, find="# Crème brûlée\n\nCream", content="# Crème brûlée\n\nMilk")
