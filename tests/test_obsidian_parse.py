@@ -106,3 +106,30 @@ def test_find_section_ends_at_same_or_higher_heading():
     assert text[start:end] == "## Steps\r\nmix\r\n### Sub\r\nbake\r\n```\n## not\n```\n"
     assert find_section(note.text, note.body_offset, "## next") is not None
     assert find_section(note.text, note.body_offset, "none") is None
+
+
+_word = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz"), min_size=1, max_size=8)
+_piece = st.tuples(st.sampled_from(["plain", "fence", "tilde", "inline", "heading"]), _word)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_piece, max_size=12), st.sampled_from(["\n", "\r\n"]))
+def test_links_and_tags_come_only_from_text_outside_code_and_headings(pieces, eol):
+    lines, want_links, want_tags = [], [], []
+    for kind, word in pieces:
+        if kind == "plain":
+            lines.append(f"see [[{word}]] #{word}x")
+            want_links.append(word)
+            if f"{word}x" not in want_tags:
+                want_tags.append(f"{word}x")
+        elif kind in ("fence", "tilde"):
+            mark = "```" if kind == "fence" else "~~~"
+            lines += [mark, f"[[{word}]] #{word}y", mark]
+        elif kind == "inline":
+            lines.append(f"code `[[{word}]] #{word}z` here")
+        else:
+            lines.append(f"## [[{word}]] #{word}h")  # a heading's link counts, its tag does not
+            want_links.append(word)
+    body = eol.join(lines)
+    assert [lk.target for lk in wikilinks(body)] == want_links
+    assert list(body_tags(body)) == want_tags
