@@ -16,11 +16,18 @@ from zoneinfo import ZoneInfo
 from .corpus import Corpus, Snapshot, decode, is_note_path
 from .errors import AlreadyApplied, BadInput, Conflict, StoreError
 from .gitstore import Change, Changes, CommitInfo, GitStore, Identity, View, WriteResult
-from .notes import Note, parse_note
+from .notes import LinkResolver, Note, link_text, parse_note, rewrite_links
 from .paths import check_content, check_path, check_text
 
 WRITE_MODES = ("create", "replace", "append", "edit", "delete", "move")
 INDEX_POLICIES = ("auto", "on", "off")
+# How many times a move re-takes the list of notes linking to it when another
+# writer changed that list mid-move (each try is a full compare-and-swap loop).
+MOVE_TRIES = 3
+
+
+class LinksMoved(Conflict):
+    """A move's list of linking notes changed on the head it ran on."""
 MAX_REASON_CHARS = 500
 
 
@@ -398,15 +405,43 @@ class Brain:
             assert target is not None
             if view.blob_of(target) is not None:
                 raise Conflict(f"{target} already exists; move refuses to overwrite it")
-            return {path: None, target: view.read(path)}
+            moved = view.read(path)
+            assert moved is not None
+            changes: Changes = {path: None, target: moved}
+            if is_note_path(path) and view.sha:
+                relinked = self._relinked(view.sha, path, target, moved)
+                if sorted(relinked) != expect:
+                    raise LinksMoved(f"the notes linking to {path} changed during the move; nothing was "
+                                     "written; retry")
+                for source, relinked_bytes in relinked.items():
+                    changes[target if source == path else source] = relinked_bytes
+            return changes
 
         subject = f"{actor.tool}: {mode} {path}" + (f" -> {target}" if target else "")
-        body = f"Reason: {' '.join(reason.split())}" if reason else ""
-        self._before_write([path] + ([target] if target else []))
-        try:
-            result = self._commit(change, subject, actor, body)
-        except AlreadyApplied as done:
-            return self._replayed(done.sha, path, mode)
+        touched = [path] + ([target] if target else [])
+        expect: list[str] = []
+        if mode == "move" and is_note_path(path) and self.store.head():
+            expect = self._linking(path, target)
+            touched += expect  # their hand edits are committed first
+        self._before_write(touched)
+        for attempt in range(MOVE_TRIES):
+            # A move names in its message the notes whose links it rewrote; `change`
+            # refuses if those differ on the head it runs on (another writer added or
+            # removed a link meanwhile), and the list is taken again.
+            body = "\n".join(x for x in [
+                f"Reason: {' '.join(reason.split())}" if reason else "",
+                ("Links rewritten in: " + ", ".join(target if p == path else p for p in expect))
+                if expect else ""] if x)
+            try:
+                result = self._commit(change, subject, actor, body)
+                break
+            except LinksMoved:
+                if attempt + 1 == MOVE_TRIES:
+                    raise
+                expect = self._linking(path, target)
+                self._before_write(expect)
+            except AlreadyApplied as done:
+                return self._replayed(done.sha, path, mode)
         self._sync_workdir(result)
         reply: dict[str, Any] = {
             "sha": result.sha,
@@ -419,11 +454,48 @@ class Brain:
         if target:
             reply["to"] = target
             reply["blob"] = result.new_blobs.get(target)
+            reply["links_rewritten"] = [target if p == path else p for p in expect]
         if result.retries:
             reply["note"] = (f"the head moved {result.retries} time(s) while writing; "
                              "the change was re-applied to the fresh head")
         reply.update(push_fields(result))
         return reply
+
+    def _linking(self, path: str, target: str | None) -> list[str]:
+        """The notes of the head whose text a move of `path` to `target` rewrites, sorted."""
+        snap = self.snapshot()
+        blob = snap.blobs.get(path)
+        if blob is None or target is None:
+            return []
+        return sorted(self._relinked(snap.sha, path, target, self.store.blob_bytes(blob)))
+
+    def _relinked(self, sha: str, path: str, target: str, moved: bytes) -> dict[str, bytes]:
+        """New bytes of each note whose links point to `path`, with those links naming `target`.
+
+        Obsidian's rename: only the link target text changes; a note that is not
+        valid UTF-8 is left alone (rewriting it could not keep its other bytes).
+        Keys are the notes' paths before the move (`path` for the moved note's own
+        links to itself).
+        """
+        snap = self.corpus.at(sha)
+        _, back = snap.link_map()
+        after = LinkResolver([p for p in snap.notes if p != path] + [target])
+        by_source: dict[str, list[Any]] = {}
+        for source, link in back.get(path, []):
+            by_source.setdefault(source, []).append(link)
+        out: dict[str, bytes] = {}
+        for source, links in sorted(by_source.items()):
+            data = moved if source == path else self.store.blob_bytes(snap.blobs[source])
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            note = snap.notes[source]
+            new = rewrite_links(text, note.body_offset, links,
+                                {lk.start: link_text(target, lk.target, after) for lk in links})
+            if new != text:  # a bare [[Name]] that still names the note needs no change
+                out[source] = new.encode("utf-8")
+        return out
 
     def _replayed(self, sha: str, path: str, mode: str) -> dict[str, Any]:
         return {"sha": sha, "path": path, "mode": mode, "blob": self.store.blob_at(sha, path),

@@ -12,13 +12,18 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .gitstore import GitStore
-from .notes import Note, parse_note
-from .search import Index
+from .notes import LinkResolver, Note, WikiLink, parse_note
+from .search import Index, idf
 
 # How far back a cold start looks for each note's last-change time. Beyond this
 # many first-parent commits a note is dated by the oldest commit seen ("on or
 # before"), so a long history cannot slow start-up.
 DATE_WALK_LIMIT = 300
+# A commit touching more notes than this is an import or a mass edit (a vault's
+# first commit, a find-and-replace over everything), not a change a person made to
+# each note: it gives no note a "last real change". So is a root commit. A real
+# vault's import touched all 722 notes and dated every router row the import day.
+BULK_NOTES = 50
 
 
 def is_note_path(path: str) -> bool:
@@ -36,12 +41,23 @@ def is_live(note: Note, today: dt.date) -> bool:
 
 
 def index_fields(note: Note) -> dict[str, str]:
+    """The text of each search field. Aliases are titles; tags (frontmatter and body) weigh as headings."""
     return {
         "path": note.path.replace("/", " ").removesuffix(".md"),
-        "title": note.title,
-        "headings": "\n".join(note.headings),
+        "title": "\n".join((note.title, *note.aliases)),
+        "headings": "\n".join((*note.headings, *note.tags)),
         "body": note.body,
     }
+
+
+def index_names(note: Note) -> list[str]:
+    """What a person calls the note: its title, its aliases and its file name."""
+    stem = note.path.rsplit("/", 1)[-1].removesuffix(".md")
+    return [note.title, *note.aliases, stem]
+
+
+def index_note(index: Index, note: Note) -> None:
+    index.add(note.path, index_fields(note), index_names(note))
 
 
 def decode(data: bytes) -> str:
@@ -59,10 +75,70 @@ class Snapshot:
     blobs: dict[str, str]
     changed: dict[str, dt.datetime]
     index: Index = field(repr=False)
+    # The last real change per note (no imports or mass edits); notes never changed
+    # by hand since their import are absent.
+    real: dict[str, dt.datetime] = field(default_factory=dict)
+    # (resolver, backlinks by target, targets by source), built on first use.
+    _links: tuple[LinkResolver, dict[str, list[tuple[str, WikiLink]]], dict[str, set[str]]] | None = field(
+        default=None, repr=False)
 
     def live(self, path: str, today: dt.date) -> bool:
         note = self.notes.get(path)
         return note is not None and is_live(note, today)
+
+    def link_map(self) -> tuple[LinkResolver, dict[str, list[tuple[str, WikiLink]]]]:
+        """The resolver of this commit's note names and, per note, the links pointing to it.
+
+        Built on first use (one pass over every note's resolved links: 160 ms at
+        10,000 notes of 2.5 links each) and kept with the snapshot, which never
+        changes; a commit that only edits notes carries it forward (`relinked`).
+        """
+        if self._links is None:
+            resolver = LinkResolver(self.notes)
+            back: dict[str, list[tuple[str, WikiLink]]] = {}
+            fwd: dict[str, set[str]] = {}
+            for source in sorted(self.notes):
+                _add_links(resolver, back, fwd, source, self.notes[source])
+            self._links = (resolver, back, fwd)
+        return self._links[0], self._links[1]
+
+    def relinked(self, prev: Snapshot, edited: set[str]) -> None:
+        """Carry `prev`'s link map forward when this commit only edited notes (`edited`).
+
+        The resolver depends only on the set of paths, which is unchanged, so only
+        the edited notes' own links are taken out and put back: O(their links), not
+        O(every link), for the first brain_read after a one-note commit.
+        """
+        if prev._links is None:
+            return
+        resolver, old_back, old_fwd = prev._links
+        back = dict(old_back)
+        fwd = dict(old_fwd)
+        for source in edited:
+            for target in fwd.pop(source, ()):
+                back[target] = [e for e in back[target] if e[0] != source]
+                if not back[target]:
+                    del back[target]
+        for source in sorted(edited):
+            _add_links(resolver, back, fwd, source, self.notes[source], copy=True)
+        self._links = (resolver, back, fwd)
+
+
+def _add_links(resolver: LinkResolver, back: dict[str, list[tuple[str, WikiLink]]], fwd: dict[str, set[str]],
+               source: str, note: Note, copy: bool = False) -> None:
+    targets: set[str] = set()
+    for link in note.links:
+        target = resolver.resolve(link.target, source)
+        if target is not None:
+            if copy and target not in targets:
+                back[target] = list(back.get(target, ()))  # the previous snapshot keeps its own list
+            back.setdefault(target, []).append((source, link))
+            targets.add(target)
+    if targets:
+        fwd[source] = targets
+    if copy:
+        for target in targets:
+            back[target].sort(key=lambda e: (e[0], e[1].start))
 
 
 class Corpus:
@@ -122,34 +198,43 @@ class Corpus:
             note = parse_note(path, decode(self.store.blob_bytes(blob)))
             notes[path] = note
             blobs[path] = blob
-            index.add(path, index_fields(note))
+            index_note(index, note)
         if self.progress is not None and last != started:
             self.progress(len(entries), len(entries))
         time = self.store.commit_time(sha)
-        changed = self._dates(sha, set(notes)) if date_walk else {p: time for p in notes}
-        return Snapshot(sha, time, notes, blobs, changed, index)
+        if date_walk:
+            changed, real = self._dates(sha, set(notes))
+        else:
+            changed, real = {p: time for p in notes}, {}
+        return Snapshot(sha, time, notes, blobs, changed, index, real)
 
-    def _dates(self, sha: str, paths: set[str]) -> dict[str, dt.datetime]:
-        """Last-change time per note, from a bounded first-parent walk."""
+    def _dates(self, sha: str, paths: set[str]) -> tuple[dict[str, dt.datetime], dict[str, dt.datetime]]:
+        """Last-change time per note, and last real change (see BULK_NOTES), from a bounded first-parent walk."""
         commits, _ = self.store.history(None, limit=DATE_WALK_LIMIT, before=None)
         dates: dict[str, dt.datetime] = {}
+        real: dict[str, dt.datetime] = {}
         oldest = self.store.commit_time(sha)
         for info in commits:
             oldest = info.time
-            for f in info.files:
-                if f in paths and f not in dates:
-                    dates[f] = info.time
-            if len(dates) == len(paths):
+            touched = [f for f in info.files if f in paths]
+            bulk = not info.parents or len(touched) > BULK_NOTES
+            for f in touched:
+                dates.setdefault(f, info.time)
+                if not bulk:
+                    real.setdefault(f, info.time)
+            if len(real) == len(paths):
                 break
-        return {p: dates.get(p, oldest) for p in paths}
+        return {p: dates.get(p, oldest) for p in paths}, real
 
     def _advance(self, prev: Snapshot, head: str) -> Snapshot:
         changes = self.store.diff(prev.sha, head)
         notes = dict(prev.notes)
         blobs = dict(prev.blobs)
         changed = dict(prev.changed)
+        real = dict(prev.real)
         index = prev.index  # moves on with the head: the previous snapshot gives it up
         time = self.store.commit_time(head)
+        bulk = sum(1 for ch in changes if is_note_path(ch.path)) > BULK_NOTES
         for ch in changes:
             if not is_note_path(ch.path):
                 continue
@@ -157,15 +242,22 @@ class Corpus:
                 notes.pop(ch.path, None)
                 blobs.pop(ch.path, None)
                 changed.pop(ch.path, None)
+                real.pop(ch.path, None)
                 index.remove(ch.path)
             else:
                 note = parse_note(ch.path, decode(self.store.blob_bytes(ch.new_blob)))
                 notes[ch.path] = note
                 blobs[ch.path] = ch.new_blob
                 changed[ch.path] = time
-                index.add(ch.path, index_fields(note))
+                if not bulk:
+                    real[ch.path] = time
+                index_note(index, note)
         prev.index = Index()  # an old snapshot must never search with a newer index
-        return Snapshot(head, time, notes, blobs, changed, index)
+        snap = Snapshot(head, time, notes, blobs, changed, index, real)
+        note_changes = [ch for ch in changes if is_note_path(ch.path)]
+        if all(ch.new_blob is not None and ch.path in prev.notes for ch in note_changes):
+            snap.relinked(prev, {ch.path for ch in note_changes})
+        return snap
 
     def index_for(self, snap: Snapshot) -> Index:
         """The index matching `snap`, rebuilding one if `snap` is no longer the latest."""
@@ -174,7 +266,7 @@ class Corpus:
                 return snap.index
             index = Index()
             for path, note in snap.notes.items():
-                index.add(path, index_fields(note))
+                index_note(index, note)
             snap.index = index
             self._old[snap.sha] = snap
             return index
@@ -183,6 +275,13 @@ class Corpus:
         """BM25 search of `snap`, under the lock so the index cannot move mid-query."""
         with self._lock:
             return self.index_for(snap).search(query, k=k, allow=allow)
+
+    def idf(self, snap: Snapshot, terms: set[str]) -> dict[str, float]:
+        """Each of `terms` the index knows, with its IDF in `snap` (rarer weighs more)."""
+        with self._lock:
+            index = self.index_for(snap)
+            n = len(index)
+            return {t: idf(n, index.df(t)) for t in terms if index.df(t)}
 
     def matching(self, snap: Snapshot, terms: set[str]) -> set[str]:
         """Notes of `snap` holding at least one of `terms`."""

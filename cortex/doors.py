@@ -45,7 +45,7 @@ from .errors import CortexError
 from .paths import MAX_CONTENT_BYTES
 from .redact import redact_value
 from .review import Review
-from .tools import MAX_HISTORY, MAX_K, Tools
+from .tools import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES, MAX_HISTORY, MAX_K, MIN_CONTEXT_BYTES, Tools
 
 log = logging.getLogger("cortex")
 
@@ -141,9 +141,16 @@ def trusted_server(tools: Tools, door: str, review: Review | None = None) -> MCP
 
     @mcp.tool(annotations=READ)
     def brain_read(path: Path_, as_of: When = None, at: Annotated[str | None, Field(
-            description="Old name of as_of, still accepted")] = None) -> dict[str, Any]:
-        """Read one note (archive/ included): text, blob id, frontmatter, status and the SHA it was read at."""
-        return run_tool(lambda: tools.read(path, as_of or at))
+            description="Old name of as_of, still accepted")] = None,
+            heading: Annotated[str | None, Field(description="Read only the section under this heading "
+                                                             "(to the next heading of the same or a higher "
+                                                             "level), e.g. Decisions")] = None,
+            page: Annotated[int | None, Field(description="A long note comes in pages of about 80 KB: the "
+                                                          "page to read, from 1 (`next_page` of the previous "
+                                                          "reply; pass its sha as as_of)")] = None,
+    ) -> dict[str, Any]:
+        """Read one note (archive/ included): text, blob id, frontmatter, status, tags, aliases, its [[links]] and the notes linking to it, at the SHA named in the reply. A note over about 80 KB comes in pages (`page`, `next_page`, `more` say so); `heading` reads one section."""
+        return run_tool(lambda: tools.read(path, as_of or at, heading, page))
 
     @mcp.tool(annotations=WRITE)
     def brain_write(
@@ -183,7 +190,8 @@ def trusted_server(tools: Tools, door: str, review: Review | None = None) -> MCP
 
     @mcp.tool(annotations=READ)
     def brain_search(
-            query: Annotated[str, Field(description="Words to look for (BM25 over titles, paths, tags and text)")],
+            query: Annotated[str, Field(description="Words to look for (BM25 over titles, aliases, paths, tags "
+                                                    "and text; a note's own title or alias ranks it first)")],
             k: Annotated[int, Field(description=f"Hits to return, 1-{MAX_K}")] = 10,
             prefix: Annotated[str | None, Field(description="Only paths starting with this, e.g. projects/")] = None,
             include_retired: Annotated[bool, Field(description="Also archive/ and retired notes")] = False,
@@ -210,9 +218,13 @@ def trusted_server(tools: Tools, door: str, review: Review | None = None) -> MCP
 
     @mcp.tool(annotations=READ)
     def brain_context(project: Annotated[str | None, Field(description="Only log entries tagged with this "
-                                                                       "project")] = None) -> dict[str, Any]:
-        """The boot call: the owner's profile, a router of live notes (most recently changed first) and the last 7 days of log entries. Call this first."""
-        return run_tool(lambda: tools.context(project))
+                                                                       "project")] = None,
+                      budget: Annotated[int | None, Field(description=f"Reply size in bytes of JSON, "
+                                                                      f"{MIN_CONTEXT_BYTES:,}-{MAX_CONTEXT_BYTES:,} "
+                                                                      f"(default {CONTEXT_REPLY_BYTES:,})")] = None,
+                      ) -> dict[str, Any]:
+        """The boot call: the owner's profile, the last 7 days of log entries and a router of live notes (last real change first, then what the profile and projects link to), under 16 KB by default; it says how many notes it left out. Call this first."""
+        return run_tool(lambda: tools.context(project, budget))
 
     if review is not None:
         review_tools(mcp, review, actor)

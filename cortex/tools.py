@@ -19,7 +19,7 @@ from .brain import Actor, Brain, check_request_id
 from .corpus import Snapshot, in_archive, is_live
 from .errors import BadInput
 from .fences import DATA_NOTICE, fence, new_nonce
-from .notes import Note
+from .notes import Note, find_section, sections
 from .paths import check_text, in_scope
 from .redact import redact
 from .tokenize import tokenize
@@ -27,7 +27,20 @@ from .tokenize import tokenize
 MAX_K = 50
 MAX_HISTORY = 100
 CORPUS_REPLY_BYTES = 100_000
-CONTEXT_REPLY_BYTES = 50_000
+# brain_context: the boot call is made every session, so it stays small by default
+# (a real 722-note vault's router made it 44 KB); a client may ask for more or less.
+CONTEXT_REPLY_BYTES = 16_000
+MIN_CONTEXT_BYTES = 4_000
+MAX_CONTEXT_BYTES = 100_000
+# brain_read: a note's text comes in parts of this many bytes of JSON (the rest of a
+# 100 KB page is left for the links, backlinks and frontmatter beside it). A 372 KB
+# hub note was one 94,000-token reply.
+READ_TEXT_BYTES = 80_000
+# What sits beside a page's text, so a page stays under 100 KB of JSON: the links
+# and the backlinks listed (5 KB each, about 60 links; the rest are counted) and the
+# parsed frontmatter (page 1 only; past 8 KB it is left to the text, which holds it).
+LINKS_BYTES = 5_000
+FRONTMATTER_BYTES = 8_000
 PROFILE_BYTES = 6_000
 LOG_DAYS = 7
 PASSAGE_CHARS = 400
@@ -38,7 +51,7 @@ MAX_QUESTION_CHARS = 2_000
 MAX_ASK_K = 20
 # brain_context: room for its own fields (sha, notice, nonce, left-out lines), and
 # the share of the rest the recent logs may take before the router.
-CONTEXT_FIELDS_BYTES = 4_000
+CONTEXT_FIELDS_BYTES = 1_000
 LOG_SHARE = 1 / 3
 
 
@@ -71,13 +84,56 @@ class Tools:
 
     # -- read and write ---------------------------------------------------
 
-    def read(self, path: str, at: str | None = None) -> dict[str, Any]:
+    def read(self, path: str, at: str | None = None, heading: str | None = None,
+             page: int | None = None) -> dict[str, Any]:
+        """One note at the head (or `at`): text in pages of about 100 KB, or one section
+        with `heading`; with its tags, aliases, outgoing [[links]] and backlinks at that SHA."""
+        if heading is not None:
+            check_text(heading, "heading")
+        if page is not None and (not isinstance(page, int) or isinstance(page, bool) or page < 1):
+            raise BadInput("page must be a whole number from 1")
         sha, blob, note = self.brain.read(path, at)
         today = self.brain.today()
-        reply = {
-            "sha": sha, "path": note.path, "blob": blob, "status": note.status,
-            "frontmatter": _jsonable(note.frontmatter), "text": note.text,
-        }
+        reply: dict[str, Any] = {"sha": sha, "path": note.path, "blob": blob, "status": note.status}
+        text = note.text
+        if heading is not None:
+            found = find_section(note.text, note.body_offset, heading)
+            if found is None:
+                names = [h for _, h, _, _ in sections(note.text, note.body_offset)]
+                listed = ", ".join(repr(h) for h in names[:20]) + (f" and {len(names) - 20} more"
+                                                                    if len(names) > 20 else "")
+                raise BadInput(f"no heading {heading[:80]!r} in {note.path}; its headings: {listed or 'none'}")
+            text = note.text[found[0]:found[1]]
+            reply["heading"] = heading
+        text = redact(text)  # masked before it is cut into pages, so a cut cannot split a secret
+        data = text.encode("utf-8")
+        size = part_budget(text, READ_TEXT_BYTES)
+        parts = max(1, -(-len(data) // size))
+        n = page or 1
+        if n > parts:
+            raise BadInput(f"page {n} is past the end: this {'section' if heading else 'note'} has {parts} page(s)")
+        if n == 1:
+            front = _jsonable(note.frontmatter)
+            if json_size(front) <= FRONTMATTER_BYTES:
+                reply["frontmatter"] = front
+            else:
+                reply["frontmatter_omitted"] = (f"the parsed frontmatter is over {FRONTMATTER_BYTES:,} bytes of "
+                                                "JSON; it is at the top of the text")
+        reply["text"] = _part(data, n - 1, size) if parts > 1 else text
+        if parts > 1:
+            reply["page"] = f"{n} of {parts}"
+            if n < parts:
+                reply["next_page"] = n + 1
+                reply["more"] = (f"{parts - n} more page(s) of about {READ_TEXT_BYTES // 1000} KB "
+                                 f"({len(data):,} bytes in all); call brain_read again with page={n + 1}"
+                                 + (f", heading={heading!r}" if heading is not None else "")
+                                 + f" and as_of={sha} for the same version"
+                                 + ("" if heading is not None else ", or heading=... for one section"))
+        if note.tags:
+            reply["tags"] = list(note.tags)
+        if note.aliases:
+            reply["aliases"] = list(note.aliases)
+        reply.update(self._links(sha, note))
         retired = note.retired_reason(today)
         if retired:
             reply["retired"] = retired
@@ -86,6 +142,49 @@ class Tools:
         if note.frontmatter_error:
             reply["frontmatter_error"] = note.frontmatter_error
         return reply
+
+    def _links(self, sha: str, note: Note) -> dict[str, Any]:
+        """The note's outgoing [[links]] (resolved at `sha`) and the notes linking to it."""
+        corpus = self.brain.corpus
+        if corpus.built() is None:
+            # A read never waits for the first corpus build (start to first read stays
+            # fast); links need every note of the commit, so they wait for the next read.
+            return {"links": [], "backlinks": [],
+                    "links_note": "the brain is still being indexed at start-up; read again for links "
+                                  f"and backlinks ({len(note.links)} link(s) are in the text)"}
+        snap = corpus.at(sha)
+        resolver, back = snap.link_map()
+        out: dict[str, Any] = {}
+        seen: set[tuple[str, str | None]] = set()
+        links = []
+        for link in note.links:
+            key = (link.target, link.heading)
+            if key in seen:
+                continue
+            seen.add(key)
+            item = link.summary()
+            target = resolver.resolve(link.target, note.path)
+            if target is None:
+                item["missing"] = True  # a dangling link: no note of that name at this SHA
+            else:
+                item["path"] = target
+            links.append(item)
+        out["links"] = _fit(links, LINKS_BYTES)
+        if len(out["links"]) < len(links):
+            out["links_left_out"] = (f"{len(links) - len(out['links'])} more distinct link(s) not listed "
+                                     f"(kept under {LINKS_BYTES:,} bytes); they are in the text")
+        sources: dict[str, int] = {}
+        for source, _ in back.get(note.path, []):
+            if source != note.path:
+                sources[source] = sources.get(source, 0) + 1
+        backlinks = [{"path": p, "links": c} for p, c in sources.items()]
+        out["backlinks"] = _fit(backlinks, LINKS_BYTES)
+        if len(out["backlinks"]) < len(backlinks):
+            name = note.path.rsplit("/", 1)[-1].removesuffix(".md")
+            out["backlinks_left_out"] = (f"{len(backlinks) - len(out['backlinks'])} more note(s) link here "
+                                         f"(kept under {LINKS_BYTES:,} bytes); brain_search for {name!r} "
+                                         "finds them")
+        return out
 
     def write(self, actor: Actor, path: str, mode: str, content: str | None = None,
               find: str | None = None, to: str | None = None,
@@ -140,6 +239,7 @@ class Tools:
         k = _check_k(k, 10)
         snap, day = self._snapshot_and_day(as_of)
         terms = set(tokenize(query))
+        weights = self.brain.corpus.idf(snap, terms)
         found = self.brain.corpus.search(snap, query, k, self._allow(snap, day, prefix, scope,
                                                                         include_retired))
         reply: dict[str, Any] = {"sha": snap.sha, "query": query, "total": found.total}
@@ -154,7 +254,7 @@ class Tools:
             note = snap.notes[path]
             hit = note.summary()
             hit["score"] = round(score, 4)
-            heading, passage = best_passage(note, terms)
+            heading, passage = best_passage(note, weights)
             hit["heading"] = heading
             hit["passage"] = passage
             retired = note.retired_reason(day)
@@ -210,25 +310,66 @@ class Tools:
             raise BadInput(f"question is longer than {MAX_QUESTION_CHARS} characters")
         return self.asker.ask(question, _check_k(k, DEFAULT_K, MAX_ASK_K), as_of, scope, door)
 
-    def context(self, project: str | None = None) -> dict[str, Any]:
+    def context(self, project: str | None = None, budget: int | None = None) -> dict[str, Any]:
+        if budget is None:
+            budget = CONTEXT_REPLY_BYTES
+        if not isinstance(budget, int) or isinstance(budget, bool) or budget < MIN_CONTEXT_BYTES:
+            raise BadInput(f"budget must be a whole number of bytes from {MIN_CONTEXT_BYTES}")
         snap = self.brain.snapshot()
-        return boot_context(snap, self.brain.today(), project, new_nonce())
+        return boot_context(snap, self.brain.today(), project, new_nonce(), min(budget, MAX_CONTEXT_BYTES))
 
 
-def best_passage(note: Note, terms: set[str]) -> tuple[str, str]:
-    """The block sharing the most query terms, with its heading, capped for a search hit."""
+def _fit(items: list[dict[str, Any]], cap: int) -> list[dict[str, Any]]:
+    """The leading `items` whose JSON stays under `cap` bytes."""
+    used = 2
+    for i, item in enumerate(items):
+        used += json_size(item) + 1
+        if used > cap:
+            return items[:i]
+    return items
+
+
+# Links to other notes ([[target|alias]], [text](other.md)): their words name another
+# note, so a passage that only lists them (a "## Links" section) is not where this
+# note says the thing. An external link's text stays ([tokio](https://…) in a list
+# of libraries is the match); only its URL goes.
+_LINKISH = re.compile(r"!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\((?![a-z]+:)[^)\n]*\)"
+                      r"|(?<=\])\([a-z]+:[^)\n]*\)|https?://\S+")
+
+
+def _passage_score(text: str, weights: dict[str, float]) -> tuple[float, float]:
+    """(idf of the query terms in the text outside links, idf of those inside links)."""
+    plain = set(tokenize(_LINKISH.sub(" ", text)))
+    linked = set(tokenize(text)) - plain
+    return (sum(w for t, w in weights.items() if t in plain),
+            sum(w for t, w in weights.items() if t in linked))
+
+
+def best_passage(note: Note, weights: dict[str, float]) -> tuple[str, str]:
+    """The passage that matches the query best, with its heading, capped for a search hit.
+
+    Blocks are scored by the rarity (idf) of the query terms they hold outside links,
+    then inside links, then earliest; a long block (a list of a thousand lines) is cut
+    to start at its best line, so the passage shows the match and not the block's top.
+    """
     best = None
-    best_score = -1
+    best_score: tuple[float, float] = (-1.0, -1.0)
     for block in blocks_of(note):
         text = block.text.strip()
-        if not text or text.startswith("#"):
+        if not text or block.kind == "heading":
             continue
-        score = len(terms.intersection(tokenize(text)))
+        score = _passage_score(text, weights) if weights else (0.0, 0.0)
         if score > best_score:
             best, best_score = block, score
     if best is None:
         return "", ""
-    text = redact(" ".join(best.text.split()))  # masked before the cut, so the cut cannot split a secret
+    raw = best.text
+    if len(raw) > PASSAGE_CHARS and best_score > (0.0, 0.0):
+        lines = raw.splitlines()
+        top = max(range(len(lines)), key=lambda i: (_passage_score(lines[i], weights), -i))
+        if top:
+            raw = "… " + "\n".join(lines[top:])
+    text = redact(" ".join(raw.split()))  # masked before the cut, so the cut cannot split a secret
     if len(text) > PASSAGE_CHARS:
         text = text[:PASSAGE_CHARS].rsplit(" ", 1)[0] + f" … [passage cut at {PASSAGE_CHARS} chars; brain_read for all]"
     return best.heading, text
@@ -325,18 +466,39 @@ def _part(data: bytes, n: int, size: int) -> str:
     return data[start:end].decode("utf-8", errors="replace")
 
 
-def boot_context(snap: Snapshot, today: dt.date, project: str | None, nonce: str) -> dict[str, Any]:
-    """The boot call: profile, a router of live notes, and recent log entries, under 50 KB."""
-    budget = CONTEXT_REPLY_BYTES - CONTEXT_FIELDS_BYTES
+def _router_order(snap: Snapshot, paths: list[str]) -> list[str]:
+    """Router rows best first: the last real change (not an import), then whether the
+    profile or a project links to the note (or it is a project), then backlinks, then path."""
+    resolver, back = snap.link_map()
+    hubs = ["profile.md"] + [p for p in snap.notes if p.startswith("projects/")]
+    linked = {p for p in snap.notes if p.startswith("projects/")}
+    for hub in hubs:
+        if hub in snap.notes:
+            linked.update(t for t in (resolver.resolve(lk.target, hub) for lk in snap.notes[hub].links) if t)
+    never = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
+
+    def key(p: str) -> tuple:
+        when = snap.real.get(p, never)
+        return (-when.timestamp() if when is not never else float("inf"), p not in linked,
+                -len({s for s, _ in back.get(p, [])}), p)
+
+    return sorted(paths, key=key)
+
+
+def boot_context(snap: Snapshot, today: dt.date, project: str | None, nonce: str,
+                 cap: int = CONTEXT_REPLY_BYTES) -> dict[str, Any]:
+    """The boot call: profile, recent log entries and a router of live notes, under `cap` bytes of JSON."""
     reply: dict[str, Any] = {"sha": snap.sha, "notice": DATA_NOTICE, "nonce": nonce}
+    budget = cap - CONTEXT_FIELDS_BYTES - json_size(reply)
     profile = snap.notes.get("profile.md")
+    profile_cap = min(PROFILE_BYTES, budget // 3)
     if profile:
         text = redact(profile.text)  # masked before the cut
-        if len(text.encode("utf-8")) > PROFILE_BYTES:
-            text = text.encode("utf-8")[:PROFILE_BYTES].decode("utf-8", "ignore")
-            text += f"\n[profile cut at {PROFILE_BYTES} bytes; brain_read profile.md for all]"
+        if len(text.encode("utf-8")) > profile_cap:
+            text = text.encode("utf-8")[:profile_cap].decode("utf-8", "ignore")
+            text += f"\n[profile cut at {profile_cap} bytes; brain_read profile.md for all]"
         reply["profile"] = fence("profile.md", text, nonce)
-        budget -= len(reply["profile"].encode("utf-8"))
+        budget -= json_size(reply["profile"])
     # Recent logs first so they are never crowded out by the router.
     logs = []
     since = today - dt.timedelta(days=LOG_DAYS - 1)
@@ -355,11 +517,12 @@ def boot_context(snap: Snapshot, today: dt.date, project: str | None, nonce: str
     log_budget = int(budget * LOG_SHARE)
     for path, heading, body in logs:
         text = fence(f"{path} {heading}", f"{heading}\n{body}", nonce)
-        if len(text.encode("utf-8")) > log_budget:
+        size = json_size(text) + 1
+        if size > log_budget:
             log_left += 1
             continue
-        log_budget -= len(text.encode("utf-8"))
-        budget -= len(text.encode("utf-8"))
+        log_budget -= size
+        budget -= size
         log_items.append(text)
     reply["recent_log"] = log_items
     if log_left:
@@ -369,23 +532,22 @@ def boot_context(snap: Snapshot, today: dt.date, project: str | None, nonce: str
             and not p.startswith("log/")]
     if project:
         live = [p for p in live if project in p or project in snap.notes[p].tags]
-    live.sort(key=lambda p: (snap.changed.get(p, snap.time), p), reverse=True)
-    shown = 0
+    live = _router_order(snap, live)
     for path in live:
         note = snap.notes[path]
-        row = " · ".join(x for x in [path, note.description or note.title, ", ".join(note.tags),
-                                     snap.changed.get(path, snap.time).date().isoformat()] if x)
-        size = len(row.encode("utf-8")) + 4
+        when = snap.real.get(path)
+        row = " · ".join(x for x in [path, note.description or note.title, ", ".join(note.tags[:5]),
+                                     when.date().isoformat() if when else ""] if x)
+        size = json_size(row) + 1
         if size > budget:
             break
         budget -= size
         rows.append(row)
-        shown += 1
     reply["router"] = rows
-    if shown < len(live):
-        reply["router_left_out"] = (f"{len(live) - shown} more live note(s) not listed (reply kept under "
-                                    f"{CONTEXT_REPLY_BYTES} bytes); reach them with brain_search or "
-                                    "brain_corpus(query=...)")
+    if len(rows) < len(live):
+        reply["router_left_out"] = (f"{len(live) - len(rows)} more live note(s) not listed (reply kept under "
+                                    f"{cap:,} bytes; pass budget= up to {MAX_CONTEXT_BYTES:,} for more); "
+                                    "reach them with brain_search or brain_corpus(query=...)")
     return reply
 
 

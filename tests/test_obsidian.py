@@ -1,0 +1,133 @@
+"""Obsidian habits in a real brain (issue 13, parts 4 and 5): aliases and body #tags in
+search, links and backlinks in brain_read, hub notes found by their title, the best
+passage, and pages that fit. Real Git repositories built from vaults a person would
+recognise (tests/vaultkit.py); the parsers themselves are in test_obsidian_parse.py."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from vaultkit import HUB_QUERIES, hub_vault
+
+from cortex.brain import Actor, Brain
+from cortex.gitstore import GitStore
+from cortex.tools import CORPUS_REPLY_BYTES, Tools
+
+ME = Actor("owner", "brain_write", "pytest")
+
+# ----- a vault, searched and read ----------------------------------------------
+
+VAULT = {
+    "Café/Crème brûlée.md": "---\naliases: [Burnt cream]\n---\n# Crème brûlée\n\nCustard under caramel.\n".encode(),
+    "notes/study.md": b"# Study habits\n\nSpaced repetition works. #learning #habits\n\n## Links\n\n- [[Reading]]\n",
+    "notes/Reading.md": b"# Reading\n\n## Links\n\n- [[study]] and [[Study#Links|habits]]\n\n"
+                        b"## Notes\n\nRead slowly; the spaced repetition of chapters helps.\n\n`[[study]]` is code\n",
+    "notes/links-first.md": b"# Links first\n\n## Links\n\n- [[Postgres tuning]] and [[Postgres vacuum]]\n\n"
+                            b"## Body\n\nWe tuned postgres vacuum thresholds to 0.05 on the orders table.\n",
+}
+
+
+def make_brain(tmp_path: Path, files: dict[str, bytes], warm: bool = True) -> Brain:
+    store = GitStore.init(tmp_path / "vault.git", files, bare=True, message="import the vault")
+    brain = Brain(store, clock=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc))
+    if warm:
+        brain.snapshot()  # as `cortex serve` does in the background at start
+    return brain
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Tools:
+    return Tools(make_brain(tmp_path, VAULT), asker=None)  # type: ignore[arg-type]
+
+
+def test_an_alias_finds_its_note(vault: Tools):
+    assert vault.search("Burnt cream")["hits"][0]["path"] == "Café/Crème brûlée.md"
+    assert vault.search("burnt cream")["hits"][0]["aliases"] == ["Burnt cream"]
+
+
+def test_body_tags_are_searched_shown_and_read(vault: Tools):
+    for q in ("#learning", "learning"):
+        hit = vault.search(q)["hits"][0]
+        assert hit["path"] == "notes/study.md" and "learning" in hit["tags"]
+    assert vault.read("notes/study.md")["tags"] == ["learning", "habits"]
+
+
+def test_read_lists_links_and_backlinks_at_the_served_sha(vault: Tools):
+    r = vault.read("notes/Reading.md")
+    assert r["links"] == [{"target": "study", "path": "notes/study.md"},
+                          {"target": "Study", "heading": "Links", "alias": "habits", "path": "notes/study.md"}]
+    assert r["backlinks"] == [{"path": "notes/study.md", "links": 1}]
+    s = vault.read("notes/study.md")
+    assert s["backlinks"] == [{"path": "notes/Reading.md", "links": 2}]  # the one in code does not count
+    dangling = vault.read("notes/links-first.md")["links"]
+    assert dangling[0] == {"target": "Postgres tuning", "missing": True}
+
+
+def test_best_passage_is_the_match_not_the_links(vault: Tools):
+    hit = vault.search("postgres vacuum thresholds")["hits"][0]
+    assert hit["path"] == "notes/links-first.md"
+    assert hit["heading"] == "Body" and "0.05" in hit["passage"]
+
+
+def test_hub_notes_are_found_by_their_title(tmp_path: Path):
+    tools = Tools(make_brain(tmp_path, hub_vault()), asker=None)  # type: ignore[arg-type]
+    for query, want in HUB_QUERIES.items():
+        hits = [h["path"] for h in tools.search(query)["hits"]]
+        assert hits[0] == want, (query, hits)
+    # BM25 on body text is kept: words only in a small note's body still find it.
+    assert tools.search("serde tokio ownership")["hits"][0]["path"] == "notes/learning-rust.md"
+    # The passage of a hub is the line that matches, not the top of its list.
+    text = hub_vault()["lists/Rust libraries.md"].decode()
+    name = text.splitlines()[2000].split("]")[0][3:]  # a library far down the list
+    hit = tools.search(f"{name} crate")["hits"][0]
+    assert hit["path"] == "lists/Rust libraries.md" and hit["passage"].startswith(f"… - [{name}]")
+
+
+def test_every_read_page_fits_beside_many_links_and_a_big_frontmatter(tmp_path: Path):
+    """Links, backlinks and frontmatter are bounded too: no page passes 100 KB of JSON."""
+    front = "---\n" + "".join(f"key{i}: \"{'x' * 60}\"\n" for i in range(200)) + "---\n"
+    body = "# Big\n\n" + "".join(f"- [[Target number {i}|shown {i}]] \"quoted\"\t\n" for i in range(3_000))
+    files = {"notes/Big.md": (front + body).encode()}
+    files.update({f"notes/fan-{i:03d}.md": f"Links to [[Big]] from {i}.\n".encode() for i in range(400)})
+    tools = Tools(make_brain(tmp_path, files), asker=None)  # type: ignore[arg-type]
+    first = tools.read("notes/Big.md")
+    pages = [first] + [tools.read("notes/Big.md", page=p) for p in range(2, int(first["page"].split()[-1]) + 1)]
+    for page in pages:
+        assert len(json.dumps(page, ensure_ascii=False).encode()) <= CORPUS_REPLY_BYTES
+    assert "".join(p["text"] for p in pages) == front + body
+    assert "frontmatter_omitted" in first and "links_left_out" in first and "backlinks_left_out" in first
+    listed = len(first["links"])
+    assert first["links_left_out"].startswith(f"{3_000 - listed} more")
+    assert first["backlinks_left_out"].startswith(f"{400 - len(first['backlinks'])} more")
+    small = tools.read("notes/fan-001.md")
+    assert "page" not in small and small["links"] == [{"target": "Big", "path": "notes/Big.md"}]
+
+
+def test_a_read_at_start_up_does_not_wait_for_the_index_and_says_so(tmp_path: Path):
+    tools = Tools(make_brain(tmp_path, VAULT, warm=False), asker=None)  # type: ignore[arg-type]
+    cold = tools.read("notes/Reading.md")
+    assert cold["links"] == [] and "read again" in cold["links_note"] and "2 link(s)" in cold["links_note"]
+    tools.brain.snapshot()
+    assert len(tools.read("notes/Reading.md")["links"]) == 2
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["notes/study.md", "notes/Reading.md", "notes/links-first.md"]),
+                          st.lists(st.sampled_from(["study", "Reading", "Links first", "nowhere", "Study#Links"]),
+                                   max_size=4)), min_size=1, max_size=6))
+def test_the_link_map_carried_across_edits_equals_a_fresh_one(tmp_path_factory, edits):
+    brain = make_brain(tmp_path_factory.mktemp("v"), VAULT)
+    for i, (path, targets) in enumerate(edits):
+        brain.snapshot().link_map()  # built, so the next commit carries it forward
+        brain.write(path, "replace", ME, content=f"# N{i}\n\n" + " ".join(f"[[{t}]]" for t in targets) + "\n")
+    snap = brain.snapshot()
+    assert snap._links is not None  # carried forward, not rebuilt
+    carried = snap.link_map()
+    snap._links = None
+    fresh = snap.link_map()
+    assert carried[1] == fresh[1]

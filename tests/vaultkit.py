@@ -1,0 +1,60 @@
+"""Vaults a person would recognise, built in code: an Obsidian vault with aliases,
+body tags and wikilinks, CRLF notes, and hub notes of several hundred KB."""
+
+from __future__ import annotations
+
+import random
+
+LANGS = ("Rust", "Go", "Ruby", "Python", "Elixir", "Haskell", "Java", "Kotlin")
+TOPICS = ("web frameworks", "parsers", "databases", "logging", "testing", "CLI tools",
+          "serialization", "async runtimes", "cryptography", "image processing")
+
+
+def hub_note(lang: str, size: int, seed: int = 0) -> bytes:
+    """An awesome-list style hub: a title, a line of intro, then one line per library."""
+    rnd = random.Random(f"{lang}-{seed}")
+    lines = [f"# {lang} libraries", "", f"A curated list of {lang} libraries and tools.", ""]
+    n = 0
+    while sum(len(x) + 1 for x in lines) < size:
+        if n % 60 == 0:
+            lines += ["", f"## {TOPICS[(n // 60) % len(TOPICS)].capitalize()}", ""]
+        name = f"{lang.lower()}-{rnd.choice(('fast', 'tiny', 'async', 'safe', 'neo'))}{n}"
+        topic = rnd.choice(TOPICS)
+        lines.append(f"- [{name}](https://github.com/example/{name}) — {topic} for {lang}, "
+                     f"{rnd.choice(('maintained', 'archived', 'popular', 'small'))}, "
+                     f"{rnd.randint(10, 90000)} stars")
+        n += 1
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def hub_vault(hub_bytes: int = 400_000) -> dict[str, bytes]:
+    """Hubs for two languages (400 KB and 200 KB) among small notes that mention the same words."""
+    files: dict[str, bytes] = {
+        "lists/Rust libraries.md": hub_note("Rust", hub_bytes),
+        "lists/Go libraries.md": hub_note("Go", hub_bytes // 2),
+    }
+    for lang in LANGS[2:]:
+        files[f"lists/{lang.lower()}-libraries.md"] = hub_note(lang, 6_000)
+    # Small notes that say "rust" and "libraries" often: BM25's favourites.
+    files["notes/ruby-libraries.md"] = (
+        b"# Ruby libraries I use\n\nRuby libraries beat rust libraries for scripting; rust libraries "
+        b"need more ceremony. Libraries: rails, sinatra. Rust? Later.\n")
+    files["notes/learning-rust.md"] = (
+        b"# Learning Rust\n\nRust ownership, borrowing, and which libraries to learn first "
+        b"(serde, tokio). Go libraries feel simpler.\n")
+    files["notes/go-vs-rust.md"] = (
+        b"# Go vs Rust\n\nGo libraries are plain; Rust libraries are generic. Go go go.\n")
+    for i in range(30):
+        files[f"notes/misc-{i:02d}.md"] = (
+            f"# Misc {i}\n\nA note about {TOPICS[i % len(TOPICS)]} in {LANGS[i % len(LANGS)]}.\n").encode()
+    return files
+
+
+HUB_QUERIES = {
+    "rust libraries": "lists/Rust libraries.md",
+    "Rust libraries": "lists/Rust libraries.md",
+    "go libraries": "lists/Go libraries.md",
+    "list of go libraries": "lists/Go libraries.md",
+    "rust library": "lists/Rust libraries.md",
+    "elixir libraries": "lists/elixir-libraries.md",
+}
