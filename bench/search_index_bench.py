@@ -145,7 +145,7 @@ def ms(seconds: float) -> str:
 
 
 def row(name: str, times: list[float]) -> None:
-    print(f"{name:46s} p50 {ms(pct(times, .5))}  p95 {ms(pct(times, .95))}")
+    print(f"{name:46s} p50 {ms(pct(times, 0.5))}  p95 {ms(pct(times, 0.95))}")
 
 
 def run_size(n_docs: int, n_queries: int) -> None:
@@ -163,20 +163,16 @@ def run_size(n_docs: int, n_queries: int) -> None:
     index_rss = rss_mb() - base_rss
     n_post = sum(map(len, index._post.values()))
     print(
-        f"full build (add)        {ms(t_build)}  cpu {ms(c_build)}"
-        f"  ({len(index._post):,} terms, {n_post:,} postings)"
+        f"full build (add)        {ms(t_build)}  cpu {ms(c_build)}  ({len(index._post):,} terms, {n_post:,} postings)"
     )
 
     counted: list[int] = []  # count, don't keep: holding 18M strings at 50k skews the timing
-    t_tok, c_tok = timed_cpu(
-        lambda: counted.extend(len(tokenize(v)) for _, fields in docs for v in fields.values())
-    )
+    t_tok, c_tok = timed_cpu(lambda: counted.extend(len(tokenize(v)) for _, fields in docs for v in fields.values()))
     n_terms = sum(counted)
     print(
         f"  of which tokenizing   {ms(t_tok)}  cpu {ms(c_tok)}"
         f"  ({n_terms:,} terms, {c_tok / n_terms * 1e9:.0f} ns/term cpu)"
     )
-
 
     rng = random.Random(7)
     paths = [p for p, _ in docs]
@@ -193,11 +189,8 @@ def run_size(n_docs: int, n_queries: int) -> None:
         path = rng.choice(paths)
         updates.append(timed(lambda: index.add(path, fields)))
         first_query.append(timed(lambda: index.search(rare_q[i])))
-    print(
-        f"update one note         p50 {ms(pct(updates, .5))}  p95 {ms(pct(updates, .95))}"
-        f"  max {ms(max(updates))}"
-    )
-    print(f"  + first rare query    p50 {ms(pct(first_query, .5))}  (refreshes length norms)")
+    print(f"update one note         p50 {ms(pct(updates, 0.5))}  p95 {ms(pct(updates, 0.95))}  max {ms(max(updates))}")
+    print(f"  + first rare query    p50 {ms(pct(first_query, 0.5))}  (refreshes length norms)")
 
     for name, queries in [
         (f"rare word (df {rare_df[0]}-{rare_df[1]})", rare_q),
@@ -207,6 +200,7 @@ def run_size(n_docs: int, n_queries: int) -> None:
         index.search(queries[0])  # norms are fresh; measure steady state
         times = [timed(lambda: index.search(q)) for q in queries]
         row(f"search {name}", times)
+
     def allow(path: str) -> bool:
         return not path.startswith("log/")  # a scope that hides a third of the notes
 
@@ -231,9 +225,7 @@ def baseline(docs, common_q: list[str], n_queries: int) -> None:
     _, t_ref = timed_cpu(lambda: ref_holder.append(BM25Okapi(corpus)))
     ref = ref_holder[0]
     ours = Index(weights={"body": 1})
-    _, t_ours = timed_cpu(
-        lambda: [ours.add_tokens(str(i), {"body": c}) for i, c in enumerate(corpus)]
-    )
+    _, t_ours = timed_cpu(lambda: [ours.add_tokens(str(i), {"body": c}) for i, c in enumerate(corpus)])
 
     def ref_query(q: str) -> None:
         scores = ref.get_scores([q])
@@ -243,10 +235,7 @@ def baseline(docs, common_q: list[str], n_queries: int) -> None:
     our_times = [timed(lambda: ours.search_tokens([q])) for q in common_q[: n_queries // 2]]
     r50, o50 = pct(ref_times, 0.5), pct(our_times, 0.5)
     print("baseline rank-bm25 BM25Okapi, same token lists, one field:")
-    print(
-        f"  build from tokens cpu rank-bm25 {ms(t_ref)}  ours {ms(t_ours)}"
-        f"  ratio {t_ours / t_ref:5.2f}x"
-    )
+    print(f"  build from tokens cpu rank-bm25 {ms(t_ref)}  ours {ms(t_ours)}  ratio {t_ours / t_ref:5.2f}x")
     print(f"  common word p50       rank-bm25 {ms(r50)}  ours {ms(o50)}  ratio {o50 / r50:5.2f}x")
 
 

@@ -75,13 +75,26 @@ def timing_oracle(outside: int, calls: int) -> None:
 def property_run(examples: int) -> None:
     env = dict(os.environ, CORTEX_PROPERTY_EXAMPLES=str(examples))
     started = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                        "tests/test_no_loss.py::test_property_no_write_loses_a_note_it_did_not_name"],
-                       cwd=ROOT, env=env, capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_no_loss.py::test_property_no_write_loses_a_note_it_did_not_name",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     took = time.monotonic() - started
     verdict = "held" if r.returncode == 0 else "FAILED"
-    print(f"no-loss property: {examples} sequences of up to 12 writes each over nested paths: {verdict} "
-          f"in {took:.0f} s")
+    print(
+        f"no-loss property: {examples} sequences of up to 12 writes each over nested paths: {verdict} in {took:.0f} s"
+    )
     if r.returncode != 0:
         print(r.stdout[-3000:])
 

@@ -33,8 +33,10 @@ from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "bench-owner-token-0123456789abcdef"
-WORDS = ("garden bees hive honey compost tomato rust python library rope knot sailing recipe cream sugar "
-         "budget invoice travel train berlin lisbon reading novel poem chapter meeting project deadline").split()
+WORDS = (
+    "garden bees hive honey compost tomato rust python library rope knot sailing recipe cream sugar "
+    "budget invoice travel train berlin lisbon reading novel poem chapter meeting project deadline"
+).split()
 NAMES = ["Café", "Crème brûlée", "O'Brien, Pat", "C++ & Rust (notes)", "日記", "Résumé", "Zürich trip", "naïve plan"]
 
 
@@ -61,10 +63,18 @@ def vault(root: Path, n: int, seed: int = 5) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, newline="")
     hub = repo / "Notes" / "Rust libraries.md"
-    hub.write_text("# Rust libraries\n\n" + "".join(f"- [[crate{i}]] a crate for {rng.choice(WORDS)} "
-                                                      f"and {rng.choice(WORDS)}\n" for i in range(8_000)))
-    env = {"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "b@example.org", "GIT_COMMITTER_NAME": "Bench",
-           "GIT_COMMITTER_EMAIL": "b@example.org", "PATH": os.environ["PATH"], "HOME": str(root)}
+    hub.write_text(
+        "# Rust libraries\n\n"
+        + "".join(f"- [[crate{i}]] a crate for {rng.choice(WORDS)} and {rng.choice(WORDS)}\n" for i in range(8_000))
+    )
+    env = {
+        "GIT_AUTHOR_NAME": "Bench",
+        "GIT_AUTHOR_EMAIL": "b@example.org",
+        "GIT_COMMITTER_NAME": "Bench",
+        "GIT_COMMITTER_EMAIL": "b@example.org",
+        "PATH": os.environ["PATH"],
+        "HOME": str(root),
+    }
     for args in (["init", "-q", "-b", "master"], ["add", "-A", "--", ".", ":!.obsidian"], ["commit", "-qm", "vault"]):
         subprocess.run(["git", *args], cwd=repo, env=env, check=True)
     return repo
@@ -103,8 +113,13 @@ def one_start(repo: Path, home: Path) -> dict[str, float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "REDIS_"))}
     env.update(CORTEX_HOME=str(home), CORTEX_TOKEN=TOKEN, CORTEX_BRAIN=str(repo), PATH="/usr/bin:/bin")
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "cortex.cli", "serve", "--port", str(port)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cortex.cli", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
     try:
         while True:
             try:
@@ -134,14 +149,16 @@ def main() -> None:
         repo = vault(Path(tmp), args.notes)
         size = sum(p.stat().st_size for p in repo.rglob("*.md"))
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-        print(f"vault: {args.notes + 1} notes on master, {size / 1e6:.1f} MB, hub note "
-              f"{(repo / 'Notes' / 'Rust libraries.md').stat().st_size / 1e3:.0f} KB; {args.runs} fresh starts")
+        print(
+            f"vault: {args.notes + 1} notes on master, {size / 1e6:.1f} MB, hub note "
+            f"{(repo / 'Notes' / 'Rust libraries.md').stat().st_size / 1e3:.0f} KB; {args.runs} fresh starts"
+        )
         runs = [one_start(repo, Path(tmp) / f"home{i}") for i in range(args.runs)]
-        for key in ("port_open_s", "start_to_first_read_s", "first_read_s", "first_search_s", "context_kb",
-                    "rss_mb"):
+        for key in ("port_open_s", "start_to_first_read_s", "first_read_s", "first_search_s", "context_kb", "rss_mb"):
             values = [r[key] for r in runs]
-            print(f"  {key:24s} median {statistics.median(values):8.2f}   min {min(values):8.2f}   "
-                  f"max {max(values):8.2f}")
+            print(
+                f"  {key:24s} median {statistics.median(values):8.2f}   min {min(values):8.2f}   max {max(values):8.2f}"
+            )
 
 
 if __name__ == "__main__":

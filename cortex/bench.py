@@ -40,7 +40,7 @@ def synthetic_notes(n: int, seed: int = 7, words_per_note: int = 300) -> dict[st
         folder = FOLDERS[i % len(FOLDERS)]
         path = f"log/2026-{1 + i % 12:02d}-{1 + i % 28:02d}-{i}.md" if folder == "log" else f"{folder}/note-{i:05d}.md"
         words = rng.choices(vocab, weights=weights, k=words_per_note)
-        paras = [" ".join(words[j:j + 60]) for j in range(0, len(words), 60)]
+        paras = [" ".join(words[j : j + 60]) for j in range(0, len(words), 60)]
         body = f"# Note {i}\n\n" + "\n\n".join(f"## Part {k}\n\n{p}" if k % 2 else p for k, p in enumerate(paras))
         fm = f"---\ntitle: Note {i} {words[0]}\ntags: [{words[1]}, {words[2]}]\ndescription: about {words[3]}\n---\n"
         files[path] = (fm + body + "\n").encode()
@@ -152,6 +152,7 @@ def bench_search(root: Path, n: int) -> dict:
     df = sorted(((index.df(t), t) for t in index.terms()), reverse=True)
     common = [t for _, t in df[:20]]
     rare = [t for _, t in df[-20:]]  # the least frequent terms of the corpus
+
     def timed(queries):
         out = []
         for _ in range(5):
@@ -160,6 +161,7 @@ def bench_search(root: Path, n: int) -> dict:
                 index.search(q, k=10)
                 out.append(time.perf_counter() - t0)
         return out
+
     # A term's posting list is built on its first query (one scan of the forward
     # index), then kept; time those first queries apart from the steady state.
     first_t = []
@@ -169,7 +171,9 @@ def bench_search(root: Path, n: int) -> dict:
         first_t.append(time.perf_counter() - t0)
     common_t, rare_t = timed(common), timed(rare)
     result = {
-        "notes": n, "index_build_s": build, "incremental_update_ms": statistics.median(updates) * 1000,
+        "notes": n,
+        "index_build_s": build,
+        "incremental_update_ms": statistics.median(updates) * 1000,
         "common_word_search_p50_ms": statistics.median(common_t) * 1000,
         "common_word_search_p95_ms": pct(common_t, 95) * 1000,
         "rare_word_search_p50_ms": statistics.median(rare_t) * 1000,
@@ -185,6 +189,7 @@ def bench_search(root: Path, n: int) -> dict:
         BM25Okapi = None
     if n <= 10_000 and BM25Okapi is not None:
         from .tokenize import tokenize
+
         docs = [tokenize(" ".join(index_fields(notes[p]).values())) for p in paths]
         t0 = time.perf_counter()
         ref = BM25Okapi(docs)
@@ -195,8 +200,9 @@ def bench_search(root: Path, n: int) -> dict:
             ref.get_top_n([q], paths, n=10)
             ref_t.append(time.perf_counter() - t0)
         result["rank_bm25_common_search_p50_ms"] = statistics.median(ref_t) * 1000
-        result["speedup_common_search_vs_rank_bm25"] = (result["rank_bm25_common_search_p50_ms"]
-                                                        / result["common_word_search_p50_ms"])
+        result["speedup_common_search_vs_rank_bm25"] = (
+            result["rank_bm25_common_search_p50_ms"] / result["common_word_search_p50_ms"]
+        )
     return result
 
 
@@ -235,9 +241,12 @@ def bench_ask(root: Path, n: int) -> dict:
         t0 = time.perf_counter()
         asker.ask(question + f" {rng.random()}")
         totals.append(time.perf_counter() - t0)
-    return {"notes": n, "pack_plus_verify_p50_ms": statistics.median(times_pack_verify) * 1000,
-            "pack_plus_verify_p95_ms": pct(times_pack_verify, 95) * 1000,
-            "whole_ask_offline_reader_p50_ms": statistics.median(totals) * 1000}
+    return {
+        "notes": n,
+        "pack_plus_verify_p50_ms": statistics.median(times_pack_verify) * 1000,
+        "pack_plus_verify_p95_ms": pct(times_pack_verify, 95) * 1000,
+        "whole_ask_offline_reader_p50_ms": statistics.median(totals) * 1000,
+    }
 
 
 def bench_editor(root: Path, n: int, edits: int = 10, debounce_ms: int = 300) -> dict:
@@ -282,11 +291,15 @@ def bench_editor(root: Path, n: int, edits: int = 10, debounce_ms: int = 300) ->
             time.sleep(0.2)
     finally:
         editor.stop()
-    return {"notes": n, "debounce_ms": debounce_ms, "edits": edits,
-            "hand_edit_to_served_p50_s": statistics.median(latencies),
-            "hand_edit_to_served_max_s": max(latencies),
-            "tree_scan_p50_ms": statistics.median(scans) * 1000,
-            "goal_s": 1.5}
+    return {
+        "notes": n,
+        "debounce_ms": debounce_ms,
+        "edits": edits,
+        "hand_edit_to_served_p50_s": statistics.median(latencies),
+        "hand_edit_to_served_max_s": max(latencies),
+        "tree_scan_p50_ms": statistics.median(scans) * 1000,
+        "goal_s": 1.5,
+    }
 
 
 def bench_door(root: Path, n: int, calls: int = 300) -> dict:
@@ -371,13 +384,16 @@ def bench_door(root: Path, n: int, calls: int = 300) -> dict:
     print("server side of the MCP calls, by own time:", flush=True)
     print("\n".join(line for line in out.getvalue().splitlines() if line.strip())[:6000], flush=True)
     search_p50, read_p50 = statistics.median(direct), statistics.median(reads_direct)
-    return {"notes": n, "calls": calls,
-            "search_in_process_p50_ms": search_p50 * 1000,
-            "search_over_mcp_p50_ms": statistics.median(over) * 1000,
-            "search_mcp_overhead_p50_ms": (statistics.median(over) - search_p50) * 1000,
-            "read_in_process_p50_ms": read_p50 * 1000,
-            "read_over_mcp_p50_ms": statistics.median(reads) * 1000,
-            "read_mcp_overhead_p50_ms": (statistics.median(reads) - read_p50) * 1000}
+    return {
+        "notes": n,
+        "calls": calls,
+        "search_in_process_p50_ms": search_p50 * 1000,
+        "search_over_mcp_p50_ms": statistics.median(over) * 1000,
+        "search_mcp_overhead_p50_ms": (statistics.median(over) - search_p50) * 1000,
+        "read_in_process_p50_ms": read_p50 * 1000,
+        "read_over_mcp_p50_ms": statistics.median(reads) * 1000,
+        "read_mcp_overhead_p50_ms": (statistics.median(reads) - read_p50) * 1000,
+    }
 
 
 def synthetic_words_common(parts) -> str:
@@ -393,15 +409,13 @@ def synthetic_words_common(parts) -> str:
 def machine() -> str:
     cpu = ""
     try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-                   if line.startswith("model name"))
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
     return f"{platform.machine()}, {os.cpu_count()} cores, {cpu}, Python {platform.python_version()}"
 
 
-PARTS = {"store": bench_store, "search": bench_search, "ask": bench_ask, "editor": bench_editor,
-         "door": bench_door}
+PARTS = {"store": bench_store, "search": bench_search, "ask": bench_ask, "editor": bench_editor, "door": bench_door}
 
 
 def run_one(part: str, n: int) -> None:
@@ -409,8 +423,10 @@ def run_one(part: str, n: int) -> None:
     RSS belongs to this part alone."""
     with tempfile.TemporaryDirectory() as tmp:
         result = PARTS[part](Path(tmp), n)
-    print(json.dumps({"part": part, **{k: round(v, 3) if isinstance(v, float) else v
-                                       for k, v in result.items()}}), flush=True)
+    print(
+        json.dumps({"part": part, **{k: round(v, 3) if isinstance(v, float) else v for k, v in result.items()}}),
+        flush=True,
+    )
 
 
 def main(args) -> int:

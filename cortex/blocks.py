@@ -91,8 +91,7 @@ _ORDERED = re.compile(r"\d{1,9}[.)](?:[ \t]+|$)")
 _SINGLE_QUOTES = "‘’‚‛‹›"
 _DOUBLE_QUOTES = "“”„‟«»"
 _DASHES = "‐‑‒–—―−"
-_FOLD = {**{c: "'" for c in _SINGLE_QUOTES}, **{c: '"' for c in _DOUBLE_QUOTES},
-         **{c: "-" for c in _DASHES}}
+_FOLD = {**{c: "'" for c in _SINGLE_QUOTES}, **{c: '"' for c in _DOUBLE_QUOTES}, **{c: "-" for c in _DASHES}}
 # One token per thing that is not copied verbatim.
 _TOKEN = re.compile(
     # A single ASCII space between words is copied as plain text (the common case,
@@ -176,9 +175,7 @@ def _normalize(text: str, first_kind: int | None = None) -> tuple[str, list[int]
             elif group == "emph":
                 left = text[a - 1] if a > start else " "
                 right = text[b] if b < end else " "
-                literal = (left.isspace() and right.isspace()) or (
-                    left.isalnum() and right.isalnum()
-                )
+                literal = (left.isspace() and right.isspace()) or (left.isalnum() and right.isalnum())
                 if literal:
                     out.append(text[a:b])
                     offs.extend(range(a, b))
@@ -195,8 +192,7 @@ def _normalize(text: str, first_kind: int | None = None) -> tuple[str, list[int]
         # A dropped marker between two plain spaces ("a `` b") left a double space:
         # rare, so fix it in a second pass rather than slowing the main loop.
         keep = [
-            i for i, ch in enumerate(result)
-            if ch != " " or (i > 0 and result[i - 1] != " " and i + 1 < len(result))
+            i for i, ch in enumerate(result) if ch != " " or (i > 0 and result[i - 1] != " " and i + 1 < len(result))
         ]
         result = "".join(result[i] for i in keep)
         offs = [offs[i] for i in keep]
@@ -262,12 +258,8 @@ class Block:
 
 # (was: "old") with straight or typographic quotes; the old wording is bounded so a
 # note full of unclosed "(was: " cannot make the search quadratic.
-_WAS = re.compile(
-    r"\(\s*[Ww]as:?\s*([\"“'‘])(.{0,500}?)([\"”'’])\s*\)", re.DOTALL
-)
-_CLAIM_START = re.compile(
-    r"(?:[.!?;][\"'”’)\]]*\s+)|(?:\n[ \t]*(?:(?:>[ \t]*)+|[-*+][ \t]+|\d{1,9}[.)][ \t]+))"
-)
+_WAS = re.compile(r"\(\s*[Ww]as:?\s*([\"“'‘])(.{0,500}?)([\"”'’])\s*\)", re.DOTALL)
+_CLAIM_START = re.compile(r"(?:[.!?;][\"'”’)\]]*\s+)|(?:\n[ \t]*(?:(?:>[ \t]*)+|[-*+][ \t]+|\d{1,9}[.)][ \t]+))")
 _LEADING_MARKS = re.compile(r"^\s*(?:(?:>[ \t]*)+)?(?:[-*+]|\d{1,9}[.)])?[ \t]*")
 
 
@@ -327,9 +319,7 @@ def _blocks_cached(text: str, body_offset: int) -> tuple[Block, ...]:
                 heading=stack[-1][1] if stack else "",
                 heading_path=tuple(h for _, h in stack),
                 retired=retirements[0][1] if retirements else None,
-                corrections=_corrections(btext, body_offset + start)
-                if cur_kind != "code"
-                else [],
+                corrections=_corrections(btext, body_offset + start) if cur_kind != "code" else [],
                 kind=cur_kind,
                 line=line,
             )
@@ -362,9 +352,7 @@ def _blocks_cached(text: str, body_offset: int) -> tuple[Block, ...]:
             stack.append((level, htext))
             word = _retiring_word(htext)
             if word:
-                retirements.append(
-                    (level, f'section heading "{htext}" (line {lineno}) is marked {word}')
-                )
+                retirements.append((level, f'section heading "{htext}" (line {lineno}) is marked {word}'))
             cur, cur_kind = [lstart, lend, lineno], "heading"
             close()
             continue
@@ -374,9 +362,7 @@ def _blocks_cached(text: str, body_offset: int) -> tuple[Block, ...]:
             level = stack[-1][0] if stack else 0
             if not any(r[0] <= level for r in retirements):
                 where = "before any heading" if level == 0 else f'under "{stack[-1][1]}"'
-                retirements.append(
-                    (level, f"under a {banner.group(1)} banner at line {lineno} ({where})")
-                )
+                retirements.append((level, f"under a {banner.group(1)} banner at line {lineno} ({where})"))
             cur, cur_kind = [lstart, lend, lineno], "banner"
             continue
         if cur is None:

@@ -45,8 +45,11 @@ def template_files(root: Path | None = None) -> dict[str, bytes]:
     root = root or template_dir()
     if not root.is_dir():
         raise StoreError(f"brain template not found at {root}; set CORTEX_TEMPLATE")
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file() and p.name != "__init__.py"}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != "__init__.py"
+    }
 
 
 def seed_files() -> dict[str, bytes]:
@@ -73,8 +76,13 @@ def init_brain(path: Path, bare: bool = False) -> str:
 LEAVE_OUT = (".obsidian/", ".trash/", ".Trash/", ".DS_Store", "Thumbs.db", ".vscode/", ".idea/")
 
 
-def init_in_place(path: Path, *, template: bool = False, author: str | None = None,
-                  progress: Callable[[str], None] = lambda line: None) -> tuple[str, int, list[str]]:
+def init_in_place(
+    path: Path,
+    *,
+    template: bool = False,
+    author: str | None = None,
+    progress: Callable[[str], None] = lambda line: None,
+) -> tuple[str, int, list[str]]:
     """Make a folder of notes a brain where it stands: (first commit, files committed, what was left out).
 
     `git init` on main, then one first commit holding every file exactly as it is
@@ -83,8 +91,9 @@ def init_in_place(path: Path, *, template: bool = False, author: str | None = No
     """
     inside = GitStore.repository_at(path)
     if inside is not None:
-        raise StoreError(f"{path} is already in the Git repository {inside}: serve it with "
-                         f"cortex serve --brain {inside}")
+        raise StoreError(
+            f"{path} is already in the Git repository {inside}: serve it with cortex serve --brain {inside}"
+        )
     present = [name for name in LEAVE_OUT if (path / name.rstrip("/")).exists()]
     store = GitStore.init_here(path, branch="main", exclude=LEAVE_OUT)
     extra = {p: d for p, d in seed_files().items() if not (path / p).exists()} if template else {}
@@ -117,8 +126,10 @@ def open_brain(settings: Settings) -> tuple[Brain, bool]:
     except StoreError as exc:
         if "not a Git repository" not in str(exc):
             raise
-        raise StoreError(f"{settings.brain} is a folder but not a Git repository. Make it a brain in place, "
-                         f"keeping every file as it is, with: cortex init {settings.brain}") from None
+        raise StoreError(
+            f"{settings.brain} is a folder but not a Git repository. Make it a brain in place, "
+            f"keeping every file as it is, with: cortex init {settings.brain}"
+        ) from None
     problem = store.servable()
     if problem:
         raise StoreError(problem)

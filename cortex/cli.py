@@ -27,10 +27,15 @@ def cmd_init(args: argparse.Namespace) -> int:
     path = Path(args.path)
     if path.is_dir() and any(path.iterdir()) and not args.bare:
         sha, count, left_out = init_in_place(
-            path, template=args.template, author=Settings.from_env().author,
-            progress=lambda line: print(line, file=sys.stderr, flush=True))
-        print(f"Made {path} a brain in place: branch main, first commit {sha[:12]} holding {count:,} files "
-              "exactly as they were" + (" plus the template" if args.template else "") + ".")
+            path,
+            template=args.template,
+            author=Settings.from_env().author,
+            progress=lambda line: print(line, file=sys.stderr, flush=True),
+        )
+        print(
+            f"Made {path} a brain in place: branch main, first commit {sha[:12]} holding {count:,} files "
+            "exactly as they were" + (" plus the template" if args.template else "") + "."
+        )
         if left_out:
             print(f"Left out (listed in .git/info/exclude, your files untouched): {', '.join(left_out)}")
         print(f"Serve it with: cortex serve --brain {path}")
@@ -62,6 +67,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 # -- the `cortex guest` commands ------------------------------------------
 
+
 def _open_brain() -> Brain:
     from .brains import open_brain
 
@@ -73,15 +79,24 @@ def cmd_guest_add(args: argparse.Namespace) -> int:
 
     brain = _open_brain()
     try:
-        policy, secret, sha = add_guest(brain, args.name, args.scope, max_k=args.max_k,
-                                        daily_asks=args.daily_asks, daily_proposals=args.daily_proposals,
-                                        citations=args.citations, max_pending=args.max_pending)
+        policy, secret, sha = add_guest(
+            brain,
+            args.name,
+            args.scope,
+            max_k=args.max_k,
+            daily_asks=args.daily_asks,
+            daily_proposals=args.daily_proposals,
+            citations=args.citations,
+            max_pending=args.max_pending,
+        )
     except CortexError as exc:
         raise SystemExit(f"cortex guest add: {exc}") from None
-    print(f"Guest {policy.name} added in commit {sha[:12]}: scopes {', '.join(policy.scopes)}; "
-          f"max_k {policy.max_k}, {policy.daily_asks} asks and {policy.daily_proposals} proposals a day, "
-          f"{policy.max_pending} awaiting review at once; "
-          f"citations {'shown' if policy.citations else 'hidden'}.")
+    print(
+        f"Guest {policy.name} added in commit {sha[:12]}: scopes {', '.join(policy.scopes)}; "
+        f"max_k {policy.max_k}, {policy.daily_asks} asks and {policy.daily_proposals} proposals a day, "
+        f"{policy.max_pending} awaiting review at once; "
+        f"citations {'shown' if policy.citations else 'hidden'}."
+    )
     print("Door path (shown once, never stored; put the server's base URL in front):")
     print(f"/g/{secret}/mcp")
     return 0
@@ -95,10 +110,12 @@ def cmd_guest_list(args: argparse.Namespace) -> int:
     if not policies and not broken:
         print("No guests.")
     for policy in policies.values():
-        print(f"{policy.name}: scopes {', '.join(policy.scopes)}; max_k {policy.max_k}; "
-              f"{policy.daily_asks} asks/day; {policy.daily_proposals} proposals/day; "
-              f"{policy.max_pending} pending at most; "
-              f"citations {'shown' if policy.citations else 'hidden'}; created {policy.created}")
+        print(
+            f"{policy.name}: scopes {', '.join(policy.scopes)}; max_k {policy.max_k}; "
+            f"{policy.daily_asks} asks/day; {policy.daily_proposals} proposals/day; "
+            f"{policy.max_pending} pending at most; "
+            f"citations {'shown' if policy.citations else 'hidden'}; created {policy.created}"
+        )
     for item in broken:
         print(f"BROKEN {item['file']}: {item['error']} (this guest's door is closed)")
     return 1 if broken else 0
@@ -121,15 +138,20 @@ def add_guest_commands(sub: argparse._SubParsersAction) -> None:
     gsub = g.add_subparsers(dest="guest_command", required=True)
     p = gsub.add_parser("add", help="add a guest; prints its door path once")
     p.add_argument("name")
-    p.add_argument("--scope", action="append", required=True,
-                   help="an exact note path or a folder ending in '/' (repeatable)")
+    p.add_argument(
+        "--scope", action="append", required=True, help="an exact note path or a folder ending in '/' (repeatable)"
+    )
     p.add_argument("--max-k", type=int, default=None, help=f"most notes one ask may read (default {DEFAULTS['max_k']})")
     p.add_argument("--daily-asks", type=int, default=None, help=f"asks per day (default {DEFAULTS['daily_asks']})")
-    p.add_argument("--daily-proposals", type=int, default=None,
-                   help=f"proposals per day (default {DEFAULTS['daily_proposals']})")
-    p.add_argument("--max-pending", type=int, default=None,
-                   help=f"proposals awaiting review at once, within the queue's {QUEUE_CAP} "
-                        f"(default {DEFAULTS['max_pending']})")
+    p.add_argument(
+        "--daily-proposals", type=int, default=None, help=f"proposals per day (default {DEFAULTS['daily_proposals']})"
+    )
+    p.add_argument(
+        "--max-pending",
+        type=int,
+        default=None,
+        help=f"proposals awaiting review at once, within the queue's {QUEUE_CAP} (default {DEFAULTS['max_pending']})",
+    )
     p.add_argument("--citations", action="store_true", help="show paths and quotes in replies")
     p.set_defaults(fn=cmd_guest_add)
     p = gsub.add_parser("list", help="list guests and any broken policy (never secrets)")
@@ -146,8 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("init", help="make a new brain from the template, or a folder of notes a brain in place")
     p.add_argument("path")
     p.add_argument("--bare", action="store_true", help="a bare repository (accepts pushes from clones)")
-    p.add_argument("--template", action="store_true",
-                   help="in place: also add the template's house-rule files (never over a file of yours)")
+    p.add_argument(
+        "--template",
+        action="store_true",
+        help="in place: also add the template's house-rule files (never over a file of yours)",
+    )
     p.set_defaults(fn=cmd_init)
 
     p = sub.add_parser("serve", help="serve the brain over MCP (Streamable HTTP)")

@@ -56,20 +56,20 @@ class Settings:
     anthropic_key: str | None = None
     console_passcode: str | None = None
     pack_bytes: int = 60_000
-    ask_sweep: int = 2                   # CORTEX_ASK_SWEEP: further packs a model reader reads before a miss
+    ask_sweep: int = 2  # CORTEX_ASK_SWEEP: further packs a model reader reads before a miss
     # issue 7: hand edits and hosted mode
-    remote: str | None = None            # CORTEX_REMOTE: a Git URL or a local path
-    remote_token: str | None = None      # CORTEX_REMOTE_TOKEN (or GIT_TOKEN / GITHUB_TOKEN), HTTPS only
+    remote: str | None = None  # CORTEX_REMOTE: a Git URL or a local path
+    remote_token: str | None = None  # CORTEX_REMOTE_TOKEN (or GIT_TOKEN / GITHUB_TOKEN), HTTPS only
     remote_user: str = "x-access-token"  # CORTEX_REMOTE_USER: the user name sent with the token
-    fetch_interval: float = 5.0          # CORTEX_FETCH_INTERVAL, seconds
-    webhook_secret: str | None = None    # CORTEX_WEBHOOK_SECRET: HMAC-SHA256 key of POST /hooks/push
-    debounce_ms: int = 300               # CORTEX_DEBOUNCE_MS: quiet time before a hand edit is committed
+    fetch_interval: float = 5.0  # CORTEX_FETCH_INTERVAL, seconds
+    webhook_secret: str | None = None  # CORTEX_WEBHOOK_SECRET: HMAC-SHA256 key of POST /hooks/push
+    debounce_ms: int = 300  # CORTEX_DEBOUNCE_MS: quiet time before a hand edit is committed
     # CORTEX_TRUSTED_PROXIES: addresses of the reverse proxies whose X-Forwarded-For/-Proto
     # are believed. Empty (the default): no header is, so no client can pick its own address.
     trusted_proxies: list[str] = field(default_factory=list)
-    branch: str | None = None            # CORTEX_BRANCH: the branch to serve; default the one HEAD names
-    index: str = "auto"                  # CORTEX_INDEX: auto (only where INDEX.md exists), on or off
-    author: str | None = None            # CORTEX_AUTHOR: "Name <email>" for the owner's own commits
+    branch: str | None = None  # CORTEX_BRANCH: the branch to serve; default the one HEAD names
+    index: str = "auto"  # CORTEX_INDEX: auto (only where INDEX.md exists), on or off
+    author: str | None = None  # CORTEX_AUTHOR: "Name <email>" for the owner's own commits
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides) -> "Settings":

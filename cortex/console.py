@@ -51,8 +51,10 @@ log = logging.getLogger("cortex.console")
 COOKIE = "cortex_console"
 PRE_COOKIE = "cortex_console_pre"
 # The issue's policy, plus form-action/base-uri/frame-ancestors, which default-src does not cover.
-CSP = ("default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'none'; "
-       "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'none'; "
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
 HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Frame-Options": "DENY",
@@ -97,16 +99,21 @@ class Console:
         self.owner_token = parts.owner_token
         self.passcode = s.console_passcode
         key, _ = load_or_make_secret(s.home / "console-key")
-        self.sessions = Sessions(Signer(key), [parts.owner_token, s.console_passcode or ""],
-                                 epoch_file=s.home / "console-epoch")
+        self.sessions = Sessions(
+            Signer(key), [parts.owner_token, s.console_passcode or ""], epoch_file=s.home / "console-epoch"
+        )
         self.throttle = Throttle()
         self.throttle_all = Throttle(max_failures=MAX_FAILURES_ALL, window=FAILURE_WINDOW_ALL)
         self.hosts = s.hosts()
         # Every value a page prints is masked on its way out (paths, frontmatter keys,
         # superseded_by, titles), not only the fields someone remembered; rendered
         # Markdown (Markup) was masked before rendering.
-        self.env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
-                                      undefined=jinja2.StrictUndefined, finalize=_masked)
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            finalize=_masked,
+        )
         self.env.filters["short"] = lambda sha: (sha or "")[:12]
         # A file path inside a URL path: '/' kept, everything else that needs it percent-encoded.
         self.env.filters["q"] = lambda path: quote(str(path), safe="/")
@@ -170,18 +177,31 @@ class Console:
                     raw = await request.form()
                     form = {k: v for k, v in raw.items() if isinstance(v, str)}
                     if auth and (session is None or not token_matches(form.get("csrf"), session.csrf)):
-                        raise Refused(403, "refused: the form's CSRF token is missing or wrong; "
-                                           "reload the page and try again")
+                        raise Refused(
+                            403, "refused: the form's CSRF token is missing or wrong; reload the page and try again"
+                        )
                 if auth and session is None:
                     return self._secure(RedirectResponse("/console/signin", status_code=303))
                 response = await handler(request, session, form)
             except Refused as exc:
-                response = self.render(request, session, "message.html", status=exc.status,
-                                       title="Refused" if exc.status == 403 else "Error", message=exc.message)
+                response = self.render(
+                    request,
+                    session,
+                    "message.html",
+                    status=exc.status,
+                    title="Refused" if exc.status == 403 else "Error",
+                    message=exc.message,
+                )
             except Exception:  # a bug: log it, and still answer with the security headers
                 log.exception("console: %s %s failed", request.method, request.url.path)
-                response = self.render(request, session, "message.html", status=500, title="Error",
-                                       message="the console hit an internal error; the server log has the details")
+                response = self.render(
+                    request,
+                    session,
+                    "message.html",
+                    status=500,
+                    title="Error",
+                    message="the console hit an internal error; the server log has the details",
+                )
             return self._secure(response)
 
         return endpoint
@@ -192,16 +212,29 @@ class Console:
             response.headers[key] = value
         return response
 
-    def render(self, request: Request, session: Session | None, template: str, status: int = 200,
-               **context: Any) -> HTMLResponse:
+    def render(
+        self, request: Request, session: Session | None, template: str, status: int = 200, **context: Any
+    ) -> HTMLResponse:
         html = self.env.get_template(template).render(
-            session=session, csrf=session.csrf if session else "", path=request.url.path,
-            error=context.pop("error", None), notice=context.pop("notice", None), **context)
+            session=session,
+            csrf=session.csrf if session else "",
+            path=request.url.path,
+            error=context.pop("error", None),
+            notice=context.pop("notice", None),
+            **context,
+        )
         return HTMLResponse(html, status_code=status)
 
     def _cookie(self, request: Request, response: Response, name: str, value: str, max_age: int) -> None:
-        response.set_cookie(name, value, max_age=max_age, path="/console", httponly=True, samesite="strict",
-                            secure=request.url.scheme == "https")
+        response.set_cookie(
+            name,
+            value,
+            max_age=max_age,
+            path="/console",
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
 
     # -- signing in -------------------------------------------------------
 
@@ -213,8 +246,16 @@ class Console:
 
     def _signin_page(self, request: Request, status: int = 200, error: str | None = None) -> Response:
         cookie, token = self.sessions.new_pre()
-        response = self.render(request, None, "signin.html", status=status, title="Sign in", form_csrf=token,
-                               error=error, passcode=bool(self.passcode))
+        response = self.render(
+            request,
+            None,
+            "signin.html",
+            status=status,
+            title="Sign in",
+            form_csrf=token,
+            error=error,
+            passcode=bool(self.passcode),
+        )
         self._cookie(request, response, PRE_COOKIE, cookie, PRE_SECONDS)
         return response
 
@@ -226,8 +267,9 @@ class Console:
     async def signin(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         addr = request.client.host if request.client else "unknown"
         if not token_matches(form.get("csrf"), self.sessions.pre_token(request.cookies.get(PRE_COOKIE))):
-            raise Refused(403, "refused: the sign-in form's CSRF token is missing or stale; "
-                               "open the sign-in page again")
+            raise Refused(
+                403, "refused: the sign-in form's CSRF token is missing or stale; open the sign-in page again"
+            )
         secret = form.get("secret", "")
         # The owner token is never locked out; the throttle guards the passcode.
         if not token_matches(secret, self.owner_token):
@@ -236,9 +278,14 @@ class Console:
                 wait, whom = self.throttle_all.retry_after(ALL), "all addresses"
             if wait is not None:
                 response = self.render(
-                    request, None, "message.html", status=429, title="Too many tries",
+                    request,
+                    None,
+                    "message.html",
+                    status=429,
+                    title="Too many tries",
                     message=f"Too many failed sign-ins from {whom}; the passcode works again in {wait} s. "
-                            "The owner token still signs in.")
+                    "The owner token still signs in.",
+                )
                 response.headers["Retry-After"] = str(wait)
                 return response
             if not credential_ok(secret, self.owner_token, self.passcode):
@@ -266,8 +313,7 @@ class Console:
             cards, unavailable = await run_in_threadpool(self.pages.open_cards), None
         except CortexError as exc:  # a Redis outage too: say so, never crash
             cards, unavailable = [], str(exc)
-        return self.render(request, session, "proposals.html", title="Proposals", cards=cards,
-                           unavailable=unavailable)
+        return self.render(request, session, "proposals.html", title="Proposals", cards=cards, unavailable=unavailable)
 
     async def proposal(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         pid = request.path_params["pid"]
@@ -296,8 +342,15 @@ class Console:
                 info = await run_in_threadpool(self.pages.decided, pid)
             except CortexError:
                 info = None
-            return self.render(request, session, "proposal.html", status=409, title=f"Proposal {pid}",
-                               p=info, error=str(exc).splitlines()[0] if str(exc) else "refused")
+            return self.render(
+                request,
+                session,
+                "proposal.html",
+                status=409,
+                title=f"Proposal {pid}",
+                p=info,
+                error=str(exc).splitlines()[0] if str(exc) else "refused",
+            )
         return RedirectResponse(f"/console/proposals/{pid}", status_code=303)
 
     async def accept(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
@@ -306,8 +359,9 @@ class Console:
 
     async def reject(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         pid, reason = request.path_params["pid"], form.get("reason", "")
-        return await self._decide(request, session,
-                                  lambda: self.review.reject(self._actor("console_reject"), pid, reason))
+        return await self._decide(
+            request, session, lambda: self.review.reject(self._actor("console_reject"), pid, reason)
+        )
 
     # -- status -----------------------------------------------------------
 
@@ -315,10 +369,11 @@ class Console:
         """What /healthz keeps to the owner: the watcher, the remote, broken guest policies."""
         health = getattr(self.parts, "health", None)
         detail = await run_in_threadpool(health) if health else {}
-        rows = [(key, json.dumps(value, indent=2, sort_keys=True, default=str) if not isinstance(value, str)
-                 else value) for key, value in sorted(detail.items())]
-        return self.render(request, session, "status.html", title="Status", rows=rows,
-                           head=self.brain.head() or "")
+        rows = [
+            (key, json.dumps(value, indent=2, sort_keys=True, default=str) if not isinstance(value, str) else value)
+            for key, value in sorted(detail.items())
+        ]
+        return self.render(request, session, "status.html", title="Status", rows=rows, head=self.brain.head() or "")
 
     # -- activity ---------------------------------------------------------
 
@@ -336,8 +391,17 @@ class Console:
         else:
             error = None
         doors = list(KNOWN_DOORS) + ([door] if door and door not in KNOWN_DOORS else [])
-        return self.render(request, session, "activity.html", title="Activity", door=door, filter_path=path,
-                           doors=doors, error=error, **data)
+        return self.render(
+            request,
+            session,
+            "activity.html",
+            title="Activity",
+            door=door,
+            filter_path=path,
+            doors=doors,
+            error=error,
+            **data,
+        )
 
     async def commit(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         sha = request.path_params["sha"].lower()
@@ -374,11 +438,19 @@ class Console:
 
     # -- guests -----------------------------------------------------------
 
-    async def guests(self, request: Request, session: Session | None, form: dict[str, str],
-                     status: int = 200, error: str | None = None, notice: str | None = None) -> Response:
+    async def guests(
+        self,
+        request: Request,
+        session: Session | None,
+        form: dict[str, str],
+        status: int = 200,
+        error: str | None = None,
+        notice: str | None = None,
+    ) -> Response:
         data = await run_in_threadpool(self.pages.guests)
-        return self.render(request, session, "guests.html", status=status, title="Guests", error=error,
-                           notice=notice, **data)
+        return self.render(
+            request, session, "guests.html", status=status, title="Guests", error=error, notice=notice, **data
+        )
 
     async def guest_add(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         try:
@@ -386,13 +458,22 @@ class Console:
             scopes = [s.strip() for s in re.split(r"[\n,]+", form.get("scopes", "")) if s.strip()]
             limits = {k: _int_field(form, k) for k in ("max_k", "daily_asks", "daily_proposals", "max_pending")}
             policy, secret, sha = await run_in_threadpool(
-                lambda: add_guest(self.brain, name, scopes, citations=form.get("citations") == "on", **limits))
+                lambda: add_guest(self.brain, name, scopes, citations=form.get("citations") == "on", **limits)
+            )
         except CortexError as exc:
             return await self.guests(request, session, form, status=400, error=f"Guest not added: {exc}")
         door = f"/g/{secret}/mcp"
         base = str(request.base_url).rstrip("/")
-        return self.render(request, session, "guest_added.html", title=f"Guest {policy.name} added",
-                           g=policy.public(), door=door, url=base + door, sha=sha)
+        return self.render(
+            request,
+            session,
+            "guest_added.html",
+            title=f"Guest {policy.name} added",
+            g=policy.public(),
+            door=door,
+            url=base + door,
+            sha=sha,
+        )
 
     async def guest_revoke(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         name = request.path_params["name"]
@@ -400,8 +481,9 @@ class Console:
             sha = await run_in_threadpool(revoke_guest, self.brain, name)
         except CortexError as exc:
             return await self.guests(request, session, form, status=400, error=f"Not revoked: {exc}")
-        return await self.guests(request, session, form,
-                                 notice=f"Guest {name} revoked in commit {sha[:12]}; its door is closed.")
+        return await self.guests(
+            request, session, form, notice=f"Guest {name} revoked in commit {sha[:12]}; its door is closed."
+        )
 
 
 def _int_field(form: dict[str, str], key: str) -> int | None:

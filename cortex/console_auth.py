@@ -35,15 +35,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 SESSION_SECONDS = 12 * 3600
-PRE_SECONDS = 3600             # a sign-in form stays usable this long
-MAX_FAILURES = 5               # failures allowed per address inside the window
-FAILURE_WINDOW = 300.0         # seconds
+PRE_SECONDS = 3600  # a sign-in form stays usable this long
+MAX_FAILURES = 5  # failures allowed per address inside the window
+FAILURE_WINDOW = 300.0  # seconds
 # Across every address: 20 guesses an hour is ~175,000 a year, against a
 # passcode the README asks to be at least a few words long.
 MAX_FAILURES_ALL = 20
 FAILURE_WINDOW_ALL = 3600.0
-ALL = "*"                      # the key under which every failure is also counted
-MAX_TRACKED = 10_000           # addresses remembered at once; the oldest go first
+ALL = "*"  # the key under which every failure is also counted
+MAX_TRACKED = 10_000  # addresses remembered at once; the oldest go first
 
 
 def _b64(data: bytes) -> str:
@@ -92,8 +92,13 @@ class Session:
 class Sessions:
     """Signed session cookies bound to the current credentials, and sign-out."""
 
-    def __init__(self, signer: Signer, credentials: list[str], clock: Callable[[], float] = time.time,
-                 epoch_file: Path | None = None):
+    def __init__(
+        self,
+        signer: Signer,
+        credentials: list[str],
+        clock: Callable[[], float] = time.time,
+        epoch_file: Path | None = None,
+    ):
         self.signer = signer
         self.clock = clock
         # Sessions die when the owner token or passcode changes.
@@ -180,8 +185,12 @@ def credential_ok(given: str, owner_token: str, passcode: str | None) -> bool:
 class Throttle:
     """Failed sign-ins per client address, in memory: MAX_FAILURES per FAILURE_WINDOW."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic,
-                 max_failures: int = MAX_FAILURES, window: float = FAILURE_WINDOW):
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        max_failures: int = MAX_FAILURES,
+        window: float = FAILURE_WINDOW,
+    ):
         self.clock = clock
         self.max_failures = max_failures
         self.window = window

@@ -21,9 +21,9 @@ from .proposals import Proposal, ProposalQueue, tomb_key
 from .redact import redact
 from .review import LIST_BODY_CHARS, TOMBSTONES, Review
 
-PAGE_ROWS = 50          # activity rows per page
-MAX_SCAN = 2_000        # commits one activity page may walk looking for matches
-MAX_DIFF_FILES = 50     # files shown with their diff on a commit page
+PAGE_ROWS = 50  # activity rows per page
+MAX_SCAN = 2_000  # commits one activity page may walk looking for matches
+MAX_DIFF_FILES = 50  # files shown with their diff on a commit page
 # Diff text per proposal card: the list clips as brain_proposals does (five 1 MiB
 # proposals made a 6.4 MB page); one proposal's own page stays under ~100 KB.
 CARD_CHARS = LIST_BODY_CHARS
@@ -50,10 +50,19 @@ def when(t: dt.datetime) -> str:
 def commit_row(c: CommitInfo) -> dict[str, Any]:
     """What Activity shows of one commit: door, tool and client from its trailers."""
     t = c.trailers
-    return {"sha": c.sha, "short": c.sha[:12], "time": when(c.time), "subject": redact(c.subject),
-            "door": c.door, "tool": t.get("Cortex-Tool", ""),
-            "client": t.get("Cortex-Client", ""), "author": c.author, "hand_made": c.door == "hand-made",
-            "files": list(c.files[:5]), "more_files": max(0, len(c.files) - 5)}
+    return {
+        "sha": c.sha,
+        "short": c.sha[:12],
+        "time": when(c.time),
+        "subject": redact(c.subject),
+        "door": c.door,
+        "tool": t.get("Cortex-Tool", ""),
+        "client": t.get("Cortex-Client", ""),
+        "author": c.author,
+        "hand_made": c.door == "hand-made",
+        "files": list(c.files[:5]),
+        "more_files": max(0, len(c.files) - 5),
+    }
 
 
 def _value(v: Any) -> str:
@@ -99,17 +108,27 @@ class Pages:
     def card(self, p: Proposal, head: str | None, now: float, max_chars: int = CARD_CHARS) -> dict[str, Any]:
         """One open proposal for display: who, why, age and a diff against the note at the head, clipped."""
         current, after, cannot = self.review.preview(p, head)
-        rows = diff_rows(redact(current) if current is not None else None, redact(after), p.path,
-                         max_chars=max_chars)
-        return {"id": p.id, "guest": p.guest, "path": p.path, "mode": p.mode, "why": redact(p.why),
-                "state": p.state, "created": p.created_iso(), "age": ago(now - p.created),
-                "exists": current is not None, "rows": rows, "cannot_apply": cannot}
+        rows = diff_rows(redact(current) if current is not None else None, redact(after), p.path, max_chars=max_chars)
+        return {
+            "id": p.id,
+            "guest": p.guest,
+            "path": p.path,
+            "mode": p.mode,
+            "why": redact(p.why),
+            "state": p.state,
+            "created": p.created_iso(),
+            "age": ago(now - p.created),
+            "exists": current is not None,
+            "rows": rows,
+            "cannot_apply": cannot,
+        }
 
     def queue_or_refuse(self) -> ProposalQueue:
         """The queue, or StoreError saying why there is none (the page shows it)."""
         if self.review.queue is None:
-            raise StoreError(f"the proposal queue is {self.review.disabled or 'disabled'}; "
-                             "set REDIS_URL or install redis-server")
+            raise StoreError(
+                f"the proposal queue is {self.review.disabled or 'disabled'}; set REDIS_URL or install redis-server"
+            )
         return self.review.queue
 
     def open_cards(self) -> list[dict[str, Any]]:
@@ -126,11 +145,20 @@ class Pages:
         p = q.get(pid)
         if p is None:
             return None
-        info: dict[str, Any] = {"id": p.id, "guest": p.guest, "path": p.path, "mode": p.mode, "state": p.state,
-                                "why": redact(p.why), "created": p.created_iso(),
-                                "commit": p.extra.get("commit", ""), "reason": p.extra.get("reason", ""),
-                                "tomb_commit": p.extra.get("tomb_commit", ""),
-                                "tombstone": f"{TOMBSTONES}{tomb_key(p.path, p.digest)}.json", "card": None}
+        info: dict[str, Any] = {
+            "id": p.id,
+            "guest": p.guest,
+            "path": p.path,
+            "mode": p.mode,
+            "state": p.state,
+            "why": redact(p.why),
+            "created": p.created_iso(),
+            "commit": p.extra.get("commit", ""),
+            "reason": p.extra.get("reason", ""),
+            "tomb_commit": p.extra.get("tomb_commit", ""),
+            "tombstone": f"{TOMBSTONES}{tomb_key(p.path, p.digest)}.json",
+            "card": None,
+        }
         if p.state in ("pending", "accepting"):
             info["card"] = self.card(p, self.brain.head(), q.clock().timestamp(), PROPOSAL_PAGE_CHARS)
         return info
@@ -169,8 +197,13 @@ class Pages:
             old = self.brain.blob_bytes(ch.old_blob) if ch.old_blob else None
             new = self.brain.blob_bytes(ch.new_blob) if ch.new_blob else None
             files.append(blob_diff(ch.path, old, new))
-        return {"c": commit_row(info), "message": redact(info.message), "parents": list(info.parents),
-                "files": files, "unshown": [ch.path for ch in changes[MAX_DIFF_FILES:]]}
+        return {
+            "c": commit_row(info),
+            "message": redact(info.message),
+            "parents": list(info.parents),
+            "files": files,
+            "unshown": [ch.path for ch in changes[MAX_DIFF_FILES:]],
+        }
 
     def folder(self, folder: str) -> dict[str, Any]:
         head = self.brain.head()
@@ -185,17 +218,28 @@ class Pages:
         for path in sorted(entries):
             if not path.startswith(folder):
                 continue
-            rest = path[len(folder):]
+            rest = path[len(folder) :]
             if "/" in rest:
                 name = rest.split("/", 1)[0]
                 folders[name] = folders.get(name, 0) + 1
                 continue
             note = notes.get(path)
-            files.append({"path": path, "name": rest, "title": redact(note.title) if note else "",
-                          "retired": note.retired_reason(today) if note else None,
-                          "status": note.status if note else ""})
-        return {"folder": folder, "folders": sorted(folders.items()), "files": files, "sha": head,
-                "crumbs": _crumbs(folder)}
+            files.append(
+                {
+                    "path": path,
+                    "name": rest,
+                    "title": redact(note.title) if note else "",
+                    "retired": note.retired_reason(today) if note else None,
+                    "status": note.status if note else "",
+                }
+            )
+        return {
+            "folder": folder,
+            "folders": sorted(folders.items()),
+            "files": files,
+            "sha": head,
+            "crumbs": _crumbs(folder),
+        }
 
     def note(self, path: str) -> dict[str, Any]:
         sha, blob, note = self.brain.read(path)
@@ -209,14 +253,23 @@ class Pages:
                 superseded = None
         history, more = self.brain.history(path, limit=20)
         return {
-            "note_path": path, "sha": sha, "blob": blob, "title": redact(note.title) if markdown else path,
+            "note_path": path,
+            "sha": sha,
+            "blob": blob,
+            "title": redact(note.title) if markdown else path,
             # `title` is the page's <title> and <h1>.
-            "markdown": markdown, "html": render_markdown(_without_title(note.body, note.title)) if markdown else "",
-            "source": redact(note.text), "note_status": note.status, "retired": note.retired_reason(today),
-            "superseded_by": note.superseded_by, "superseded_link": superseded,
+            "markdown": markdown,
+            "html": render_markdown(_without_title(note.body, note.title)) if markdown else "",
+            "source": redact(note.text),
+            "note_status": note.status,
+            "retired": note.retired_reason(today),
+            "superseded_by": note.superseded_by,
+            "superseded_link": superseded,
             "frontmatter": [(k, redact(_value(v))) for k, v in note.frontmatter.items()] if markdown else [],
-            "frontmatter_error": note.frontmatter_error, "warnings": list(note.warnings),
-            "history": [commit_row(c) for c in history], "more_history": more,
+            "frontmatter_error": note.frontmatter_error,
+            "warnings": list(note.warnings),
+            "history": [commit_row(c) for c in history],
+            "more_history": more,
             "crumbs": _crumbs(str(PurePosixPath(path).parent) + "/" if "/" in path else ""),
         }
 
@@ -228,8 +281,10 @@ class Pages:
             used: dict[str, int | None] = {"asks": None, "proposals": None}
             if self.queue is not None and meters_off is None:
                 try:
-                    used = {"asks": self.queue.used("asks", policy.name),
-                            "proposals": self.queue.used("proposals", policy.name)}
+                    used = {
+                        "asks": self.queue.used("asks", policy.name),
+                        "proposals": self.queue.used("proposals", policy.name),
+                    }
                 except CortexError as exc:
                     meters_off = str(exc)
             rows.append({**policy.public(), "used": used})

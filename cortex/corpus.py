@@ -80,7 +80,8 @@ class Snapshot:
     real: dict[str, dt.datetime] = field(default_factory=dict)
     # (resolver, backlinks by target, targets by source), built on first use.
     _links: tuple[LinkResolver, dict[str, list[tuple[str, WikiLink]]], dict[str, set[str]]] | None = field(
-        default=None, repr=False)
+        default=None, repr=False
+    )
 
     def live(self, path: str, today: dt.date) -> bool:
         note = self.notes.get(path)
@@ -124,8 +125,14 @@ class Snapshot:
         self._links = (resolver, back, fwd)
 
 
-def _add_links(resolver: LinkResolver, back: dict[str, list[tuple[str, WikiLink]]], fwd: dict[str, set[str]],
-               source: str, note: Note, copy: bool = False) -> None:
+def _add_links(
+    resolver: LinkResolver,
+    back: dict[str, list[tuple[str, WikiLink]]],
+    fwd: dict[str, set[str]],
+    source: str,
+    note: Note,
+    copy: bool = False,
+) -> None:
     targets: set[str] = set()
     for link in note.links:
         target = resolver.resolve(link.target, source)

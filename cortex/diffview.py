@@ -16,17 +16,21 @@ MAX_DIFF_ROWS = 2_000  # per file; a huge rewrite says how much it left out
 Row = tuple[str, str]
 
 
-def diff_rows(old: str | None, new: str | None, path: str, limit: int = MAX_DIFF_ROWS,
-              max_chars: int | None = None) -> list[Row]:
+def diff_rows(
+    old: str | None, new: str | None, path: str, limit: int = MAX_DIFF_ROWS, max_chars: int | None = None
+) -> list[Row]:
     """Rows of a unified diff from `old` to `new` (None: the file is absent on that side).
 
     At most `limit` rows and, when given, `max_chars` characters of row text (a
     1 MiB proposal can be one line); the last row says what was left out.
     """
     lines = difflib.unified_diff(
-        (old or "").splitlines(), (new or "").splitlines(),
+        (old or "").splitlines(),
+        (new or "").splitlines(),
         fromfile=f"a/{path}" if old is not None else "/dev/null",
-        tofile=f"b/{path}" if new is not None else "/dev/null", lineterm="")
+        tofile=f"b/{path}" if new is not None else "/dev/null",
+        lineterm="",
+    )
     rows: list[Row] = []
     extra_rows = extra_chars = 0
     budget = max_chars if max_chars is not None else -1

@@ -77,8 +77,14 @@ class _Moved(Exception):
 class Editor:
     """The working-tree watcher of one brain; also its hook for tool writes."""
 
-    def __init__(self, brain: Brain, debounce_ms: int = DEBOUNCE_MS, poll_s: float = POLL_S,
-                 clock: Callable[[], float] = time.monotonic, author: str | None = None):
+    def __init__(
+        self,
+        brain: Brain,
+        debounce_ms: int = DEBOUNCE_MS,
+        poll_s: float = POLL_S,
+        clock: Callable[[], float] = time.monotonic,
+        author: str | None = None,
+    ):
         if brain.store.workdir is None:
             raise StoreError("hand edits need a repository with a working tree")
         self.brain = brain
@@ -125,9 +131,15 @@ class Editor:
 
     def status(self) -> dict[str, Any]:
         held = sorted(set(self.held.values()))
-        return {"hand_edits": {"watching": self.root, "debounce_ms": int(self.debounce * 1000),
-                               "commits": self.commits, "last_error": self.last_error,
-                               "held": held}}
+        return {
+            "hand_edits": {
+                "watching": self.root,
+                "debounce_ms": int(self.debounce * 1000),
+                "commits": self.commits,
+                "last_error": self.last_error,
+                "held": held,
+            }
+        }
 
     def _run(self) -> None:
         try:
@@ -238,8 +250,9 @@ class Editor:
                     return dict(plan.out)
 
                 try:
-                    result = self.brain.commit_change(list(plan.out), change, _subject(plan), HAND, _body(plan),
-                                                      sync=False, author=self.author)
+                    result = self.brain.commit_change(
+                        list(plan.out), change, _subject(plan), HAND, _body(plan), sync=False, author=self.author
+                    )
                 except _Moved:
                     continue
                 except StoreError as exc:
@@ -392,6 +405,8 @@ def _body(plan: _Plan) -> str:
     if plan.merged:
         lines.append(f"Merged with the server's newer change to {_names(plan.merged)} (both kept).")
     if plan.overwrote:
-        lines.append(f"Conflicting edit: this replaces the server's change at {(plan.head or '')[:12]} "
-                     f"to {_names(plan.overwrote)}; that version stays in history.")
+        lines.append(
+            f"Conflicting edit: this replaces the server's change at {(plan.head or '')[:12]} "
+            f"to {_names(plan.overwrote)}; that version stays in history."
+        )
     return "\n".join(lines)

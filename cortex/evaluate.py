@@ -88,26 +88,30 @@ def ask_part(tools, qs) -> dict:
         verified_gold += r["stamp"] == "VERIFIED" and bool(paths & set(q["gold"]))
     absent = sum(1 for q in qs if not q["gold"])
     answerable = len(qs) - absent
-    return {"stamps": dict(stamps.most_common()),
-            "answers_citing_a_gold_note": f"{cited_gold}/{cited}",
-            "cited_notes_that_are_gold": f"{quotes_gold}/{quotes}",
-            "cited_gold_share": quotes_gold / quotes if quotes else 0.0,
-            "absent_questions_stamped_not_in_brain": f"{absent_nib}/{absent}",
-            "absent_nib_share": absent_nib / absent if absent else 0.0,
-            "absent_verified": absent_stamps["VERIFIED"],
-            "absent_corrected": absent_stamps["CORRECTED"],
-            "answerable_verified_with_gold": f"{verified_gold}/{answerable}",
-            "answerable_verified_gold_share": verified_gold / answerable if answerable else 0.0}
+    return {
+        "stamps": dict(stamps.most_common()),
+        "answers_citing_a_gold_note": f"{cited_gold}/{cited}",
+        "cited_notes_that_are_gold": f"{quotes_gold}/{quotes}",
+        "cited_gold_share": quotes_gold / quotes if quotes else 0.0,
+        "absent_questions_stamped_not_in_brain": f"{absent_nib}/{absent}",
+        "absent_nib_share": absent_nib / absent if absent else 0.0,
+        "absent_verified": absent_stamps["VERIFIED"],
+        "absent_corrected": absent_stamps["CORRECTED"],
+        "answerable_verified_with_gold": f"{verified_gold}/{answerable}",
+        "answerable_verified_gold_share": verified_gold / answerable if answerable else 0.0,
+    }
 
 
 def ask_line(label: str, a: dict) -> str:
-    return (f"ask ({label}): absent NOT IN BRAIN {a['absent_questions_stamped_not_in_brain']} "
-            f"({a['absent_nib_share']:.0%}), absent VERIFIED {a['absent_verified']} "
-            f"(CORRECTED {a['absent_corrected']}); "
-            f"answerable VERIFIED citing a gold note {a['answerable_verified_with_gold']} "
-            f"({a['answerable_verified_gold_share']:.0%}); cited notes that are gold "
-            f"{a['cited_notes_that_are_gold']} ({a['cited_gold_share']:.0%}); answers citing a gold "
-            f"note {a['answers_citing_a_gold_note']}; stamps {a['stamps']}")
+    return (
+        f"ask ({label}): absent NOT IN BRAIN {a['absent_questions_stamped_not_in_brain']} "
+        f"({a['absent_nib_share']:.0%}), absent VERIFIED {a['absent_verified']} "
+        f"(CORRECTED {a['absent_corrected']}); "
+        f"answerable VERIFIED citing a gold note {a['answerable_verified_with_gold']} "
+        f"({a['answerable_verified_gold_share']:.0%}); cited notes that are gold "
+        f"{a['cited_notes_that_are_gold']} ({a['cited_gold_share']:.0%}); answers citing a gold "
+        f"note {a['answers_citing_a_gold_note']}; stamps {a['stamps']}"
+    )
 
 
 class StubMessagesServer:
@@ -129,8 +133,9 @@ class StubMessagesServer:
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                stub.requests.append({"body": body, "auth": self.headers.get("x-api-key")
-                                      or self.headers.get("authorization")})
+                stub.requests.append(
+                    {"body": body, "auth": self.headers.get("x-api-key") or self.headers.get("authorization")}
+                )
                 status, payload = stub.respond(body)
                 data = json.dumps(payload).encode()
                 self.send_response(status)
@@ -152,15 +157,23 @@ class StubMessagesServer:
 
     @staticmethod
     def message(content: list, stop: str) -> dict:
-        return {"id": "msg_1", "type": "message", "role": "assistant", "model": "stub-model",
-                "content": content, "stop_reason": stop, "stop_sequence": None,
-                "usage": {"input_tokens": 1234, "output_tokens": 56}}
+        return {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "stub-model",
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 1234, "output_tokens": 56},
+        }
 
     @classmethod
     def tool_reply(cls, tool_input: dict) -> tuple[int, dict]:
         """A 200 reply that calls the `answer` tool with `tool_input`."""
-        return 200, cls.message([{"type": "tool_use", "id": "toolu_1", "name": "answer",
-                                  "input": tool_input}], "tool_use")
+        return 200, cls.message(
+            [{"type": "tool_use", "id": "toolu_1", "name": "answer", "input": tool_input}], "tool_use"
+        )
 
 
 # One file of a rendered pack: its header line, then its text up to the next header.
@@ -174,7 +187,7 @@ def unpack(prompt: str) -> tuple[list[tuple[str, str | None, str, str]], str]:
     files = []
     for i, m in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
-        files.append((m.group(1), m.group(2), m.group(3), body[m.end() + 1:end]))
+        files.append((m.group(1), m.group(2), m.group(3), body[m.end() + 1 : end]))
     return files, question
 
 
@@ -195,14 +208,20 @@ def stub_model(brain) -> Callable[[dict], tuple[int, dict]]:
         snap = brain.snapshot()
         day = brain.today()
         _, weights, holders, _ = evidence(brain, snap, question, {p for p in snap.notes if usable(snap, p, day, False)})
-        pack = Pack(sha=snap.sha, files=[PackedFile(tag, path, snap.notes[path], text, parts)
-                                         for path, parts, tag, text in files],
-                    weights=weights, holders=holders)
+        pack = Pack(
+            sha=snap.sha,
+            files=[PackedFile(tag, path, snap.notes[path], text, parts) for path, parts, tag, text in files],
+            weights=weights,
+            holders=holders,
+        )
         reply = reader.read(question, pack)
-        return StubMessagesServer.tool_reply({
-            "answer": reply.answer,
-            "citations": [{"tag": t, "quote": q} for t, q in reply.citations],
-            "not_in_brain": reply.not_in_brain})
+        return StubMessagesServer.tool_reply(
+            {
+                "answer": reply.answer,
+                "citations": [{"tag": t, "quote": q} for t, q in reply.citations],
+                "not_in_brain": reply.not_in_brain,
+            }
+        )
 
     return respond
 
@@ -219,21 +238,24 @@ def main(args) -> int:
     by_kind = collections.Counter(q.get("kind", "?") for q in qs)
     print(f"eval brain: {len(brain.snapshot().notes)} notes; {len(qs)} questions {dict(by_kind)}")
     r = retrieval(tools, qs)
-    print("retrieval (brain_search, default filters): " +
-          ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in r.items()))
+    print(
+        "retrieval (brain_search, default filters): "
+        + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in r.items())
+    )
     for kind in sorted(by_kind):
         sub = [q for q in qs if q.get("kind") == kind and q["gold"]]
         if sub:
             rk = retrieval(tools, sub)
-            print(f"  {kind:<11} n={rk['questions']:<4} recall@1 {rk['recall@1']:.3f}  recall@5 "
-                  f"{rk['recall@5']:.3f}  recall@10 {rk['recall@10']:.3f}  MRR {rk['MRR']:.3f}")
+            print(
+                f"  {kind:<11} n={rk['questions']:<4} recall@1 {rk['recall@1']:.3f}  recall@5 "
+                f"{rk['recall@5']:.3f}  recall@10 {rk['recall@10']:.3f}  MRR {rk['MRR']:.3f}"
+            )
     if not getattr(args, "no_ask", False):
         print(ask_line("offline reader", ask_part(tools, qs)))
         model_asker = Asker(brain, OfflineReader())  # replaced below, once the stub runs
         stub = StubMessagesServer(lambda body: (500, {}))
         try:
-            model_asker.reader = AnthropicReader("stub-model", "eval-key-not-real", timeout=30.0,
-                                                 base_url=stub.url)
+            model_asker.reader = AnthropicReader("stub-model", "eval-key-not-real", timeout=30.0, base_url=stub.url)
             stub.respond = stub_model(brain)
             print(ask_line("model reader, stub model", ask_part(Tools(brain, model_asker), qs)))
             model_asker.sweep, model_asker.cache = 0, type(model_asker.cache)()
@@ -253,10 +275,12 @@ def bar_table(bars: list[float]) -> list[str]:
     rows = ["bar   absent NOT IN BRAIN (VERIFIED)   answerable VERIFIED with gold   cited notes gold"]
     for bar in bars:
         a = ask_part(Tools(brain, Asker(brain, OfflineReader(bar))), qs)
-        rows.append(f"{bar:<5} {a['absent_questions_stamped_not_in_brain']:>6} ({a['absent_nib_share']:.0%}) "
-                    f"({a['absent_verified']:>2})"
-                    f"        {a['answerable_verified_with_gold']:>8} ({a['answerable_verified_gold_share']:.0%})"
-                    f"              {a['cited_notes_that_are_gold']:>8} ({a['cited_gold_share']:.0%})")
+        rows.append(
+            f"{bar:<5} {a['absent_questions_stamped_not_in_brain']:>6} ({a['absent_nib_share']:.0%}) "
+            f"({a['absent_verified']:>2})"
+            f"        {a['answerable_verified_with_gold']:>8} ({a['answerable_verified_gold_share']:.0%})"
+            f"              {a['cited_notes_that_are_gold']:>8} ({a['cited_gold_share']:.0%})"
+        )
     return rows
 
 

@@ -32,7 +32,7 @@ _BLOB_MODES = (pygit2.GIT_FILEMODE_BLOB, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE)
 STALE_LOCK_SECONDS = 2.0
 
 Changes = dict[str, bytes | None]  # path -> new bytes, or None to delete
-Identity = tuple[str, str]          # (name, email) of a commit's author
+Identity = tuple[str, str]  # (name, email) of a commit's author
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ class WriteResult:
     old_blobs: dict[str, str | None]
     new_blobs: dict[str, str | None]
     retries: int
-    push: str | None = None       # hosted mode: "pushed" or "pending" (kept locally, retried)
+    push: str | None = None  # hosted mode: "pushed" or "pending" (kept locally, retried)
     push_note: str | None = None  # why a push is pending; never holds a credential
 
 
@@ -150,8 +150,10 @@ class GitStore:
         """The branch HEAD names (a repository on `master` is served from `master`)."""
         if self._repo.head_is_detached:
             at = str(self._repo.head.target)[:12]
-            raise StoreError(f"HEAD is detached (at {at}) in {self.path}: Cortex serves a branch. "
-                             "Check one out (git switch <branch>) or set CORTEX_BRANCH")
+            raise StoreError(
+                f"HEAD is detached (at {at}) in {self.path}: Cortex serves a branch. "
+                "Check one out (git switch <branch>) or set CORTEX_BRANCH"
+            )
         target = self._repo.references["HEAD"].target
         return str(target).removeprefix("refs/heads/")
 
@@ -170,18 +172,28 @@ class GitStore:
         with self._lock:
             others = [b for b in self.branches() if b != self.branch]
             if self.head() is None and others:
-                return (f"branch {self.branch} has no commits, but the repository has {', '.join(others[:5])}: "
-                        f"check out the branch with the notes (git switch {others[0]}) or set CORTEX_BRANCH")
+                return (
+                    f"branch {self.branch} has no commits, but the repository has {', '.join(others[:5])}: "
+                    f"check out the branch with the notes (git switch {others[0]}) or set CORTEX_BRANCH"
+                )
             if self.workdir is not None and self._repo.state() != pygit2.enums.RepositoryState.NONE:
-                return (f"a merge, rebase or cherry-pick is under way in {self.path}: finish or abort it "
-                        "(git merge --abort, git rebase --abort), then start Cortex")
+                return (
+                    f"a merge, rebase or cherry-pick is under way in {self.path}: finish or abort it "
+                    "(git merge --abort, git rebase --abort), then start Cortex"
+                )
             return None
 
     # -- creating ---------------------------------------------------------
 
     @staticmethod
-    def init(path: str | Path, files: Mapping[str, bytes], *, bare: bool = False,
-             message: str = "init: brain from template", branch: str = "main") -> "GitStore":
+    def init(
+        path: str | Path,
+        files: Mapping[str, bytes],
+        *,
+        bare: bool = False,
+        message: str = "init: brain from template",
+        branch: str = "main",
+    ) -> "GitStore":
         """Make a new repository on `branch` whose first commit holds `files`."""
         repo = pygit2.init_repository(str(path), bare=bare, initial_head=branch)
         store = GitStore(path, branch)
@@ -210,8 +222,9 @@ class GitStore:
             f.writelines(f"{name}\n" for name in exclude)
         return GitStore(path, branch)
 
-    def commit_tree_as_is(self, extra: Mapping[str, bytes], message: str, author: Identity | None,
-                          progress: Callable[[str], None]) -> tuple[str, int]:
+    def commit_tree_as_is(
+        self, extra: Mapping[str, bytes], message: str, author: Identity | None, progress: Callable[[str], None]
+    ) -> tuple[str, int]:
         """The first commit of a working tree: every file as it is on disk (ignore rules kept),
         plus `extra` files written first. (commit SHA, files committed)."""
         wd = self.workdir
@@ -301,11 +314,13 @@ class GitStore:
                     if new_ok:
                         changes.append(Change(delta.new_file.path, None, str(delta.new_file.id)))
                     continue
-                changes.append(Change(
-                    delta.new_file.path,
-                    str(delta.old_file.id) if old_ok and delta.status != pygit2.GIT_DELTA_ADDED else None,
-                    str(delta.new_file.id) if new_ok and delta.status != pygit2.GIT_DELTA_DELETED else None,
-                ))
+                changes.append(
+                    Change(
+                        delta.new_file.path,
+                        str(delta.old_file.id) if old_ok and delta.status != pygit2.GIT_DELTA_ADDED else None,
+                        str(delta.new_file.id) if new_ok and delta.status != pygit2.GIT_DELTA_DELETED else None,
+                    )
+                )
             return changes
 
     def blob_at(self, sha: str, path: str) -> str | None:
@@ -343,15 +358,17 @@ class GitStore:
                     return None
                 commit = commit.parents[0]
 
-    def history(self, path: str | None = None, limit: int = 20,
-                before: str | None = None) -> tuple[list[CommitInfo], bool]:
+    def history(
+        self, path: str | None = None, limit: int = 20, before: str | None = None
+    ) -> tuple[list[CommitInfo], bool]:
         """Commits newest first (touching `path` if given), and whether more remain."""
         with self._lock:
             start = before if before else self.head()
             if start is None:
                 return [], False
-            walker = self._repo.walk(self._repo[start].id,
-                                     pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME)
+            walker = self._repo.walk(
+                self._repo[start].id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
+            )
             out: list[CommitInfo] = []
             for commit in walker:
                 if before and str(commit.id) == start:
@@ -361,11 +378,16 @@ class GitStore:
                     continue
                 if len(out) == limit:
                     return out, True
-                out.append(CommitInfo(
-                    sha=str(commit.id), time=_commit_time(commit), message=commit.message,
-                    author=commit.author.name, parents=tuple(str(p) for p in commit.parent_ids),
-                    files=tuple(files),
-                ))
+                out.append(
+                    CommitInfo(
+                        sha=str(commit.id),
+                        time=_commit_time(commit),
+                        message=commit.message,
+                        author=commit.author.name,
+                        parents=tuple(str(p) for p in commit.parent_ids),
+                        files=tuple(files),
+                    )
+                )
             return out, False
 
     def find_trailer(self, sha: str, key: str, value: str, limit: int) -> str | None:
@@ -388,9 +410,14 @@ class GitStore:
                 commit = self._repo[sha].peel(pygit2.Commit)
             except (KeyError, ValueError, pygit2.GitError) as exc:
                 raise StoreError(f"unknown commit {sha!r}") from exc
-            return CommitInfo(sha=str(commit.id), time=_commit_time(commit), message=commit.message,
-                              author=commit.author.name, parents=tuple(str(p) for p in commit.parent_ids),
-                              files=tuple(self._changed_files(commit)))
+            return CommitInfo(
+                sha=str(commit.id),
+                time=_commit_time(commit),
+                message=commit.message,
+                author=commit.author.name,
+                parents=tuple(str(p) for p in commit.parent_ids),
+                files=tuple(self._changed_files(commit)),
+            )
 
     def _changed_files(self, commit: pygit2.Commit) -> list[str]:
         if commit.parents:
@@ -401,8 +428,9 @@ class GitStore:
 
     # -- writing ----------------------------------------------------------
 
-    def commit(self, change: Callable[[View], Changes], message: str,
-               max_retries: int = 50, author: Identity | None = None) -> WriteResult:
+    def commit(
+        self, change: Callable[[View], Changes], message: str, max_retries: int = 50, author: Identity | None = None
+    ) -> WriteResult:
         """Apply `change` to the head and move the branch by compare-and-swap.
 
         `change` receives a View of the head and returns the files to set or delete;
@@ -431,8 +459,10 @@ class GitStore:
             if others:
                 # Never a second root: a write to an unborn branch beside others would
                 # start a history that holds none of the notes.
-                raise StoreError(f"branch {self.branch} has no commits while the repository has "
-                                 f"{', '.join(sorted(others)[:5])}; nothing was committed")
+                raise StoreError(
+                    f"branch {self.branch} has no commits while the repository has "
+                    f"{', '.join(sorted(others)[:5])}; nothing was committed"
+                )
             view = View(self, head)
             changes = change(view)
             why = self.collision(head, changes)
@@ -549,8 +579,11 @@ class GitStore:
                 builder.insert(name, blob, pygit2.GIT_FILEMODE_BLOB)
         for name, sub in folders.items():
             existing = builder.get(name)
-            subtree = (self._repo[existing.id] if existing is not None
-                       and existing.filemode == pygit2.GIT_FILEMODE_TREE else None)
+            subtree = (
+                self._repo[existing.id]
+                if existing is not None and existing.filemode == pygit2.GIT_FILEMODE_TREE
+                else None
+            )
             new_id = self._rebuild(subtree, sub)
             if new_id is None:
                 if existing is not None:
@@ -643,8 +676,9 @@ class GitStore:
 
     # -- a working tree (hand edits) ----------------------------------------
 
-    def update_workdir(self, paths: Mapping[str, bytes | None],
-                       expected: Mapping[str, bytes | None]) -> dict[str, bytes | None]:
+    def update_workdir(
+        self, paths: Mapping[str, bytes | None], expected: Mapping[str, bytes | None]
+    ) -> dict[str, bytes | None]:
         """Write committed files into the working tree where the disk still matches `expected`.
 
         Returns the files written. A file whose disk bytes differ from `expected`
@@ -708,8 +742,11 @@ class GitStore:
                     if blob is None:
                         if path in index:
                             index.remove(path)
-                    elif target is not None and read_file(target) is not None and \
-                            hash_blob(read_file(target) or b"") == blob:
+                    elif (
+                        target is not None
+                        and read_file(target) is not None
+                        and hash_blob(read_file(target) or b"") == blob
+                    ):
                         index.add(path)  # from disk: keeps the stat cache fresh
                     else:
                         index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=blob), pygit2.GIT_FILEMODE_BLOB))
@@ -744,8 +781,11 @@ class GitStore:
     def merge_text(self, base: bytes | None, ours: bytes, theirs: bytes) -> bytes | None:
         """A three-way merge of one file's bytes (Git's own line merge); None when it conflicts."""
         with self._lock:
-            entry = lambda data: pygit2.IndexEntry("note.md", self._repo.create_blob(data),  # noqa: E731
-                                                   pygit2.GIT_FILEMODE_BLOB)
+            entry = lambda data: pygit2.IndexEntry(
+                "note.md",
+                self._repo.create_blob(data),  # noqa: E731
+                pygit2.GIT_FILEMODE_BLOB,
+            )
             result = self._repo.merge_file_from_index(entry(base or b""), entry(ours), entry(theirs))
             if not result.automergeable:
                 return None
@@ -760,8 +800,9 @@ class GitStore:
         An empty remote gives an empty clone on `branch` (default main).
         """
         try:
-            repo = pygit2.clone_repository(url, str(path), bare=True, callbacks=auth.callbacks(),
-                                           checkout_branch=branch)
+            repo = pygit2.clone_repository(
+                url, str(path), bare=True, callbacks=auth.callbacks(), checkout_branch=branch
+            )
         except (pygit2.GitError, ValueError, OSError) as exc:
             raise StoreError(f"could not clone {auth.display(url)}: {auth.scrub(str(exc))}") from None
         if repo.head_is_unborn and not list(repo.branches.local):
@@ -801,7 +842,8 @@ class GitStore:
         with self._net_lock:
             try:
                 self._net().remotes["origin"].fetch(
-                    [f"+refs/heads/{self.branch}:{self.tracking_ref}"], callbacks=auth.callbacks())
+                    [f"+refs/heads/{self.branch}:{self.tracking_ref}"], callbacks=auth.callbacks()
+                )
             except (pygit2.GitError, KeyError, OSError) as exc:
                 raise StoreError(f"fetch failed: {auth.scrub(str(exc))}") from None
         return self.tracking_head()
@@ -865,8 +907,9 @@ class GitStore:
     def commits_between(self, base: str | None, tip: str) -> list[str]:
         """Commits reachable from `tip` and not from `base`, oldest first."""
         with self._lock:
-            walker = self._repo.walk(pygit2.Oid(hex=tip), pygit2.enums.SortMode.TOPOLOGICAL
-                                     | pygit2.enums.SortMode.REVERSE)
+            walker = self._repo.walk(
+                pygit2.Oid(hex=tip), pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
+            )
             if base:
                 walker.hide(pygit2.Oid(hex=base))
             return [str(c.id) for c in walker]
@@ -889,14 +932,22 @@ class GitStore:
             onto_commit = self._repo[onto].peel(pygit2.Commit)
             deltas = list(base_tree.diff_to_tree(commit.tree).deltas)
             ours_changed = {d.new_file.path for d in deltas}
-            why = self.collision(onto, {d.new_file.path: (None if d.status == pygit2.GIT_DELTA_DELETED else b"")
-                                        for d in deltas})
+            why = self.collision(
+                onto, {d.new_file.path: (None if d.status == pygit2.GIT_DELTA_DELETED else b"") for d in deltas}
+            )
             if why:  # kept locally and reported: the owner decides, nothing is deleted
-                raise PathCollision(f"cannot replay {sha[:12]} on the remote's {onto[:12]}: "
-                                    + why.replace("nothing was committed", "the commit stays pending"))
+                raise PathCollision(
+                    f"cannot replay {sha[:12]} on the remote's {onto[:12]}: "
+                    + why.replace("nothing was committed", "the commit stays pending")
+                )
             theirs_changed = {d.new_file.path for d in base_tree.diff_to_tree(onto_commit.tree).deltas}
-            index = self._repo.merge_trees(base_tree, onto_commit.tree, commit.tree,
-                                           favor=pygit2.enums.MergeFavor.UNION, flags=pygit2.enums.MergeFlag(0))
+            index = self._repo.merge_trees(
+                base_tree,
+                onto_commit.tree,
+                commit.tree,
+                favor=pygit2.enums.MergeFavor.UNION,
+                flags=pygit2.enums.MergeFlag(0),
+            )
             overwrote = []
             if index.conflicts is not None:
                 for ancestor, ours, theirs in list(index.conflicts):
@@ -920,6 +971,7 @@ class GitStore:
             message += "".join(f"Cortex-Overwrote: {p} at {onto[:12]}\n" for p in overwrote)
             oid = self._repo.create_commit(None, commit.author, self._signature(), message, tree, [onto_commit.id])
             return str(oid)
+
 
 class Auth:
     """Credentials for one remote, from the environment; never logged or put in a URL."""
@@ -1026,6 +1078,7 @@ def write_file_atomic(target: Path, data: bytes) -> None:
         f.write(data)
     os.chmod(tmp, mode)
     os.replace(tmp, target)
+
 
 def _commit_time(commit: pygit2.Commit) -> dt.datetime:
     tz = dt.timezone(dt.timedelta(minutes=commit.commit_time_offset))

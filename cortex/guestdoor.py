@@ -33,14 +33,24 @@ from .tools import Tools
 GUEST_INSTRUCTIONS = (
     "A guest door to someone's brain of notes. brain_ask answers questions from the part of the "
     "brain the owner shared with you, and stamps how well each answer is checked. brain_propose "
-    "suggests a note; nothing you send reaches the brain until the owner accepts it.")
+    "suggests a note; nothing you send reaches the brain until the owner accepts it."
+)
 STATE_KEY = "cortex_guest"
 # Anything shaped like a note path: masked when the policy hides citations.
 _PATHLIKE = re.compile(r"[\w./\\%-]*[\w-]\.md\b")
 _QUOTE_KEEP = ("stamp", "reason")
 _QUOTE_CITED = ("quote", "path", "heading", "old_claim", "superseded_by")
-_REPLY_KEEP = ("answer", "stamp", "stamp_reason", "coverage", "sha", "cached", "reader",
-               "notes_read", "unread_matching")
+_REPLY_KEEP = (
+    "answer",
+    "stamp",
+    "stamp_reason",
+    "coverage",
+    "sha",
+    "cached",
+    "reader",
+    "notes_read",
+    "unread_matching",
+)
 
 
 def _mask(value: Any) -> Any:
@@ -67,8 +77,14 @@ def guest_reply(result: dict[str, Any], citations: bool) -> dict[str, Any]:
 class GuestDoors:
     """The guest MCPServer, the policy lookup by secret, and the door's health."""
 
-    def __init__(self, tools: Tools, book: GuestBook, queue: ProposalQueue | None,
-                 disabled: str | None, security: TransportSecuritySettings):
+    def __init__(
+        self,
+        tools: Tools,
+        book: GuestBook,
+        queue: ProposalQueue | None,
+        disabled: str | None,
+        security: TransportSecuritySettings,
+    ):
         self.tools = tools
         self.book = book
         self.queue = queue
@@ -132,8 +148,13 @@ class GuestDoors:
         if q.take("asks", policy.name, policy.daily_asks) is None:
             raise BadInput(f"daily ask limit reached ({policy.daily_asks} per day); try again tomorrow")
         try:
-            result = self.tools.ask(question, k=min(k or policy.max_k, policy.max_k), as_of=None,
-                                    scope=list(policy.scopes), door=f"guest:{policy.name}")
+            result = self.tools.ask(
+                question,
+                k=min(k or policy.max_k, policy.max_k),
+                as_of=None,
+                scope=list(policy.scopes),
+                door=f"guest:{policy.name}",
+            )
         except Exception:
             q.refund("asks", policy.name)  # a failed ask is not counted
             raise
@@ -141,8 +162,7 @@ class GuestDoors:
             q.refund("asks", policy.name)  # a cache hit is free
         return guest_reply(result, policy.citations)
 
-    def propose(self, policy: GuestPolicy, path: str, content: str, mode: str,
-                why: str | None) -> dict[str, Any]:
+    def propose(self, policy: GuestPolicy, path: str, content: str, mode: str, why: str | None) -> dict[str, Any]:
         if mode not in ("create", "replace", "append"):
             raise BadInput("mode must be create, replace or append")
         path = self.tools.brain.resolve(check_path(path))
@@ -156,11 +176,18 @@ class GuestDoors:
         check_text(why, "why")
         if len(why) > MAX_WHY_CHARS:
             raise BadInput(f"why is longer than {MAX_WHY_CHARS} characters")
-        proposal, new = self._queue().admit(policy.name, path, mode, content, why, policy.daily_proposals,
-                                            policy.max_pending)
-        reply = {"id": proposal.id, "state": proposal.state, "path": proposal.path, "mode": proposal.mode,
-                 "digest": proposal.digest, "queued": proposal.created_iso(),
-                 "note": "queued for the owner's review; nothing reaches the brain until the owner accepts it"}
+        proposal, new = self._queue().admit(
+            policy.name, path, mode, content, why, policy.daily_proposals, policy.max_pending
+        )
+        reply = {
+            "id": proposal.id,
+            "state": proposal.state,
+            "path": proposal.path,
+            "mode": proposal.mode,
+            "digest": proposal.digest,
+            "queued": proposal.created_iso(),
+            "note": "queued for the owner's review; nothing reaches the brain until the owner accepts it",
+        }
         if not new:
             reply["note"] = "already queued (the same proposal was sent before); " + reply["note"]
         return reply
@@ -168,8 +195,9 @@ class GuestDoors:
     def _server(self) -> MCPServer:
         from .doors import OneLineMCPServer, run_tool
 
-        mcp = OneLineMCPServer(name="cortex-guest", version=__version__, instructions=GUEST_INSTRUCTIONS,
-                               log_level="WARNING")
+        mcp = OneLineMCPServer(
+            name="cortex-guest", version=__version__, instructions=GUEST_INSTRUCTIONS, log_level="WARNING"
+        )
         door = self
 
         def guarded(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
@@ -187,8 +215,9 @@ class GuestDoors:
             return guarded(lambda: door.ask(policy, question, k))
 
         @mcp.tool()
-        def brain_propose(ctx: Context, path: str, content: str,
-                          mode: Literal["create", "replace", "append"], why: str | None = None) -> dict[str, Any]:
+        def brain_propose(
+            ctx: Context, path: str, content: str, mode: Literal["create", "replace", "append"], why: str | None = None
+        ) -> dict[str, Any]:
             """Propose a note change (create, replace or append) for the owner to review. The path must be inside the part of the brain shared with you. Nothing changes until the owner accepts; the reply gives the proposal's id."""
             policy = door._policy(ctx)
             return guarded(lambda: door.propose(policy, path, content, mode, why))
@@ -216,5 +245,4 @@ def guest_parts(parts: Parts) -> dict[str, Any]:
         except QueueUnavailable:
             pass  # admission reloads them when Redis answers (the marker key is missing)
 
-    return {"review": review, "guest_doors": doors, "health": doors.health,
-            "on_startup": [load_tombstones]}
+    return {"review": review, "guest_doors": doors, "health": doors.health, "on_startup": [load_tombstones]}

@@ -29,11 +29,20 @@ from .paths import check_path
 GUEST_DIR = ".cortex/guests/"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
-MAX_K = 20            # the ask tool's own cap
+MAX_K = 20  # the ask tool's own cap
 MAX_DAILY = 100_000
 DEFAULTS = GUEST_DEFAULTS
-FIELDS = ("name", "scopes", "max_k", "daily_asks", "daily_proposals", "citations", "created", "secret_sha256",
-          "max_pending")
+FIELDS = (
+    "name",
+    "scopes",
+    "max_k",
+    "daily_asks",
+    "daily_proposals",
+    "citations",
+    "created",
+    "secret_sha256",
+    "max_pending",
+)
 # Fields added after policies were first written: a policy without one gets the default.
 OPTIONAL = {"max_pending"}
 
@@ -108,9 +117,13 @@ class GuestPolicy:
         missing = [f for f in FIELDS if f not in data and f not in OPTIONAL]
         unknown = sorted(set(data) - set(FIELDS))
         if missing or unknown:
-            raise PolicyError("policy " + "; ".join(
-                ([f"is missing {', '.join(missing)}"] if missing else []) +
-                ([f"has unknown keys {', '.join(unknown)}"] if unknown else [])))
+            raise PolicyError(
+                "policy "
+                + "; ".join(
+                    ([f"is missing {', '.join(missing)}"] if missing else [])
+                    + ([f"has unknown keys {', '.join(unknown)}"] if unknown else [])
+                )
+            )
         name = check_name(data["name"])
         if expected_name is not None and name != expected_name:
             raise PolicyError(f"policy name {name!r} does not match its file name {expected_name!r}")
@@ -123,31 +136,42 @@ class GuestPolicy:
             raise PolicyError("created must be an ISO-8601 time")
         if not isinstance(data["secret_sha256"], str) or not _HEX64.match(data["secret_sha256"]):
             raise PolicyError("secret_sha256 must be 64 lowercase hex digits")
-        return cls(name=name, scopes=tuple(check_scope(s) for s in scopes),
-                   max_k=_check_int(data["max_k"], "max_k", 1, MAX_K),
-                   daily_asks=_check_int(data["daily_asks"], "daily_asks", 0, MAX_DAILY),
-                   daily_proposals=_check_int(data["daily_proposals"], "daily_proposals", 0, MAX_DAILY),
-                   citations=data["citations"], created=data["created"], secret_sha256=data["secret_sha256"],
-                   max_pending=_check_int(data.get("max_pending", DEFAULTS["max_pending"]), "max_pending",
-                                          1, QUEUE_CAP))
+        return cls(
+            name=name,
+            scopes=tuple(check_scope(s) for s in scopes),
+            max_k=_check_int(data["max_k"], "max_k", 1, MAX_K),
+            daily_asks=_check_int(data["daily_asks"], "daily_asks", 0, MAX_DAILY),
+            daily_proposals=_check_int(data["daily_proposals"], "daily_proposals", 0, MAX_DAILY),
+            citations=data["citations"],
+            created=data["created"],
+            secret_sha256=data["secret_sha256"],
+            max_pending=_check_int(data.get("max_pending", DEFAULTS["max_pending"]), "max_pending", 1, QUEUE_CAP),
+        )
 
     def public(self) -> dict[str, Any]:
         """What `cortex guest list` shows: everything but the hash."""
-        return {"name": self.name, "scopes": list(self.scopes), "max_k": self.max_k,
-                "daily_asks": self.daily_asks, "daily_proposals": self.daily_proposals,
-                "max_pending": self.max_pending, "citations": self.citations, "created": self.created}
+        return {
+            "name": self.name,
+            "scopes": list(self.scopes),
+            "max_k": self.max_k,
+            "daily_asks": self.daily_asks,
+            "daily_proposals": self.daily_proposals,
+            "max_pending": self.max_pending,
+            "citations": self.citations,
+            "created": self.created,
+        }
 
 
 def parse_policy(path: str, data: bytes) -> GuestPolicy:
     """The policy in file `path`, or PolicyError saying why it is unusable."""
-    stem = path[len(GUEST_DIR):]
+    stem = path[len(GUEST_DIR) :]
     if "/" in stem or not stem.endswith(".json"):
         raise PolicyError("not a policy file: policies are .cortex/guests/<name>.json")
     try:
         parsed = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PolicyError(f"not valid JSON: {exc}") from None
-    return GuestPolicy.validate(parsed, expected_name=stem[:-len(".json")])
+    return GuestPolicy.validate(parsed, expected_name=stem[: -len(".json")])
 
 
 class GuestBook:
@@ -196,28 +220,44 @@ class GuestBook:
         return found
 
 
-def add_guest(brain: Brain, name: str, scopes: list[str], *, max_k: int | None = None,
-              daily_asks: int | None = None, daily_proposals: int | None = None,
-              citations: bool = False, max_pending: int | None = None) -> tuple[GuestPolicy, str, str]:
+def add_guest(
+    brain: Brain,
+    name: str,
+    scopes: list[str],
+    *,
+    max_k: int | None = None,
+    daily_asks: int | None = None,
+    daily_proposals: int | None = None,
+    citations: bool = False,
+    max_pending: int | None = None,
+) -> tuple[GuestPolicy, str, str]:
     """Commit a new guest's policy; (policy, secret, commit SHA). The secret is not stored."""
     secret = secrets.token_urlsafe(32)
-    policy = GuestPolicy.validate({
-        "name": name, "scopes": list(dict.fromkeys(scopes)),
-        "max_k": DEFAULTS["max_k"] if max_k is None else max_k,
-        "daily_asks": DEFAULTS["daily_asks"] if daily_asks is None else daily_asks,
-        "daily_proposals": DEFAULTS["daily_proposals"] if daily_proposals is None else daily_proposals,
-        "max_pending": DEFAULTS["max_pending"] if max_pending is None else max_pending,
-        "citations": citations, "created": brain.now().isoformat(timespec="seconds"),
-        "secret_sha256": hash_secret(secret),
-    })
+    policy = GuestPolicy.validate(
+        {
+            "name": name,
+            "scopes": list(dict.fromkeys(scopes)),
+            "max_k": DEFAULTS["max_k"] if max_k is None else max_k,
+            "daily_asks": DEFAULTS["daily_asks"] if daily_asks is None else daily_asks,
+            "daily_proposals": DEFAULTS["daily_proposals"] if daily_proposals is None else daily_proposals,
+            "max_pending": DEFAULTS["max_pending"] if max_pending is None else max_pending,
+            "citations": citations,
+            "created": brain.now().isoformat(timespec="seconds"),
+            "secret_sha256": hash_secret(secret),
+        }
+    )
 
     def absent(view: View) -> None:
         if view.blob_of(policy.path) is not None:
             raise Conflict(f"guest {name!r} already exists; revoke it first or choose another name")
 
-    result = brain.commit_files({policy.path: policy.to_json()}, f"guest add: {name}",
-                                Actor(door="cli", tool="guest add"),
-                                body=f"Scopes: {', '.join(policy.scopes)}", check=absent)
+    result = brain.commit_files(
+        {policy.path: policy.to_json()},
+        f"guest add: {name}",
+        Actor(door="cli", tool="guest add"),
+        body=f"Scopes: {', '.join(policy.scopes)}",
+        check=absent,
+    )
     return policy, secret, result.sha
 
 
@@ -230,6 +270,7 @@ def revoke_guest(brain: Brain, name: str) -> str:
         if view.blob_of(path) is None:
             raise BadInput(f"no guest named {name!r}")
 
-    result = brain.commit_files({path: None}, f"guest revoke: {name}", Actor(door="cli", tool="guest revoke"),
-                                check=present)
+    result = brain.commit_files(
+        {path: None}, f"guest revoke: {name}", Actor(door="cli", tool="guest revoke"), check=present
+    )
     return result.sha

@@ -226,8 +226,7 @@ def _expansion_error(data: Any) -> str | None:
         nonlocal left
         left -= 1
         if left < 0:
-            return (f"frontmatter expands to more than {MAX_FRONTMATTER_VALUES} values "
-                    "(YAML aliases) and was not parsed")
+            return f"frontmatter expands to more than {MAX_FRONTMATTER_VALUES} values (YAML aliases) and was not parsed"
         if depth > MAX_FRONTMATTER_DEPTH:
             return f"frontmatter nests deeper than {MAX_FRONTMATTER_DEPTH} levels and was not parsed"
         if isinstance(value, dict):
@@ -382,7 +381,7 @@ def body_tags(body: str) -> tuple[str, ...]:
             continue
         line_start = body.rfind("\n", 0, here) + 1
         line_end = body.find("\n", here)
-        if HEADING_LINE.match(body[line_start:line_end if line_end >= 0 else len(body)].rstrip("\r")):
+        if HEADING_LINE.match(body[line_start : line_end if line_end >= 0 else len(body)].rstrip("\r")):
             continue
         if spans is None:
             spans = code_spans(body)
@@ -446,8 +445,7 @@ def wikilinks(body: str) -> tuple[WikiLink, ...]:
         start = m.start(2) + len(raw) - len(raw.lstrip())
         heading = m.group(3)[1:].strip() if m.group(3) else None
         alias = m.group(4).strip() if m.group(4) is not None else None
-        out.append(WikiLink(target, heading or None, alias or None, start, start + len(target),
-                            embed=bool(m.group(1))))
+        out.append(WikiLink(target, heading or None, alias or None, start, start + len(target), embed=bool(m.group(1))))
     return tuple(out)
 
 
@@ -534,8 +532,7 @@ def link_text(new_path: str, old_target: str, resolver: LinkResolver) -> str:
     return name + ".md" if keep_md else name
 
 
-def rewrite_links(text: str, body_offset: int, links: Iterable[WikiLink],
-                  replacement: dict[int, str]) -> str:
+def rewrite_links(text: str, body_offset: int, links: Iterable[WikiLink], replacement: dict[int, str]) -> str:
     """`text` with the target of each link whose start is in `replacement` replaced.
 
     Only the target text changes: the `#heading`, the `|alias`, the brackets, and
@@ -569,7 +566,7 @@ def sections(text: str, body_offset: int) -> list[tuple[int, str, int, int]]:
             heads.append((len(m.group(1)), m.group(2).strip(), start))
     out = []
     for i, (level, heading, start) in enumerate(heads):
-        end = next((s for lvl, _, s in heads[i + 1:] if lvl <= level), len(text))
+        end = next((s for lvl, _, s in heads[i + 1 :] if lvl <= level), len(text))
         out.append((level, heading, start, end))
     return out
 

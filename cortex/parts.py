@@ -21,8 +21,8 @@ class Parts:
     owner_token: str
     url_secret: str
     new_token: bool
-    queue: ProposalQueue | None = None   # made from settings.redis_url by make_app; shared by the console
-    queue_off: str | None = None         # why the guest door is disabled, when it is
-    editor: Editor | None = None         # the working-tree watcher, when the brain has a working tree
-    remote: RemoteStore | None = None    # hosted mode's store
+    queue: ProposalQueue | None = None  # made from settings.redis_url by make_app; shared by the console
+    queue_off: str | None = None  # why the guest door is disabled, when it is
+    editor: Editor | None = None  # the working-tree watcher, when the brain has a working tree
+    remote: RemoteStore | None = None  # hosted mode's store
     health: Callable[[], dict[str, Any]] | None = None  # the full health report, for the owner

@@ -95,8 +95,9 @@ def check_path(path: str, *, for_write: bool = True) -> str:
         raise BadInput(f"{path} is generated on every write and cannot be written")
     for seg in segments:
         if seg != seg.strip(" ") or seg.startswith(".") or seg.endswith("."):
-            raise BadInput(f"path segment {seg!r} starts or ends with a space or a dot, "
-                           "which Windows and macOS tools drop or hide")
+            raise BadInput(
+                f"path segment {seg!r} starts or ends with a space or a dot, which Windows and macOS tools drop or hide"
+            )
         bad = sorted(set(seg) & _WINDOWS_FORBIDDEN)
         if bad:
             raise BadInput(f"path segment {seg!r} contains {' '.join(bad)}, which Windows does not allow in names")
@@ -125,9 +126,12 @@ def in_scope(path: str, scopes: list[str] | None) -> bool:
     return any(path == s or (s.endswith("/") and path.startswith(s)) for s in scopes)
 
 
-def collision(changes: Mapping[str, bytes | None], is_file: Callable[[str], bool],
-              file_under: Callable[[str], str | None],
-              twin: Callable[[str], str | None] = lambda path: None) -> str | None:
+def collision(
+    changes: Mapping[str, bytes | None],
+    is_file: Callable[[str], bool],
+    file_under: Callable[[str], str | None],
+    twin: Callable[[str], str | None] = lambda path: None,
+) -> str | None:
     """Why `changes` would turn a note into a folder or a folder into a note, or None.
 
     Git lets one commit replace the file `notes/v.md` with a folder of that name
@@ -147,15 +151,21 @@ def collision(changes: Mapping[str, bytes | None], is_file: Callable[[str], bool
         for i in range(1, len(parts)):
             prefix = "/".join(parts[:i])
             if prefix in adding or is_file(prefix):
-                return (f"refused: {path} would turn the note {prefix} into a folder and delete it; "
-                        "nothing was committed. Choose another path")
+                return (
+                    f"refused: {path} would turn the note {prefix} into a folder and delete it; "
+                    "nothing was committed. Choose another path"
+                )
         inside = file_under(path)
         if inside is not None:
-            return (f"refused: {path} is a folder holding {inside}; a note there would delete "
-                    "the folder's notes; nothing was committed. Choose another path")
+            return (
+                f"refused: {path} is a folder holding {inside}; a note there would delete "
+                "the folder's notes; nothing was committed. Choose another path"
+            )
         other = twin(path)
         if other is not None and changes.get(other, b"") is not None:
-            return (f"refused: {path} differs from the existing {other} only by letter case or Unicode "
-                    f"normalisation, and would be the same file on macOS and Windows; nothing was committed. "
-                    f"Use {other}")
+            return (
+                f"refused: {path} differs from the existing {other} only by letter case or Unicode "
+                f"normalisation, and would be the same file on macOS and Windows; nothing was committed. "
+                f"Use {other}"
+            )
     return None

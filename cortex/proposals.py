@@ -28,9 +28,9 @@ from redis.retry import Retry
 from .config import GUEST_SHARE, QUEUE_CAP
 from .errors import BadInput, QueueUnavailable, StoreError
 
-MAX_AGE = 30 * 86_400          # a pending proposal expires after 30 days
-KEEP_DECIDED = 30 * 86_400     # decided ones stay this long, so a retried accept finds its commit
-METER_TTL = 2 * 86_400         # a day's meter key outlives its day, then Redis drops it
+MAX_AGE = 30 * 86_400  # a pending proposal expires after 30 days
+KEEP_DECIDED = 30 * 86_400  # decided ones stay this long, so a retried accept finds its commit
+METER_TTL = 2 * 86_400  # a day's meter key outlives its day, then Redis drops it
 # Short timeouts: a dead Redis must fail a guest call in about a second, not hang it.
 SOCKET_TIMEOUT = 1.0
 MAX_WHY_CHARS = 500
@@ -61,9 +61,18 @@ class Proposal:
     @classmethod
     def from_hash(cls, h: dict[str, str]) -> "Proposal":
         known = {"id", "guest", "path", "mode", "content", "why", "digest", "state", "created"}
-        return cls(id=h["id"], guest=h["guest"], path=h["path"], mode=h["mode"], content=h["content"],
-                   why=h.get("why", ""), digest=h["digest"], state=h["state"], created=float(h["created"]),
-                   extra={k: v for k, v in h.items() if k not in known})
+        return cls(
+            id=h["id"],
+            guest=h["guest"],
+            path=h["path"],
+            mode=h["mode"],
+            content=h["content"],
+            why=h.get("why", ""),
+            digest=h["digest"],
+            state=h["state"],
+            created=float(h["created"]),
+            extra={k: v for k, v in h.items() if k not in known},
+        )
 
     def created_iso(self) -> str:
         return dt.datetime.fromtimestamp(self.created, dt.timezone.utc).isoformat(timespec="seconds")
@@ -99,7 +108,9 @@ end
 
 # ARGV: prefix, now, max_age, keep, cap, daily_limit, meter_key, meter_ttl,
 #       id, guest, path, mode, content, why, digest, tombkey, dkey, guest_cap
-_ADMIT = _SWEEP + """
+_ADMIT = (
+    _SWEEP
+    + """
 local p = ARGV[1]
 local now, max_age, keep = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local cap, limit, meter, meter_ttl = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7], tonumber(ARGV[8])
@@ -129,14 +140,20 @@ redis.call('ZADD', p..'open', now, id)
 redis.call('HSET', p..'dedupe', dk, id)
 return {'ok', id}
 """
+)
 
-_SWEEP_ONLY = _SWEEP + """
+_SWEEP_ONLY = (
+    _SWEEP
+    + """
 sweep(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
 return redis.call('ZRANGE', ARGV[1]..'open', 0, -1)
 """
+)
 
 # ARGV: prefix, now, max_age, keep, id
-_BEGIN_ACCEPT = _SWEEP + """
+_BEGIN_ACCEPT = (
+    _SWEEP
+    + """
 local p, id = ARGV[1], ARGV[5]
 sweep(p, tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
 local key = p..'p:'..id
@@ -149,11 +166,14 @@ end
 if state == 'accepting' then return 'resume' end
 return state
 """
+)
 
 # ARGV: prefix, id, from_state, to_state, now, keep, field, value, field, value ...
 # Moves one proposal between states only if it is in from_state; closes it
 # (off the open set, TTL) unless the new state is still open.
-_MOVE = _SWEEP + """
+_MOVE = (
+    _SWEEP
+    + """
 local p, id, from, to = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local key = p..'p:'..id
 local state = redis.call('HGET', key, 'state')
@@ -167,9 +187,12 @@ if to ~= 'pending' and to ~= 'accepting' then
 end
 return 'ok'
 """
+)
 
 # ARGV: prefix, id, now, keep, reason, tomb_json
-_REJECT = _SWEEP + """
+_REJECT = (
+    _SWEEP
+    + """
 local p, id = ARGV[1], ARGV[2]
 local key = p..'p:'..id
 local state = redis.call('HGET', key, 'state')
@@ -180,6 +203,7 @@ redis.call('HSET', p..'tombs', redis.call('HGET', key, 'tkey'), ARGV[6])
 close(p, id, key, tonumber(ARGV[4]))
 return 'ok'
 """
+)
 
 # ARGV: key, limit, ttl. Returns the new count, or -1 when the limit is reached.
 _TAKE = """
@@ -207,8 +231,9 @@ def _guard(fn):
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
             raise QueueUnavailable("queue unavailable: Redis is not answering; try again later") from exc
         except redis.exceptions.ResponseError as exc:
-            raise QueueUnavailable(f"queue unavailable: Redis refused the command "
-                                   f"({str(exc).split(chr(10))[0][:120]})") from exc
+            raise QueueUnavailable(
+                f"queue unavailable: Redis refused the command ({str(exc).split(chr(10))[0][:120]})"
+            ) from exc
 
     return wrapper
 
@@ -216,13 +241,25 @@ def _guard(fn):
 class ProposalQueue:
     """Pending proposals, tombstones and the daily meters of one brain in one Redis."""
 
-    def __init__(self, url: str, *, prefix: str = "cortex:", cap: int = QUEUE_CAP,
-                 max_age: int = MAX_AGE, clock: Callable[[], dt.datetime] | None = None,
-                 tombstones: Callable[[], dict[str, str]] | None = None):
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "cortex:",
+        cap: int = QUEUE_CAP,
+        max_age: int = MAX_AGE,
+        clock: Callable[[], dt.datetime] | None = None,
+        tombstones: Callable[[], dict[str, str]] | None = None,
+    ):
         # One quick retry (no backoff) re-dials a connection that a Redis restart
         # broke; a Redis that is really gone fails in about 2 x SOCKET_TIMEOUT.
-        self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=SOCKET_TIMEOUT,
-                                      socket_connect_timeout=SOCKET_TIMEOUT, retry=Retry(NoBackoff(), 1))
+        self.r = redis.Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_timeout=SOCKET_TIMEOUT,
+            socket_connect_timeout=SOCKET_TIMEOUT,
+            retry=Retry(NoBackoff(), 1),
+        )
         self.prefix = prefix
         self.cap = cap
         self.max_age = max_age
@@ -280,8 +317,9 @@ class ProposalQueue:
     # -- guests -----------------------------------------------------------
 
     @_guard
-    def admit(self, guest: str, path: str, mode: str, content: str, why: str,
-              daily_limit: int, max_pending: int = GUEST_SHARE) -> tuple[Proposal, bool]:
+    def admit(
+        self, guest: str, path: str, mode: str, content: str, why: str, daily_limit: int, max_pending: int = GUEST_SHARE
+    ) -> tuple[Proposal, bool]:
         """Queue one proposal atomically; (proposal, newly_queued). BadInput when refused.
 
         A resend of an open proposal (same guest, mode, path and content) returns
@@ -293,9 +331,28 @@ class ProposalQueue:
         pid = "p_" + secrets.token_hex(8)
         for _ in range(2):
             now = self._now()
-            result = self._admit(args=[self.prefix, now, self.max_age, KEEP_DECIDED, self.cap, daily_limit,
-                                       self._meter_key("proposals", guest), METER_TTL, pid, guest, path,
-                                       mode, content, why, digest, tk, dk, max_pending])
+            result = self._admit(
+                args=[
+                    self.prefix,
+                    now,
+                    self.max_age,
+                    KEEP_DECIDED,
+                    self.cap,
+                    daily_limit,
+                    self._meter_key("proposals", guest),
+                    METER_TTL,
+                    pid,
+                    guest,
+                    path,
+                    mode,
+                    content,
+                    why,
+                    digest,
+                    tk,
+                    dk,
+                    max_pending,
+                ]
+            )
             verdict = result[0]
             if verdict == "reload":
                 self.reload_tombstones()
@@ -310,14 +367,18 @@ class ProposalQueue:
             if verdict == "tombstone":
                 # Not the owner's reason, nor who sent it before: that is between the owner
                 # and the guest it was written to.
-                raise BadInput("refused: the owner has declined this content for this path; "
-                               "change the content to propose again")
+                raise BadInput(
+                    "refused: the owner has declined this content for this path; change the content to propose again"
+                )
             if verdict == "full":
-                raise BadInput(f"queue full: {result[1]} proposals await review; "
-                               "try again after the owner reviews them")
+                raise BadInput(
+                    f"queue full: {result[1]} proposals await review; try again after the owner reviews them"
+                )
             if verdict == "guest_full":
-                raise BadInput(f"your share of the review queue is full: {result[1]} of your proposals await "
-                               f"the owner's review (limit {max_pending}); try again after the owner reviews them")
+                raise BadInput(
+                    f"your share of the review queue is full: {result[1]} of your proposals await "
+                    f"the owner's review (limit {max_pending}); try again after the owner reviews them"
+                )
             if verdict == "meter":
                 raise BadInput(f"daily proposal limit reached ({daily_limit} per day); try again tomorrow")
             raise StoreError(f"unexpected queue reply {verdict!r}")
@@ -373,8 +434,9 @@ class ProposalQueue:
     @_guard
     def reject(self, pid: str, reason: str, tomb: dict[str, Any]) -> str:
         """pending -> rejected, with its tombstone, in one script; 'ok' or the state it was in."""
-        return self._reject(args=[self.prefix, pid, self._now(), KEEP_DECIDED, reason,
-                                  json.dumps(tomb, sort_keys=True)])
+        return self._reject(
+            args=[self.prefix, pid, self._now(), KEEP_DECIDED, reason, json.dumps(tomb, sort_keys=True)]
+        )
 
 
 class RedisAnswerCache:
@@ -387,8 +449,9 @@ class RedisAnswerCache:
     TTL = 7 * 86_400  # keys embed the SHA, so old entries are dead weight, not wrong answers
 
     def __init__(self, url: str, prefix: str = "cortex:"):
-        self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=SOCKET_TIMEOUT,
-                                      socket_connect_timeout=SOCKET_TIMEOUT)
+        self.r = redis.Redis.from_url(
+            url, decode_responses=True, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=SOCKET_TIMEOUT
+        )
         self.prefix = prefix
 
     def get(self, key: str) -> dict[str, Any] | None:

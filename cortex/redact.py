@@ -17,26 +17,40 @@ import re
 _START = r"(?<![A-Za-z0-9])"  # not glued to a letter or digit; `_`, `-`, `=` and `.` may precede
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("private key", re.compile(
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
-        r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.DOTALL)),
+    (
+        "private key",
+        re.compile(
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
+            r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+            re.DOTALL,
+        ),
+    ),
     ("bearer header", re.compile(r"(?i)(?<![A-Za-z0-9])bearer\s+[A-Za-z0-9._~+/=-]{12,}")),
     # "Basic" only after "Authorization:": in prose, "basic understanding" is not a credential.
     ("authorization header", re.compile(r"(?i)(?<=authorization:)\s*basic\s+[A-Za-z0-9+/=]{8,}")),
     ("JWT", re.compile(_START + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    ("webhook URL", re.compile(
-        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{16,}")),
-    ("API key", re.compile(
-        _START + r"(?:sk-ant-[A-Za-z0-9_-]{16,}|sk-(?:proj-)?[A-Za-z0-9_-]{20,}"
-        r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}"
-        r"|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|glpat-[A-Za-z0-9_-]{20,}"
-        r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}"
-        r"|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,})")),
-    ("secret setting", re.compile(
-        _START + r"(?i:aws_secret_access_key|aws_session_token|AccountKey|SharedAccessKey)"
-        r"(?:\s*[=:]\s*|\s+)[\"']?[A-Za-z0-9/+=]{16,}")),
-    ("URL credential", re.compile(
-        r"(?i)(?<=[?&])(?:access_token|token|api_key|apikey|key|secret|password|sig)=[^&\s#\"'<>)]+")),
+    ("webhook URL", re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{16,}")),
+    (
+        "API key",
+        re.compile(
+            _START + r"(?:sk-ant-[A-Za-z0-9_-]{16,}|sk-(?:proj-)?[A-Za-z0-9_-]{20,}"
+            r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}"
+            r"|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|glpat-[A-Za-z0-9_-]{20,}"
+            r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}"
+            r"|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,})"
+        ),
+    ),
+    (
+        "secret setting",
+        re.compile(
+            _START + r"(?i:aws_secret_access_key|aws_session_token|AccountKey|SharedAccessKey)"
+            r"(?:\s*[=:]\s*|\s+)[\"']?[A-Za-z0-9/+=]{16,}"
+        ),
+    ),
+    (
+        "URL credential",
+        re.compile(r"(?i)(?<=[?&])(?:access_token|token|api_key|apikey|key|secret|password|sig)=[^&\s#\"'<>)]+"),
+    ),
     ("URL password", re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)")),
 ]
 

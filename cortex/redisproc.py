@@ -45,26 +45,53 @@ class RedisProcess:
             raise RuntimeError("redis-server is not installed")
         # sun_path holds 107 bytes on Linux (103 on macOS); a longer path cannot be bound.
         if len(str(self.socket_path).encode()) > 103:
-            raise RuntimeError(f"the socket path {self.socket_path} is too long for a unix socket; "
-                               "use a shorter CORTEX_HOME or set REDIS_URL")
+            raise RuntimeError(
+                f"the socket path {self.socket_path} is too long for a unix socket; "
+                "use a shorter CORTEX_HOME or set REDIS_URL"
+            )
         self.folder.mkdir(parents=True, exist_ok=True)
         self.socket_path.unlink(missing_ok=True)
         # No TCP port (port 0): only this user can reach the unix socket (perm 700).
-        args = [self.binary, "--port", "0", "--unixsocket", str(self.socket_path),
-                "--unixsocketperm", "700", "--dir", str(self.folder), "--appendonly", "yes",
-                "--appendfsync", "everysec", "--save", "", "--daemonize", "no",
-                "--loglevel", "warning", "--logfile", str(self.folder / "redis.log")]
+        args = [
+            self.binary,
+            "--port",
+            "0",
+            "--unixsocket",
+            str(self.socket_path),
+            "--unixsocketperm",
+            "700",
+            "--dir",
+            str(self.folder),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "everysec",
+            "--save",
+            "",
+            "--daemonize",
+            "no",
+            "--loglevel",
+            "warning",
+            "--logfile",
+            str(self.folder / "redis.log"),
+        ]
         if self.ping():
             # A private Redis left running by a server that was killed (kill -9 skips
             # every cleanup): two servers on one AOF would corrupt it, so refuse.
             raise RuntimeError(f"a redis-server is already running on {self.socket_path}; stop it first")
-        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+        self.proc = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"redis-server exited with code {self.proc.returncode}; "
-                                   f"see {self.folder / 'redis.log'}")
+                raise RuntimeError(
+                    f"redis-server exited with code {self.proc.returncode}; see {self.folder / 'redis.log'}"
+                )
             if self.ping():
                 return self
             time.sleep(0.02)

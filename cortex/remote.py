@@ -36,7 +36,7 @@ LOCK_RETRIES = 40
 def local_path(url: str) -> str | None:
     """The folder of a local remote (a path or file:// URL); None for a network URL."""
     if url.startswith("file://"):
-        return url[len("file://"):]
+        return url[len("file://") :]
     if "://" in url or re.match(r"^[\w.-]+@[\w.-]+:", url):
         return None  # https://, ssh://, git@host:path
     return os.path.abspath(os.path.expanduser(url))
@@ -45,8 +45,7 @@ def local_path(url: str) -> str | None:
 class RemoteStore(GitStore):
     """A bare clone whose every commit is pushed to its remote (`origin`)."""
 
-    def __init__(self, path: str | Path, url: str, auth: Auth, branch: str | None = None,
-                 fetch_interval: float = 5.0):
+    def __init__(self, path: str | Path, url: str, auth: Auth, branch: str | None = None, fetch_interval: float = 5.0):
         super().__init__(path, branch)
         self.url = url
         self.auth = auth
@@ -60,8 +59,9 @@ class RemoteStore(GitStore):
         self.last_error: str | None = None
 
     @classmethod
-    def open(cls, path: Path, url: str, auth: Auth, branch: str | None = None,
-             fetch_interval: float = 5.0) -> "RemoteStore":
+    def open(
+        cls, path: Path, url: str, auth: Auth, branch: str | None = None, fetch_interval: float = 5.0
+    ) -> "RemoteStore":
         """The clone at `path`, made from `url` on first use."""
         if not (path / "HEAD").exists():
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,8 +77,9 @@ class RemoteStore(GitStore):
 
     # -- writing ----------------------------------------------------------
 
-    def commit(self, change: Callable[[View], Changes], message: str,
-               max_retries: int = 50, author: Identity | None = None) -> WriteResult:
+    def commit(
+        self, change: Callable[[View], Changes], message: str, max_retries: int = 50, author: Identity | None = None
+    ) -> WriteResult:
         """Commit on the freshly fetched head and push; on a refusal fetch and re-apply."""
         with self._write_lock:
             self.sync()  # an unreachable remote is not an error here: the write becomes pending
@@ -100,7 +101,7 @@ class RemoteStore(GitStore):
             raise StoreError(f"the remote kept moving; gave up after {max_retries} retries")
 
     def _push(self, sha: str, expected: str | None) -> str:
-        """"pushed", "behind" (the remote moved: re-apply) or "failed: …" (keep it pending)."""
+        """ "pushed", "behind" (the remote moved: re-apply) or "failed: …" (keep it pending)."""
         outcome = "locked"
         for _ in range(LOCK_RETRIES):
             outcome = self.push(sha, expected, self.auth, self.local)
@@ -211,8 +212,14 @@ class RemoteStore(GitStore):
                 log.warning("remote sync failed: %s", self.last_error)
 
     def status(self) -> dict[str, Any]:
-        return {"remote": {"url": self.display_url, "pending": self.pending(),
-                           "last_fetch": self.last_fetch, "last_error": self.last_error}}
+        return {
+            "remote": {
+                "url": self.display_url,
+                "pending": self.pending(),
+                "last_fetch": self.last_fetch,
+                "last_error": self.last_error,
+            }
+        }
 
 
 def signature_ok(secret: str, body: bytes, header: str | None) -> bool:
@@ -220,7 +227,9 @@ def signature_ok(secret: str, body: bytes, header: str | None) -> bool:
     if not header or not header.startswith("sha256="):
         return False
     want = hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
-    return hmac.compare_digest(want.encode("ascii"), header[len("sha256="):].strip().lower().encode("ascii", "replace"))
+    return hmac.compare_digest(
+        want.encode("ascii"), header[len("sha256=") :].strip().lower().encode("ascii", "replace")
+    )
 
 
 MAX_HOOK_BYTES = 1_048_576  # a push event from GitHub is a few KB; 1 MiB is far above any real one

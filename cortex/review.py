@@ -41,8 +41,10 @@ def apply_mode(mode: str, path: str, current: str | None, content: str) -> str:
     """The note text after applying a proposal; BadInput when the mode cannot apply."""
     if mode == "create":
         if current is not None:
-            raise BadInput(f"{path} already exists; a create proposal cannot overwrite it "
-                           "(the proposal stays pending: reject it, or edit the note by hand)")
+            raise BadInput(
+                f"{path} already exists; a create proposal cannot overwrite it "
+                "(the proposal stays pending: reject it, or edit the note by hand)"
+            )
         return content
     if mode == "replace":
         if current is None:
@@ -71,8 +73,9 @@ class Review:
 
     def _q(self) -> ProposalQueue:
         if self.queue is None:
-            raise StoreError(f"the proposal queue is {self.disabled or 'disabled'}; "
-                             "set REDIS_URL or install redis-server")
+            raise StoreError(
+                f"the proposal queue is {self.disabled or 'disabled'}; set REDIS_URL or install redis-server"
+            )
         return self.queue
 
     def git_tombstones(self) -> dict[str, str]:
@@ -103,8 +106,14 @@ class Review:
                 raise BadInput(f"no open proposal {pid}")
         limit = MAX_CONTENT_BYTES * 2 if pid else LIST_BODY_CHARS
         out = [self._show(p, snap_sha, nonce, limit) for p in items]
-        reply: dict[str, Any] = {"sha": snap_sha, "notice": DATA_NOTICE, "nonce": nonce,
-                                 "count": len(out), "cap": q.cap, "proposals": out}
+        reply: dict[str, Any] = {
+            "sha": snap_sha,
+            "notice": DATA_NOTICE,
+            "nonce": nonce,
+            "count": len(out),
+            "cap": q.cap,
+            "proposals": out,
+        }
         if any("clipped" in p for p in out):
             reply["more"] = "some bodies or diffs are clipped; call brain_proposals(id=...) to see one whole"
         return reply
@@ -125,14 +134,25 @@ class Review:
 
     def _show(self, p: Proposal, head: str | None, nonce: str, limit: int) -> dict[str, Any]:
         current, after, applies = self.preview(p, head)
-        diff = "".join(difflib.unified_diff(
-            (current or "").splitlines(keepends=True), after.splitlines(keepends=True),
-            fromfile=f"a/{p.path}" if current is not None else "/dev/null", tofile=f"b/{p.path}"))
+        diff = "".join(
+            difflib.unified_diff(
+                (current or "").splitlines(keepends=True),
+                after.splitlines(keepends=True),
+                fromfile=f"a/{p.path}" if current is not None else "/dev/null",
+                tofile=f"b/{p.path}",
+            )
+        )
         body, body_more = _clip(p.content, limit)
         diff, diff_more = _clip(diff, limit)
         item: dict[str, Any] = {
-            "id": p.id, "state": p.state, "guest": p.guest, "path": p.path, "mode": p.mode,
-            "created": p.created_iso(), "digest": p.digest, "exists": current is not None,
+            "id": p.id,
+            "state": p.state,
+            "guest": p.guest,
+            "path": p.path,
+            "mode": p.mode,
+            "created": p.created_iso(),
+            "digest": p.digest,
+            "exists": current is not None,
             "why": fence(f"why {p.id}", p.why, nonce) if p.why else "",
             "body": fence(f"proposal {p.id} body", body, nonce),
             "diff": fence(f"proposal {p.id} diff against {(head or '')[:12]}", diff, nonce),
@@ -183,17 +203,25 @@ class Review:
             if view.blob_of(rpath) is not None:
                 raise _Receipted()
             current = view.read(path)
-            new_text = apply_mode(p.mode, path, strict_text(current, path) if current is not None else None,
-                                  p.content)
-            receipt = {"proposal": p.id, "guest": p.guest, "path": path, "mode": p.mode,
-                       "digest": p.digest, "parent": view.sha}
-            return {path: new_text.encode("utf-8"),
-                    rpath: (json.dumps(receipt, indent=2, sort_keys=True) + "\n").encode("utf-8")}
+            new_text = apply_mode(p.mode, path, strict_text(current, path) if current is not None else None, p.content)
+            receipt = {
+                "proposal": p.id,
+                "guest": p.guest,
+                "path": path,
+                "mode": p.mode,
+                "digest": p.digest,
+                "parent": view.sha,
+            }
+            return {
+                path: new_text.encode("utf-8"),
+                rpath: (json.dumps(receipt, indent=2, sort_keys=True) + "\n").encode("utf-8"),
+            }
 
         body = f"Proposal: {p.id}\nGuest: {p.guest}\nContent-Digest: sha256:{p.digest}"
         try:
-            result = self.brain.commit_change([path, rpath], change,
-                                              f"{actor.tool}: {p.mode} {path} (proposal {p.id})", actor, body)
+            result = self.brain.commit_change(
+                [path, rpath], change, f"{actor.tool}: {p.mode} {path} (proposal {p.id})", actor, body
+            )
         except _Receipted:
             return (*self._receipt_commit(rpath), True)
         return result.sha, result.parent, False
@@ -208,8 +236,16 @@ class Review:
 
     @staticmethod
     def _accepted(p: Proposal, sha: str, parent: str | None, retried: bool) -> dict[str, Any]:
-        reply = {"id": p.id, "state": "committed", "sha": sha, "parent": parent, "path": p.path,
-                 "mode": p.mode, "guest": p.guest, "receipt": receipt_path(p.id)}
+        reply = {
+            "id": p.id,
+            "state": "committed",
+            "sha": sha,
+            "parent": parent,
+            "path": p.path,
+            "mode": p.mode,
+            "guest": p.guest,
+            "receipt": receipt_path(p.id),
+        }
         if retried:
             reply["note"] = "already accepted: this is the original commit; nothing new was committed"
         return reply
@@ -229,8 +265,14 @@ class Review:
         p = q.get(pid)
         if p is None:
             raise BadInput(f"no proposal {pid} (unknown, or decided more than 30 days ago)")
-        tomb = {"path": p.path, "digest": p.digest, "reason": reason, "guest": p.guest,
-                "time": self.brain.now().isoformat(timespec="seconds"), "proposal": p.id}
+        tomb = {
+            "path": p.path,
+            "digest": p.digest,
+            "reason": reason,
+            "guest": p.guest,
+            "time": self.brain.now().isoformat(timespec="seconds"),
+            "proposal": p.id,
+        }
         verdict = q.reject(pid, reason, tomb)
         if verdict == "rejected":
             p = q.get(pid) or p
@@ -255,14 +297,23 @@ class Review:
             commits, _ = self.brain.history(tpath, limit=1)
             return commits[0].sha
         result = self.brain.commit_files(
-            {tpath: data}, f"{actor.tool}: reject proposal {tomb['proposal']} for {tomb['path']}", actor,
-            body=f"Proposal: {tomb['proposal']}\nGuest: {tomb['guest']}\nReason: {tomb['reason']}")
+            {tpath: data},
+            f"{actor.tool}: reject proposal {tomb['proposal']} for {tomb['path']}",
+            actor,
+            body=f"Proposal: {tomb['proposal']}\nGuest: {tomb['guest']}\nReason: {tomb['reason']}",
+        )
         return result.sha
 
     @staticmethod
     def _rejected(p: Proposal, reason: str, sha: str, retried: bool) -> dict[str, Any]:
-        reply = {"id": p.id, "state": "rejected", "path": p.path, "guest": p.guest, "reason": reason,
-                 "tombstone_sha": sha}
+        reply = {
+            "id": p.id,
+            "state": "rejected",
+            "path": p.path,
+            "guest": p.guest,
+            "reason": reason,
+            "tombstone_sha": sha,
+        }
         if retried:
             reply["note"] = "already rejected; the tombstone is in Git"
         return reply

@@ -180,8 +180,7 @@ class Index:
             names,
         )
 
-    def add_tokens(self, doc_id: str, field_tokens: Mapping[str, Iterable[str]],
-                   names: Iterable[str] = ()) -> None:
+    def add_tokens(self, doc_id: str, field_tokens: Mapping[str, Iterable[str]], names: Iterable[str] = ()) -> None:
         """Index (or re-index) a document from already tokenized fields.
 
         A field missing from `field_tokens` is empty; an unknown field name is an
@@ -298,8 +297,7 @@ class Index:
         """The posting list of an indexed term, built on first use."""
         p = self._post.get(term)
         if p is None:
-            p = self._post[term] = {s: d[term] for s, d in enumerate(self._docs)
-                                    if d is not None and term in d}
+            p = self._post[term] = {s: d[term] for s, d in enumerate(self._docs) if d is not None and term in d}
         return p
 
     @property
@@ -327,9 +325,7 @@ class Index:
 
     # ----- queries ---------------------------------------------------------
 
-    def search(
-        self, query: str, k: int = 10, allow: Callable[[str], bool] | None = None
-    ) -> SearchResult:
+    def search(self, query: str, k: int = 10, allow: Callable[[str], bool] | None = None) -> SearchResult:
         """The `k` best documents for `query`; `allow` filters before ranking."""
         return self.search_tokens(tokenize(query), k, allow)
 

@@ -20,8 +20,9 @@ def assemble(settings: Settings) -> Parts:
     else:
         token, new = load_or_make_secret(settings.home / "owner-token")
     url_secret = settings.url_secret or load_or_make_secret(settings.home / "url-secret")[0]
-    asker = Asker(brain, make_reader(settings), answer_cache(settings), pack_bytes=settings.pack_bytes,
-                  sweep=settings.ask_sweep)
+    asker = Asker(
+        brain, make_reader(settings), answer_cache(settings), pack_bytes=settings.pack_bytes, sweep=settings.ask_sweep
+    )
     parts = Parts(settings, brain, Tools(brain, asker), token, url_secret, new)
     # issue 7: hand edits on a working tree; pushes and fetches in hosted mode (threads start with the app)
     if settings.remote:
@@ -50,8 +51,7 @@ def sync_parts(parts: Parts, app_args: dict[str, Any]) -> dict[str, Any]:
         return body
 
     parts.health = combined_health  # the console's Status page shows it to the signed-in owner
-    app_args.update(extra_routes=routes, health=combined_health,
-                    on_startup=startup + [r.start for r in runners])
+    app_args.update(extra_routes=routes, health=combined_health, on_startup=startup + [r.start for r in runners])
     return app_args
 
 
@@ -78,8 +78,11 @@ def warm_up(parts: Parts) -> None:
     import threading
 
     def progress(done: int, total: int) -> None:
-        print(f"index: {done:,} of {total:,} files read" + (" - done" if done == total else ""),
-              file=sys.stderr, flush=True)
+        print(
+            f"index: {done:,} of {total:,} files read" + (" - done" if done == total else ""),
+            file=sys.stderr,
+            flush=True,
+        )
 
     parts.brain.corpus.progress = progress
     threading.Thread(target=parts.brain.snapshot, name="cortex-warm-up", daemon=True).start()
@@ -91,8 +94,13 @@ def make_app(parts: Parts):
     from .guestdoor import guest_parts
 
     guest = guest_parts(parts)  # first: it makes parts.queue from REDIS_URL, which the console shares
-    return build_app(parts.settings, parts.tools, parts.owner_token, parts.url_secret,
-                     **sync_parts(parts, dict(guest, extra_routes=console_routes(parts))))
+    return build_app(
+        parts.settings,
+        parts.tools,
+        parts.owner_token,
+        parts.url_secret,
+        **sync_parts(parts, dict(guest, extra_routes=console_routes(parts))),
+    )
 
 
 def banner(parts: Parts) -> str:
@@ -101,24 +109,31 @@ def banner(parts: Parts) -> str:
     base = f"http://{host}:{s.port}"
     lines = [f"Cortex serving {s.brain} at {base}/mcp (head {(parts.brain.store.head() or '')[:12]})"]
     if parts.new_token:
-        config = {"mcpServers": {"cortex": {"type": "http", "url": f"{base}/mcp",
-                                             "headers": {"Authorization": f"Bearer {parts.owner_token}"}}}}
+        config = {
+            "mcpServers": {
+                "cortex": {
+                    "type": "http",
+                    "url": f"{base}/mcp",
+                    "headers": {"Authorization": f"Bearer {parts.owner_token}"},
+                }
+            }
+        }
         lines += [
             "",
             "Owner token (shown once; kept in " + str(s.home / "owner-token") + "):",
             f"  {parts.owner_token}",
             "",
             "Claude Code:",
-            f"  claude mcp add --transport http cortex {base}/mcp "
-            f"--header \"Authorization: Bearer {parts.owner_token}\"",
+            f'  claude mcp add --transport http cortex {base}/mcp --header "Authorization: Bearer {parts.owner_token}"',
             "Any MCP client (JSON config):",
             "  " + json.dumps(config),
             "Connector-style clients (the URL is the secret):",
             f"  {base}/s/{parts.url_secret}/mcp",
         ]
     else:
-        lines.append(f"Owner token: in {s.home / 'owner-token'} (or CORTEX_TOKEN); secret URL in "
-                     f"{s.home / 'url-secret'}.")
+        lines.append(
+            f"Owner token: in {s.home / 'owner-token'} (or CORTEX_TOKEN); secret URL in {s.home / 'url-secret'}."
+        )
     lines += client_snippets(parts, base)
     return "\n".join(lines)
 
@@ -126,20 +141,34 @@ def banner(parts: Parts) -> str:
 def client_snippets(parts: Parts, base: str) -> list[str]:
     """issue 7: Claude Desktop (via mcp-remote) and what runs alongside: hand edits, the remote."""
     token = parts.owner_token if parts.new_token else "${CORTEX_TOKEN}"
-    desktop = {"mcpServers": {"cortex": {"command": "npx", "args": [
-        "mcp-remote", f"{base}/mcp", "--header", "Authorization:${AUTH_HEADER}"],
-        "env": {"AUTH_HEADER": f"Bearer {token}"}}}}
-    lines = ["Claude Desktop (claude_desktop_config.json, through the mcp-remote stdio bridge):",
-             "  " + json.dumps(desktop)]
+    desktop = {
+        "mcpServers": {
+            "cortex": {
+                "command": "npx",
+                "args": ["mcp-remote", f"{base}/mcp", "--header", "Authorization:${AUTH_HEADER}"],
+                "env": {"AUTH_HEADER": f"Bearer {token}"},
+            }
+        }
+    }
+    lines = [
+        "Claude Desktop (claude_desktop_config.json, through the mcp-remote stdio bridge):",
+        "  " + json.dumps(desktop),
+    ]
     if not parts.new_token:
-        lines += ["Claude Code:",
-                  f"  claude mcp add --transport http cortex {base}/mcp --header \"Authorization: Bearer {token}\"",
-                  f"Connector-style clients: {base}/s/<the secret in {parts.settings.home / 'url-secret'}>/mcp"]
+        lines += [
+            "Claude Code:",
+            f'  claude mcp add --transport http cortex {base}/mcp --header "Authorization: Bearer {token}"',
+            f"Connector-style clients: {base}/s/<the secret in {parts.settings.home / 'url-secret'}>/mcp",
+        ]
     if parts.editor is not None:
-        lines.append(f"Hand edits: watching {parts.editor.root} (committed after "
-                     f"{parts.settings.debounce_ms} ms of quiet, door editor)")
+        lines.append(
+            f"Hand edits: watching {parts.editor.root} (committed after "
+            f"{parts.settings.debounce_ms} ms of quiet, door editor)"
+        )
     if parts.remote is not None:
         hook = "POST /hooks/push (HMAC-SHA256)" if parts.settings.webhook_secret else "off (no CORTEX_WEBHOOK_SECRET)"
-        lines.append(f"Remote: {parts.remote.display_url} (fetch every {parts.settings.fetch_interval:g} s; "
-                     f"every write pushed; webhook {hook})")
+        lines.append(
+            f"Remote: {parts.remote.display_url} (fetch every {parts.settings.fetch_interval:g} s; "
+            f"every write pushed; webhook {hook})"
+        )
     return lines

@@ -31,8 +31,9 @@ WAIT_S = 60.0  # a request that arrives while the server is being built waits at
 class Starting:
     """Answers at once; serves through `build()`'s app as soon as it exists."""
 
-    def __init__(self, build: Callable[[], ASGIApp], on_error: Callable[[str], None] | None = None,
-                 wait_s: float = WAIT_S):
+    def __init__(
+        self, build: Callable[[], ASGIApp], on_error: Callable[[str], None] | None = None, wait_s: float = WAIT_S
+    ):
         self._build = build
         self._on_error = on_error
         self._built = threading.Event()
@@ -68,8 +69,12 @@ class Starting:
             self._to_inner, self._from_inner = asyncio.Queue(), asyncio.Queue()
             await self._to_inner.put({"type": "lifespan.startup"})
             self._inner_lifespan = asyncio.create_task(
-                app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}},
-                    self._to_inner.get, self._from_inner.put))
+                app(
+                    {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}},
+                    self._to_inner.get,
+                    self._from_inner.put,
+                )
+            )
             reply = await self._from_inner.get()
             if reply["type"] != "lifespan.startup.complete":
                 raise RuntimeError(reply.get("message") or "the server's start-up failed")
@@ -101,16 +106,24 @@ class Starting:
             return
         if self._app is None and self._error is None:
             if scope["type"] == "http" and scope["path"] == "/healthz":
-                await _json(send, 200, {"ok": True, "starting": True,
-                                        "note": f"the server is being built ({time.monotonic() - self._started:.1f} s "
-                                                "so far); requests wait for it"})
+                await _json(
+                    send,
+                    200,
+                    {
+                        "ok": True,
+                        "starting": True,
+                        "note": f"the server is being built ({time.monotonic() - self._started:.1f} s "
+                        "so far); requests wait for it",
+                    },
+                )
                 return
             try:
                 await asyncio.wait_for(self._ready.wait(), timeout=self._wait_s)
             except asyncio.TimeoutError:
                 if scope["type"] == "http":
-                    await _json(send, 503, {"error": f"still starting after {self._wait_s:.0f} s; retry shortly"},
-                                retry_after=5)
+                    await _json(
+                        send, 503, {"error": f"still starting after {self._wait_s:.0f} s; retry shortly"}, retry_after=5
+                    )
                 return
         if self._app is None:
             if scope["type"] == "http":
@@ -189,8 +202,7 @@ def serve(settings: Settings) -> int:
         parts.queue_off = off
         print(banner(parts), flush=True)
         if off:
-            print(f"Guest door {off}: guests get 503 until REDIS_URL is set or redis-server is installed.",
-                  flush=True)
+            print(f"Guest door {off}: guests get 503 until REDIS_URL is set or redis-server is installed.", flush=True)
         return make_app(parts)
 
     def failed(reason: str) -> None:
@@ -198,8 +210,16 @@ def serve(settings: Settings) -> int:
         server.should_exit = True
 
     app = Starting(build, on_error=failed)  # a wrong brain path or branch: said, then the process exits
-    server = uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning",
-                                           lifespan="on", **settings.uvicorn_options()))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host=settings.host,
+            port=settings.port,
+            log_level="warning",
+            lifespan="on",
+            **settings.uvicorn_options(),
+        )
+    )
     after_listening(server, lambda: _warm_when_built(app, state))
     try:
         server.run()

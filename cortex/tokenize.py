@@ -139,7 +139,7 @@ _LETTER = r"[^\W\d_]"
 # One "chunk" is a word, or words glued by connectors, plus the technical
 # prefix/suffix forms.  Applied to casefolded text.
 _CHUNK = re.compile(
-    rf"(?:\.(?={_LETTER}))?"                      # .net
+    rf"(?:\.(?={_LETTER}))?"  # .net
     rf"[{_WORD}]+(?:[{_CONNECT}]{{1,3}}[{_WORD}]+)*"  # snake_case, a.b-c, https://x
     rf"(?:(?<={_LETTER})(?:\+\+?|#)(?![{_WORD}+#]))?"  # c++, c#
 )
@@ -178,10 +178,7 @@ _HAS_ALNUM = re.compile(r"[^\W_]")
 # exactly equivalent to _CHUNK on the whole text because a chunk never spans
 # whitespace or those symbols; tests check the equivalence.
 _KEEP = "abcdefghijklmnopqrstuvwxyz0123456789_-./@:'+#"
-_SEPARATORS = bytes(
-    b" "[0] if i < 128 and chr(i) not in _KEEP and not chr(i).isspace() else i
-    for i in range(256)
-)
+_SEPARATORS = bytes(b" "[0] if i < 128 and chr(i) not in _KEEP and not chr(i).isspace() else i for i in range(256))
 _ASCII_SEPARATORS = {i: " " for i in range(128) if _SEPARATORS[i] != i}
 _LSTRIP = "-/@:'_+#"  # what survives the translate; a leading "." may start ".net"
 _RSTRIP = "-./@:'_"  # c++, c# keep their tail
@@ -193,12 +190,7 @@ def tokenize(text: str) -> list[str]:
     if folded.isascii():
         pieces = folded.translate(_ASCII_SEPARATORS).split()
     else:
-        pieces = (
-            folded.encode("utf-8", "surrogatepass")
-            .translate(_SEPARATORS)
-            .decode("utf-8", "surrogatepass")
-            .split()
-        )
+        pieces = folded.encode("utf-8", "surrogatepass").translate(_SEPARATORS).decode("utf-8", "surrogatepass").split()
     out: list[str] = []
     append = out.append
     for piece in pieces:
@@ -300,7 +292,8 @@ def _plain_word(word: str, out: list[str]) -> None:
 # relevance test; search itself scores every term (BM25's idf already discounts
 # them). Without this, "the" made every note "share a word" and NOT IN BRAIN
 # could never be stamped.
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again all also am an and any are as at be because been before being
 below between both but by can could did do does doing done down during each few for from
 further had has have having he her here hers him his how i if in into is it its itself
@@ -309,7 +302,8 @@ same she should so some such than that the their theirs them then there these th
 those through to too under until up very was we were what when where which while who whom
 why will with would you your yours yourself
 der die das und ist ein eine nicht mit von zu den dem des auf für im
-""".split())
+""".split()
+)
 
 
 def content_terms(text: str) -> set[str]:

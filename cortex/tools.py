@@ -84,8 +84,9 @@ class Tools:
 
     # -- read and write ---------------------------------------------------
 
-    def read(self, path: str, at: str | None = None, heading: str | None = None,
-             page: int | None = None) -> dict[str, Any]:
+    def read(
+        self, path: str, at: str | None = None, heading: str | None = None, page: int | None = None
+    ) -> dict[str, Any]:
         """One note at the head (or `at`): text in pages of about 100 KB, or one section
         with `heading`; with its tags, aliases, outgoing [[links]] and backlinks at that SHA."""
         if heading is not None:
@@ -100,10 +101,11 @@ class Tools:
             found = find_section(note.text, note.body_offset, heading)
             if found is None:
                 names = [h for _, h, _, _ in sections(note.text, note.body_offset)]
-                listed = ", ".join(repr(h) for h in names[:20]) + (f" and {len(names) - 20} more"
-                                                                    if len(names) > 20 else "")
+                listed = ", ".join(repr(h) for h in names[:20]) + (
+                    f" and {len(names) - 20} more" if len(names) > 20 else ""
+                )
                 raise BadInput(f"no heading {heading[:80]!r} in {note.path}; its headings: {listed or 'none'}")
-            text = note.text[found[0]:found[1]]
+            text = note.text[found[0] : found[1]]
             reply["heading"] = heading
         text = redact(text)  # masked before it is cut into pages, so a cut cannot split a secret
         data = text.encode("utf-8")
@@ -117,18 +119,21 @@ class Tools:
             if json_size(front) <= FRONTMATTER_BYTES:
                 reply["frontmatter"] = front
             else:
-                reply["frontmatter_omitted"] = (f"the parsed frontmatter is over {FRONTMATTER_BYTES:,} bytes of "
-                                                "JSON; it is at the top of the text")
+                reply["frontmatter_omitted"] = (
+                    f"the parsed frontmatter is over {FRONTMATTER_BYTES:,} bytes of JSON; it is at the top of the text"
+                )
         reply["text"] = _part(data, n - 1, size) if parts > 1 else text
         if parts > 1:
             reply["page"] = f"{n} of {parts}"
             if n < parts:
                 reply["next_page"] = n + 1
-                reply["more"] = (f"{parts - n} more page(s) of about {READ_TEXT_BYTES // 1000} KB "
-                                 f"({len(data):,} bytes in all); call brain_read again with page={n + 1}"
-                                 + (f", heading={heading!r}" if heading is not None else "")
-                                 + f" and as_of={sha} for the same version"
-                                 + ("" if heading is not None else ", or heading=... for one section"))
+                reply["more"] = (
+                    f"{parts - n} more page(s) of about {READ_TEXT_BYTES // 1000} KB "
+                    f"({len(data):,} bytes in all); call brain_read again with page={n + 1}"
+                    + (f", heading={heading!r}" if heading is not None else "")
+                    + f" and as_of={sha} for the same version"
+                    + ("" if heading is not None else ", or heading=... for one section")
+                )
         if note.tags:
             reply["tags"] = list(note.tags)
         if note.aliases:
@@ -149,9 +154,12 @@ class Tools:
         if corpus.built() is None:
             # A read never waits for the first corpus build (start to first read stays
             # fast); links need every note of the commit, so they wait for the next read.
-            return {"links": [], "backlinks": [],
-                    "links_note": "the brain is still being indexed at start-up; read again for links "
-                                  f"and backlinks ({len(note.links)} link(s) are in the text)"}
+            return {
+                "links": [],
+                "backlinks": [],
+                "links_note": "the brain is still being indexed at start-up; read again for links "
+                f"and backlinks ({len(note.links)} link(s) are in the text)",
+            }
         snap = corpus.at(sha)
         resolver, back = snap.link_map()
         out: dict[str, Any] = {}
@@ -171,8 +179,10 @@ class Tools:
             links.append(item)
         out["links"] = _fit(links, LINKS_BYTES)
         if len(out["links"]) < len(links):
-            out["links_left_out"] = (f"{len(links) - len(out['links'])} more distinct link(s) not listed "
-                                     f"(kept under {LINKS_BYTES:,} bytes); they are in the text")
+            out["links_left_out"] = (
+                f"{len(links) - len(out['links'])} more distinct link(s) not listed "
+                f"(kept under {LINKS_BYTES:,} bytes); they are in the text"
+            )
         sources: dict[str, int] = {}
         for source, _ in back.get(note.path, []):
             if source != note.path:
@@ -181,26 +191,37 @@ class Tools:
         out["backlinks"] = _fit(backlinks, LINKS_BYTES)
         if len(out["backlinks"]) < len(backlinks):
             name = note.path.rsplit("/", 1)[-1].removesuffix(".md")
-            out["backlinks_left_out"] = (f"{len(backlinks) - len(out['backlinks'])} more note(s) link here "
-                                         f"(kept under {LINKS_BYTES:,} bytes); brain_search for {name!r} "
-                                         "finds them")
+            out["backlinks_left_out"] = (
+                f"{len(backlinks) - len(out['backlinks'])} more note(s) link here "
+                f"(kept under {LINKS_BYTES:,} bytes); brain_search for {name!r} "
+                "finds them"
+            )
         return out
 
-    def write(self, actor: Actor, path: str, mode: str, content: str | None = None,
-              find: str | None = None, to: str | None = None,
-              expected_blob: str | None = None, reason: str | None = None,
-              request_id: str | None = None) -> dict[str, Any]:
+    def write(
+        self,
+        actor: Actor,
+        path: str,
+        mode: str,
+        content: str | None = None,
+        find: str | None = None,
+        to: str | None = None,
+        expected_blob: str | None = None,
+        reason: str | None = None,
+        request_id: str | None = None,
+    ) -> dict[str, Any]:
         actor = replace(actor, request=check_request_id(request_id))
-        return self.brain.write(path, mode, actor, content=content, find=find, to=to,
-                                expected_blob=expected_blob, reason=reason)
+        return self.brain.write(
+            path, mode, actor, content=content, find=find, to=to, expected_blob=expected_blob, reason=reason
+        )
 
-    def capture(self, actor: Actor, text: str, tags: list[str] | None = None,
-                request_id: str | None = None) -> dict[str, Any]:
+    def capture(
+        self, actor: Actor, text: str, tags: list[str] | None = None, request_id: str | None = None
+    ) -> dict[str, Any]:
         actor = replace(actor, request=check_request_id(request_id))
         return self.brain.capture(text, actor, tags)
 
-    def history(self, path: str | None = None, limit: int | None = None,
-                before: str | None = None) -> dict[str, Any]:
+    def history(self, path: str | None = None, limit: int | None = None, before: str | None = None) -> dict[str, Any]:
         limit = _check_k(limit, 20, MAX_HISTORY)
         if path is not None:
             check_text(path, "path")
@@ -210,13 +231,20 @@ class Tools:
         commits, more = self.brain.history(path, limit, before)
         reply: dict[str, Any] = {
             "sha": head,
-            "commits": [{
-                "sha": c.sha, "time": c.time.isoformat(), "subject": c.subject,
-                "message": c.message.strip(), "author": c.author,
-                "door": c.door,
-                "tool": c.trailers.get("Cortex-Tool"), "client": c.trailers.get("Cortex-Client"),
-                "files": list(c.files),
-            } for c in commits],
+            "commits": [
+                {
+                    "sha": c.sha,
+                    "time": c.time.isoformat(),
+                    "subject": c.subject,
+                    "message": c.message.strip(),
+                    "author": c.author,
+                    "door": c.door,
+                    "tool": c.trailers.get("Cortex-Tool"),
+                    "client": c.trailers.get("Cortex-Client"),
+                    "files": list(c.files),
+                }
+                for c in commits
+            ],
         }
         if more:
             reply["more"] = f"older commits remain; call again with before={commits[-1].sha}"
@@ -230,9 +258,15 @@ class Tools:
             return self.brain.snapshot(as_of), when.astimezone(self.brain.tz).date()
         return self.brain.snapshot(), self.brain.today()
 
-    def search(self, query: str, k: int | None = 10, prefix: str | None = None,
-               include_retired: bool = False, as_of: str | None = None,
-               scope: list[str] | None = None) -> dict[str, Any]:
+    def search(
+        self,
+        query: str,
+        k: int | None = 10,
+        prefix: str | None = None,
+        include_retired: bool = False,
+        as_of: str | None = None,
+        scope: list[str] | None = None,
+    ) -> dict[str, Any]:
         check_text(query, "query")
         if prefix is not None:
             check_text(prefix, "prefix")
@@ -240,15 +274,16 @@ class Tools:
         snap, day = self._snapshot_and_day(as_of)
         terms = set(tokenize(query))
         weights = self.brain.corpus.idf(snap, terms)
-        found = self.brain.corpus.search(snap, query, k, self._allow(snap, day, prefix, scope,
-                                                                        include_retired))
+        found = self.brain.corpus.search(snap, query, k, self._allow(snap, day, prefix, scope, include_retired))
         reply: dict[str, Any] = {"sha": snap.sha, "query": query, "total": found.total}
         if not include_retired:
             in_reach = self.brain.corpus.search(snap, query, 1, self._allow(snap, day, prefix, scope, True))
             left = in_reach.total - found.total
             if left:
-                reply["left_out"] = (f"{left} matching note(s) in archive/ or retired were left out; "
-                                     "pass include_retired=true to see them")
+                reply["left_out"] = (
+                    f"{left} matching note(s) in archive/ or retired were left out; "
+                    "pass include_retired=true to see them"
+                )
         hits = []
         for path, score in found.hits:
             note = snap.notes[path]
@@ -265,12 +300,12 @@ class Tools:
             hits.append(hit)
         reply["hits"] = hits
         if found.total > len(hits):
-            reply["more"] = (f"{found.total - len(hits)} more matching note(s); "
-                             f"raise k (max {MAX_K}) or narrow with prefix")
+            reply["more"] = (
+                f"{found.total - len(hits)} more matching note(s); raise k (max {MAX_K}) or narrow with prefix"
+            )
         return reply
 
-    def _allow(self, snap: Snapshot, day: dt.date, prefix: str | None, scope: list[str] | None,
-               include_retired: bool):
+    def _allow(self, snap: Snapshot, day: dt.date, prefix: str | None, scope: list[str] | None, include_retired: bool):
         notes = snap.notes
 
         def allow(path: str) -> bool:
@@ -284,8 +319,9 @@ class Tools:
 
         return allow
 
-    def corpus(self, paths: list[str] | None = None, query: str | None = None,
-               k: int | None = None, after: str | None = None) -> dict[str, Any]:
+    def corpus(
+        self, paths: list[str] | None = None, query: str | None = None, k: int | None = None, after: str | None = None
+    ) -> dict[str, Any]:
         if (paths is None) == (query is None):
             raise BadInput("give either paths or query, not both and not neither")
         snap = self.brain.snapshot()
@@ -301,8 +337,14 @@ class Tools:
                 order.append(p)
         return corpus_page(snap, order, after, CORPUS_REPLY_BYTES)
 
-    def ask(self, question: str, k: int | None = None, as_of: str | None = None,
-            scope: list[str] | None = None, door: str = "owner") -> dict[str, Any]:
+    def ask(
+        self,
+        question: str,
+        k: int | None = None,
+        as_of: str | None = None,
+        scope: list[str] | None = None,
+        door: str = "owner",
+    ) -> dict[str, Any]:
         check_text(question, "question")
         if not question.strip():
             raise BadInput("question is empty")
@@ -333,16 +375,17 @@ def _fit(items: list[dict[str, Any]], cap: int) -> list[dict[str, Any]]:
 # note, so a passage that only lists them (a "## Links" section) is not where this
 # note says the thing. An external link's text stays ([tokio](https://…) in a list
 # of libraries is the match); only its URL goes.
-_LINKISH = re.compile(r"!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\((?![a-z]+:)[^)\n]*\)"
-                      r"|(?<=\])\([a-z]+:[^)\n]*\)|https?://\S+")
+_LINKISH = re.compile(
+    r"!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\((?![a-z]+:)[^)\n]*\)"
+    r"|(?<=\])\([a-z]+:[^)\n]*\)|https?://\S+"
+)
 
 
 def _passage_score(text: str, weights: dict[str, float]) -> tuple[float, float]:
     """(idf of the query terms in the text outside links, idf of those inside links)."""
     plain = set(tokenize(_LINKISH.sub(" ", text)))
     linked = set(tokenize(text)) - plain
-    return (sum(w for t, w in weights.items() if t in plain),
-            sum(w for t, w in weights.items() if t in linked))
+    return (sum(w for t, w in weights.items() if t in plain), sum(w for t, w in weights.items() if t in linked))
 
 
 def best_passage(note: Note, weights: dict[str, float]) -> tuple[str, str]:
@@ -415,8 +458,7 @@ def corpus_page(snap: Snapshot, order: list[str], after: str | None, cap: int) -
         budget_part = part_budget(text, cap)
         parts = max(1, -(-len(data) // budget_part))
         piece = _part(data, part, budget_part) if parts > 1 else text
-        item: dict[str, Any] = {"path": note.path, "status": note.status, "blob": snap.blobs[note.path],
-                                "text": piece}
+        item: dict[str, Any] = {"path": note.path, "status": note.status, "blob": snap.blobs[note.path], "text": piece}
         if parts > 1:
             item["part"] = f"{part + 1} of {parts}"
         size = json_size(item) + 2
@@ -431,8 +473,9 @@ def corpus_page(snap: Snapshot, order: list[str], after: str | None, cap: int) -
     reply: dict[str, Any] = {"sha": snap.sha, "notes": items, "total_notes": len(order)}
     if i < len(order):
         reply["next"] = f"{i}:{part}"
-        reply["more"] = (f"{len(order) - i} note(s) not yet returned (reply capped at {cap} bytes); "
-                         f"call again with after={i}:{part}")
+        reply["more"] = (
+            f"{len(order) - i} note(s) not yet returned (reply capped at {cap} bytes); call again with after={i}:{part}"
+        )
     return reply
 
 
@@ -479,14 +522,19 @@ def _router_order(snap: Snapshot, paths: list[str]) -> list[str]:
 
     def key(p: str) -> tuple:
         when = snap.real.get(p, never)
-        return (-when.timestamp() if when is not never else float("inf"), p not in linked,
-                -len({s for s, _ in back.get(p, [])}), p)
+        return (
+            -when.timestamp() if when is not never else float("inf"),
+            p not in linked,
+            -len({s for s, _ in back.get(p, [])}),
+            p,
+        )
 
     return sorted(paths, key=key)
 
 
-def boot_context(snap: Snapshot, today: dt.date, project: str | None, nonce: str,
-                 cap: int = CONTEXT_REPLY_BYTES) -> dict[str, Any]:
+def boot_context(
+    snap: Snapshot, today: dt.date, project: str | None, nonce: str, cap: int = CONTEXT_REPLY_BYTES
+) -> dict[str, Any]:
     """The boot call: profile, recent log entries and a router of live notes, under `cap` bytes of JSON."""
     reply: dict[str, Any] = {"sha": snap.sha, "notice": DATA_NOTICE, "nonce": nonce}
     budget = cap - CONTEXT_FIELDS_BYTES - json_size(reply)
@@ -528,16 +576,23 @@ def boot_context(snap: Snapshot, today: dt.date, project: str | None, nonce: str
     if log_left:
         reply["recent_log_left_out"] = f"{log_left} entr(ies) over the budget; brain_read the log/ files"
     rows = []
-    live = [p for p in snap.notes if p != "profile.md" and snap.live(p, today)
-            and not p.startswith("log/")]
+    live = [p for p in snap.notes if p != "profile.md" and snap.live(p, today) and not p.startswith("log/")]
     if project:
         live = [p for p in live if project in p or project in snap.notes[p].tags]
     live = _router_order(snap, live)
     for path in live:
         note = snap.notes[path]
         when = snap.real.get(path)
-        row = " · ".join(x for x in [path, note.description or note.title, ", ".join(note.tags[:5]),
-                                     when.date().isoformat() if when else ""] if x)
+        row = " · ".join(
+            x
+            for x in [
+                path,
+                note.description or note.title,
+                ", ".join(note.tags[:5]),
+                when.date().isoformat() if when else "",
+            ]
+            if x
+        )
         size = json_size(row) + 1
         if size > budget:
             break
@@ -545,9 +600,11 @@ def boot_context(snap: Snapshot, today: dt.date, project: str | None, nonce: str
         rows.append(row)
     reply["router"] = rows
     if len(rows) < len(live):
-        reply["router_left_out"] = (f"{len(live) - len(rows)} more live note(s) not listed (reply kept under "
-                                    f"{cap:,} bytes; pass budget= up to {MAX_CONTEXT_BYTES:,} for more); "
-                                    "reach them with brain_search or brain_corpus(query=...)")
+        reply["router_left_out"] = (
+            f"{len(live) - len(rows)} more live note(s) not listed (reply kept under "
+            f"{cap:,} bytes; pass budget= up to {MAX_CONTEXT_BYTES:,} for more); "
+            "reach them with brain_search or brain_corpus(query=...)"
+        )
     return reply
 
 

@@ -113,8 +113,11 @@ class _Indexed:
 # combining class, and the spacing marks of Indic scripts, class 0) and the Hangul
 # vowel and final jamo that compose with a leading syllable.
 def _joins_previous(c: str) -> bool:
-    return bool(unicodedata.combining(c)) or unicodedata.category(c) in ("Mn", "Mc", "Me") or (
-        "\u1160" <= c <= "\u11ff" or "\ud7b0" <= c <= "\ud7ff")
+    return (
+        bool(unicodedata.combining(c))
+        or unicodedata.category(c) in ("Mn", "Mc", "Me")
+        or ("\u1160" <= c <= "\u11ff" or "\ud7b0" <= c <= "\ud7ff")
+    )
 
 
 def nfc_with_offsets(s: str, offs: Sequence[int]) -> tuple[str, list[int], list[int]]:
@@ -180,9 +183,7 @@ _DATE_WORDS = frozenset(
     utc gmt z cet cest bst est edt cst cdt mst mdt pst pdt ist jst""".split()
 )
 # Tokens that are numbers with a unit-of-time or ordinal tail: 3rd, 10h, 5pm, 01T10, T10Z.
-_NUMERIC_TOKEN = re.compile(
-    r"\d+(?:st|nd|rd|th|h|am|pm|z)?(?:t\d+z?)?|t\d+z?", re.IGNORECASE
-)
+_NUMERIC_TOKEN = re.compile(r"\d+(?:st|nd|rd|th|h|am|pm|z)?(?:t\d+z?)?|t\d+z?", re.IGNORECASE)
 _TOKEN = re.compile(r"[^\W_]+")
 
 
@@ -191,9 +192,7 @@ def _generic_reason(nq: str) -> str | None:
     words = [
         t
         for t in _TOKEN.findall(nq)
-        if any(c.isalpha() for c in t)
-        and t.casefold() not in _DATE_WORDS
-        and not _NUMERIC_TOKEN.fullmatch(t)
+        if any(c.isalpha() for c in t) and t.casefold() not in _DATE_WORDS and not _NUMERIC_TOKEN.fullmatch(t)
     ]
     if not words:
         if any(c.isdigit() for c in nq):
@@ -206,10 +205,7 @@ def _generic_reason(nq: str) -> str | None:
         )
     alnum = sum(1 for c in nq if c.isalnum())
     if alnum < MIN_ALNUM:
-        return (
-            f"quote is too short to identify one passage ({alnum} letters/digits; "
-            f"at least {MIN_ALNUM} needed)"
-        )
+        return f"quote is too short to identify one passage ({alnum} letters/digits; at least {MIN_ALNUM} needed)"
     return None
 
 
@@ -247,9 +243,7 @@ def _distance(a: int, b: int, c: int, d: int) -> int:
     return max(0, c - b, a - d)
 
 
-def _stamp_occurrence(
-    note: Note, retired_note: str | None, block: Block, start: int, end: int
-) -> QuoteCheck:
+def _stamp_occurrence(note: Note, retired_note: str | None, block: Block, start: int, end: int) -> QuoteCheck:
     common = dict(
         path=note.path,
         heading=block.heading,
@@ -281,7 +275,7 @@ def _stamp_occurrence(
             if overlaps and not whole:
                 return QuoteCheck(
                     SUPERSEDED,
-                    f'quote sits in the old wording of an in-place correction in {where}: '
+                    f"quote sits in the old wording of an in-place correction in {where}: "
                     f'(was: "{c.old}") is retired; the current claim is "{c.current}"; '
                     "do not answer from the old wording",
                     old_claim=c.current,
@@ -291,8 +285,7 @@ def _stamp_occurrence(
         c = min(block.corrections, key=lambda c: _distance(start, end, c.marker_start, c.marker_end))
         return QuoteCheck(
             CORRECTED,
-            f'quote found in {where}; the block carries an in-place correction, '
-            f'the old wording was "{c.old}"',
+            f'quote found in {where}; the block carries an in-place correction, the old wording was "{c.old}"',
             old_claim=c.old,
             **common,
         )
@@ -348,8 +341,7 @@ def _check(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.da
         return weakest
     if _contains(index, forms):
         return _unverified(
-            f"quote spans blocks in {note.path}: it must sit inside one paragraph, "
-            "list or heading",
+            f"quote spans blocks in {note.path}: it must sit inside one paragraph, list or heading",
             note,
             retired,
         )
@@ -373,9 +365,7 @@ def _with_reason(check: QuoteCheck, reason: str) -> QuoteCheck:
     return replace(check, reason=reason)
 
 
-def check_quote(
-    quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.date
-) -> QuoteCheck:
+def check_quote(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.date) -> QuoteCheck:
     """Stamp one quote against the note its citation resolved to (None: not in pack).
 
     Never raises: anything unexpected becomes UNVERIFIED with the error named.
@@ -399,72 +389,176 @@ def check_quote(
 # "106"), and are compared as they are, never folded.
 _DIGIT = r"0-9\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u2079\u2080-\u2089\u2150-\u218b\u2460-\u24ff\u2776-\u2793"
 _DIGITS = f"[{_DIGIT}]+"
-_MONTHS = {m: i for i, names in enumerate((
-    "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
-    "august aug", "september sep sept", "october oct", "november nov", "december dec"), 1)
-    for m in names.split()}
-_WEEKDAYS = {d: i for i, names in enumerate((
-    "monday mon", "tuesday tue tues", "wednesday wed", "thursday thu thur thurs", "friday fri",
-    "saturday sat", "sunday sun"))
-    for d in names.split()}
+_MONTHS = {
+    m: i
+    for i, names in enumerate(
+        (
+            "january jan",
+            "february feb",
+            "march mar",
+            "april apr",
+            "may",
+            "june jun",
+            "july jul",
+            "august aug",
+            "september sep sept",
+            "october oct",
+            "november nov",
+            "december dec",
+        ),
+        1,
+    )
+    for m in names.split()
+}
+_WEEKDAYS = {
+    d: i
+    for i, names in enumerate(
+        (
+            "monday mon",
+            "tuesday tue tues",
+            "wednesday wed",
+            "thursday thu thur thurs",
+            "friday fri",
+            "saturday sat",
+            "sunday sun",
+        )
+    )
+    for d in names.split()
+}
 # Month and weekday names count only capitalised ("May", "MAY"), so "may" the verb and
 # "sat" the verb are not dates; an abbreviation alone ("Mar", "Sun") is not a date either.
-_MONTH = "|".join(sorted({m.capitalize() for m in _MONTHS} | {m.upper() for m in _MONTHS}, key=len,
-                         reverse=True))
+_MONTH = "|".join(sorted({m.capitalize() for m in _MONTHS} | {m.upper() for m in _MONTHS}, key=len, reverse=True))
 _MONTH_FULL = "|".join(m.capitalize() for m in _MONTHS if len(m) > 3 or m == "may")
 _WEEKDAY = "|".join(sorted({d.capitalize() for d in _WEEKDAYS}, key=len, reverse=True))
 _WD = rf"(?:(?P<wd>{_WEEKDAY})\.?,?\s+)?"
 _ORD = r"(?:st|nd|rd|th)?"
 _NOT_NUM_BEFORE = rf"(?<![{_DIGIT}.,/])"
 _NOT_NUM_AFTER = rf"(?![{_DIGIT}]|[.,/][{_DIGIT}])"
-_DATES = [re.compile(p) for p in (
-    rf"{_WD}{_NOT_NUM_BEFORE}(?P<y>\d{{4}})-(?P<m>\d{{2}})-(?P<d>\d{{2}}){_NOT_NUM_AFTER}",
-    rf"{_WD}(?<![\w.])(?P<d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<mn>{_MONTH})\b\.?"
-    rf"(?:,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER})?",
-    rf"{_WD}(?<![\w.])(?P<mn>{_MONTH})\.?\s+(?P<d>\d{{1,2}}){_ORD}(?![{_DIGIT}:.])"
-    rf"(?:,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER})?",
-    rf"(?<![\w.])(?P<mn>{_MONTH})\.?,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER}",
-    rf"{_NOT_NUM_BEFORE}(?P<y>\d{{4}})-(?P<m>0[1-9]|1[0-2])(?![{_DIGIT}-])",
-    rf"(?<![\w.])(?P<mn>{_MONTH_FULL})\b",
-    rf"(?<![\w.])(?P<wd>{_WEEKDAY})\b",
-)]
+_DATES = [
+    re.compile(p)
+    for p in (
+        rf"{_WD}{_NOT_NUM_BEFORE}(?P<y>\d{{4}})-(?P<m>\d{{2}})-(?P<d>\d{{2}}){_NOT_NUM_AFTER}",
+        rf"{_WD}(?<![\w.])(?P<d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<mn>{_MONTH})\b\.?"
+        rf"(?:,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER})?",
+        rf"{_WD}(?<![\w.])(?P<mn>{_MONTH})\.?\s+(?P<d>\d{{1,2}}){_ORD}(?![{_DIGIT}:.])"
+        rf"(?:,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER})?",
+        rf"(?<![\w.])(?P<mn>{_MONTH})\.?,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER}",
+        rf"{_NOT_NUM_BEFORE}(?P<y>\d{{4}})-(?P<m>0[1-9]|1[0-2])(?![{_DIGIT}-])",
+        rf"(?<![\w.])(?P<mn>{_MONTH_FULL})\b",
+        rf"(?<![\w.])(?P<wd>{_WEEKDAY})\b",
+    )
+]
 _AMPM = r"(?P<ap>[AaPp]\.?[Mm]\.?)(?![\w])"
-_TIMES = [re.compile(p) for p in (
-    rf"(?<![{_DIGIT}:.,])(?P<h>\d{{1,2}}):(?P<mi>\d{{2}})(?::(?P<s>\d{{2}}))?(?![{_DIGIT}:])(?:\s?{_AMPM})?",
-    rf"(?<![{_DIGIT}:.,])(?P<h>\d{{1,2}})(?:\.(?P<mi>\d{{2}}))?\s?{_AMPM}",
-)]
+_TIMES = [
+    re.compile(p)
+    for p in (
+        rf"(?<![{_DIGIT}:.,])(?P<h>\d{{1,2}}):(?P<mi>\d{{2}})(?::(?P<s>\d{{2}}))?(?![{_DIGIT}:])(?:\s?{_AMPM})?",
+        rf"(?<![{_DIGIT}:.,])(?P<h>\d{{1,2}})(?:\.(?P<mi>\d{{2}}))?\s?{_AMPM}",
+    )
+]
 # Units that make a number an amount: "15 kg" is not "15 lb". Spellings of one unit
 # share a key. Any other word after a number ("3 hives") is not part of the specific.
 _UNIT_KEYS = {
-    "€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR",
-    "$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD",
-    "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
-    "¥": "JPY", "jpy": "JPY", "yen": "JPY", "chf": "CHF",
-    "%": "%", "percent": "%", "per cent": "%",
-    "ms": "ms", "millisecond": "ms", "milliseconds": "ms",
-    "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
-    "min": "min", "mins": "min", "minute": "min", "minutes": "min",
-    "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h",
-    "day": "day", "days": "day", "week": "week", "weeks": "week",
-    "month": "month", "months": "month", "year": "year", "years": "year",
-    "b": "B", "kb": "kB", "mb": "MB", "gb": "GB", "tb": "TB", "kib": "KiB", "mib": "MiB",
-    "gib": "GiB", "tib": "TiB", "k": "k",
-    "mm": "mm", "cm": "cm", "m": "m", "km": "km", "g": "g", "kg": "kg", "mg": "mg", "t": "t",
-    "l": "l", "ml": "ml", "lb": "lb", "lbs": "lb", "oz": "oz", "psi": "psi", "bar": "bar",
-    "°c": "°C", "°f": "°F", "°": "°", "w": "W", "kw": "kW", "kwh": "kWh", "wh": "Wh",
-    "mah": "mAh", "v": "V", "a": "A", "hz": "Hz", "khz": "kHz", "mhz": "MHz", "ghz": "GHz",
+    "€": "EUR",
+    "eur": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "$": "USD",
+    "usd": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "£": "GBP",
+    "gbp": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "¥": "JPY",
+    "jpy": "JPY",
+    "yen": "JPY",
+    "chf": "CHF",
+    "%": "%",
+    "percent": "%",
+    "per cent": "%",
+    "ms": "ms",
+    "millisecond": "ms",
+    "milliseconds": "ms",
+    "s": "s",
+    "sec": "s",
+    "secs": "s",
+    "second": "s",
+    "seconds": "s",
+    "min": "min",
+    "mins": "min",
+    "minute": "min",
+    "minutes": "min",
+    "h": "h",
+    "hr": "h",
+    "hrs": "h",
+    "hour": "h",
+    "hours": "h",
+    "day": "day",
+    "days": "day",
+    "week": "week",
+    "weeks": "week",
+    "month": "month",
+    "months": "month",
+    "year": "year",
+    "years": "year",
+    "b": "B",
+    "kb": "kB",
+    "mb": "MB",
+    "gb": "GB",
+    "tb": "TB",
+    "kib": "KiB",
+    "mib": "MiB",
+    "gib": "GiB",
+    "tib": "TiB",
+    "k": "k",
+    "mm": "mm",
+    "cm": "cm",
+    "m": "m",
+    "km": "km",
+    "g": "g",
+    "kg": "kg",
+    "mg": "mg",
+    "t": "t",
+    "l": "l",
+    "ml": "ml",
+    "lb": "lb",
+    "lbs": "lb",
+    "oz": "oz",
+    "psi": "psi",
+    "bar": "bar",
+    "°c": "°C",
+    "°f": "°F",
+    "°": "°",
+    "w": "W",
+    "kw": "kW",
+    "kwh": "kWh",
+    "wh": "Wh",
+    "mah": "mAh",
+    "v": "V",
+    "a": "A",
+    "hz": "Hz",
+    "khz": "kHz",
+    "mhz": "MHz",
+    "ghz": "GHz",
     "x": "x",
 }
 _SYMBOL_UNITS = ("€", "$", "£", "¥")
 _CODE_UNITS = ("EUR", "USD", "GBP", "JPY", "CHF")
 _UNIT_AFTER = "|".join(re.escape(u) for u in sorted(_UNIT_KEYS, key=len, reverse=True))
 _NUM = rf"(?P<n>{_DIGITS}(?:[.,]{_DIGITS})*)"
-_AMOUNTS = [re.compile(p, re.IGNORECASE) for p in (
-    rf"(?P<u>[€$£¥]|\b(?:{'|'.join(_CODE_UNITS)}))\s?{_NUM}(?![{_DIGIT}]|[^\W_])",
-    rf"(?<![^\W\d_]){_NOT_NUM_BEFORE}{_NUM}\s?(?P<u>{_UNIT_AFTER})(?![^\W_])",
-)]
-_NUMBER = re.compile(rf"(?<![^\W\d_]){_NOT_NUM_BEFORE}(?P<n>{_DIGITS}(?:[.,/]{_DIGITS})*)"
-                     r"(?:st|nd|rd|th)?(?![^\W_])")
+_AMOUNTS = [
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        rf"(?P<u>[€$£¥]|\b(?:{'|'.join(_CODE_UNITS)}))\s?{_NUM}(?![{_DIGIT}]|[^\W_])",
+        rf"(?<![^\W\d_]){_NOT_NUM_BEFORE}{_NUM}\s?(?P<u>{_UNIT_AFTER})(?![^\W_])",
+    )
+]
+_NUMBER = re.compile(
+    rf"(?<![^\W\d_]){_NOT_NUM_BEFORE}(?P<n>{_DIGITS}(?:[.,/]{_DIGITS})*)"
+    r"(?:st|nd|rd|th)?(?![^\W_])"
+)
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]\"'`]+", re.IGNORECASE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _WORDISH = re.compile(r"[^\W_][\w]*(?:(?:[-./@:]|'(?=[^\W\d_]))[\w]+)*(?:\+\+|#)?")
@@ -473,7 +567,8 @@ _TRAIL = ".,;:!?)]}'\""
 # Capitalised words that say nothing specific when they start a name-like run.
 _NOT_NAMES = STOPWORDS | frozenset(
     "according also answer based both however note notes per yes no none nothing unknown "
-    "please sure thanks there here".split())
+    "please sure thanks there here".split()
+)
 
 
 @dataclass(frozen=True)
@@ -612,12 +707,16 @@ def specifics(text: str) -> list[Specific]:
             word = word[:-2]
         letters = [c for c in word if c.isalpha()]
         is_ident = bool(letters) and (
-            any(c.isdigit() for c in word) or "_" in word or word.endswith(("++", "#"))
-            or any(any(c.isupper() for c in part[1:]) for part in word.split("-")) and len(letters) > 1
-            or any(ch in word[1:-1] for ch in "./") and len([p for p in re.split(r"[./]", word) if len(p) > 1]) > 1)
-        name_word = (len(letters) > 1 and word[0].isupper() and not is_ident
-                     and word.casefold() not in _NOT_NAMES)
-        gap = work[prev_end:m.start()] if prev_end >= 0 else ""
+            any(c.isdigit() for c in word)
+            or "_" in word
+            or word.endswith(("++", "#"))
+            or any(any(c.isupper() for c in part[1:]) for part in word.split("-"))
+            and len(letters) > 1
+            or any(ch in word[1:-1] for ch in "./")
+            and len([p for p in re.split(r"[./]", word) if len(p) > 1]) > 1
+        )
+        name_word = len(letters) > 1 and word[0].isupper() and not is_ident and word.casefold() not in _NOT_NAMES
+        gap = work[prev_end : m.start()] if prev_end >= 0 else ""
         if run and not (gap == " " and name_word):
             close_run()
         if is_ident:
@@ -652,7 +751,7 @@ def _number_occurs(key: str, text: str) -> bool:
     spellings = {key}
     if key.isdigit() and len(key) > 3:  # also with thousands commas: 1800 -> 1,800
         head = len(key) % 3 or 3
-        spellings.add(key[:head] + "".join("," + key[i:i + 3] for i in range(head, len(key), 3)))
+        spellings.add(key[:head] + "".join("," + key[i : i + 3] for i in range(head, len(key), 3)))
     return any(re.search(rf"{_NOT_NUM_BEFORE}{re.escape(s)}{_NOT_NUM_AFTER}", text) for s in spellings)
 
 
@@ -714,8 +813,7 @@ def overall_stamp(
     try:
         if checks:
             # Unknown stamps and NOT IN BRAIN (never a quote's stamp) count as UNVERIFIED.
-            stamps = [c.stamp if c.stamp in (VERIFIED, CORRECTED, SUPERSEDED) else UNVERIFIED
-                      for c in checks]
+            stamps = [c.stamp if c.stamp in (VERIFIED, CORRECTED, SUPERSEDED) else UNVERIFIED for c in checks]
             i = min(range(len(stamps)), key=lambda k: (STRENGTH[stamps[k]], k))
             stamp, n = stamps[i], len(checks)
             if n == 1:
@@ -735,17 +833,17 @@ def overall_stamp(
         if not not_in_brain_claimed:
             return UNVERIFIED, "no quote given"
         if not isinstance(unread_matching, int) or unread_matching < 0:
-            return UNVERIFIED, (
-                "the reader found nothing, and how many matching notes were not read is unknown"
-            )
+            return UNVERIFIED, ("the reader found nothing, and how many matching notes were not read is unknown")
         if unread_matching == 0:
             return (
                 NOT_IN_BRAIN,
                 "the reader found nothing, and every note of the scope that holds a distinctive "
                 "term of the question was read",
             )
-        plural = "notes that hold a distinctive term of the question were" if unread_matching != 1 else (
-            "note that holds a distinctive term of the question was"
+        plural = (
+            "notes that hold a distinctive term of the question were"
+            if unread_matching != 1
+            else ("note that holds a distinctive term of the question was")
         )
         return UNVERIFIED, f"the reader found nothing, but {unread_matching} {plural} not read"
     except Exception as exc:
@@ -769,15 +867,13 @@ def _lead(line: str) -> str:
     """The line without leading whitespace, invisible format chars and decoration."""
     for _ in range(2):  # decoration, an optional list number, decoration again
         i = 0
-        while i < len(line) and (
-            line[i] in _DECORATION or line[i].isspace() or unicodedata.category(line[i]) == "Cf"
-        ):
+        while i < len(line) and (line[i] in _DECORATION or line[i].isspace() or unicodedata.category(line[i]) == "Cf"):
             i += 1
         line = line[i:]
         m = _ORDINAL.match(line)
         if not m:
             break
-        line = line[m.end():]
+        line = line[m.end() :]
     # Fold compatibility forms for *detection* only: ＶＥＲＩＦＩＥＤ looks like VERIFIED.
     return unicodedata.normalize("NFKC", line)
 

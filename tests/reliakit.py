@@ -61,8 +61,10 @@ def write_section(name: str, title: str, body: str) -> None:
         return
     FIGURES.parent.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    block = (f"<!-- section: {name} -->\n## {title}\n\n_Measured {stamp} on {machine()}._\n\n"
-             f"{body.strip()}\n<!-- end: {name} -->\n")
+    block = (
+        f"<!-- section: {name} -->\n## {title}\n\n_Measured {stamp} on {machine()}._\n\n"
+        f"{body.strip()}\n<!-- end: {name} -->\n"
+    )
     with open(FIGURES.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two pytest processes may finish at once
         old = FIGURES.read_text(encoding="utf-8") if FIGURES.exists() else ""
@@ -93,8 +95,14 @@ def percentiles(values: list[float]) -> dict[str, float]:
     def rank(p: float) -> float:
         return s[min(len(s) - 1, max(0, int(round(p / 100 * len(s) + 0.5)) - 1))] * 1000
 
-    return {"n": len(s), "p50": rank(50), "p95": rank(95), "p99": rank(99), "max": s[-1] * 1000,
-            "mean": statistics.fmean(s) * 1000}
+    return {
+        "n": len(s),
+        "p50": rank(50),
+        "p95": rank(95),
+        "p99": rank(99),
+        "max": s[-1] * 1000,
+        "mean": statistics.fmean(s) * 1000,
+    }
 
 
 # -- raw JSON-RPC over HTTP ----------------------------------------------------
@@ -104,9 +112,16 @@ PROTOCOL = "2025-06-18"
 
 
 def initialize_body(rid: int = 1) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": rid, "method": "initialize",
-            "params": {"protocolVersion": PROTOCOL, "capabilities": {},
-                       "clientInfo": {"name": "reliability-probe", "version": "1"}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": rid,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": PROTOCOL,
+            "capabilities": {},
+            "clientInfo": {"name": "reliability-probe", "version": "1"},
+        },
+    }
 
 
 def rpc_messages(response: httpx.Response) -> list[dict[str, Any]]:
@@ -139,8 +154,9 @@ class RawSession:
         r = self.http.post(self.url, json=initialize_body(), headers={"Accept": ACCEPT})
         assert r.status_code == 200, (r.status_code, r.text[:200])
         self.session = r.headers["mcp-session-id"]
-        n = self.http.post(self.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-                           headers=self.headers())
+        n = self.http.post(
+            self.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=self.headers()
+        )
         assert n.status_code in (200, 202), n.status_code
         return self
 
@@ -163,15 +179,20 @@ class RawSession:
 
     def call(self, tool: str, args: dict[str, Any]) -> tuple[httpx.Response, dict[str, Any] | None]:
         self.next_id += 1
-        body = {"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
-                "params": {"name": tool, "arguments": args}}
+        body = {
+            "jsonrpc": "2.0",
+            "id": self.next_id,
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": args},
+        }
         r = self.post(body)
         msgs = [m for m in rpc_messages(r) if m.get("id") == self.next_id]
         return r, (msgs[0] if msgs else None)
 
 
-def describe(response: httpx.Response | None, message: dict[str, Any] | None = None,
-             error: BaseException | None = None) -> str:
+def describe(
+    response: httpx.Response | None, message: dict[str, Any] | None = None, error: BaseException | None = None
+) -> str:
     """What came back, in one line: status, then the JSON-RPC error or the tool's verdict."""
     if error is not None:
         return f"no HTTP reply: {type(error).__name__}"
@@ -192,6 +213,7 @@ def describe(response: httpx.Response | None, message: dict[str, Any] | None = N
 
 
 # -- a real `cortex serve` -------------------------------------------------------
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -223,8 +245,9 @@ class ServeProcess:
     `kill -9` of the server would orphan. Pass REDIS_URL in `env` for guests.
     """
 
-    def __init__(self, home: Path, brain: Path | None, env: dict[str, str], bindir: Path,
-                 log: Path, port: int | None = None):
+    def __init__(
+        self, home: Path, brain: Path | None, env: dict[str, str], bindir: Path, log: Path, port: int | None = None
+    ):
         self.home, self.brain, self.bindir, self.log = home, brain, bindir, log
         self.port = port or free_port()
         self.env = dict(env)
@@ -242,9 +265,14 @@ class ServeProcess:
         env.update(self.env)
         self.bindir.mkdir(parents=True, exist_ok=True)
         out = open(self.log, "ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", "cortex.cli", "serve", "--port", str(self.port)],
-                                     env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
-                                     stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "cortex.cli", "serve", "--port", str(self.port)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+        )
         out.close()
         health = ready_health(self.url, self.proc, timeout)
         if health is not None:
@@ -275,6 +303,7 @@ class ServeProcess:
 
 # -- small file systems -------------------------------------------------------------
 
+
 def need_mounts() -> None:
     """Full-disk and read-only tests mount a tmpfs, which needs root (as CI runs here)."""
     if os.geteuid() == 0:
@@ -302,9 +331,14 @@ def remount(where: Path, mode: str) -> None:
 
 
 def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=check,
-                          env={"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(repo),
-                               "GIT_CONFIG_NOSYSTEM": "1"})
+    return subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=check,
+        env={"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(repo), "GIT_CONFIG_NOSYSTEM": "1"},
+    )
 
 
 def first_parent_chain(repo: Path) -> list[tuple[str, list[str]]]:

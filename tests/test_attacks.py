@@ -30,8 +30,9 @@ def serve(tmp_path: Path):
         brain = tmp_path / "brain.git"
         if not brain.exists():
             init_brain(brain, bare=True)
-        proc = ServeProcess(tmp_path / "home", brain, {"CORTEX_TOKEN": TOKEN, **(env or {})},
-                            tmp_path / "bin", tmp_path / "serve.log")
+        proc = ServeProcess(
+            tmp_path / "home", brain, {"CORTEX_TOKEN": TOKEN, **(env or {})}, tmp_path / "bin", tmp_path / "serve.log"
+        )
         proc.start()
         running.append(proc)
         return proc
@@ -42,8 +43,11 @@ def serve(tmp_path: Path):
 
 
 def commits(brain: Path) -> int:
-    return int(subprocess.run(["git", "rev-list", "--count", "main"], cwd=brain, capture_output=True,
-                              text=True, check=True).stdout)
+    return int(
+        subprocess.run(
+            ["git", "rev-list", "--count", "main"], cwd=brain, capture_output=True, text=True, check=True
+        ).stdout
+    )
 
 
 def sign_in(url: str, secret: str, headers: dict[str, str] | None = None) -> httpx.Response:
@@ -53,6 +57,7 @@ def sign_in(url: str, secret: str, headers: dict[str, str] | None = None) -> htt
 
 
 # -- 2. the sign-in throttle ------------------------------------------------------
+
 
 def test_a_spoofed_forwarded_for_does_not_reset_the_throttle(serve):
     proc = serve({"CORTEX_CONSOLE_PASSCODE": "correct horse battery"})
@@ -85,6 +90,7 @@ def test_behind_a_trusted_proxy_one_guesser_does_not_lock_out_the_owner(serve):
 
 
 # -- 3. bounded input ---------------------------------------------------------------
+
 
 def rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -119,8 +125,9 @@ def test_webhook_refuses_a_big_body_before_reading_it(serve, tmp_path):
     assert httpx.post(hook, content=b"x" * 1_048_576, headers=bad).status_code == 401
 
 
-@pytest.mark.parametrize("after", ["-5:-5", "-1:0", "0:-1", "1:2:3", "abc", "", " 0:0", "0:0\n", "99:0", "0:99",
-                                   "999999999999:0", "１:0"])
+@pytest.mark.parametrize(
+    "after", ["-5:-5", "-1:0", "0:-1", "1:2:3", "abc", "", " 0:0", "0:0\n", "99:0", "0:99", "999999999999:0", "１:0"]
+)
 def test_corpus_cursors_are_validated_with_one_line(server, after):
     url = server.url + "/mcp"
     reply = call(url, "brain_corpus", paths=["profile.md", "projects/example-project.md"], after=after)
@@ -134,22 +141,30 @@ def test_corpus_cursor_walks_every_part_and_ends(server):
     url = server.url + "/mcp"
     first = call(url, "brain_corpus", paths=["profile.md", "projects/example-project.md"])
     total = first.data["total_notes"]
-    assert call(url, "brain_corpus", paths=["profile.md", "projects/example-project.md"], after=f"{total}:0").data["notes"] == []
+    assert (
+        call(url, "brain_corpus", paths=["profile.md", "projects/example-project.md"], after=f"{total}:0").data["notes"]
+        == []
+    )
     assert call(url, "brain_corpus", paths=["profile.md", "projects/example-project.md"], after=f"{total}:1").error
 
 
 # -- 5. one guest must not affect another --------------------------------------------
+
 
 def test_one_guest_cannot_fill_everyone_elses_queue(gserver):
     from guestkit import commit_count
 
     alice = gserver.guest("alice", ["notes/public/"], daily_proposals=1000)
     bob = gserver.guest("bob", ["notes/public/"], daily_proposals=1000)
-    replies = [call(alice.url, "brain_propose", token=None, path=f"notes/public/a{n}.md", mode="create",
-                    content=f"# A{n}\n") for n in range(12)]
+    replies = [
+        call(alice.url, "brain_propose", token=None, path=f"notes/public/a{n}.md", mode="create", content=f"# A{n}\n")
+        for n in range(12)
+    ]
     assert [r.error is None for r in replies] == [True] * 10 + [False] * 2
-    assert replies[-1].error.endswith("your share of the review queue is full: 10 of your proposals await "
-                                      "the owner's review (limit 10); try again after the owner reviews them")
+    assert replies[-1].error.endswith(
+        "your share of the review queue is full: 10 of your proposals await "
+        "the owner's review (limit 10); try again after the owner reviews them"
+    )
     before = commit_count(gserver.brain)
     ok = call(bob.url, "brain_propose", token=None, path="notes/public/b.md", mode="create", content="# B\n")
     assert ok.error is None and commit_count(gserver.brain) == before
@@ -162,8 +177,9 @@ def test_a_tombstone_tells_another_guest_only_that_the_owner_declined(gserver):
     first = call(alice.url, "brain_propose", token=None, path="notes/public/x.md", mode="create", content="# X\n")
     call(gserver.owner, "brain_reject", id=first.data["id"], reason="alice's private matter, see her email")
     again = call(mallory.url, "brain_propose", token=None, path="notes/public/x.md", mode="create", content="# X\n")
-    assert again.error.endswith("refused: the owner has declined this content for this path; "
-                                "change the content to propose again")
+    assert again.error.endswith(
+        "refused: the owner has declined this content for this path; change the content to propose again"
+    )
     assert "alice" not in again.error and "private" not in again.error
 
 
@@ -173,8 +189,12 @@ def test_console_proposals_page_is_clipped(gserver):
     guest = gserver.guest("big", ["notes/public/"], daily_proposals=100)
     for n in range(5):
         big = f"# Big {n}\n\n" + ("lorem ipsum " * 87_000)[:1_040_000] + "\n"
-        assert call(guest.url, "brain_propose", token=None, path=f"notes/public/big{n}.md", mode="create",
-                    content=big).error is None
+        assert (
+            call(
+                guest.url, "brain_propose", token=None, path=f"notes/public/big{n}.md", mode="create", content=big
+            ).error
+            is None
+        )
     console = owner(gserver.url)
     page = console.get("/console/proposals")
     assert page.status_code == 200 and len(page.content) < 100_000, len(page.content)
@@ -184,6 +204,7 @@ def test_console_proposals_page_is_clipped(gserver):
 
 
 # -- 6. say no more than needed ------------------------------------------------------
+
 
 def test_public_healthz_says_only_liveness_head_count_and_guest_door(serve, tmp_path):
     remote = tmp_path / "remote.git"
@@ -198,19 +219,39 @@ def test_public_healthz_says_only_liveness_head_count_and_guest_door(serve, tmp_
     assert "remote" in detail and detail["sha"] == public["sha"]
 
 
-HOSTS = [("127.0.0.1:8765", True), ("localhost:1", True), ("localhost", True),
-         ("localhost:1.evil.example", False), ("localhost:evil", False), ("localhost:", False),
-         ("localhost:123456", False), ("127.0.0.1:80.evil.example", False), ("evil.example", False),
-         ("localhost.evil.example:80", False)]
+HOSTS = [
+    ("127.0.0.1:8765", True),
+    ("localhost:1", True),
+    ("localhost", True),
+    ("localhost:1.evil.example", False),
+    ("localhost:evil", False),
+    ("localhost:", False),
+    ("localhost:123456", False),
+    ("127.0.0.1:80.evil.example", False),
+    ("evil.example", False),
+    ("localhost.evil.example:80", False),
+]
 
 
 def test_host_allow_list_is_matched_exactly_on_every_door_and_the_console(serve):
     proc = serve()
-    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "0"},
+        },
+    }
     for host, ok in HOSTS:
-        headers = {"Host": host, "Authorization": f"Bearer {TOKEN}",
-                   "Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        headers = {
+            "Host": host,
+            "Authorization": f"Bearer {TOKEN}",
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+        }
         r = httpx.post(f"{proc.url}/mcp", json=body, headers=headers)
         assert (r.status_code == 200) == ok, (host, r.status_code, r.text[:100])
         if not ok:
@@ -221,11 +262,26 @@ def test_host_allow_list_is_matched_exactly_on_every_door_and_the_console(serve)
 
 def test_an_origin_that_only_starts_like_an_allowed_one_is_refused(serve):
     proc = serve()
-    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "0"},
+        },
+    }
     for origin, status in [("http://localhost:1.evil.example", 403), ("http://localhost:3000", 200)]:
-        r = httpx.post(f"{proc.url}/mcp", json=body, headers={
-            "Origin": origin, "Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"})
+        r = httpx.post(
+            f"{proc.url}/mcp",
+            json=body,
+            headers={
+                "Origin": origin,
+                "Authorization": f"Bearer {TOKEN}",
+                "Accept": "application/json, text/event-stream",
+            },
+        )
         assert r.status_code == status, (origin, r.status_code)
 
 

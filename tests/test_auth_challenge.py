@@ -32,8 +32,7 @@ def test_no_bearer_gets_the_bare_challenge_and_a_body_naming_the_header(server):
         r = post_initialize(mcp, headers)
         assert r.status_code == 401, headers
         assert r.headers["www-authenticate"] == BARE, headers
-        assert r.json() == {"jsonrpc": "2.0", "id": None,
-                            "error": {"code": -32600, "message": f"Unauthorized: {SEND}"}}
+        assert r.json() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": f"Unauthorized: {SEND}"}}
     # The GET that opens the server's stream is refused the same way.
     r = httpx.get(mcp, headers={"Accept": "text/event-stream"})
     assert r.status_code == 401 and r.headers["www-authenticate"] == BARE and SEND in r.text
@@ -64,10 +63,16 @@ def test_the_python_sdk_client_shows_the_message(server):
 
 def test_oauth_probes_are_404s_that_say_to_send_the_token(server):
     """Every URL mcp-remote 0.15 and the Inspector 2.12 were seen to probe, and no metadata anywhere."""
-    seen = {"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource",
-            "/.well-known/oauth-authorization-server/mcp", "/.well-known/oauth-authorization-server",
-            "/.well-known/openid-configuration/mcp", "/.well-known/openid-configuration",
-            "/mcp/.well-known/openid-configuration", "/register"}
+    seen = {
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-authorization-server/mcp",
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/openid-configuration/mcp",
+        "/.well-known/openid-configuration",
+        "/mcp/.well-known/openid-configuration",
+        "/register",
+    }
     assert seen <= set(OAUTH_PROBES)
     for path in OAUTH_PROBES:
         for method in ("GET", "POST"):
@@ -85,8 +90,12 @@ def test_oauth_probes_are_404s_that_say_to_send_the_token(server):
 
 def test_the_url_door_stays_a_bare_404(server):
     """Nothing about OAuth or tokens near `/s/`: a wrong secret must look like any unknown path."""
-    for path in ("/s/not-the-secret/mcp", "/.well-known/oauth-protected-resource/s/not-the-secret/mcp",
-                 f"/.well-known/oauth-protected-resource/s/{URL_SECRET}/mcp", "/no-such-path"):
+    for path in (
+        "/s/not-the-secret/mcp",
+        "/.well-known/oauth-protected-resource/s/not-the-secret/mcp",
+        f"/.well-known/oauth-protected-resource/s/{URL_SECRET}/mcp",
+        "/no-such-path",
+    ):
         r = post_initialize(f"{server.url}{path}", {})
         assert (r.status_code, r.text) == (404, "Not Found"), path
         assert "www-authenticate" not in r.headers

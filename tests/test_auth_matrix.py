@@ -30,7 +30,7 @@ from cortex.server import assemble, make_app
 HOOK_SECRET = "webhook-secret-for-tests-5550123"
 NOTE_CREDENTIAL = "sk-ant-api03-" + "N0te5ecret" * 5
 AWS_KEY = "AKIA" + "Q" * 16
-REMOTE_TOKEN = "ghp_" + "R3moteT0ken" * 3   # a Git host token (unused by a local remote, must not print)
+REMOTE_TOKEN = "ghp_" + "R3moteT0ken" * 3  # a Git host token (unused by a local remote, must not print)
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
 
@@ -60,9 +60,16 @@ def world(tmp_path, redis_proc):
     """A hosted server (local bare remote) with Redis, a guest, the console and the webhook."""
     remote = tmp_path / "remote.git"
     init_brain(remote, bare=True)
-    settings = make_settings(tmp_path, tmp_path / "unused", env={
-        "REDIS_URL": redis_proc.url, "CORTEX_REMOTE": str(remote), "CORTEX_WEBHOOK_SECRET": HOOK_SECRET,
-        "CORTEX_FETCH_INTERVAL": "30"})
+    settings = make_settings(
+        tmp_path,
+        tmp_path / "unused",
+        env={
+            "REDIS_URL": redis_proc.url,
+            "CORTEX_REMOTE": str(remote),
+            "CORTEX_WEBHOOK_SECRET": HOOK_SECRET,
+            "CORTEX_FETCH_INTERVAL": "30",
+        },
+    )
     parts = assemble(settings)
     _, guest_secret, _ = add_guest(parts.brain, "matrix", ["notes/public/"], daily_proposals=100)
     app = make_app(parts)
@@ -115,9 +122,15 @@ def test_auth_matrix(world):
     check("POST /mcp", "wrong bearer", 401, post_initialize(mcp, {"Authorization": "Bearer " + "x" * len(TOKEN)}))
     check("POST /mcp", "right bearer", 200, post_initialize(mcp, {"Authorization": f"Bearer {TOKEN}"}))
     check("POST /mcp", "URL secret as bearer", 401, post_initialize(mcp, {"Authorization": f"Bearer {URL_SECRET}"}))
-    check("POST /mcp", "guest secret as bearer", 401,
-          post_initialize(mcp, {"Authorization": f"Bearer {world.guest_secret}"}))
-    check("POST /mcp", "webhook secret as bearer", 401, post_initialize(mcp, {"Authorization": f"Bearer {HOOK_SECRET}"}))
+    check(
+        "POST /mcp",
+        "guest secret as bearer",
+        401,
+        post_initialize(mcp, {"Authorization": f"Bearer {world.guest_secret}"}),
+    )
+    check(
+        "POST /mcp", "webhook secret as bearer", 401, post_initialize(mcp, {"Authorization": f"Bearer {HOOK_SECRET}"})
+    )
     check("POST /mcp", "owner token as Basic", 401, post_initialize(mcp, {"Authorization": f"Basic {TOKEN}"}))
 
     # -- /s/<secret>/mcp: the URL is the credential; anything else is a bare 404 ---------------
@@ -125,10 +138,18 @@ def test_auth_matrix(world):
     check("POST /s/<secret>/mcp", "wrong secret", 404, post_initialize(f"{base}/s/{'y' * len(URL_SECRET)}/mcp", {}))
     check("POST /s/<secret>/mcp", "right secret", 200, post_initialize(f"{base}/s/{URL_SECRET}/mcp", {}))
     check("POST /s/<secret>/mcp", "owner token in the URL", 404, post_initialize(f"{base}/s/{TOKEN}/mcp", {}))
-    check("POST /s/<secret>/mcp", "guest secret in the URL", 404,
-          post_initialize(f"{base}/s/{world.guest_secret}/mcp", {}))
-    check("POST /s/<secret>/mcp", "wrong secret + right bearer", 404,
-          post_initialize(f"{base}/s/wrong/mcp", {"Authorization": f"Bearer {TOKEN}"}))
+    check(
+        "POST /s/<secret>/mcp",
+        "guest secret in the URL",
+        404,
+        post_initialize(f"{base}/s/{world.guest_secret}/mcp", {}),
+    )
+    check(
+        "POST /s/<secret>/mcp",
+        "wrong secret + right bearer",
+        404,
+        post_initialize(f"{base}/s/wrong/mcp", {"Authorization": f"Bearer {TOKEN}"}),
+    )
 
     # -- /g/<secret>/mcp: a guest --------------------------------------------------------------
     check("POST /g/<secret>/mcp", "none (empty secret)", 404, post_initialize(f"{base}/g//mcp", {}))
@@ -136,13 +157,20 @@ def test_auth_matrix(world):
     check("POST /g/<secret>/mcp", "right secret", 200, post_initialize(f"{base}/g/{world.guest_secret}/mcp", {}))
     check("POST /g/<secret>/mcp", "owner token in the URL", 404, post_initialize(f"{base}/g/{TOKEN}/mcp", {}))
     check("POST /g/<secret>/mcp", "URL secret in the URL", 404, post_initialize(f"{base}/g/{URL_SECRET}/mcp", {}))
-    check("POST /g/<secret>/mcp", "guest secret's SHA-256 in the URL", 404,
-          post_initialize(f"{base}/g/{hashlib.sha256(world.guest_secret.encode()).hexdigest()}/mcp", {}))
+    check(
+        "POST /g/<secret>/mcp",
+        "guest secret's SHA-256 in the URL",
+        404,
+        post_initialize(f"{base}/g/{hashlib.sha256(world.guest_secret.encode()).hexdigest()}/mcp", {}),
+    )
 
     # -- /healthz: public by design; it must carry no secret ------------------------------------
-    for label, headers in [("none", {}), ("wrong bearer", {"Authorization": "Bearer nope"}),
-                           ("right bearer", {"Authorization": f"Bearer {TOKEN}"}),
-                           ("guest secret as bearer", {"Authorization": f"Bearer {world.guest_secret}"})]:
+    for label, headers in [
+        ("none", {}),
+        ("wrong bearer", {"Authorization": "Bearer nope"}),
+        ("right bearer", {"Authorization": f"Bearer {TOKEN}"}),
+        ("guest secret as bearer", {"Authorization": f"Bearer {world.guest_secret}"}),
+    ]:
         r = httpx.get(f"{base}/healthz", headers=headers)
         check("GET /healthz", label, 200, r)
         assert not any(s in r.text for s in (TOKEN, URL_SECRET, world.guest_secret, HOOK_SECRET))
@@ -151,10 +179,16 @@ def test_auth_matrix(world):
     probes = [p for p in world.route_paths if family(p) == "oauth probe"]
     assert "/register" in probes and "/.well-known/oauth-protected-resource/mcp" in probes
     for path in probes:
-        for label, headers in [("none", {}), ("wrong bearer", {"Authorization": "Bearer nope"}),
-                               ("right bearer", {"Authorization": f"Bearer {TOKEN}"})]:
-            r = httpx.post(f"{base}{path}", json={}, headers=headers) if path == "/register" else \
-                httpx.get(f"{base}{path}", headers=headers)
+        for label, headers in [
+            ("none", {}),
+            ("wrong bearer", {"Authorization": "Bearer nope"}),
+            ("right bearer", {"Authorization": f"Bearer {TOKEN}"}),
+        ]:
+            r = (
+                httpx.post(f"{base}{path}", json={}, headers=headers)
+                if path == "/register"
+                else httpx.get(f"{base}{path}", headers=headers)
+            )
             check(f"{'POST' if path == '/register' else 'GET'} {path}", label, 404, r)
             assert not any(s in r.text for s in (TOKEN, URL_SECRET, world.guest_secret, HOOK_SECRET))
 
@@ -163,20 +197,39 @@ def test_auth_matrix(world):
         body = b'{"ref": "refs/heads/main"}'
         hook = f"{base}/hooks/push"
         check("POST /hooks/push", "none", 401, httpx.post(hook, content=body))
-        check("POST /hooks/push", "wrong signature", 401,
-              httpx.post(hook, content=body, headers={"X-Hub-Signature-256": sign("wrong", body)}))
-        check("POST /hooks/push", "right signature", 202,
-              httpx.post(hook, content=body, headers={"X-Hub-Signature-256": sign(HOOK_SECRET, body)}))
-        check("POST /hooks/push", "signed with the owner token", 401,
-              httpx.post(hook, content=body, headers={"X-Hub-Signature-256": sign(TOKEN, body)}))
-        check("POST /hooks/push", "owner bearer, unsigned", 401,
-              httpx.post(hook, content=body, headers={"Authorization": f"Bearer {TOKEN}"}))
+        check(
+            "POST /hooks/push",
+            "wrong signature",
+            401,
+            httpx.post(hook, content=body, headers={"X-Hub-Signature-256": sign("wrong", body)}),
+        )
+        check(
+            "POST /hooks/push",
+            "right signature",
+            202,
+            httpx.post(hook, content=body, headers={"X-Hub-Signature-256": sign(HOOK_SECRET, body)}),
+        )
+        check(
+            "POST /hooks/push",
+            "signed with the owner token",
+            401,
+            httpx.post(hook, content=body, headers={"X-Hub-Signature-256": sign(TOKEN, body)}),
+        )
+        check(
+            "POST /hooks/push",
+            "owner bearer, unsigned",
+            401,
+            httpx.post(hook, content=body, headers={"Authorization": f"Bearer {TOKEN}"}),
+        )
 
     # -- /console: a signed session cookie, got by signing in with the owner token ----------------
     if any(family(p) == "console" for p in world.route_paths):
         _console_rows(base, world, check)
 
-    write_section("auth", "Auth: every route x every kind of credential", """
+    write_section(
+        "auth",
+        "Auth: every route x every kind of credential",
+        """
 One server with every door open: owner bearer (`/mcp`), URL secret (`/s/<secret>/mcp`), a guest
 (`/g/<secret>/mcp`, real Redis), the console (signed session cookie after signing in with the owner
 token) and the push webhook (hosted mode, HMAC-SHA256). "Another door's credential" is the secret of
@@ -184,7 +237,10 @@ a different door presented here. Every row is asserted by `tests/test_auth_matri
 
 | route | credential | expected | observed |
 |---|---|---|---|
-""" + "\n".join(f"| {md_cell(r)} | {md_cell(c)} | {e} | {o} |" for r, c, e, o in rows) + "\n")
+"""
+        + "\n".join(f"| {md_cell(r)} | {md_cell(c)} | {e} | {o} |" for r, c, e, o in rows)
+        + "\n",
+    )
 
 
 def _console_rows(base: str, world: World, check) -> None:
@@ -195,8 +251,15 @@ def _console_rows(base: str, world: World, check) -> None:
         assert r.error is None, r.error
         pids.append(r.data["id"])
     head = world.parts.brain.store.head()
-    pages = ["/console/proposals", f"/console/proposals/{pids[0]}", "/console/activity", f"/console/commit/{head}",
-             "/console/notes", "/console/note/profile.md", "/console/guests"]
+    pages = [
+        "/console/proposals",
+        f"/console/proposals/{pids[0]}",
+        "/console/activity",
+        f"/console/commit/{head}",
+        "/console/notes",
+        "/console/note/profile.md",
+        "/console/guests",
+    ]
 
     # The right credential first: the sign-in throttle counts failures per address.
     owner, r = console_signin(base, TOKEN)
@@ -206,14 +269,24 @@ def _console_rows(base: str, world: World, check) -> None:
     value = owner.cookies[cookie_name]
     forged.cookies.set(cookie_name, value[:-2] + ("AA" if not value.endswith("AA") else "BB"), path="/console")
     anon = httpx.Client(base_url=base, follow_redirects=False, timeout=30)
-    bearer = httpx.Client(base_url=base, follow_redirects=False, timeout=30,
-                          headers={"Authorization": f"Bearer {TOKEN}"})
+    bearer = httpx.Client(
+        base_url=base, follow_redirects=False, timeout=30, headers={"Authorization": f"Bearer {TOKEN}"}
+    )
     for page in pages:
         check(f"GET {page.replace(pids[0], '<id>').replace(head, '<sha>')}", "none", 303, anon.get(page))
-        check(f"GET {page.replace(pids[0], '<id>').replace(head, '<sha>')}", "forged session cookie", 303, forged.get(page))
+        check(
+            f"GET {page.replace(pids[0], '<id>').replace(head, '<sha>')}",
+            "forged session cookie",
+            303,
+            forged.get(page),
+        )
         check(f"GET {page.replace(pids[0], '<id>').replace(head, '<sha>')}", "owner session", 200, owner.get(page))
-        check(f"GET {page.replace(pids[0], '<id>').replace(head, '<sha>')}", "owner bearer header (another door's)",
-              303, bearer.get(page))
+        check(
+            f"GET {page.replace(pids[0], '<id>').replace(head, '<sha>')}",
+            "owner bearer header (another door's)",
+            303,
+            bearer.get(page),
+        )
     check("GET /console", "none", 303, anon.get("/console"))
     check("GET /console", "owner session", 303, owner.get("/console"))
     check("GET /console/signin", "none (public form)", 200, anon.get("/console/signin"))
@@ -221,11 +294,13 @@ def _console_rows(base: str, world: World, check) -> None:
 
     # POSTs need the session's CSRF token as well as its cookie.
     csrf = CSRF.search(owner.get("/console/guests").text).group(1)
-    posts = [(f"/console/proposals/{pids[0]}/reject", {"reason": "matrix"}, 303),
-             (f"/console/proposals/{pids[1]}/accept", {}, 303),
-             ("/console/guests/add", {"name": "matrix2", "scopes": "notes/public/"}, 200),
-             ("/console/guests/matrix2/revoke", {}, 200),
-             ("/console/signout", {}, 303)]
+    posts = [
+        (f"/console/proposals/{pids[0]}/reject", {"reason": "matrix"}, 303),
+        (f"/console/proposals/{pids[1]}/accept", {}, 303),
+        ("/console/guests/add", {"name": "matrix2", "scopes": "notes/public/"}, 200),
+        ("/console/guests/matrix2/revoke", {}, 200),
+        ("/console/signout", {}, 303),
+    ]
     for path, form, ok in posts:
         label = f"POST {path.replace(pids[0], '<id>').replace(pids[1], '<id>')}"
         check(label, "none", 403, anon.post(path, data=form))
@@ -236,13 +311,18 @@ def _console_rows(base: str, world: World, check) -> None:
     check("GET /console/proposals", "signed-out session", 303, owner.get("/console/proposals"))
 
     # Other doors' secrets are not console credentials (4 failures: under the throttle's 5).
-    for label, secret in [("wrong secret", "x" * len(TOKEN)), ("URL secret", URL_SECRET),
-                          ("guest secret", world.guest_secret), ("webhook secret", HOOK_SECRET)]:
+    for label, secret in [
+        ("wrong secret", "x" * len(TOKEN)),
+        ("URL secret", URL_SECRET),
+        ("guest secret", world.guest_secret),
+        ("webhook secret", HOOK_SECRET),
+    ]:
         _, r = console_signin(base, secret)
         check("POST /console/signin", label, 401, r)
 
 
 # -- secrets never appear in logs --------------------------------------------------------------
+
 
 def test_no_secret_in_python_logs(world, caplog):
     """Everything the server logs through Python logging, at INFO, while every secret is used."""
@@ -270,24 +350,42 @@ def test_no_secret_in_python_logs(world, caplog):
 
 
 def _secrets(token: str, url_secret: str, guest_secret: str) -> dict[str, str]:
-    return {"owner token": token, "URL secret": url_secret, "guest secret": guest_secret,
-            "guest secret hash": hashlib.sha256(guest_secret.encode()).hexdigest(),
-            "webhook secret": HOOK_SECRET, "credential in a note": NOTE_CREDENTIAL, "AWS key in a note": AWS_KEY,
-            "Git remote token": REMOTE_TOKEN}
+    return {
+        "owner token": token,
+        "URL secret": url_secret,
+        "guest secret": guest_secret,
+        "guest secret hash": hashlib.sha256(guest_secret.encode()).hexdigest(),
+        "webhook secret": HOOK_SECRET,
+        "credential in a note": NOTE_CREDENTIAL,
+        "AWS key in a note": AWS_KEY,
+        "Git remote token": REMOTE_TOKEN,
+    }
 
 
 def _use_every_secret(base: str, token: str, url_secret: str, guest_secret: str) -> None:
     """Every door used with its secret, plus wrong guesses that get refused."""
     owner = f"{base}/mcp"
-    w = call(owner, "brain_write", token=token, path="notes/keys.md", mode="create",
-             content=f"# Keys\n\nThe API key is {NOTE_CREDENTIAL} and the AWS key is {AWS_KEY}.\n")
+    w = call(
+        owner,
+        "brain_write",
+        token=token,
+        path="notes/keys.md",
+        mode="create",
+        content=f"# Keys\n\nThe API key is {NOTE_CREDENTIAL} and the AWS key is {AWS_KEY}.\n",
+    )
     assert w.error is None, w.error
     assert NOTE_CREDENTIAL not in call(owner, "brain_read", token=token, path="notes/keys.md").text
     assert call(owner, "brain_search", token=token, query="API key AWS").error is None
     assert call(owner, "brain_ask", token=token, question="What is the API key?").error is None
     assert call(f"{base}/s/{url_secret}/mcp", "brain_read", token=None, path="notes/keys.md").error is None
-    g = call(f"{base}/g/{guest_secret}/mcp", "brain_propose", token=None, path="notes/public/logs.md",
-             content=f"# Logs\n\nmy key {NOTE_CREDENTIAL}\n", mode="create")
+    g = call(
+        f"{base}/g/{guest_secret}/mcp",
+        "brain_propose",
+        token=None,
+        path="notes/public/logs.md",
+        content=f"# Logs\n\nmy key {NOTE_CREDENTIAL}\n",
+        mode="create",
+    )
     assert g.error is None, g.error
     assert call(owner, "brain_proposals", token=token).error is None
     body = b'{"ref": "refs/heads/main"}'
@@ -315,8 +413,12 @@ def test_no_secret_in_a_real_servers_output(tmp_path):
     bindir.mkdir()
     (bindir / "redis-server").symlink_to(redis_server_binary())
     home = tmp_path / "home"
-    env = {"CORTEX_REMOTE": str(remote), "CORTEX_WEBHOOK_SECRET": HOOK_SECRET, "CORTEX_FETCH_INTERVAL": "30",
-           "CORTEX_REMOTE_TOKEN": REMOTE_TOKEN}
+    env = {
+        "CORTEX_REMOTE": str(remote),
+        "CORTEX_WEBHOOK_SECRET": HOOK_SECRET,
+        "CORTEX_FETCH_INTERVAL": "30",
+        "CORTEX_REMOTE_TOKEN": REMOTE_TOKEN,
+    }
     log = tmp_path / "serve.log"
     serve = ServeProcess(home, None, env, bindir, log)
     serve.start()
@@ -339,18 +441,21 @@ def test_no_secret_in_a_real_servers_output(tmp_path):
         assert call(f"{serve.url}/mcp", "brain_read", token=token, path="profile.md").error is None
     finally:
         serve.stop()
-    second = serve.output()[len(first):]
+    second = serve.output()[len(first) :]
 
     secrets = _secrets(token, url_secret, guest_secret)
     assert first.startswith(banner)
     assert token in banner and url_secret in banner  # printed once, on the first run
-    rest = first[len(banner):] + second
+    rest = first[len(banner) :] + second
     leaked = {label: s for label, s in secrets.items() if s in rest}
     assert leaked == {}, f"secrets in the server's output after the first banner: {sorted(leaked)}"
     assert not any(s in banner for label, s in secrets.items() if label not in ("owner token", "URL secret"))
     assert "Owner token: in" in second and token not in second
     lines = len(first.splitlines()) + len(second.splitlines())
-    write_section("logs", "Secrets in logs", f"""
+    write_section(
+        "logs",
+        "Secrets in logs",
+        f"""
 Searched: everything a real `cortex serve` wrote to stdout and stderr over two runs (hosted mode on a
 local bare remote, private Redis, webhook secret set), {lines} lines, and Python logging at INFO
 (`caplog`, all loggers) of an in-process server, while every door was used with its secret and
@@ -369,7 +474,8 @@ uvicorn's access log (INFO) prints request paths, and a path can hold the URL or
 test raises it to INFO on purpose: the door router masks the secret segment in the request's own
 record (`/s/redacted/mcp`, `/g/redacted/mcp`) before anything logs it. `cortex serve` runs uvicorn
 at `warning` anyway, so by default no access line is written at all.
-""")
+""",
+    )
 
 
 def _wait_for_guest(base: str, secret: str) -> None:

@@ -129,9 +129,7 @@ def test_normalize_offsets_point_into_the_input() -> None:
     assert offs == sorted(set(offs))
     for ch, off in zip(out, offs):
         src = text[off]
-        assert ch == src or (ch == " " and src.isspace()) or (ch, src) in {
-            ('"', "“"), ('"', "”"), ("-", "—")
-        }
+        assert ch == src or (ch == " " and src.isspace()) or (ch, src) in {('"', "“"), ('"', "”"), ("-", "—")}
 
 
 @settings(max_examples=300, deadline=None)
@@ -334,7 +332,7 @@ def test_house_rules_template_stays_live() -> None:
 
 
 def test_correction_spans_and_current_claim() -> None:
-    n = make("## D\n\n- 2026-01-05 — Larch.\n- Roof pitch of 15 degrees (was: \"10 degrees\"), so snow slides off.\n")
+    n = make('## D\n\n- 2026-01-05 — Larch.\n- Roof pitch of 15 degrees (was: "10 degrees"), so snow slides off.\n')
     b = block_with(n, "Roof")
     (c,) = b.corrections
     assert n.text[c.start : c.end] == "10 degrees"
@@ -347,11 +345,11 @@ def test_correction_spans_and_current_claim() -> None:
     "marker,old",
     [
         ("(was: “Tuesday”)", "Tuesday"),
-        ("(was: \"Tuesday\")", "Tuesday"),
+        ('(was: "Tuesday")', "Tuesday"),
         ("(was “Tuesday”)", "Tuesday"),
         ("(was: 'Tuesday')", "Tuesday"),
         ("(was: ‘Tuesday’)", "Tuesday"),
-        ("( was: \"Tues\nday\" )", "Tues\nday"),
+        ('( was: "Tues\nday" )', "Tues\nday"),
     ],
 )
 def test_correction_quote_styles(marker: str, old: str) -> None:

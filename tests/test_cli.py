@@ -49,8 +49,13 @@ def serve_once(home: Path, port: int) -> tuple[str, dict]:
     """Start `cortex serve` with nothing configured but the state folder; return its banner and /healthz."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "REDIS_URL", "ANTHROPIC"))}
     env["CORTEX_HOME"] = str(home)
-    proc = subprocess.Popen([sys.executable, "-m", "cortex.cli", "serve", "--port", str(port)],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cortex.cli", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         health = ready_health(f"http://127.0.0.1:{port}", proc)
         if health is None:

@@ -24,14 +24,15 @@ from cortex.server import assemble, make_app
 
 OWNER = Actor(door="owner", tool="brain_write", client="test")
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
-PAGES = ["/console/proposals", "/console/activity", "/console/notes", "/console/note/profile.md",
-         "/console/guests"]
-EVIL = ("# Evil\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n"
-        "[click](javascript:alert(1)) [again](JaVaScRiPt:alert(2)) <javascript:alert(3)>\n\n"
-        "[tab](java\tscript:alert(4)) [entity](&#106;avascript:alert(5)) ![pic](javascript:alert(6))\n\n"
-        "<a href=\"javascript:alert(7)\" onclick=\"alert(8)\">raw</a> <svg onload=alert(9)>\n\n"
-        "[ok](https://example.org/x) [mail](mailto:owner@example.org) [rel](other.md)\n\n"
-        "key: sk-ant-api03-" + "Q7w8E9r0" * 5 + "\n")
+PAGES = ["/console/proposals", "/console/activity", "/console/notes", "/console/note/profile.md", "/console/guests"]
+EVIL = (
+    "# Evil\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n"
+    "[click](javascript:alert(1)) [again](JaVaScRiPt:alert(2)) <javascript:alert(3)>\n\n"
+    "[tab](java\tscript:alert(4)) [entity](&#106;avascript:alert(5)) ![pic](javascript:alert(6))\n\n"
+    '<a href="javascript:alert(7)" onclick="alert(8)">raw</a> <svg onload=alert(9)>\n\n'
+    "[ok](https://example.org/x) [mail](mailto:owner@example.org) [rel](other.md)\n\n"
+    "key: sk-ant-api03-" + "Q7w8E9r0" * 5 + "\n"
+)
 
 
 def csrf_of(text: str) -> str:
@@ -78,8 +79,8 @@ def active_markup(html: str) -> list[str]:
                 found.append(f"{tag} {name}=")
             squashed = re.sub(r"[\x00-\x20]", "", value).lower()
             if name in ("href", "src", "action", "formaction", "xlink:href") and (
-                    squashed.startswith("javascript:") or squashed.startswith("data:")
-                    or squashed.startswith("vbscript:")):
+                squashed.startswith("javascript:") or squashed.startswith("data:") or squashed.startswith("vbscript:")
+            ):
                 found.append(f"{tag} {name}={value}")
     return found
 
@@ -94,13 +95,32 @@ def passcode_server(tmp_path: Path, brain_path: Path):
 
 # -- pure parts ---------------------------------------------------------------
 
-@pytest.mark.parametrize("url,ok", [
-    ("https://example.org", True), ("http://x", True), ("mailto:a@b.c", True), ("notes/x.md", True),
-    ("../x.md", True), ("#h", True), ("?q=1", True), ("//host/x", True), ("a/b:c", True),
-    ("javascript:alert(1)", False), ("JAVASCRIPT:alert(1)", False), (" javascript:x", False),
-    ("java\tscript:x", False), ("java\nscript:x", False), ("vbscript:x", False), ("data:text/html,x", False),
-    ("data:image/png;base64,AAA", False), ("file:///etc/passwd", False), ("ftp://x", False), ("x:y", False),
-])
+
+@pytest.mark.parametrize(
+    "url,ok",
+    [
+        ("https://example.org", True),
+        ("http://x", True),
+        ("mailto:a@b.c", True),
+        ("notes/x.md", True),
+        ("../x.md", True),
+        ("#h", True),
+        ("?q=1", True),
+        ("//host/x", True),
+        ("a/b:c", True),
+        ("javascript:alert(1)", False),
+        ("JAVASCRIPT:alert(1)", False),
+        (" javascript:x", False),
+        ("java\tscript:x", False),
+        ("java\nscript:x", False),
+        ("vbscript:x", False),
+        ("data:text/html,x", False),
+        ("data:image/png;base64,AAA", False),
+        ("file:///etc/passwd", False),
+        ("ftp://x", False),
+        ("x:y", False),
+    ],
+)
 def test_link_allow_list(url, ok):
     assert link_allowed(url) is ok
 
@@ -108,7 +128,7 @@ def test_link_allow_list(url, ok):
 def test_markdown_renders_inert_and_redacted():
     html = render_markdown(EVIL)
     assert active_markup(html) == []
-    assert "<script" not in html and "<img src=\"x\"" not in html and "<svg" not in html
+    assert "<script" not in html and '<img src="x"' not in html and "<svg" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # shown as text, not dropped
     assert '<a href="https://example.org/x" rel="nofollow noopener noreferrer">ok</a>' in html
     assert 'href="mailto:owner@example.org"' in html and 'href="other.md"' in html
@@ -121,7 +141,7 @@ def test_sessions_signed_bound_expiring_and_revocable():
     session, cookie = sessions.new()
     assert sessions.read(cookie) == session
     body, mac = cookie.split(".")
-    assert sessions.read(body + "." + mac[::-1]) is None          # forged signature
+    assert sessions.read(body + "." + mac[::-1]) is None  # forged signature
     assert sessions.read(cookie + "x") is None
     assert Sessions(Signer("other-key" * 4), ["token", ""]).read(cookie) is None
     assert Sessions(Signer("k" * 32), ["rotated", ""], clock=lambda: now[0]).read(cookie) is None
@@ -129,7 +149,7 @@ def test_sessions_signed_bound_expiring_and_revocable():
     assert sessions.read(cookie) is None
     _, fresh = sessions.new()
     now[0] += 13 * 3600
-    assert sessions.read(fresh) is None                          # expired
+    assert sessions.read(fresh) is None  # expired
 
 
 def test_throttle_window():
@@ -139,9 +159,9 @@ def test_throttle_window():
         assert t.retry_after("1.2.3.4") is None
         t.fail("1.2.3.4")
     assert t.retry_after("1.2.3.4") is not None
-    assert t.retry_after("5.6.7.8") is None                      # per address
+    assert t.retry_after("5.6.7.8") is None  # per address
     now[0] += 301
-    assert t.retry_after("1.2.3.4") is None                      # the window passed
+    assert t.retry_after("1.2.3.4") is None  # the window passed
 
 
 def test_credentials_compare_both():
@@ -150,6 +170,7 @@ def test_credentials_compare_both():
 
 
 # -- sign-in, sessions, CSRF --------------------------------------------------------
+
 
 def test_pages_need_a_session_and_send_security_headers(server):
     c = httpx.Client(base_url=server.url, follow_redirects=False)
@@ -221,7 +242,7 @@ def test_posts_without_the_csrf_token_are_refused(server):
     head = store.head()
     anon = httpx.Client(base_url=server.url)
     anon.get("/console/signin")
-    assert anon.post("/console/signin", data={"secret": TOKEN}).status_code == 403       # no token
+    assert anon.post("/console/signin", data={"secret": TOKEN}).status_code == 403  # no token
     assert anon.post("/console/signin", data={"secret": TOKEN, "csrf": "x"}).status_code == 403
     c = owner(server.url)
     add = {"name": "mallory", "scopes": "notes/"}
@@ -248,6 +269,7 @@ def test_unknown_host_is_refused(server):
 
 # -- notes ---------------------------------------------------------------------
 
+
 def test_note_with_script_markup_renders_inert(server):
     brain = server.parts.brain
     brain.write("notes/evil.md", "create", OWNER, content=EVIL)
@@ -256,18 +278,24 @@ def test_note_with_script_markup_renders_inert(server):
     assert r.status_code == 200
     assert active_markup(r.text) == []
     assert "<script" not in r.text.lower()
-    assert not re.search(r"<[^>]*\son\w+\s*=", r.text)                 # no event handler attribute
+    assert not re.search(r"<[^>]*\son\w+\s*=", r.text)  # no event handler attribute
     assert not re.search(r"(href|src)\s*=\s*[\"']?\s*javascript:", r.text, re.I)
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in r.text          # visible as text
-    assert "sk-ant-" not in r.text and "[REDACTED API key]" in r.text   # redacted, source view too
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in r.text  # visible as text
+    assert "sk-ant-" not in r.text and "[REDACTED API key]" in r.text  # redacted, source view too
     assert 'href="other.md"' in r.text  # relative links stay, resolved against the note's folder
 
 
 def test_notes_browse_status_frontmatter_and_history(server):
     brain = server.parts.brain
-    brain.write("notes/old-plan.md", "create", OWNER, content=(
-        "---\ntitle: Old plan\nstatus: superseded\nsuperseded_by: notes/new-plan.md\ntags: [plans, q1]\n---\n"
-        "# Old plan\n\nWe ship in **March**.\n"))
+    brain.write(
+        "notes/old-plan.md",
+        "create",
+        OWNER,
+        content=(
+            "---\ntitle: Old plan\nstatus: superseded\nsuperseded_by: notes/new-plan.md\ntags: [plans, q1]\n---\n"
+            "# Old plan\n\nWe ship in **March**.\n"
+        ),
+    )
     brain.write("notes/new-plan.md", "create", OWNER, content="# New plan\n\nWe ship in April.\n")
     brain.write("notes/old-plan.md", "append", OWNER, content="Kept for the record.\n")
     c = owner(server.url)
@@ -288,16 +316,19 @@ def test_notes_browse_status_frontmatter_and_history(server):
 
 # -- activity ------------------------------------------------------------------
 
+
 def test_activity_shows_doors_hand_made_commits_and_filters(server, tmp_path):
     from test_store import push_from_clone
 
     brain = server.parts.brain
     brain.write("notes/a.md", "create", OWNER, content="# A\n\nalpha line\n")
-    brain.write("projects/b.md", "create", Actor(door="owner-url", tool="brain_write", client="connector 1"),
-                content="# B\n")
+    brain.write(
+        "projects/b.md", "create", Actor(door="owner-url", tool="brain_write", client="connector 1"), content="# B\n"
+    )
     # A hand-made commit: pushed from a clone by a person, no Cortex trailers.
-    push_from_clone(brain, tmp_path, lambda clone: (clone / "notes/a.md").write_text("# A\n\nbeta line\n"),
-                    "fix typo by hand")
+    push_from_clone(
+        brain, tmp_path, lambda clone: (clone / "notes/a.md").write_text("# A\n\nbeta line\n"), "fix typo by hand"
+    )
     c = owner(server.url)
     page = c.get("/console/activity").text
     assert "fix typo by hand" in page and "hand-made" in page
@@ -311,7 +342,7 @@ def test_activity_shows_doors_hand_made_commits_and_filters(server, tmp_path):
     assert c.get("/console/activity", params={"before": "zzz"}).status_code == 200  # an error line, no crash
     # The hand-made commit's diff page: coloured rows, redaction applies there too.
     head = brain.store.head()
-    assert f'/console/commit/{head}' in page
+    assert f"/console/commit/{head}" in page
     diff = c.get(f"/console/commit/{head}").text
     assert '<span class="del">-alpha line</span>' in diff and '<span class="add">+beta line</span>' in diff
     assert c.get(f"/console/commit/{head[:12]}").status_code == 200
@@ -319,6 +350,7 @@ def test_activity_shows_doors_hand_made_commits_and_filters(server, tmp_path):
     assert c.get("/console/commit/not-a-sha").status_code == 404
     # Cortex's own first commit: the same label on the console and in brain_history.
     from conftest import call
+
     first = call(server.url + "/mcp", "brain_history", limit=100).data["commits"][-1]
     assert first["door"] == "cortex" and first["subject"] == "init: brain from template"
     only_cortex = c.get("/console/activity", params={"door": "cortex"}).text
@@ -326,6 +358,7 @@ def test_activity_shows_doors_hand_made_commits_and_filters(server, tmp_path):
 
 
 # -- proposals (real Redis) -------------------------------------------------------
+
 
 def test_proposals_page_says_when_the_queue_is_unavailable(server):
     c = owner(server.url)
@@ -340,8 +373,9 @@ def test_accept_and_reject_from_the_console(gserver):
     brain.write("notes/public/garden.md", "create", OWNER, content="# Garden\n\nWater at dawn.\n")
     gserver.guest("alice", ["notes/public/"])
     keep, _ = q.admit("alice", "notes/public/garden.md", "append", "Also mulch in May.\n", "seasonal tip", 10)
-    drop, _ = q.admit("alice", "notes/public/spam.md", "create", "<script>alert(1)</script>\nBuy now\n",
-                      "<b>promo</b>", 10)
+    drop, _ = q.admit(
+        "alice", "notes/public/spam.md", "create", "<script>alert(1)</script>\nBuy now\n", "<b>promo</b>", 10
+    )
     c = owner(gserver.url)
     page = c.get("/console/proposals").text
     assert keep.id in page and drop.id in page and "alice" in page and "seasonal tip" in page
@@ -375,11 +409,21 @@ def test_accept_and_reject_from_the_console(gserver):
 
 # -- guests (real Redis) ------------------------------------------------------------
 
+
 def test_guests_add_shows_the_door_once_meters_and_revoke(gserver):
     c = owner(gserver.url)
     token = csrf_of(c.get("/console/guests").text)
-    r = c.post("/console/guests/add", data={"csrf": token, "name": "bob", "scopes": "notes/public/\nprofile.md",
-                                            "max_k": "3", "daily_asks": "7", "daily_proposals": "2"})
+    r = c.post(
+        "/console/guests/add",
+        data={
+            "csrf": token,
+            "name": "bob",
+            "scopes": "notes/public/\nprofile.md",
+            "max_k": "3",
+            "daily_asks": "7",
+            "daily_proposals": "2",
+        },
+    )
     assert r.status_code == 200 and "Shown once" in r.text
     door = re.search(r"/g/([A-Za-z0-9_-]{20,})/mcp", r.text)
     assert door
@@ -418,6 +462,5 @@ def test_form_posts_need_a_content_length(server):
     def chunks():
         yield f"csrf={token}&name=x&scopes=notes/".encode()
 
-    r = c.post("/console/guests/add", content=chunks(),
-               headers={"Content-Type": "application/x-www-form-urlencoded"})
+    r = c.post("/console/guests/add", content=chunks(), headers={"Content-Type": "application/x-www-form-urlencoded"})
     assert r.status_code == 411

@@ -20,16 +20,26 @@ from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 from cortex.brain import Actor
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "console"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 OWNER = Actor(door="owner", tool="brain_write", client="test")
-EVIL = ("# Evil note\n\n<script>alert('script')</script>\n\n<img src=x onerror=alert('img')>\n\n"
-        "<svg onload=alert('svg')></svg> <a href=\"javascript:alert('raw')\" onclick=\"alert('click')\">raw</a>\n\n"
-        "[a javascript link](javascript:alert('link')) ![pic](javascript:alert('pic'))\n\n"
-        "A [fine link](https://example.org/) and **bold** text.\n")
+EVIL = (
+    "# Evil note\n\n<script>alert('script')</script>\n\n<img src=x onerror=alert('img')>\n\n"
+    "<svg onload=alert('svg')></svg> <a href=\"javascript:alert('raw')\" onclick=\"alert('click')\">raw</a>\n\n"
+    "[a javascript link](javascript:alert('link')) ![pic](javascript:alert('pic'))\n\n"
+    "A [fine link](https://example.org/) and **bold** text.\n"
+)
 
 
 def need_browser() -> None:
@@ -84,8 +94,9 @@ def test_sign_in_accept_and_see_the_commit_in_activity(gserver, phone, browser):
     brain, q = gserver.brain, gserver.queue
     brain.write("notes/public/garden.md", "create", OWNER, content="# Garden\n\nWater the beds at dawn.\n")
     gserver.guest("alice", ["notes/public/"])
-    keep, _ = q.admit("alice", "notes/public/garden.md", "append", "Mulch the tomatoes in May.\n",
-                      "a tip from my own garden", 10)
+    keep, _ = q.admit(
+        "alice", "notes/public/garden.md", "append", "Mulch the tomatoes in May.\n", "a tip from my own garden", 10
+    )
     q.admit("alice", "notes/public/compost.md", "create", "# Compost\n\nTurn it weekly.\n", "new note", 10)
 
     phone.goto(f"{gserver.url}/console")
@@ -158,8 +169,16 @@ def test_a_note_with_script_markup_renders_inert(server, phone):
     assert "script-src 'none'" in response.headers["content-security-policy"]
     body = phone.locator("article.note-body")
     assert "<script>alert('script')</script>" in body.inner_text()  # shown as text
-    for selector in ["script", "[onerror]", "[onload]", "[onclick]", "a[href^='javascript' i]",
-                     "img[src^='javascript' i]", "svg", "iframe"]:
+    for selector in [
+        "script",
+        "[onerror]",
+        "[onload]",
+        "[onclick]",
+        "a[href^='javascript' i]",
+        "img[src^='javascript' i]",
+        "svg",
+        "iframe",
+    ]:
         assert phone.locator(selector).count() == 0, selector
     assert body.locator("a[href='https://example.org/']").count() == 1
     assert body.locator("strong", has_text="bold").count() == 1

@@ -39,8 +39,9 @@ def test_variants_fold_plural_and_inflection_only() -> None:
     assert "super" in variants("supers") and "sup" not in variants("supers")
 
 
-@given(st.dictionaries(st.text("abcdefgh", min_size=2, max_size=6), st.integers(0, 400), max_size=8),
-       st.integers(1, 400))
+@given(
+    st.dictionaries(st.text("abcdefgh", min_size=2, max_size=6), st.integers(0, 400), max_size=8), st.integers(1, 400)
+)
 def test_distinctive_is_the_rare_terms_and_rarer_weighs_more(counts: dict[str, int], n: int) -> None:
     counts = {t: min(c, n) for t, c in counts.items()}
     dist = distinctive(counts, n)
@@ -80,8 +81,10 @@ BODY = """# Hives
 
 
 def test_offline_reader_quotes_one_list_item_that_covers_the_question() -> None:
-    r = OfflineReader().read("When is the oxalic acid treatment planned?",
-                             _pack(BODY, {"oxalic": 3.0, "acid": 3.0, "treatment": 2.0, "planned": 2.0}))
+    r = OfflineReader().read(
+        "When is the oxalic acid treatment planned?",
+        _pack(BODY, {"oxalic": 3.0, "acid": 3.0, "treatment": 2.0, "planned": 2.0}),
+    )
     assert not r.not_in_brain and len(r.citations) == 1
     assert r.citations[0][1] == "- Oxalic acid treatment is planned for the broodless period in December."
 
@@ -91,13 +94,16 @@ def test_offline_reader_says_not_in_brain_below_the_bar_or_without_the_asked_kin
     r = OfflineReader().read("What is the north hive's salary?", _pack(BODY, {"north": 2.0, "salary": 5.7}))
     assert r.not_in_brain and not r.citations
     # Every word is covered, but "How much" wants a number and the item has none.
-    r = OfflineReader().read("How much oxalic acid treatment is planned?",
-                             _pack(BODY, {"oxalic": 3.0, "acid": 3.0, "treatment": 2.0, "planned": 2.0}))
+    r = OfflineReader().read(
+        "How much oxalic acid treatment is planned?",
+        _pack(BODY, {"oxalic": 3.0, "acid": 3.0, "treatment": 2.0, "planned": 2.0}),
+    )
     assert r.not_in_brain and not r.citations
 
 
 def test_offline_reader_never_joins_passages() -> None:
     # Half the question in each item: neither clears the bar, and they are not joined.
-    r = OfflineReader().read("When was the Buckfast queen given oxalic acid?",
-                             _pack(BODY, {"buckfast": 4.0, "oxalic": 4.0, "acid": 4.0}))
+    r = OfflineReader().read(
+        "When was the Buckfast queen given oxalic acid?", _pack(BODY, {"buckfast": 4.0, "oxalic": 4.0, "acid": 4.0})
+    )
     assert r.not_in_brain and not r.citations

@@ -9,14 +9,28 @@ from pathlib import Path
 import httpx
 from conftest import TOKEN, URL_SECRET, acall, call, client, list_tools
 
-TRUSTED_TOOLS = {"brain_read", "brain_write", "brain_capture", "brain_history",
-                 "brain_search", "brain_corpus", "brain_context"}
+TRUSTED_TOOLS = {
+    "brain_read",
+    "brain_write",
+    "brain_capture",
+    "brain_history",
+    "brain_search",
+    "brain_corpus",
+    "brain_context",
+}
 
 
 def post_initialize(url: str, headers: dict[str, str]) -> httpx.Response:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": "probe", "version": "0"}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "0"},
+        },
+    }
     return httpx.post(url, json=body, headers={"Accept": "application/json, text/event-stream", **headers})
 
 
@@ -64,8 +78,14 @@ def test_write_then_read_names_the_sha_and_records_the_door(server):
     top = h.data["commits"][0]
     assert top["sha"] == w.data["sha"] and top["door"] == "owner" and top["tool"] == "brain_write"
     assert top["client"] != "unknown"
-    w2 = call(f"{server.url}/s/{URL_SECRET}/mcp", "brain_write", token=None, path="notes/hello.md",
-              mode="append", content="more")
+    w2 = call(
+        f"{server.url}/s/{URL_SECRET}/mcp",
+        "brain_write",
+        token=None,
+        path="notes/hello.md",
+        mode="append",
+        content="more",
+    )
     h = call(mcp, "brain_history", path="notes/hello.md", limit=1)
     assert h.data["commits"][0]["door"] == "owner-url"
     assert "more" in h.data  # an older commit remains past the limit
@@ -75,9 +95,11 @@ def test_write_then_read_names_the_sha_and_records_the_door(server):
 def test_refusals_are_one_line_tool_errors(server):
     mcp = f"{server.url}/mcp"
     head = server.parts.brain.store.head()
-    for args in [dict(path="../etc/passwd.md", mode="create", content="x"),
-                 dict(path="notes/a.md", mode="create", content="a\x00b"),
-                 dict(path="INDEX.md", mode="replace", content="x")]:
+    for args in [
+        dict(path="../etc/passwd.md", mode="create", content="x"),
+        dict(path="notes/a.md", mode="create", content="a\x00b"),
+        dict(path="INDEX.md", mode="replace", content="x"),
+    ]:
         r = call(mcp, "brain_write", **args)
         assert r.error and "\n" not in r.error.strip()
     assert server.parts.brain.store.head() == head
@@ -94,8 +116,13 @@ def test_argument_errors_are_one_line_too(server):
 def test_credentials_are_redacted_in_replies_but_stored(server):
     mcp = f"{server.url}/mcp"
     secret = "sk-ant-api03-" + "A1b2C3d4" * 5
-    call(mcp, "brain_write", path="notes/keys.md", mode="create",
-         content=f"my key: {secret}\nurl: https://x.example/cb?token=abcdef123456\n")
+    call(
+        mcp,
+        "brain_write",
+        path="notes/keys.md",
+        mode="create",
+        content=f"my key: {secret}\nurl: https://x.example/cb?token=abcdef123456\n",
+    )
     r = call(mcp, "brain_read", path="notes/keys.md")
     assert secret not in r.text and "[REDACTED API key]" in r.data["text"]
     assert "abcdef123456" not in r.text and "[REDACTED URL credential]" in r.data["text"]
@@ -113,8 +140,9 @@ def test_twenty_clients_appending_ten_entries_each(server):
         async with client(mcp) as c:
             errors = []
             for i in range(10):
-                r = await acall(c, "brain_write", path="notes/busy.md", mode="append",
-                                content=f"- client {n:02d} entry {i}")
+                r = await acall(
+                    c, "brain_write", path="notes/busy.md", mode="append", content=f"- client {n:02d} entry {i}"
+                )
                 errors.append(r.error)
             return errors
 
@@ -161,8 +189,15 @@ def test_every_tool_says_what_each_parameter_is_and_what_it_does_to_the_brain(se
         for name, schema in tool.input_schema.get("properties", {}).items():
             assert schema.get("description"), f"{tool.name}.{name} has no description"
         assert tool.annotations is not None, tool.name
-    reads = ["brain_read", "brain_search", "brain_corpus", "brain_ask", "brain_context", "brain_history",
-             "brain_proposals"]
+    reads = [
+        "brain_read",
+        "brain_search",
+        "brain_corpus",
+        "brain_ask",
+        "brain_context",
+        "brain_history",
+        "brain_proposals",
+    ]
     assert all(by_name[n].annotations.read_only_hint for n in reads)
     assert by_name["brain_write"].annotations.destructive_hint and not by_name["brain_write"].annotations.read_only_hint
     assert by_name["brain_accept"].annotations.idempotent_hint and by_name["brain_reject"].annotations.destructive_hint
@@ -175,12 +210,24 @@ def test_every_tool_says_what_each_parameter_is_and_what_it_does_to_the_brain(se
 
 def test_server_info_names_a_version(server):
 
-    r = httpx.post(f"{server.url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
-        headers={"Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"})
+    r = httpx.post(
+        f"{server.url}/mcp",
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"},
+            },
+        },
+        headers={"Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"},
+    )
     body = r.text
     assert '"serverInfo"' in body and '"version":""' not in body.replace(" ", "")
     from cortex import __version__
+
     assert __version__ and f'"version":"{__version__}"' in body.replace(" ", "")
 
 

@@ -59,11 +59,11 @@ def manual(brain: Brain):
     ed.check_all()
 
     def settle() -> None:
-        ed.poll_once()           # notice what changed
-        ticks.t += 1.0           # a quiet spell far past the debounce
-        ed.poll_once()           # commit it, if it is to be committed
+        ed.poll_once()  # notice what changed
+        ticks.t += 1.0  # a quiet spell far past the debounce
+        ed.poll_once()  # commit it, if it is to be committed
         ticks.t += 1.0
-        ed.poll_once()           # files changed within the racy window are looked at once more
+        ed.poll_once()  # files changed within the racy window are looked at once more
 
     ed.settle = settle  # type: ignore[attr-defined]
     return ed
@@ -133,8 +133,21 @@ def test_editor_temp_and_swap_files_make_no_commit(tree: Path, brain: Brain, man
 
 
 def test_ignore_rules():
-    for name in [".notes.md.swp", "notes/x.md~", "4913", ".#a.md", "a/.obsidian/b.md", ".git/x.md",
-                 "x.tmp", ".~lock.a.md#", ".DS_Store", "INDEX.md", "a.txt", "~$doc.md", "#a.md#"]:
+    for name in [
+        ".notes.md.swp",
+        "notes/x.md~",
+        "4913",
+        ".#a.md",
+        "a/.obsidian/b.md",
+        ".git/x.md",
+        "x.tmp",
+        ".~lock.a.md#",
+        ".DS_Store",
+        "INDEX.md",
+        "a.txt",
+        "~$doc.md",
+        "#a.md#",
+    ]:
         assert ignored(name), name
     for name in ["a.md", "notes/b.md", "log/2026-01-02.md", "projects/INDEX.md"]:
         assert not ignored(name), name
@@ -201,8 +214,8 @@ def test_interleaved_hand_edits_and_tool_writes_lose_nothing(tree: Path, brain: 
     brain.write("notes/journal.md", "create", TOOL, content="# Journal\n")
     brain.write("notes/other.md", "create", TOOL, content="# Other\n")
     wait_for(lambda: hand_path.exists())
-    typed: list[str] = []       # every content saved by hand
-    must_keep: list[str] = []   # saves followed by a tool write or a pause: each must be a commit
+    typed: list[str] = []  # every content saved by hand
+    must_keep: list[str] = []  # saves followed by a tool write or a pause: each must be a commit
     tool_lines: list[tuple[str, str]] = []
     for i in range(10):
         content = hand_path.read_text() + f"hand {i}\n"  # an editor edits what is on disk

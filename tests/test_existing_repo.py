@@ -19,14 +19,20 @@ from cortex.config import Settings
 from cortex.errors import StoreError
 
 ME = Actor(door="owner", tool="brain_write", client="pytest")
-GIT_ENV = {"GIT_AUTHOR_NAME": "Ada Lovelace", "GIT_AUTHOR_EMAIL": "ada@example.org",
-           "GIT_COMMITTER_NAME": "Ada Lovelace", "GIT_COMMITTER_EMAIL": "ada@example.org",
-           "PATH": "/usr/bin:/bin:/usr/local/bin", "GIT_CONFIG_NOSYSTEM": "1"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Ada Lovelace",
+    "GIT_AUTHOR_EMAIL": "ada@example.org",
+    "GIT_COMMITTER_NAME": "Ada Lovelace",
+    "GIT_COMMITTER_EMAIL": "ada@example.org",
+    "PATH": "/usr/bin:/bin:/usr/local/bin",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def git(repo: Path, *args: str, check: bool = True) -> str:
-    r = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=check,
-                       env={**GIT_ENV, "HOME": str(repo.parent)})
+    r = subprocess.run(
+        ["git", *args], cwd=repo, capture_output=True, text=True, check=check, env={**GIT_ENV, "HOME": str(repo.parent)}
+    )
     return r.stdout
 
 
@@ -59,9 +65,9 @@ def test_a_repository_on_master_is_served_and_written_on_master(tmp_path):
     assert sorted(brain.snapshot().notes) == ["Ideas.md", "notes/bees.md"]
     reply = brain.write("notes/wasps.md", "create", ME, content="# Wasps\n")
     assert git(repo, "rev-parse", "master").strip() == reply["sha"]
-    assert git(repo, "branch", "--list").split() == ["*", "master"]          # no main was made
+    assert git(repo, "branch", "--list").split() == ["*", "master"]  # no main was made
     assert git(repo, "rev-list", "--max-parents=0", "HEAD").split() == root  # no second root
-    assert git(repo, "status", "--porcelain") == ""                          # nothing staged
+    assert git(repo, "status", "--porcelain") == ""  # nothing staged
     assert (repo / "notes/bees.md").read_bytes() == FILES["notes/bees.md"]
 
 
@@ -72,10 +78,13 @@ def test_cortex_branch_chooses_another_branch(tmp_path):
     assert brain.store.branch == "notes-only" and brain.store.head() == git(repo, "rev-parse", "HEAD").strip()
 
 
-@pytest.mark.parametrize("setup,words", [
-    (lambda repo: git(repo, "checkout", "-q", "--detach"), "HEAD is detached"),
-    (lambda repo: git(repo, "symbolic-ref", "HEAD", "refs/heads/main"), "branch main has no commits"),
-])
+@pytest.mark.parametrize(
+    "setup,words",
+    [
+        (lambda repo: git(repo, "checkout", "-q", "--detach"), "HEAD is detached"),
+        (lambda repo: git(repo, "symbolic-ref", "HEAD", "refs/heads/main"), "branch main has no commits"),
+    ],
+)
 def test_refuses_with_one_line_rather_than_start_a_second_history(tmp_path, setup, words):
     repo = vault_on(tmp_path, "master", FILES)
     setup(repo)
@@ -116,14 +125,14 @@ def test_index_md_only_where_there_is_one_or_when_asked(tmp_path):
     brain, _ = open_brain(settings_for(tmp_path, repo))
     brain.write("notes/a note with spaces.md", "create", ME, content="# Spaced\n")
     brain.write("notes/a note with spaces.md", "move", ME, to="notes/moved (here).md")
-    assert "INDEX.md" not in git(repo, "ls-files").split()        # a person's repo gets none
+    assert "INDEX.md" not in git(repo, "ls-files").split()  # a person's repo gets none
     on, _ = open_brain(settings_for(tmp_path, repo, CORTEX_INDEX="on"))
     on.write("notes/b.md", "create", ME, content="# B\n")
     index = (repo / "INDEX.md").read_text()
-    assert "(notes/moved%20%28here%29.md)" in index               # links every renderer follows
+    assert "(notes/moved%20%28here%29.md)" in index  # links every renderer follows
     off, _ = open_brain(settings_for(tmp_path, repo, CORTEX_INDEX="off"))
     off.write("notes/c.md", "create", ME, content="# C\n")
-    assert "notes/c.md" not in (repo / "INDEX.md").read_text()    # left as it was
+    assert "notes/c.md" not in (repo / "INDEX.md").read_text()  # left as it was
     with pytest.raises(StoreError, match="CORTEX_INDEX must be one of"):
         open_brain(settings_for(tmp_path, repo, CORTEX_INDEX="sometimes"))
 
@@ -133,9 +142,16 @@ def test_init_makes_a_plain_folder_a_brain_in_place(tmp_path, capsys, monkeypatc
 
     monkeypatch.setenv("CORTEX_AUTHOR", "Ada Lovelace <ada@example.org>")
     vault = tmp_path / "vault"
-    files = {"Ideas.md": b"# Ideas\r\nCRLF kept\r\n", "Caf\u00e9/Cr\u00e8me br\u00fbl\u00e9e.md": b"no final newline",
-             ".obsidian/workspace.json": b"{}", ".DS_Store": b"\0\1", ".trash/old.md": b"# old\n",
-             ".gitignore": b"private/\n", "private/diary.md": b"# mine\n", "img/pic.png": b"\x89PNG\r\n"}
+    files = {
+        "Ideas.md": b"# Ideas\r\nCRLF kept\r\n",
+        "Caf\u00e9/Cr\u00e8me br\u00fbl\u00e9e.md": b"no final newline",
+        ".obsidian/workspace.json": b"{}",
+        ".DS_Store": b"\0\1",
+        ".trash/old.md": b"# old\n",
+        ".gitignore": b"private/\n",
+        "private/diary.md": b"# mine\n",
+        "img/pic.png": b"\x89PNG\r\n",
+    }
     for path, data in files.items():
         (vault / path).parent.mkdir(parents=True, exist_ok=True)
         (vault / path).write_bytes(data)

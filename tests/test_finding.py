@@ -33,8 +33,9 @@ def tools(brain_path: Path) -> Tools:
         "notes/live.md": note("Live", f"The {WORD} sings at dawn."),
         "notes/live-two.md": note("Live two", f"Another {WORD} nest near the shed.", tags="[birds]"),
         "projects/aviary.md": note("Aviary", f"## Status\n\nBuilding a {WORD} aviary.\n"),
-        "notes/old.md": note("Old", f"The {WORD} was first seen in 2019.", status="superseded",
-                             superseded_by="notes/live.md"),
+        "notes/old.md": note(
+            "Old", f"The {WORD} was first seen in 2019.", status="superseded", superseded_by="notes/live.md"
+        ),
         "notes/wrong.md": note("Wrong", f"The {WORD} is a mammal.", status="retracted"),
         "notes/expired.md": note("Expired", f"The {WORD} feeder costs 10 euros.", valid_until="2020-01-01"),
         "archive/ancient.md": note("Ancient", f"An archived {WORD} sighting."),
@@ -55,8 +56,9 @@ def test_search_ranks_and_reports_what_it_left_out(tools: Tools):
     assert r["sha"] == tools.brain.store.head()
 
 
-@pytest.mark.parametrize("query", [WORD, f"{WORD} mammal", f"{WORD} 2019", "archived sighting",
-                                   f"{WORD} feeder euros", "mammal"])
+@pytest.mark.parametrize(
+    "query", [WORD, f"{WORD} mammal", f"{WORD} 2019", "archived sighting", f"{WORD} feeder euros", "mammal"]
+)
 def test_negative_suite_retired_and_archive_stay_out_by_default(tools: Tools, query: str):
     r = tools.search(query, k=50)
     for hit in r["hits"]:
@@ -136,6 +138,7 @@ def test_corpus_by_query_and_bad_arguments(tools: Tools):
     r = tools.corpus(query=WORD, k=2)
     assert len(r["notes"]) == 2
     from cortex.errors import BadInput
+
     with pytest.raises(BadInput):
         tools.corpus()
     with pytest.raises(BadInput):
@@ -145,8 +148,12 @@ def test_corpus_by_query_and_bad_arguments(tools: Tools):
 def test_context_bounds_fences_and_logs(tools: Tools):
     brain = tools.brain
     for i in range(400):
-        brain.store.commit(lambda v, i=i: {f"notes/filler-{i:03d}.md": note(
-            f"Filler {i}", "words " * 30, description="d" * 120).encode()}, f"filler {i}")
+        brain.store.commit(
+            lambda v, i=i: {
+                f"notes/filler-{i:03d}.md": note(f"Filler {i}", "words " * 30, description="d" * 120).encode()
+            },
+            f"filler {i}",
+        )
     # Commit times have one-second resolution: stamp the newest note a minute later.
     brain.store.clock = Clock(brain.store.commit_time(brain.store.head()) + dt.timedelta(minutes=1))
     brain.write("notes/newest.md", "create", ME, content=note("Newest", "fresh"))
@@ -154,6 +161,7 @@ def test_context_bounds_fences_and_logs(tools: Tools):
     brain.capture("Unrelated thought", ME, tags=["misc"])
     r = tools.context()
     import json
+
     size = len(json.dumps(r, ensure_ascii=False).encode())
     assert size <= CONTEXT_REPLY_BYTES
     assert "router_left_out" in r and "brain_search" in r["router_left_out"]

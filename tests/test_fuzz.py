@@ -45,13 +45,65 @@ EXAMPLES = {"parser": 400, "tokenizer": 300, "verifier": 300, "overall": 300}
 
 # -- YAML frontmatter with anchors and aliases ----------------------------------------
 
-_KEY = st.sampled_from(["title", "status", "tags", "valid_until", "valid_from", "superseded_by",
-                        "description", "decays", "a", "b", "<<", "? x", "1", "null", "~"])
-_SCALAR = st.sampled_from(["x", "yes", "no", "null", "~", "2026-02-30", "2026-01-01", "12", "0x1F", "1e400",
-                           ".nan", "'q'", '"\\u0000"', "!!binary aGk=", "!!python/object:os.system x",
-                           "&a 1", "*a", "*nope", "[", "{", "|", ">-", "superseded", "RETRACTED", "current",
-                           "\"\\ud800\"", "@at", "`tick`", "%TAG", "---", "...", "!!timestamp nope",
-                           "!!float abc", "!!int 0xZZ", "!!set {a, b}", "2026-13-01 10:00:00"])
+_KEY = st.sampled_from(
+    [
+        "title",
+        "status",
+        "tags",
+        "valid_until",
+        "valid_from",
+        "superseded_by",
+        "description",
+        "decays",
+        "a",
+        "b",
+        "<<",
+        "? x",
+        "1",
+        "null",
+        "~",
+    ]
+)
+_SCALAR = st.sampled_from(
+    [
+        "x",
+        "yes",
+        "no",
+        "null",
+        "~",
+        "2026-02-30",
+        "2026-01-01",
+        "12",
+        "0x1F",
+        "1e400",
+        ".nan",
+        "'q'",
+        '"\\u0000"',
+        "!!binary aGk=",
+        "!!python/object:os.system x",
+        "&a 1",
+        "*a",
+        "*nope",
+        "[",
+        "{",
+        "|",
+        ">-",
+        "superseded",
+        "RETRACTED",
+        "current",
+        '"\\ud800"',
+        "@at",
+        "`tick`",
+        "%TAG",
+        "---",
+        "...",
+        "!!timestamp nope",
+        "!!float abc",
+        "!!int 0xZZ",
+        "!!set {a, b}",
+        "2026-13-01 10:00:00",
+    ]
+)
 
 
 def _yaml_value(depth: int) -> st.SearchStrategy[str]:
@@ -68,9 +120,11 @@ def _yaml_value(depth: int) -> st.SearchStrategy[str]:
 
 
 _FRONTMATTER = st.lists(st.tuples(_KEY, _yaml_value(3)), max_size=8).map(
-    lambda kv: "\n".join(f"{k}: {v}" for k, v in kv))
-_BODY = st.lists(st.sampled_from(list("ab #>*_-`~\n\t:|") + ["SUPERSEDED", "(was: \"", "\")", "é", "\u200b", "\n---\n"]),
-                 max_size=80).map("".join)
+    lambda kv: "\n".join(f"{k}: {v}" for k, v in kv)
+)
+_BODY = st.lists(
+    st.sampled_from(list("ab #>*_-`~\n\t:|") + ["SUPERSEDED", '(was: "', '")', "é", "\u200b", "\n---\n"]), max_size=80
+).map("".join)
 
 
 @settings(max_examples=EXAMPLES["parser"], deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -79,7 +133,7 @@ def test_parse_note_never_raises_stays_bounded_and_is_deterministic(front, body,
     text = f"{fence}{front}\n---\n{body}"
     note = parse_note("notes/fuzz.md", text)
     assert parse_note("notes/fuzz.md", text) == note
-    assert note.text[note.body_offset:] == note.body
+    assert note.text[note.body_offset :] == note.body
     assert note.status in STATUSES
     assert all(isinstance(k, str) for k in note.frontmatter)
     # What a reply would carry: the frontmatter as JSON, bounded whatever the aliases.
@@ -99,7 +153,7 @@ def test_alias_bombs_of_any_shape_are_refused_quickly(levels, fanout):
     # Refused before expanding: what is kept stays small whatever the bomb's size
     # (the time a bomb costs is measured in the bench, not bounded here).
     assert len(encoded) < 200_000
-    expanded = sum(fanout ** i for i in range(1, levels + 1))
+    expanded = sum(fanout**i for i in range(1, levels + 1))
     if expanded > 10_000:
         assert note.frontmatter == {} and "was not parsed" in note.frontmatter_error
     assert len(encoded) < 200_000
@@ -107,12 +161,58 @@ def test_alias_bombs_of_any_shape_are_refused_quickly(levels, fanout):
 
 # -- the tokenizer ---------------------------------------------------------------------
 
-_MD_PIECES = st.sampled_from([
-    "# ", "## ", "- ", "* ", "1. ", "> ", "```\n", "`", "**", "_", "~~", "[", "](", ")", "<", ">", "\n", " ",
-    "https://example.org/a?b=c&d=e#f", "owner@example.org", "C++", "C#", ".NET", "node.js", "v1.2.3", "10⁶", "½",
-    "ﬁ", "café", "cafe\u0301", "İstanbul", "ß", "東京都", "한국어", "ไทย", "مرحبا", "😀👍🏽", "\u200b", "\u202e",
-    "\ufeff", "e\u0301\u0301\u0301", "x" * 300, "2026-03-01", "10:30", "1,240", "a_b-c", "---", "|a|b|",
-])
+_MD_PIECES = st.sampled_from(
+    [
+        "# ",
+        "## ",
+        "- ",
+        "* ",
+        "1. ",
+        "> ",
+        "```\n",
+        "`",
+        "**",
+        "_",
+        "~~",
+        "[",
+        "](",
+        ")",
+        "<",
+        ">",
+        "\n",
+        " ",
+        "https://example.org/a?b=c&d=e#f",
+        "owner@example.org",
+        "C++",
+        "C#",
+        ".NET",
+        "node.js",
+        "v1.2.3",
+        "10⁶",
+        "½",
+        "ﬁ",
+        "café",
+        "cafe\u0301",
+        "İstanbul",
+        "ß",
+        "東京都",
+        "한국어",
+        "ไทย",
+        "مرحبا",
+        "😀👍🏽",
+        "\u200b",
+        "\u202e",
+        "\ufeff",
+        "e\u0301\u0301\u0301",
+        "x" * 300,
+        "2026-03-01",
+        "10:30",
+        "1,240",
+        "a_b-c",
+        "---",
+        "|a|b|",
+    ]
+)
 
 
 @settings(max_examples=EXAMPLES["tokenizer"], deadline=None)
@@ -144,21 +244,62 @@ def test_tokenize_stays_fast_on_pathological_input():
 
 # -- the verifier -------------------------------------------------------------------------
 
-_WORDS = ["tomatoes", "grow", "in", "the", "south", "bed", "router", "admin", "page", "moved", "to", "port",
-          "8080", "2026", "budget", "was", "approved", "by", "Maria", "on", "Monday", "café", "10⁶", "“quoted”"]
+_WORDS = [
+    "tomatoes",
+    "grow",
+    "in",
+    "the",
+    "south",
+    "bed",
+    "router",
+    "admin",
+    "page",
+    "moved",
+    "to",
+    "port",
+    "8080",
+    "2026",
+    "budget",
+    "was",
+    "approved",
+    "by",
+    "Maria",
+    "on",
+    "Monday",
+    "café",
+    "10⁶",
+    "“quoted”",
+]
 _SENTENCE = st.lists(st.sampled_from(_WORDS), min_size=3, max_size=14).map(" ".join)
 _BLOCK = st.one_of(
     _SENTENCE,
     _SENTENCE.map(lambda s: "- " + s),
     _SENTENCE.map(lambda s: "> " + s),
     st.tuples(_SENTENCE, _SENTENCE).map(lambda t: f'{t[0]} (was: "{t[1]}")'),
-    st.sampled_from(["> **SUPERSEDED** by the new plan", "> **RETRACTED**", "## SUPERSEDED: the old plan",
-                     "## Plan", "### Detail", "```\ncode block\n```", "---", "| a | b |\n|---|---|\n| 1 | 2 |"]),
+    st.sampled_from(
+        [
+            "> **SUPERSEDED** by the new plan",
+            "> **RETRACTED**",
+            "## SUPERSEDED: the old plan",
+            "## Plan",
+            "### Detail",
+            "```\ncode block\n```",
+            "---",
+            "| a | b |\n|---|---|\n| 1 | 2 |",
+        ]
+    ),
 )
-_FRONT = st.sampled_from(["", "---\nstatus: superseded\nsuperseded_by: notes/new.md\n---\n",
-                          "---\nstatus: retracted\n---\n", "---\nvalid_until: 2026-01-01\n---\n",
-                          "---\nvalid_until: 2027-01-01\n---\n", "---\nstatus: draft\n---\n",
-                          "---\na: &a [*a]\n---\n"])
+_FRONT = st.sampled_from(
+    [
+        "",
+        "---\nstatus: superseded\nsuperseded_by: notes/new.md\n---\n",
+        "---\nstatus: retracted\n---\n",
+        "---\nvalid_until: 2026-01-01\n---\n",
+        "---\nvalid_until: 2027-01-01\n---\n",
+        "---\nstatus: draft\n---\n",
+        "---\na: &a [*a]\n---\n",
+    ]
+)
 _NOTE = st.tuples(_FRONT, st.lists(_BLOCK, min_size=1, max_size=8)).map(lambda t: t[0] + "\n\n".join(t[1]) + "\n")
 
 
@@ -181,8 +322,10 @@ def test_check_quote_on_structured_notes_never_raises_and_is_deterministic(text,
         assert first.stamp in (SUPERSEDED, UNVERIFIED)
 
 
-_CHECK = st.builds(lambda s: QuoteCheck(s, f"because {s}", "notes/x.md"),
-                   st.sampled_from([VERIFIED, CORRECTED, SUPERSEDED, UNVERIFIED, NOT_IN_BRAIN, "BOGUS"]))
+_CHECK = st.builds(
+    lambda s: QuoteCheck(s, f"because {s}", "notes/x.md"),
+    st.sampled_from([VERIFIED, CORRECTED, SUPERSEDED, UNVERIFIED, NOT_IN_BRAIN, "BOGUS"]),
+)
 
 
 @settings(max_examples=EXAMPLES["overall"], deadline=None)
@@ -234,32 +377,58 @@ def test_stamps_and_terms_are_identical_across_hash_seeds():
     digests = {}
     for seed in ("0", "1", "4242"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        r = subprocess.run([sys.executable, "-c", _DIGEST_SCRIPT, str(ROOT)], env=env, capture_output=True,
-                           text=True, timeout=120, check=True)
+        r = subprocess.run(
+            [sys.executable, "-c", _DIGEST_SCRIPT, str(ROOT)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
         digests[seed] = r.stdout.strip()
     assert len(set(digests.values())) == 1, digests
-    FIGURES["cross-process"] = f"400 notes, quotes and stamps hashed under PYTHONHASHSEED 0, 1, 4242: identical ({digests['0'][:12]})"
+    FIGURES["cross-process"] = (
+        f"400 notes, quotes and stamps hashed under PYTHONHASHSEED 0, 1, 4242: identical ({digests['0'][:12]})"
+    )
 
 
 def test_zz_write_fuzz_figures():
     """Runs last in this file (pytest keeps file order): the figures of the properties above."""
     rows = [
-        ("note parser: structured YAML (anchors, aliases, tags, dates) + Markdown bodies",
-         f"{EXAMPLES['parser']} examples", "no exception; deterministic; body offset exact; frontmatter JSON bounded"),
-        ("note parser: alias bombs, 2-12 levels x fan-out 2-9", "100 examples",
-         "refused past 10,000 values, under 1 s each"),
-        ("tokenizer: Markdown soup (URLs, CJK, RTL, combining marks, emoji)", f"{EXAMPLES['tokenizer']} examples",
-         "no exception; deterministic; no empty term"),
+        (
+            "note parser: structured YAML (anchors, aliases, tags, dates) + Markdown bodies",
+            f"{EXAMPLES['parser']} examples",
+            "no exception; deterministic; body offset exact; frontmatter JSON bounded",
+        ),
+        (
+            "note parser: alias bombs, 2-12 levels x fan-out 2-9",
+            "100 examples",
+            "refused past 10,000 values, under 1 s each",
+        ),
+        (
+            "tokenizer: Markdown soup (URLs, CJK, RTL, combining marks, emoji)",
+            f"{EXAMPLES['tokenizer']} examples",
+            "no exception; deterministic; no empty term",
+        ),
         ("tokenizer: 200 KB pathological inputs", "4 inputs", FIGURES.get("tokenizer worst case", "not run")),
-        ("verifier: check_quote on notes with banners, (was: …), status and validity frontmatter",
-         f"{EXAMPLES['verifier']} examples", "no exception; deterministic; retired notes never VERIFIED"),
+        (
+            "verifier: check_quote on notes with banners, (was: …), status and validity frontmatter",
+            f"{EXAMPLES['verifier']} examples",
+            "no exception; deterministic; retired notes never VERIFIED",
+        ),
         ("verifier: overall_stamp", f"{EXAMPLES['overall']} examples", "the weakest stamp; independent of order"),
         ("across processes", "3 hash seeds", FIGURES.get("cross-process", "not run")),
     ]
-    write_section("fuzz", "Fuzzing: parser, tokenizer, verifier", """
+    write_section(
+        "fuzz",
+        "Fuzzing: parser, tokenizer, verifier",
+        """
 Hypothesis properties in `tests/test_fuzz.py`, on top of the random-text properties in
 `tests/test_notes.py`, `tests/test_tokenize.py` and `tests/test_verify.py`.
 
 | target | examples | result |
 |---|---|---|
-""" + "\n".join(f"| {a} | {b} | {c} |" for a, b, c in rows) + "\n")
+"""
+        + "\n".join(f"| {a} | {b} | {c} |" for a, b, c in rows)
+        + "\n",
+    )

@@ -55,7 +55,7 @@ def test_quote_in_nfc_verifies_against_a_note_saved_in_nfd() -> None:
     c = check_quote(quote, n, {"t": n}, TODAY)
     assert c.stamp == VERIFIED, c.reason
     # The matched span is the whole NFD spelling in the note, marks included.
-    assert unicodedata.normalize("NFC", n.text[c.match_start:c.match_end]) == quote
+    assert unicodedata.normalize("NFC", n.text[c.match_start : c.match_end]) == quote
 
 
 def test_quote_in_nfd_verifies_against_a_note_in_nfc() -> None:
@@ -64,11 +64,14 @@ def test_quote_in_nfd_verifies_against_a_note_in_nfc() -> None:
     assert c.stamp == VERIFIED, c.reason
 
 
-@pytest.mark.parametrize("quote", [
-    "The cluster handles 106 requests",  # superscript 6 is not 6, under NFC too
-    "requests from the file service",  # the fi ligature is not expanded
-    "with ABC1 sauce and more",  # fullwidth is not ASCII
-])
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "The cluster handles 106 requests",  # superscript 6 is not 6, under NFC too
+        "requests from the file service",  # the fi ligature is not expanded
+        "with ABC1 sauce and more",  # fullwidth is not ASCII
+    ],
+)
 def test_nfc_does_not_fold_compatibility_forms(quote: str) -> None:
     n = note("The cluster handles 10⁶ requests from the ﬁle service, with ＡＢＣ１ sauce and more.\n")
     assert check_quote(quote, n, {"t": n}, TODAY).stamp == UNVERIFIED
@@ -85,30 +88,43 @@ def test_nfc_with_offsets_gives_nfc_and_sane_spans(s: str) -> None:
 
 # --- what counts as a specific --------------------------------------------------------------
 
+
 def kinds(text: str) -> list[tuple[str, str]]:
     return [(s.kind, s.text) for s in specifics(text)]
 
 
 def test_specifics_of_a_typical_answer() -> None:
-    got = kinds("The north hive was requeened on 12 May with a Buckfast queen from Alder Apiaries; "
-                "it cost €42.50 at 7am, see https://alder.example/q and ask sales@alder.example. "
-                "Python 3.11.7 runs on the ThinkPad T14 with work_mem set.")
+    got = kinds(
+        "The north hive was requeened on 12 May with a Buckfast queen from Alder Apiaries; "
+        "it cost €42.50 at 7am, see https://alder.example/q and ask sales@alder.example. "
+        "Python 3.11.7 runs on the ThinkPad T14 with work_mem set."
+    )
     assert got == [
-        ("date", "12 May"), ("name", "Buckfast"), ("name", "Alder Apiaries"),
-        ("amount", "€42.50"), ("time", "7am"), ("url", "https://alder.example/q"),
-        ("email", "sales@alder.example"), ("number", "3.11.7"), ("identifier", "ThinkPad"),
-        ("identifier", "T14"), ("identifier", "work_mem"),
+        ("date", "12 May"),
+        ("name", "Buckfast"),
+        ("name", "Alder Apiaries"),
+        ("amount", "€42.50"),
+        ("time", "7am"),
+        ("url", "https://alder.example/q"),
+        ("email", "sales@alder.example"),
+        ("number", "3.11.7"),
+        ("identifier", "ThinkPad"),
+        ("identifier", "T14"),
+        ("identifier", "work_mem"),
     ]
 
 
-@pytest.mark.parametrize("text", [
-    "From the notes: the hive is fine.",
-    "The answer is in the notes.",
-    "According to the notes, yes.",
-    "Rosa said no.",  # a lone capitalised first word: not told from an ordinary one (a limit)
-    "It may rain; we sat down.",  # lower-case may and sat are not dates
-    "I think so.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "From the notes: the hive is fine.",
+        "The answer is in the notes.",
+        "According to the notes, yes.",
+        "Rosa said no.",  # a lone capitalised first word: not told from an ordinary one (a limit)
+        "It may rain; we sat down.",  # lower-case may and sat are not dates
+        "I think so.",
+    ],
+)
 def test_no_specifics_in_plain_sentences(text: str) -> None:
     assert specifics(text) == []
 
@@ -121,9 +137,14 @@ def test_name_after_a_colon_or_mid_sentence_counts() -> None:
 
 # --- grounding: pairs that differ by a digit, a unit, a superscript, a date format ---------
 
+
 def test_wrong_time_is_named_in_the_reason() -> None:
-    stamp, reason = overall_stamp([verified("The nightly backup to Backblaze B2 runs at 02:30 every day")],
-                                  False, 0, answer="The backup runs at 7am.")
+    stamp, reason = overall_stamp(
+        [verified("The nightly backup to Backblaze B2 runs at 02:30 every day")],
+        False,
+        0,
+        answer="The backup runs at 7am.",
+    )
     assert stamp == UNVERIFIED
     assert reason.startswith("the answer says 7am; no quote contains it")
 
@@ -137,8 +158,9 @@ def test_grounded_answer_keeps_its_stamp() -> None:
 
 def test_only_verified_or_corrected_quotes_ground_an_answer() -> None:
     bad = QuoteCheck(UNVERIFIED, "not found", "notes/t.md", quote="It costs 99 EUR")
-    stamp, _ = overall_stamp([verified("The jar of heather honey costs 9 EUR"), bad], False, 0,
-                             answer="It costs 99 EUR.")
+    stamp, _ = overall_stamp(
+        [verified("The jar of heather honey costs 9 EUR"), bad], False, 0, answer="It costs 99 EUR."
+    )
     assert stamp == UNVERIFIED
 
 
@@ -147,7 +169,7 @@ def test_a_number_differing_by_one_digit_is_not_grounded(n: int, data) -> None:
     s = str(n)
     i = data.draw(st.integers(0, len(s) - 1))
     d = data.draw(st.sampled_from([c for c in "0123456789" if c != s[i]]))
-    other = s[:i] + d + s[i + 1:]
+    other = s[:i] + d + s[i + 1 :]
     assume(other.lstrip("0") or other == "0")
     quote = f"The invoice total for the season came to {s} units in all"
     assert missing(f"The total was {s} units.", quote) == []
@@ -162,27 +184,33 @@ def test_thousands_commas_are_the_same_number(n: int) -> None:
     assert missing(f"It was {n:,} euros.", quote) == []
 
 
-@pytest.mark.parametrize("answer,quote,ok", [
-    ("It weighs 15 kg.", "The full super weighs 15 kg when capped", True),
-    ("It weighs 15kg.", "The full super weighs 15 kg when capped", True),
-    ("It weighs 15 lb.", "The full super weighs 15 kg when capped", False),
-    ("It takes 5 ms.", "A cache hit takes 5 s on the old box", False),
-    ("It costs 640 EUR.", "Day rate 640 GBP since the start of July", False),
-    ("It costs 640.", "Day rate 640 GBP since the start of July", True),  # the bare number is there
-    ("A 12% rise.", "Prices went up 12 percent in July for every jar", True),
-])
+@pytest.mark.parametrize(
+    "answer,quote,ok",
+    [
+        ("It weighs 15 kg.", "The full super weighs 15 kg when capped", True),
+        ("It weighs 15kg.", "The full super weighs 15 kg when capped", True),
+        ("It weighs 15 lb.", "The full super weighs 15 kg when capped", False),
+        ("It takes 5 ms.", "A cache hit takes 5 s on the old box", False),
+        ("It costs 640 EUR.", "Day rate 640 GBP since the start of July", False),
+        ("It costs 640.", "Day rate 640 GBP since the start of July", True),  # the bare number is there
+        ("A 12% rise.", "Prices went up 12 percent in July for every jar", True),
+    ],
+)
 def test_units_are_part_of_an_amount(answer: str, quote: str, ok: bool) -> None:
     assert (missing(answer, quote) == []) is ok
 
 
-@pytest.mark.parametrize("answer,quote", [
-    ("It handles 106 requests a day.", "The cluster handles 10⁶ requests per day from the file service"),
-    ("It handles 10⁶ requests a day.", "The cluster handles 106 requests per day from the file service"),
-    ("It handles 10 requests a day.", "The cluster handles 10⁶ requests per day from the file service"),
-    ("It needs 16 GB.", "The build box has 2016 vintage RAM chips in it"),
-    ("Python 3.11.", "The laptop default is Python 3.11.7 from pyenv"),
-    ("Python 3.11.7.", "The laptop default is Python 3.11 from pyenv"),
-])
+@pytest.mark.parametrize(
+    "answer,quote",
+    [
+        ("It handles 106 requests a day.", "The cluster handles 10⁶ requests per day from the file service"),
+        ("It handles 10⁶ requests a day.", "The cluster handles 106 requests per day from the file service"),
+        ("It handles 10 requests a day.", "The cluster handles 10⁶ requests per day from the file service"),
+        ("It needs 16 GB.", "The build box has 2016 vintage RAM chips in it"),
+        ("Python 3.11.", "The laptop default is Python 3.11.7 from pyenv"),
+        ("Python 3.11.7.", "The laptop default is Python 3.11 from pyenv"),
+    ],
+)
 def test_superscripts_and_longer_numbers_do_not_ground_a_number(answer: str, quote: str) -> None:
     assert missing(answer, quote) != []
 
@@ -198,15 +226,21 @@ _DATE_FORMS = [
 ]
 
 
-@given(st.dates(min_value=dt.date(1900, 1, 1), max_value=dt.date(2199, 12, 31)),
-       st.sampled_from(range(len(_DATE_FORMS))), st.sampled_from(range(len(_DATE_FORMS))))
+@given(
+    st.dates(min_value=dt.date(1900, 1, 1), max_value=dt.date(2199, 12, 31)),
+    st.sampled_from(range(len(_DATE_FORMS))),
+    st.sampled_from(range(len(_DATE_FORMS))),
+)
 def test_the_documented_date_forms_are_the_same_date(d: dt.date, a: int, q: int) -> None:
     quote = f"The colony was moved to the new stand on {_DATE_FORMS[q](d)} after dark"
     assert missing(f"It was moved on {_DATE_FORMS[a](d)}.", quote) == []
 
 
-@given(st.dates(min_value=dt.date(1900, 1, 1), max_value=dt.date(2199, 12, 30)),
-       st.sampled_from(range(len(_DATE_FORMS))), st.sampled_from(range(len(_DATE_FORMS))))
+@given(
+    st.dates(min_value=dt.date(1900, 1, 1), max_value=dt.date(2199, 12, 30)),
+    st.sampled_from(range(len(_DATE_FORMS))),
+    st.sampled_from(range(len(_DATE_FORMS))),
+)
 def test_a_different_day_is_not_the_same_date(d: dt.date, a: int, q: int) -> None:
     quote = f"The colony was moved to the new stand on {_DATE_FORMS[q](d)} after dark"
     other = d + dt.timedelta(days=1)
@@ -220,17 +254,26 @@ def test_partial_dates() -> None:
     assert missing("It was requeened in May 2026.", quote) == []
     assert missing("It was requeened on 12 May 2025.", quote) == ["12 May 2025"]
     assert missing("It was requeened on 12 May 2026.", "requeened on 12 May with a Buckfast queen") == [
-        "12 May 2026"]  # the year is not in the quote
+        "12 May 2026"
+    ]  # the year is not in the quote
     assert missing("On Tuesday 12 May 2026.", quote) == []  # 2026-05-12 is a Tuesday
     assert missing("On Monday 12 May 2026.", quote) == ["Monday 12 May 2026"]
     # Slashes are ambiguous (day or month first): compared as written.
     assert missing("On 12/05/2026.", quote) == ["12/05/2026"]
 
 
-@pytest.mark.parametrize("answer,ok", [
-    ("At 7am.", True), ("At 07:00.", True), ("At 7:00 am.", True), ("At 7 a.m.", True),
-    ("At 7pm.", False), ("At 19:00.", False), ("At 7:30.", False),
-])
+@pytest.mark.parametrize(
+    "answer,ok",
+    [
+        ("At 7am.", True),
+        ("At 07:00.", True),
+        ("At 7:00 am.", True),
+        ("At 7 a.m.", True),
+        ("At 7pm.", False),
+        ("At 19:00.", False),
+        ("At 7:30.", False),
+    ],
+)
 def test_times_compare_as_a_clock(answer: str, ok: bool) -> None:
     assert (missing(answer, "The feeder is refilled at 07:00 on weekdays only") == []) is ok
 
@@ -253,8 +296,12 @@ def test_old_wording_of_a_correction_does_not_ground_an_answer() -> None:
 
 
 def test_reason_lists_at_most_three_specifics() -> None:
-    stamp, reason = overall_stamp([verified("The hive was inspected on a warm afternoon in spring")], False, 0,
-                                  answer="On 3 May 2026 at 7am Greta paid €40 for Tansy.")
+    stamp, reason = overall_stamp(
+        [verified("The hive was inspected on a warm afternoon in spring")],
+        False,
+        0,
+        answer="On 3 May 2026 at 7am Greta paid €40 for Tansy.",
+    )
     assert stamp == UNVERIFIED
     assert reason.startswith("the answer says 3 May 2026, 7am and Greta (and 2 more); no quote contains them")
 
@@ -273,10 +320,40 @@ def test_an_answer_that_is_its_own_quote_is_grounded(text: str) -> None:
     assert ungrounded(text, [text]) == []
 
 
-@given(st.lists(st.sampled_from(
-    ["The", "hive", "Tansy", "was", "fed", "on", "12", "May", "2026", "at", "7am", "with", "€40",
-     "of", "syrup", "Alder", "Apiaries", "3.11.7", "T14", "10⁶", "1,800", "kg", "in", "March"]),
-    min_size=3, max_size=25))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "The",
+                "hive",
+                "Tansy",
+                "was",
+                "fed",
+                "on",
+                "12",
+                "May",
+                "2026",
+                "at",
+                "7am",
+                "with",
+                "€40",
+                "of",
+                "syrup",
+                "Alder",
+                "Apiaries",
+                "3.11.7",
+                "T14",
+                "10⁶",
+                "1,800",
+                "kg",
+                "in",
+                "March",
+            ]
+        ),
+        min_size=3,
+        max_size=25,
+    )
+)
 def test_any_answer_equal_to_its_quote_is_grounded(words: list[str]) -> None:
     text = " ".join(words)
     assert ungrounded(text, [text]) == []

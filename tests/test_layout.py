@@ -23,15 +23,33 @@ LAYERS = {
     "entry": {"cli", "startup", "server", "bench", "evaluate"},
     "doors": {"doors", "guestdoor", "console", "console_pages", "console_auth", "markdown_render", "diffview"},
     "tools": {"tools", "parts"},
-    "services": {"brains", "brain", "review", "guests", "ask", "readers", "pack", "verify", "editor", "remote",
-                 "corpus", "search", "proposals", "redisproc"},
+    "services": {
+        "brains",
+        "brain",
+        "review",
+        "guests",
+        "ask",
+        "readers",
+        "pack",
+        "verify",
+        "editor",
+        "remote",
+        "corpus",
+        "search",
+        "proposals",
+        "redisproc",
+    },
     "store": {"gitstore"},
     "pure": {"notes", "blocks", "tokenize", "paths", "redact", "fences", "errors", "config"},
 }
 ORDER = list(LAYERS)
 # The MCP SDK's server side lives with the doors; `cortex bench` also drives the SDK's client.
-ONLY = {"pygit2": {"gitstore"}, "redis": {"proposals"}, "anthropic": {"readers"},
-        "mcp": {"doors", "guestdoor", "bench"}}
+ONLY = {
+    "pygit2": {"gitstore"},
+    "redis": {"proposals"},
+    "anthropic": {"readers"},
+    "mcp": {"doors", "guestdoor", "bench"},
+}
 
 
 def imports_of(module: str) -> tuple[set[str], set[str]]:
@@ -74,7 +92,7 @@ def test_no_import_cycle():
         stack.append(m)
         for n in sorted(GRAPH[m]):
             if seen.get(n) == 1:
-                cycle = stack[stack.index(n):] + [n]
+                cycle = stack[stack.index(n) :] + [n]
                 pytest.fail("import cycle: " + " -> ".join(cycle))
             if n not in seen:
                 visit(n)
@@ -87,8 +105,12 @@ def test_no_import_cycle():
 
 
 def test_imports_run_one_way():
-    upward = [f"{m} ({ORDER[layer(m)]}) imports {n} ({ORDER[layer(n)]})"
-              for m in MODULES for n in GRAPH[m] if layer(n) < layer(m)]
+    upward = [
+        f"{m} ({ORDER[layer(m)]}) imports {n} ({ORDER[layer(n)]})"
+        for m in MODULES
+        for n in GRAPH[m]
+        if layer(n) < layer(m)
+    ]
     assert not upward
 
 
@@ -111,5 +133,5 @@ def test_readme_module_map_matches_the_tree():
     listing = section.split("```", 2)[1]  # the module map itself, not the prose around it
     named = set(re.findall(r"^\s+([a-z_]+)\.py\b", listing, re.MULTILINE))
     assert named == set(MODULES) | {"__init__"} or named == set(MODULES), (
-        f"README names {sorted(named - set(MODULES))} that do not exist, "
-        f"and leaves out {sorted(set(MODULES) - named)}")
+        f"README names {sorted(named - set(MODULES))} that do not exist, and leaves out {sorted(set(MODULES) - named)}"
+    )

@@ -23,7 +23,7 @@ A = "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2"  # 32 letters and digits
 
 SHAPES = {
     "anthropic": "sk-ant-api03-" + A,
-    "github": "ghp_" + A[:36 - 4] + "abcd",
+    "github": "ghp_" + A[: 36 - 4] + "abcd",
     "aws access": "AKIA" + "ABCDEFGHIJ234567",
     "aws session": "ASIA" + "QWERTYUIOP765432",
     "aws secret": "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY",
@@ -43,7 +43,7 @@ def secret_parts(secret: str) -> list[str]:
     """The distinctive runs of a secret: any one of them in a reply is a leak, cut or not."""
     core = re.sub(r"^(Authorization: Basic |aws_secret_access_key = |AccountKey=)", "", secret)
     core = core.replace("-----BEGIN PGP PRIVATE KEY BLOCK-----\n", "")
-    return [core[i:i + 12] for i in range(0, max(1, len(core) - 12), 6)]
+    return [core[i : i + 12] for i in range(0, max(1, len(core) - 12), 6)]
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
@@ -73,18 +73,32 @@ def test_every_tool_and_page_on_both_doors_masks_every_shape(gserver):
     brain = gserver.brain
     body = "\n\n".join(f"{name}: {secret} and MY_SECRET_{secret}" for name, secret in SHAPES.items())
     fm_key = SHAPES["github"]
-    brain.write("notes/public/keys.md", "create", OWNER, content=(
-        f"---\ntitle: Keys\n{fm_key}: frontmatter key\nstatus: superseded\n"
-        f"superseded_by: notes/public/{SHAPES['huggingface']}.md\n---\n# Keys\n\n{body}\n"))
+    brain.write(
+        "notes/public/keys.md",
+        "create",
+        OWNER,
+        content=(
+            f"---\ntitle: Keys\n{fm_key}: frontmatter key\nstatus: superseded\n"
+            f"superseded_by: notes/public/{SHAPES['huggingface']}.md\n---\n# Keys\n\n{body}\n"
+        ),
+    )
     brain.write(f"notes/public/{SHAPES['huggingface']}.md", "create", OWNER, content="# The new keys\n")
     # A passage cut at 400 characters, a profile cut at 6,000 bytes, a corpus part boundary:
     # each lands inside a secret.
     stripe = SHAPES["stripe"]
-    brain.write("notes/public/passage.md", "create", OWNER,
-                content="# Passage\n\nwidget " + "w" * 385 + " " + stripe + " widget tail\n")
+    brain.write(
+        "notes/public/passage.md",
+        "create",
+        OWNER,
+        content="# Passage\n\nwidget " + "w" * 385 + " " + stripe + " widget tail\n",
+    )
     brain.write("profile.md", "replace", OWNER, content="# Profile\n\n" + "p" * (6_000 - 20) + " " + stripe + "\n")
-    brain.write("notes/public/big.md", "create", OWNER, content="# Big\n\n" + "b" * (98_000 - 20) + " " + stripe
-                + "\n" + "c" * 60_000 + "\n")
+    brain.write(
+        "notes/public/big.md",
+        "create",
+        OWNER,
+        content="# Big\n\n" + "b" * (98_000 - 20) + " " + stripe + "\n" + "c" * 60_000 + "\n",
+    )
     guest = gserver.guest("masker", ["notes/public/"], daily_asks=100, daily_proposals=100)
 
     async def owner_calls() -> list[str]:
@@ -107,8 +121,13 @@ def test_every_tool_and_page_on_both_doors_masks_every_shape(gserver):
             out.append((await acall(c, "brain_proposals")).text)
         async with client(guest.url, token=None) as c:
             out.append((await acall(c, "brain_ask", question="What are the keys?")).text)
-            out.append((await acall(c, "brain_propose", path="notes/public/new.md", mode="create",
-                                    content="# New\n\n" + body)).text)
+            out.append(
+                (
+                    await acall(
+                        c, "brain_propose", path="notes/public/new.md", mode="create", content="# New\n\n" + body
+                    )
+                ).text
+            )
         async with client(gserver.owner) as c:
             out.append((await acall(c, "brain_proposals")).text)
         return out
@@ -120,9 +139,17 @@ def test_every_tool_and_page_on_both_doors_masks_every_shape(gserver):
 
     console = owner(gserver.url)
     head = brain.store.head()
-    pages = ["/console/notes", "/console/notes?folder=notes/public/", "/console/note/notes/public/keys.md",
-             "/console/note/profile.md", "/console/note/notes/public/big.md", "/console/activity",
-             f"/console/commit/{head}", "/console/proposals", "/console/guests"]
+    pages = [
+        "/console/notes",
+        "/console/notes?folder=notes/public/",
+        "/console/note/notes/public/keys.md",
+        "/console/note/profile.md",
+        "/console/note/notes/public/big.md",
+        "/console/activity",
+        f"/console/commit/{head}",
+        "/console/proposals",
+        "/console/guests",
+    ]
     pages += [f"/console/proposals/{p.id}" for p in gserver.queue.open()]
     for page in pages:
         r = console.get(page)

@@ -25,27 +25,46 @@ ME = Actor(door="owner", tool="brain_write", client="pytest")
 NFD = unicodedata.normalize("NFD", "Résumé.md")
 NAMES = {
     "Café/Crème brûlée.md": "---\r\naliases: [Burnt cream]\r\n---\r\n# Crème brûlée\r\n\r\nCream, sugar, fire.\r\n",
-    "People/O'Brien, Pat.md": "# Pat O'Brien\n\nMet at the bee club.",            # no final newline
-    "Ideas/C++ & Rust (notes).md": "\ufeff# C++ & Rust\n\n\tTabs stay tabs.\n",       # BOM and tab
+    "People/O'Brien, Pat.md": "# Pat O'Brien\n\nMet at the bee club.",  # no final newline
+    "Ideas/C++ & Rust (notes).md": "\ufeff# C++ & Rust\n\n\tTabs stay tabs.\n",  # BOM and tab
     "日記/二〇二六年.md": "# 日記\n\n今日は晴れ。\n",
     NFD: "# Résumé\n\nStored in NFD, as macOS does.\n",
 }
 
 
-@pytest.mark.parametrize("path", list(NAMES) + ["a + b.md", "notes/100% sure.md", "x/emoji 🐝.md",
-                                                 "notes/Зеленый.md", "notes/tab name's (v2), final.md"])
+@pytest.mark.parametrize(
+    "path",
+    list(NAMES)
+    + ["a + b.md", "notes/100% sure.md", "x/emoji 🐝.md", "notes/Зеленый.md", "notes/tab name's (v2), final.md"],
+)
 def test_names_people_use_are_accepted(path):
     assert check_path(path) == path
 
 
-@pytest.mark.parametrize("path,words", [
-    ("notes/../x.md", "'..'"), ("/x.md", "relative"), (".git/x.md", ".git"), (".cortex/x.md", ".cortex"),
-    ("notes/a\x07.md", "control"), ("notes/\u202ecod.md", "bidirectional"), ("notes/ x.md", "space"),
-    ("notes/x .md", None), ("notes/.hidden.md", "dot"), ("notes./x.md", "dot"), ("a<b.md", "Windows"),
-    ("ab:c.md", "Windows"), ('a"b.md', "Windows"), ("a|b.md", "Windows"), ("a?b.md", "Windows"),
-    ("a*b.md", "Windows"), ("a\\b.md", "separator"), ("notes\u2215x.md", "looks like /"),
-    ("x\u200b.md", "invisible"),
-])
+@pytest.mark.parametrize(
+    "path,words",
+    [
+        ("notes/../x.md", "'..'"),
+        ("/x.md", "relative"),
+        (".git/x.md", ".git"),
+        (".cortex/x.md", ".cortex"),
+        ("notes/a\x07.md", "control"),
+        ("notes/\u202ecod.md", "bidirectional"),
+        ("notes/ x.md", "space"),
+        ("notes/x .md", None),
+        ("notes/.hidden.md", "dot"),
+        ("notes./x.md", "dot"),
+        ("a<b.md", "Windows"),
+        ("ab:c.md", "Windows"),
+        ('a"b.md', "Windows"),
+        ("a|b.md", "Windows"),
+        ("a?b.md", "Windows"),
+        ("a*b.md", "Windows"),
+        ("a\\b.md", "separator"),
+        ("notes\u2215x.md", "looks like /"),
+        ("x\u200b.md", "invisible"),
+    ],
+)
 def test_dangerous_or_unportable_names_are_refused_in_one_line(path, words):
     if words is None:
         assert check_path(path) == path  # a space before the extension is inside the segment: fine
@@ -95,8 +114,7 @@ def test_every_mode_on_such_names_over_http_keeps_every_other_byte(tmp_path, vau
         assert r.error is None and r.data["path"] == NFD and "Stored in NFD" in r.data["text"]
         # Append to it by the NFC name: the file on disk keeps its NFD name.
         assert call(url, "brain_write", path="Résumé.md", mode="append", content="More.").error is None
-        assert os.listdir(vault).count(NFD) == 1 and "Résumé.md" not in [
-            n for n in os.listdir(vault) if n != NFD]
+        assert os.listdir(vault).count(NFD) == 1 and "Résumé.md" not in [n for n in os.listdir(vault) if n != NFD]
         untouched(NFD)
         # A second file differing only by case or normalisation is refused.
         twin = call(url, "brain_write", path="résumé.md", mode="create", content="x")
@@ -106,8 +124,7 @@ def test_every_mode_on_such_names_over_http_keeps_every_other_byte(tmp_path, vau
         assert e.error is None
         assert (vault / "People/O'Brien, Pat.md").read_bytes() == "# Pat O'Brien\n\nMet at the hive.".encode()
         m = call(url, "brain_write", path="Ideas/C++ & Rust (notes).md", mode="move", to="Ideas/C++ & Rust.md")
-        assert m.error is None and (vault / "Ideas/C++ & Rust.md").read_bytes() == before[
-            "Ideas/C++ & Rust (notes).md"]
+        assert m.error is None and (vault / "Ideas/C++ & Rust.md").read_bytes() == before["Ideas/C++ & Rust (notes).md"]
         d = call(url, "brain_write", path="日記/二〇二六年.md", mode="delete", reason="moved elsewhere")
         assert d.error is None and not (vault / "日記/二〇二六年.md").exists()
         untouched(NFD, "People/O'Brien, Pat.md", "Ideas/C++ & Rust (notes).md", "日記/二〇二六年.md")

@@ -39,6 +39,7 @@ def head_files(brain: Brain) -> dict[str, bytes]:
 
 # -- the rule, as a pure function --------------------------------------------
 
+
 def kinds(files: set[str]):
     def is_file(p: str) -> bool:
         return p in files
@@ -49,33 +50,40 @@ def kinds(files: set[str]):
     return is_file, file_under
 
 
-@pytest.mark.parametrize("files,changes,named", [
-    ({"notes/v.md"}, {"notes/v.md/c.md": b"x"}, ("notes/v.md/c.md", "notes/v.md")),
-    ({"notes/v.md"}, {"notes/v.md/deep/c.md": b"x"}, ("notes/v.md/deep/c.md", "notes/v.md")),
-    ({"notes/f.md/a.md"}, {"notes/f.md": b"x"}, ("notes/f.md", "notes/f.md/a.md")),
-    ({"notes/f.md/x/a.md"}, {"notes/f.md": b"x"}, ("notes/f.md", "notes/f.md/x/a.md")),
-    # Deleting the other side in the same change does not make it a rename: still refused.
-    ({"notes/v.md"}, {"notes/v.md": None, "notes/v.md/c.md": b"x"}, ("notes/v.md/c.md", "notes/v.md")),
-    (set(), {"a.md": b"x", "a.md/b.md": b"y"}, ("a.md/b.md", "a.md")),
-])
+@pytest.mark.parametrize(
+    "files,changes,named",
+    [
+        ({"notes/v.md"}, {"notes/v.md/c.md": b"x"}, ("notes/v.md/c.md", "notes/v.md")),
+        ({"notes/v.md"}, {"notes/v.md/deep/c.md": b"x"}, ("notes/v.md/deep/c.md", "notes/v.md")),
+        ({"notes/f.md/a.md"}, {"notes/f.md": b"x"}, ("notes/f.md", "notes/f.md/a.md")),
+        ({"notes/f.md/x/a.md"}, {"notes/f.md": b"x"}, ("notes/f.md", "notes/f.md/x/a.md")),
+        # Deleting the other side in the same change does not make it a rename: still refused.
+        ({"notes/v.md"}, {"notes/v.md": None, "notes/v.md/c.md": b"x"}, ("notes/v.md/c.md", "notes/v.md")),
+        (set(), {"a.md": b"x", "a.md/b.md": b"y"}, ("a.md/b.md", "a.md")),
+    ],
+)
 def test_collision_names_both_paths(files, changes, named):
     why = collision(changes, *kinds(files))
     assert why is not None and all(p in why for p in named) and "nothing was committed" in why
     assert "\n" not in why
 
 
-@pytest.mark.parametrize("files,changes", [
-    ({"notes/v.md"}, {"notes/v.md": b"new"}),
-    ({"notes/v.md"}, {"notes/v.md": None}),
-    ({"notes/v.md"}, {"notes/v.mdx/c.md": b"x", "notes/v/c.md": b"x"}),
-    ({"notes/f.md/a.md"}, {"notes/f.md/b.md": b"x", "notes/f.md/a.md": None}),
-    ({"notes/f.md/a.md"}, {"notes/f.md/a.md": None}),
-])
+@pytest.mark.parametrize(
+    "files,changes",
+    [
+        ({"notes/v.md"}, {"notes/v.md": b"new"}),
+        ({"notes/v.md"}, {"notes/v.md": None}),
+        ({"notes/v.md"}, {"notes/v.mdx/c.md": b"x", "notes/v/c.md": b"x"}),
+        ({"notes/f.md/a.md"}, {"notes/f.md/b.md": b"x", "notes/f.md/a.md": None}),
+        ({"notes/f.md/a.md"}, {"notes/f.md/a.md": None}),
+    ],
+)
 def test_no_collision_for_ordinary_changes(files, changes):
     assert collision(changes, *kinds(files)) is None
 
 
 # -- every write path, through the store ------------------------------------------
+
 
 @pytest.fixture
 def brain(tmp_path: Path) -> Brain:
@@ -88,23 +96,28 @@ def brain(tmp_path: Path) -> Brain:
     return b
 
 
-@pytest.mark.parametrize("path,mode,extra,named", [
-    ("notes/v.md/c.md", "create", {"content": "x"}, "notes/v.md"),
-    ("notes/v.md/c.md", "append", {"content": "x"}, "notes/v.md"),
-    ("notes/f.md", "create", {"content": "x"}, "notes/f.md/a.md"),
-    ("notes/f.md", "append", {"content": "x"}, "notes/f.md/a.md"),
-    ("notes/v.md", "move", {"to": "notes/v.md/v.md"}, "notes/v.md"),
-    ("notes/f.md/a.md", "move", {"to": "notes/v.md/a.md"}, "notes/v.md"),
-    ("notes/v.md", "move", {"to": "notes/f.md"}, "notes/f.md/a.md"),
-])
+@pytest.mark.parametrize(
+    "path,mode,extra,named",
+    [
+        ("notes/v.md/c.md", "create", {"content": "x"}, "notes/v.md"),
+        ("notes/v.md/c.md", "append", {"content": "x"}, "notes/v.md"),
+        ("notes/f.md", "create", {"content": "x"}, "notes/f.md/a.md"),
+        ("notes/f.md", "append", {"content": "x"}, "notes/f.md/a.md"),
+        ("notes/v.md", "move", {"to": "notes/v.md/v.md"}, "notes/v.md"),
+        ("notes/f.md/a.md", "move", {"to": "notes/v.md/a.md"}, "notes/v.md"),
+        ("notes/v.md", "move", {"to": "notes/f.md"}, "notes/f.md/a.md"),
+    ],
+)
 def test_tool_writes_refuse_and_commit_nothing(brain, path, mode, extra, named):
     before, head = head_files(brain), brain.store.head()
     with pytest.raises(Conflict) as err:
         brain.write(path, mode, OWNER, **extra)
     assert named in str(err.value) and "nothing was committed" in str(err.value)
     assert brain.store.head() == head and head_files(brain) == before
-    assert subprocess.run(["git", "status", "--porcelain"], cwd=brain.store.workdir,
-                          capture_output=True, text=True).stdout == ""
+    assert (
+        subprocess.run(["git", "status", "--porcelain"], cwd=brain.store.workdir, capture_output=True, text=True).stdout
+        == ""
+    )
 
 
 def test_deleting_a_folders_last_note_frees_its_name_on_disk(brain):
@@ -156,8 +169,14 @@ def test_guest_proposal_is_refused_when_made_and_when_accepted(gserver):
     guest = gserver.guest("gardener", ["projects/"])
     reply = call(guest.url, "brain_propose", token=None, path="projects/garden", mode="create", content="x")
     assert reply.error and "must end in .md" in reply.error
-    reply = call(guest.url, "brain_propose", token=None, path="projects/garden/compost.md/more.md",
-                 mode="create", content="# more\n")
+    reply = call(
+        guest.url,
+        "brain_propose",
+        token=None,
+        path="projects/garden/compost.md/more.md",
+        mode="create",
+        content="# more\n",
+    )
     assert reply.error and "projects/garden/compost.md" in reply.error
     assert gserver.queue.open() == []
 
@@ -218,8 +237,7 @@ def test_healthz_reports_a_held_hand_edit(tmp_path):
         (path / "notes/v.md/c.md").write_text("# C\n")
         deadline = time.time() + 10
         while True:
-            body = httpx2.get(f"{running.url}/healthz?detail=1",
-                              headers={"Authorization": f"Bearer {TOKEN}"}).json()
+            body = httpx2.get(f"{running.url}/healthz?detail=1", headers={"Authorization": f"Bearer {TOKEN}"}).json()
             held = body.get("hand_edits", {}).get("held")
             if held or time.time() > deadline:
                 break
@@ -264,8 +282,11 @@ class NoLoss(RuleBasedStateMachine):
         except (BadInput, StoreError):
             assert head_files(self.brain) == self.before, "a refused write changed the brain"
 
-    @rule(path=st.sampled_from(PATHS), mode=st.sampled_from(["create", "replace", "append"]),
-          text=st.sampled_from(["one\n", "two\n", "three\n"]))
+    @rule(
+        path=st.sampled_from(PATHS),
+        mode=st.sampled_from(["create", "replace", "append"]),
+        text=st.sampled_from(["one\n", "two\n", "three\n"]),
+    )
     def write(self, path: str, mode: str, text: str) -> None:
         self._do(lambda: self.brain.write(path, mode, OWNER, content=text), {path})
 
@@ -281,8 +302,11 @@ class NoLoss(RuleBasedStateMachine):
     def move(self, src: str, dst: str) -> None:
         self._do(lambda: self.brain.write(src, "move", OWNER, to=dst), {dst}, {src})
 
-    @rule(path=st.sampled_from(PATHS), mode=st.sampled_from(["create", "replace", "append"]),
-          text=st.sampled_from(["p\n", "q\n"]))
+    @rule(
+        path=st.sampled_from(PATHS),
+        mode=st.sampled_from(["create", "replace", "append"]),
+        text=st.sampled_from(["p\n", "q\n"]),
+    )
     def accept(self, path: str, mode: str, text: str) -> None:
         def go() -> None:
             proposal, _ = self.queue.admit("guest", path, mode, text, "", 1000)
@@ -308,8 +332,9 @@ class NoLoss(RuleBasedStateMachine):
             return
         tree = self.brain.store.workdir
         fsck(tree)
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tree,
-                                capture_output=True, text=True).stdout
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=all"], cwd=tree, capture_output=True, text=True
+        ).stdout
         assert status == "", f"the working tree differs from the head:\n{status}"
 
 
@@ -317,6 +342,11 @@ def test_property_no_write_loses_a_note_it_did_not_name(tmp_path, redis_proc):
     NoLoss.tmp = tmp_path
     NoLoss.redis_url = redis_proc.url
     run = NoLoss.TestCase
-    run.settings = settings(max_examples=EXAMPLES, stateful_step_count=12, deadline=None, derandomize=True,
-                            suppress_health_check=list(HealthCheck))
+    run.settings = settings(
+        max_examples=EXAMPLES,
+        stateful_step_count=12,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
     run("runTest").runTest()

@@ -42,12 +42,38 @@ def test_unknown_status_reads_as_current_with_a_warning():
     assert n.status == "current" and n.warnings
 
 
-words = st.sampled_from(["alpha", "Beta", "yes", "no", "on", "null", "2026-01-05", "12", "007", "x",
-                         "a: b", "c++", "#tag", "true", "Some Title", "v1.2", "'quoted'", "1.5", "~"])
+words = st.sampled_from(
+    [
+        "alpha",
+        "Beta",
+        "yes",
+        "no",
+        "on",
+        "null",
+        "2026-01-05",
+        "12",
+        "007",
+        "x",
+        "a: b",
+        "c++",
+        "#tag",
+        "true",
+        "Some Title",
+        "v1.2",
+        "'quoted'",
+        "1.5",
+        "~",
+    ]
+)
 
 
-@given(st.dictionaries(st.sampled_from(["title", "status", "tags", "valid_until", "decays", "n"]),
-                       st.one_of(words, st.lists(words, max_size=4)), max_size=5))
+@given(
+    st.dictionaries(
+        st.sampled_from(["title", "status", "tags", "valid_until", "decays", "n"]),
+        st.one_of(words, st.lists(words, max_size=4)),
+        max_size=5,
+    )
+)
 def test_fast_frontmatter_agrees_with_yaml_when_it_answers(data):
     lines = []
     for k, v in data.items():

@@ -26,9 +26,9 @@ VAULT = {
     "Café/Crème brûlée.md": "---\naliases: [Burnt cream]\n---\n# Crème brûlée\n\nCustard under caramel.\n".encode(),
     "notes/study.md": b"# Study habits\n\nSpaced repetition works. #learning #habits\n\n## Links\n\n- [[Reading]]\n",
     "notes/Reading.md": b"# Reading\n\n## Links\n\n- [[study]] and [[Study#Links|habits]]\n\n"
-                        b"## Notes\n\nRead slowly; the spaced repetition of chapters helps.\n\n`[[study]]` is code\n",
+    b"## Notes\n\nRead slowly; the spaced repetition of chapters helps.\n\n`[[study]]` is code\n",
     "notes/links-first.md": b"# Links first\n\n## Links\n\n- [[Postgres tuning]] and [[Postgres vacuum]]\n\n"
-                            b"## Body\n\nWe tuned postgres vacuum thresholds to 0.05 on the orders table.\n",
+    b"## Body\n\nWe tuned postgres vacuum thresholds to 0.05 on the orders table.\n",
 }
 
 
@@ -59,8 +59,10 @@ def test_body_tags_are_searched_shown_and_read(vault: Tools):
 
 def test_read_lists_links_and_backlinks_at_the_served_sha(vault: Tools):
     r = vault.read("notes/Reading.md")
-    assert r["links"] == [{"target": "study", "path": "notes/study.md"},
-                          {"target": "Study", "heading": "Links", "alias": "habits", "path": "notes/study.md"}]
+    assert r["links"] == [
+        {"target": "study", "path": "notes/study.md"},
+        {"target": "Study", "heading": "Links", "alias": "habits", "path": "notes/study.md"},
+    ]
     assert r["backlinks"] == [{"path": "notes/study.md", "links": 1}]
     s = vault.read("notes/study.md")
     assert s["backlinks"] == [{"path": "notes/Reading.md", "links": 2}]  # the one in code does not count
@@ -90,8 +92,8 @@ def test_hub_notes_are_found_by_their_title(tmp_path: Path):
 
 def test_every_read_page_fits_beside_many_links_and_a_big_frontmatter(tmp_path: Path):
     """Links, backlinks and frontmatter are bounded too: no page passes 100 KB of JSON."""
-    front = "---\n" + "".join(f"key{i}: \"{'x' * 60}\"\n" for i in range(200)) + "---\n"
-    body = "# Big\n\n" + "".join(f"- [[Target number {i}|shown {i}]] \"quoted\"\t\n" for i in range(3_000))
+    front = "---\n" + "".join(f'key{i}: "{"x" * 60}"\n' for i in range(200)) + "---\n"
+    body = "# Big\n\n" + "".join(f'- [[Target number {i}|shown {i}]] "quoted"\t\n' for i in range(3_000))
     files = {"notes/Big.md": (front + body).encode()}
     files.update({f"notes/fan-{i:03d}.md": f"Links to [[Big]] from {i}.\n".encode() for i in range(400)})
     tools = Tools(make_brain(tmp_path, files), asker=None)  # type: ignore[arg-type]
@@ -117,9 +119,16 @@ def test_a_read_at_start_up_does_not_wait_for_the_index_and_says_so(tmp_path: Pa
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["notes/study.md", "notes/Reading.md", "notes/links-first.md"]),
-                          st.lists(st.sampled_from(["study", "Reading", "Links first", "nowhere", "Study#Links"]),
-                                   max_size=4)), min_size=1, max_size=6))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["notes/study.md", "notes/Reading.md", "notes/links-first.md"]),
+            st.lists(st.sampled_from(["study", "Reading", "Links first", "nowhere", "Study#Links"]), max_size=4),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_the_link_map_carried_across_edits_equals_a_fresh_one(tmp_path_factory, edits):
     brain = make_brain(tmp_path_factory.mktemp("v"), VAULT)
     for i, (path, targets) in enumerate(edits):

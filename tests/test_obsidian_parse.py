@@ -21,8 +21,9 @@ from cortex.notes import (
 # ----- pure: wikilinks -------------------------------------------------------
 
 # Link text a person writes: any character but the ones a wikilink cannot hold.
-_name = st.text(st.characters(blacklist_characters="[]|#^\n\r`", blacklist_categories=("Cs",)),
-                min_size=1, max_size=20).filter(lambda t: t.strip())
+_name = st.text(
+    st.characters(blacklist_characters="[]|#^\n\r`", blacklist_categories=("Cs",)), min_size=1, max_size=20
+).filter(lambda t: t.strip())
 _free = st.text(st.characters(blacklist_characters="[]`~#", blacklist_categories=("Cs",)), max_size=30)
 
 
@@ -35,42 +36,55 @@ def test_a_wikilink_parses_to_its_parts_and_its_target_offsets(before, target, h
     assert len(found) == 1
     lk = found[0]
     assert lk.target == target.strip()
-    assert body[lk.start:lk.end] == target.strip()
+    assert body[lk.start : lk.end] == target.strip()
     assert lk.heading == (heading.strip() or None if heading else None)
     assert lk.alias == (alias.strip() or None if alias else None)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(_free, _name, st.none() | _name), min_size=1, max_size=5), _name,
-       st.sampled_from(["\n", "\r\n"]), st.booleans())
+@given(
+    st.lists(st.tuples(_free, _name, st.none() | _name), min_size=1, max_size=5),
+    _name,
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
 def test_rewrite_changes_only_link_targets(pieces, new, eol, bom):
     """Every byte outside the rewritten targets stays: line endings, BOM, tabs, no final newline."""
     text = ("\ufeff" if bom else "") + eol.join(
-        f"{free}\t[[{t}" + (f"|{a}" if a else "") + "]]" for free, t, a in pieces)
+        f"{free}\t[[{t}" + (f"|{a}" if a else "") + "]]" for free, t, a in pieces
+    )
     links = wikilinks(text)
     assert [lk.target for lk in links] == [t.strip() for _, t, _ in pieces]
     assert rewrite_links(text, 0, links, {}) == text
     out = rewrite_links(text, 0, links, {lk.start: new for lk in links})
     expected = ("\ufeff" if bom else "") + eol.join(
-        f"{free}\t[[" + t[:len(t) - len(t.lstrip())] + new + t[len(t.rstrip()):] + (f"|{a}" if a else "") + "]]"
-        for free, t, a in pieces)
+        f"{free}\t[[" + t[: len(t) - len(t.lstrip())] + new + t[len(t.rstrip()) :] + (f"|{a}" if a else "") + "]]"
+        for free, t, a in pieces
+    )
     assert out == expected
 
 
 def test_links_in_code_do_not_count_and_embeds_do():
-    body = ("See [[Real]] and ![[diagram.png]].\n"
-            "Inline `[[Not a link]]` and ``[[Nor this]]``.\n"
-            "```\n[[In a fence]]\n#notatag\n```\n"
-            "~~~md\n[[Tilde fence]]\n~~~\n"
-            "[[#Same note heading]] [[Other#Part|shown]]\n")
+    body = (
+        "See [[Real]] and ![[diagram.png]].\n"
+        "Inline `[[Not a link]]` and ``[[Nor this]]``.\n"
+        "```\n[[In a fence]]\n#notatag\n```\n"
+        "~~~md\n[[Tilde fence]]\n~~~\n"
+        "[[#Same note heading]] [[Other#Part|shown]]\n"
+    )
     assert [(lk.target, lk.heading, lk.alias, lk.embed) for lk in wikilinks(body)] == [
-        ("Real", None, None, False), ("diagram.png", None, None, True), ("Other", "Part", "shown", False)]
+        ("Real", None, None, False),
+        ("diagram.png", None, None, True),
+        ("Other", "Part", "shown", False),
+    ]
 
 
 def test_body_tags_skip_code_headings_numbers_and_anchors():
-    body = ("# Heading #notatag\n\nLearning Rust #learning #rust/async, #Learning again.\n"
-            "`#code` and\n```\n#fenced\n```\nhttps://x.org/#anchor issue#12 #2024 #y2024 #déjà-vu\n"
-            "## Sub #nope\n- item #todo\n")
+    body = (
+        "# Heading #notatag\n\nLearning Rust #learning #rust/async, #Learning again.\n"
+        "`#code` and\n```\n#fenced\n```\nhttps://x.org/#anchor issue#12 #2024 #y2024 #déjà-vu\n"
+        "## Sub #nope\n- item #todo\n"
+    )
     assert body_tags(body) == ("learning", "rust/async", "y2024", "déjà-vu", "todo")
 
 

@@ -76,8 +76,8 @@ class Ack:
 @dataclass
 class LoadLog:
     acks: list[Ack] = field(default_factory=list)
-    refused: list[str] = field(default_factory=list)       # markers of expected_blob conflicts
-    errors: list[str] = field(default_factory=list)         # anything else: must stay empty
+    refused: list[str] = field(default_factory=list)  # markers of expected_blob conflicts
+    errors: list[str] = field(default_factory=list)  # anything else: must stay empty
     write_lat: list[float] = field(default_factory=list)
     read_lat: dict[str, list[float]] = field(default_factory=lambda: {"read": [], "search": [], "ask": []})
     reapplied: int = 0
@@ -102,6 +102,7 @@ async def writer(url: str, n: int, log: LoadLog) -> None:
     """
     rng = random.Random(n)  # a fixed mix per client, so runs are comparable
     async with client(url) as c:
+
         async def timed(marker: str, mode: str, path: str, **args) -> None:
             started = time.perf_counter()
             r = await acall(c, "brain_write", path=path, mode=mode, **args)
@@ -115,12 +116,23 @@ async def writer(url: str, n: int, log: LoadLog) -> None:
                 log.errors.append(f"{mode} {path}: {r.error}")
 
         first = f"c{n:02d}-00"
-        await timed(first, "create", own_path(n),
-                    content=f"# Client {n}\n\n<<slot c{n:02d}>>\n- {first} create\n")
+        await timed(first, "create", own_path(n), content=f"# Client {n}\n\n<<slot c{n:02d}>>\n- {first} create\n")
         for i in range(1, WRITES_PER_CLIENT):
             marker = f"c{n:02d}-{i:02d}"
-            kind = rng.choice(["append", "append", "edit", "replace", "create",
-                               "shared-append", "shared-append", "shared-edit", "shared-replace", "shared-replace"])
+            kind = rng.choice(
+                [
+                    "append",
+                    "append",
+                    "edit",
+                    "replace",
+                    "create",
+                    "shared-append",
+                    "shared-append",
+                    "shared-edit",
+                    "shared-replace",
+                    "shared-replace",
+                ]
+            )
             k = rng.randrange(SHARED)
             if kind == "append":
                 await timed(marker, "append", own_path(n), content=f"- {marker} append")
@@ -128,8 +140,12 @@ async def writer(url: str, n: int, log: LoadLog) -> None:
                 slot = f"<<slot c{n:02d}>>"
                 await timed(marker, "edit", own_path(n), find=slot, content=f"{slot}\n- {marker} edit")
             elif kind == "create":
-                await timed(marker, "create", f"notes/load/c{n:02d}-{i:02d}.md",
-                            content=f"# Note {marker}\n\n- {marker} create\n")
+                await timed(
+                    marker,
+                    "create",
+                    f"notes/load/c{n:02d}-{i:02d}.md",
+                    content=f"# Note {marker}\n\n- {marker} create\n",
+                )
             elif kind == "shared-append":
                 await timed(marker, "append", shared_path(k), content=f"- {marker} shared append")
             elif kind == "shared-edit":
@@ -160,7 +176,9 @@ async def reader(url: str, n: int, log: LoadLog, done: asyncio.Event) -> None:
             elif kind == "search":
                 r = await acall(c, "brain_search", query=f"shared append c{(n + i) % CLIENTS:02d}", k=5)
             else:
-                r = await acall(c, "brain_ask", question=f"What did client {(n + i) % CLIENTS} append to the shared notes?")
+                r = await acall(
+                    c, "brain_ask", question=f"What did client {(n + i) % CLIENTS} append to the shared notes?"
+                )
             log.read_lat[kind].append(time.perf_counter() - started)
             if r.error:
                 log.errors.append(f"{kind}: {r.error}")
@@ -196,7 +214,7 @@ def test_load_twenty_clients_fifty_mixed_writes_with_concurrent_reads(server):
     # History is linear and holds exactly one commit per acknowledged write.
     chain = assert_linear(repo)
     assert len(chain) == base_count + len(log.acks)
-    new = set(chain[:len(log.acks)])
+    new = set(chain[: len(log.acks)])
     assert {a.sha for a in log.acks} == new and chain[len(log.acks)] == base
     store = GitStore(repo)
     for a in log.acks:  # each reply's blob is what its commit holds at its path
@@ -213,7 +231,10 @@ def test_load_twenty_clients_fifty_mixed_writes_with_concurrent_reads(server):
     w = percentiles(log.write_lat)
     r = {k: percentiles(v) for k, v in log.read_lat.items()}
     modes = {m: sum(1 for a in log.acks if a.mode == m) for m in ("create", "append", "edit", "replace")}
-    write_section("load", "Load: 20 clients x 50 mixed writes, with concurrent reads", f"""
+    write_section(
+        "load",
+        "Load: 20 clients x 50 mixed writes, with concurrent reads",
+        f"""
 {CLIENTS} MCP clients (the SDK's own client, real HTTP, one session each) make {WRITES_PER_CLIENT}
 writes each — creates, appends, edits and `replace` with `expected_blob` on their own note and on
 {SHARED} shared notes — while {READERS} more clients read, search and ask in a loop. Server and
@@ -222,42 +243,50 @@ clients share one process (uvicorn in a thread), so latencies include client-sid
 | figure | value |
 |---|---|
 | write attempts | {attempts} |
-| acknowledged writes | {len(log.acks)} (create {modes['create']}, append {modes['append']}, edit {modes['edit']}, replace {modes['replace']}) |
+| acknowledged writes | {len(log.acks)} (create {modes["create"]}, append {modes["append"]}, edit {modes["edit"]}, replace {modes["replace"]}) |
 | expected `expected_blob` conflicts (refused, nothing committed) | {len(log.refused)} |
 | other errors | {len(log.errors)} |
 | writes re-applied on a moved head (compare-and-swap retry) | {log.reapplied} |
 | commits added / merges | {len(chain) - base_count} / 0 (each commit's parent is the one before) |
 | wall time for all writes | {elapsed:.1f} s ({len(log.acks) / elapsed:.0f} commits/s) |
 | write latency p50 / p95 / p99 / max | {fmt(w)} |
-| brain_read p50 / p95 / p99 / max ({r["read"]["n"]} calls: readers, and writers before a replace) | {fmt(r['read'])} |
-| concurrent brain_search p50 / p95 / p99 / max ({r['search']['n']} calls) | {fmt(r['search'])} |
-| concurrent brain_ask p50 / p95 / p99 / max ({r['ask']['n']} calls, offline reader) | {fmt(r['ask'])} |
+| brain_read p50 / p95 / p99 / max ({r["read"]["n"]} calls: readers, and writers before a replace) | {fmt(r["read"])} |
+| concurrent brain_search p50 / p95 / p99 / max ({r["search"]["n"]} calls) | {fmt(r["search"])} |
+| concurrent brain_ask p50 / p95 / p99 / max ({r["ask"]["n"]} calls, offline reader) | {fmt(r["ask"])} |
 | `git fsck --strict` | clean |
-""")
+""",
+    )
 
 
 # -- crash ------------------------------------------------------------------------------
 
 STORM_CLIENTS = 6
-KILL_AFTER_ACKS = 60      # kill -9 once this many replies have arrived...
-STORM_DEADLINE = 60.0     # ...or after this long, whichever comes first
+KILL_AFTER_ACKS = 60  # kill -9 once this many replies have arrived...
+STORM_DEADLINE = 60.0  # ...or after this long, whichever comes first
 
 
 def cortex_cli(*args: str, env: dict[str, str]) -> str:
-    return subprocess.run([sys.executable, "-m", "cortex.cli", *args], env=env, check=True,
-                          capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent).stdout
+    return subprocess.run(
+        [sys.executable, "-m", "cortex.cli", *args],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    ).stdout
 
 
 def test_kill_9_mid_write_storm_loses_no_acknowledged_write(tmp_path):
     brain = tmp_path / "brain.git"
     cortex_cli("init", "--bare", str(brain), env=dict(os.environ))
-    serve = ServeProcess(tmp_path / "home", brain, {"CORTEX_TOKEN": TOKEN}, tmp_path / "empty-bin",
-                         tmp_path / "serve.log")
+    serve = ServeProcess(
+        tmp_path / "home", brain, {"CORTEX_TOKEN": TOKEN}, tmp_path / "empty-bin", tmp_path / "serve.log"
+    )
     serve.start()
     url = f"{serve.url}/mcp"
     acked: list[Ack] = []
-    busy = [0]          # calls sent and not yet answered
-    in_flight = [0]     # ...at the moment of the kill
+    busy = [0]  # calls sent and not yet answered
+    in_flight = [0]  # ...at the moment of the kill
 
     async def storm_client(n: int, stop: asyncio.Event) -> None:
         try:
@@ -271,7 +300,8 @@ def test_kill_9_mid_write_storm_loses_no_acknowledged_write(tmp_path):
                     busy[0] += 1
                     try:
                         r = await asyncio.wait_for(
-                            acall(c, "brain_write", path=path, mode=mode, content=f"- {marker}\n"), 10)
+                            acall(c, "brain_write", path=path, mode=mode, content=f"- {marker}\n"), 10
+                        )
                     except Exception:
                         return  # in flight when the server died: outcome unknown
                     finally:
@@ -322,9 +352,13 @@ def test_kill_9_mid_write_storm_loses_no_acknowledged_write(tmp_path):
     r = call(url, "brain_write", path="notes/storm/after.md", mode="create", content="after the crash\n")
     after_ms = (time.monotonic() - started) * 1000
     serve.stop()
-    after = (f"succeeded in {after_ms:.0f} ms" if r.error is None
-             else f"REFUSED after {after_ms:.0f} ms: {md_cell(r.error)}")
-    write_section("crash", "Crash: kill -9 during a write storm", f"""
+    after = (
+        f"succeeded in {after_ms:.0f} ms" if r.error is None else f"REFUSED after {after_ms:.0f} ms: {md_cell(r.error)}"
+    )
+    write_section(
+        "crash",
+        "Crash: kill -9 during a write storm",
+        f"""
 A real `cortex serve` (bare brain from `cortex init --bare`, guest door disabled) takes writes
 from {STORM_CLIENTS} MCP clients; it is killed with SIGKILL once {KILL_AFTER_ACKS} replies have
 arrived, then restarted with a stale `refs/heads/main.lock` in place.
@@ -336,15 +370,16 @@ arrived, then restarted with a stale `refs/heads/main.lock` in place.
 | acknowledged writes missing after restart | 0 |
 | commits that landed without their reply reaching the client | {unreplied} |
 | history after restart | linear, {len(chain)} commits |
-| `git fsck --strict` after the crash | clean{(' (' + md_cell(fsck_out) + ')') if fsck_out else ''} |
-| ref lock left by the crash itself | {'yes' if left_by_crash else 'no (made by hand)'} |
+| `git fsck --strict` after the crash | clean{(" (" + md_cell(fsck_out) + ")") if fsck_out else ""} |
+| ref lock left by the crash itself | {"yes" if left_by_crash else "no (made by hand)"} |
 | first write after restart, stale lock present | {after} |
 
 A write whose reply was lost may still have landed (the commit is atomic, the reply is not):
 `brain_history` shows it, and `expected_blob` makes a retry safe. SIGKILL is not power loss:
 the kernel still writes out what the process wrote; surviving power loss also needs fsync
 (libgit2 does not fsync objects by default).
-""")
+""",
+    )
     assert r.error is None, f"a stale refs/heads/main.lock blocked the next write: {r.error}"
     assert assert_linear(brain)[1] == chain[0]
     fsck(brain)
@@ -367,11 +402,14 @@ def test_a_stale_ref_lock_does_not_block_writes_on_a_running_server(server):
 
 # -- Redis killed and restarted during guest traffic ----------------------------------------
 
+
 def test_redis_killed_and_restarted_under_guest_and_owner_traffic(gserver):
     """Extends test_guest_door.test_redis_killed_mid_traffic from a sequence to concurrent
     traffic: guests propose and ask, the owner writes and reads, while Redis dies and returns."""
     guests = [gserver.guest(f"g{n}", ["notes/public/"], daily_proposals=1000, daily_asks=1000) for n in range(2)]
-    gserver.brain.write("notes/public/garden.md", "create", OWNER, content="# Garden\n\nTomatoes grow in the south bed.\n")
+    gserver.brain.write(
+        "notes/public/garden.md", "create", OWNER, content="# Garden\n\nTomatoes grow in the south bed.\n"
+    )
     acked: dict[str, str] = {}
     guest_errors: list[str] = []
     owner_errors: list[str] = []
@@ -390,8 +428,14 @@ def test_redis_killed_and_restarted_under_guest_and_owner_traffic(gserver):
             if i % 4 == 3 or len(acked) >= 40:
                 r = call(g.url, "brain_ask", token=None, question="What grows in the south bed?")
             else:
-                r = call(g.url, "brain_propose", token=None, path=f"notes/public/g{n}-{i}.md",
-                         content=f"# G{n} {i}\n", mode="create")
+                r = call(
+                    g.url,
+                    "brain_propose",
+                    token=None,
+                    path=f"notes/public/g{n}-{i}.md",
+                    content=f"# G{n} {i}\n",
+                    mode="create",
+                )
             if r.error:
                 guest_errors.append(r.error)
                 guest_fail_lat.append(time.monotonic() - started)
@@ -404,9 +448,11 @@ def test_redis_killed_and_restarted_under_guest_and_owner_traffic(gserver):
             if stop.is_set():
                 return
             started = time.monotonic()
-            w = call(gserver.owner, "brain_write", path="notes/owner-log.md", mode="append",
-                     content=f"- owner {i}") if i else call(
-                gserver.owner, "brain_write", path="notes/owner-log.md", mode="create", content="# Owner\n")
+            w = (
+                call(gserver.owner, "brain_write", path="notes/owner-log.md", mode="append", content=f"- owner {i}")
+                if i
+                else call(gserver.owner, "brain_write", path="notes/owner-log.md", mode="create", content="# Owner\n")
+            )
             r = call(gserver.owner, "brain_read", path="notes/owner-log.md")
             owner_lat[phase[0]].append(time.monotonic() - started)
             for reply in (w, r):
@@ -418,7 +464,7 @@ def test_redis_killed_and_restarted_under_guest_and_owner_traffic(gserver):
         t.start()
     try:
         time.sleep(1.5)
-        gserver.redis.kill()          # SIGKILL: Redis gets no chance to flush
+        gserver.redis.kill()  # SIGKILL: Redis gets no chance to flush
         phase[0] = "outage"
         time.sleep(2.5)
         gserver.redis.start()
@@ -445,25 +491,30 @@ def test_redis_killed_and_restarted_under_guest_and_owner_traffic(gserver):
     before = sum(1 for p in acked.values() if p == "before")
     o = {k: percentiles(v) for k, v in owner_lat.items()}
     g = percentiles(guest_fail_lat)
-    write_section("redis", "Redis killed and restarted during guest traffic", f"""
+    write_section(
+        "redis",
+        "Redis killed and restarted during guest traffic",
+        f"""
 Two guests propose and ask in a loop, and the owner appends and reads in a loop, over real HTTP;
 the real `redis-server` is killed with SIGKILL for 2.5 s, then restarted on the same data.
 
 | figure | value |
 |---|---|
-| proposals acknowledged before the kill / during / after the restart | {before} / {sum(1 for p in acked.values() if p == 'outage')} / {sum(1 for p in acked.values() if p == 'after')} |
+| proposals acknowledged before the kill / during / after the restart | {before} / {sum(1 for p in acked.values() if p == "outage")} / {sum(1 for p in acked.values() if p == "after")} |
 | acknowledged proposals missing after the restart | 0 |
-| guest calls refused during the outage | {len(guest_errors)}; distinct replies: {md_cell(' · '.join(sorted(set(guest_errors))), 300)} |
-| time for a guest call to fail, p50 / max | {g['p50']:.0f} / {g['max']:.0f} ms |
+| guest calls refused during the outage | {len(guest_errors)}; distinct replies: {md_cell(" · ".join(sorted(set(guest_errors))), 300)} |
+| time for a guest call to fail, p50 / max | {g["p50"]:.0f} / {g["max"]:.0f} ms |
 | owner write+read errors before / during / after | 0 / 0 / 0 |
-| owner write+read round p50 / max: before | {o['before']['p50']:.0f} / {o['before']['max']:.0f} ms ({o['before']['n']} rounds) |
-| owner write+read round p50 / max: during the outage | {o['outage']['p50']:.0f} / {o['outage']['max']:.0f} ms ({o['outage']['n']} rounds) |
-| owner write+read round p50 / max: after the restart | {o['after']['p50']:.0f} / {o['after']['max']:.0f} ms ({o['after']['n']} rounds) |
+| owner write+read round p50 / max: before | {o["before"]["p50"]:.0f} / {o["before"]["max"]:.0f} ms ({o["before"]["n"]} rounds) |
+| owner write+read round p50 / max: during the outage | {o["outage"]["p50"]:.0f} / {o["outage"]["max"]:.0f} ms ({o["outage"]["n"]} rounds) |
+| owner write+read round p50 / max: after the restart | {o["after"]["p50"]:.0f} / {o["after"]["max"]:.0f} ms ({o["after"]["n"]} rounds) |
 | `/healthz` guest door after the restart | ok |
-""")
+""",
+    )
 
 
 # -- a full disk and a read-only repository ---------------------------------------------
+
 
 def _fill(folder: Path) -> None:
     """Fill the file system holding `folder` to the last byte (bounded by its size)."""
@@ -479,8 +530,9 @@ def _fill(folder: Path) -> None:
 
 def _stray_files(repo: Path) -> list[str]:
     """Half-written leftovers: libgit2's temporary objects and lock files."""
-    return sorted(str(p.relative_to(repo)) for p in repo.rglob("*")
-                  if p.name.startswith("tmp_") or p.name.endswith(".lock"))
+    return sorted(
+        str(p.relative_to(repo)) for p in repo.rglob("*") if p.name.startswith("tmp_") or p.name.endswith(".lock")
+    )
 
 
 @pytest.fixture
@@ -506,8 +558,16 @@ def test_a_full_disk_gives_a_clear_error_and_service_resumes(tmp_path, small_dis
         assert call(url, "brain_write", path="notes/a.md", mode="create", content="before\n").error is None
         head = parts.brain.store.head()
         _fill(small_disk)
-        refused = [call(url, "brain_write", path=f"notes/full-{i}.md", mode="create",
-                        content=f"# Full {i}\n\n" + "words " * 2000) for i in range(3)]
+        refused = [
+            call(
+                url,
+                "brain_write",
+                path=f"notes/full-{i}.md",
+                mode="create",
+                content=f"# Full {i}\n\n" + "words " * 2000,
+            )
+            for i in range(3)
+        ]
         refused.append(call(url, "brain_capture", text="a capture on a full disk"))
         for r in refused:
             assert r.error and "\n" not in r.error, r.error
@@ -560,11 +620,16 @@ _DISK_ROWS: dict[str, str] = {}
 
 
 def _record_disk(case: str, error: str, resumed_ms: float, dangling: int) -> None:
-    _DISK_ROWS[case] = (f"| {case} | {md_cell(error, 400)} | head unchanged; no temporary object or lock "
-                        f"left; `git fsck --strict` clean; {dangling} dangling object(s) | "
-                        f"next write committed ({resumed_ms:.0f} ms) |")
+    _DISK_ROWS[case] = (
+        f"| {case} | {md_cell(error, 400)} | head unchanged; no temporary object or lock "
+        f"left; `git fsck --strict` clean; {dangling} dangling object(s) | "
+        f"next write committed ({resumed_ms:.0f} ms) |"
+    )
     rows = "\n".join(_DISK_ROWS[k] for k in ("full", "read-only") if k in _DISK_ROWS)
-    write_section("disk", "A full disk and a read-only repository", f"""
+    write_section(
+        "disk",
+        "A full disk and a read-only repository",
+        f"""
 The brain lives on its own 4 MiB tmpfs. *Full*: the file system is filled to the last byte, then
 writes are tried. *Read-only*: the tmpfs is remounted read-only (as root, `chmod -R a-w` is no
 test at all: root ignores permission bits; `chattr +i` works too but only per file). Reads,
@@ -576,4 +641,5 @@ searches and asks keep working in both cases.
 
 Dangling objects are blobs written before the commit failed; nothing refers to them and
 `git gc` removes them.
-""")
+""",
+    )

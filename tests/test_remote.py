@@ -21,9 +21,14 @@ from cortex.gitstore import Auth
 from cortex.remote import RemoteStore, local_path, signature_ok, webhook_route
 
 ME = Actor(door="owner", tool="brain_write", client="pytest")
-ENV = {"GIT_AUTHOR_NAME": "Elsewhere", "GIT_AUTHOR_EMAIL": "e@example.org",
-       "GIT_COMMITTER_NAME": "Elsewhere", "GIT_COMMITTER_EMAIL": "e@example.org",
-       "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp"}
+ENV = {
+    "GIT_AUTHOR_NAME": "Elsewhere",
+    "GIT_AUTHOR_EMAIL": "e@example.org",
+    "GIT_COMMITTER_NAME": "Elsewhere",
+    "GIT_COMMITTER_EMAIL": "e@example.org",
+    "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+    "HOME": "/tmp",
+}
 
 
 def git(*args: str, cwd: Path) -> str:
@@ -163,8 +168,11 @@ def test_two_servers_writing_concurrently_lose_nothing(tmp_path: Path, remote: P
 def test_two_http_servers_on_one_remote(tmp_path: Path, remote: Path):
     servers = []
     for name in ("one", "two"):
-        settings = make_settings(tmp_path / name, tmp_path / name / "unused",
-                                 env={"CORTEX_REMOTE": str(remote), "CORTEX_FETCH_INTERVAL": "0.5"})
+        settings = make_settings(
+            tmp_path / name,
+            tmp_path / name / "unused",
+            env={"CORTEX_REMOTE": str(remote), "CORTEX_FETCH_INTERVAL": "0.5"},
+        )
         from cortex.server import assemble, make_app
 
         parts = assemble(settings)
@@ -175,8 +183,9 @@ def test_two_http_servers_on_one_remote(tmp_path: Path, remote: Path):
 
         def go(url: str, i: int) -> None:
             for n in range(4):
-                replies.append(call(url + "/mcp", "brain_write", path="notes/http.md", mode="append",
-                                    content=f"via {i} #{n}"))
+                replies.append(
+                    call(url + "/mcp", "brain_write", path="notes/http.md", mode="append", content=f"via {i} #{n}")
+                )
 
         threads = [threading.Thread(target=go, args=(s.url, i)) for i, s in enumerate(servers)]
         for t in threads:
@@ -256,6 +265,7 @@ def test_libgit2_transport_push_and_refusal(tmp_path: Path, remote: Path):
 
 
 # -- the webhook ---------------------------------------------------------------
+
 
 class Poked:
     def __init__(self):

@@ -160,9 +160,7 @@ def test_integer_weights_equal_repeating_the_field(pairs, query, w):
         weighted.add_tokens(doc_id(i), {"title": title, "body": body})
         repeated.add_tokens(doc_id(i), {"body": title * w + body})
     for i in range(len(pairs)):
-        assert close(
-            weighted.score_tokens(query, doc_id(i)), repeated.score_tokens(query, doc_id(i))
-        )
+        assert close(weighted.score_tokens(query, doc_id(i)), repeated.score_tokens(query, doc_id(i)))
 
 
 def test_default_weights_prefer_title_over_body():

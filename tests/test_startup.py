@@ -77,10 +77,19 @@ def test_cortex_serve_opens_its_port_before_the_brain_is_built(tmp_path):
     brain = tmp_path / "brain.git"
     init_brain(brain, bare=True)
     port = free_port()
-    env = {"PATH": "/usr/bin:/bin", "CORTEX_HOME": str(tmp_path / "home"), "CORTEX_BRAIN": str(brain),
-           "CORTEX_TOKEN": "t" * 32, "HOME": str(tmp_path)}
-    proc = subprocess.Popen([sys.executable, "-m", "cortex.cli", "serve", "--port", str(port)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "CORTEX_HOME": str(tmp_path / "home"),
+        "CORTEX_BRAIN": str(brain),
+        "CORTEX_TOKEN": "t" * 32,
+        "HOME": str(tmp_path),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cortex.cli", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         health = ready_health(f"http://127.0.0.1:{port}", proc)
         assert health is not None and health["notes"] >= 5
@@ -98,7 +107,12 @@ def test_cortex_serve_on_a_wrong_brain_says_why_and_exits(tmp_path):
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "a.md").write_text("# a\n")
     env = {"PATH": "/usr/bin:/bin", "CORTEX_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)}
-    r = subprocess.run([sys.executable, "-m", "cortex.cli", "serve", "--brain", str(tmp_path / "notes"),
-                        "--port", str(free_port())], env=env, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "cortex.cli", "serve", "--brain", str(tmp_path / "notes"), "--port", str(free_port())],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 1
     assert f"cortex init {tmp_path / 'notes'}" in r.stderr

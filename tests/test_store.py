@@ -16,10 +16,21 @@ ME = Actor(door="owner", tool="brain_write", client="pytest 1.0")
 
 
 def git(*args: str, cwd: Path) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          env={"GIT_AUTHOR_NAME": "Hand", "GIT_AUTHOR_EMAIL": "hand@example.org",
-                               "GIT_COMMITTER_NAME": "Hand", "GIT_COMMITTER_EMAIL": "hand@example.org",
-                               "PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(cwd)}).stdout
+    return subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+        env={
+            "GIT_AUTHOR_NAME": "Hand",
+            "GIT_AUTHOR_EMAIL": "hand@example.org",
+            "GIT_COMMITTER_NAME": "Hand",
+            "GIT_COMMITTER_EMAIL": "hand@example.org",
+            "PATH": "/usr/bin:/bin:/usr/local/bin",
+            "HOME": str(cwd),
+        },
+    ).stdout
 
 
 @pytest.fixture
@@ -84,33 +95,36 @@ def test_expected_blob_conflict_names_current_blob(brain: Brain):
     assert brain.store.head() == head
 
 
-@pytest.mark.parametrize("path,mode,kwargs,reason", [
-    ("../x.md", "create", {"content": "x"}, "'..'"),
-    ("/etc/passwd.md", "create", {"content": "x"}, "relative"),
-    ("notes/a.txt", "create", {"content": "x"}, ".md"),
-    (".git/config.md", "create", {"content": "x"}, ".git"),
-    (".cortex/x.md", "create", {"content": "x"}, ".cortex"),
-    ("INDEX.md", "replace", {"content": "x"}, "generated"),
-    ("notes/a<b.md", "create", {"content": "x"}, "Windows"),
-    ("notes/ends-with-dot./a.md", "create", {"content": "x"}, "dot"),
-    (" notes/a.md", "create", {"content": "x"}, "space"),
-    ("notes/evil\u202egnp.md", "create", {"content": "x"}, "bidirectional"),
-    ("notes/tab\there.md", "create", {"content": "x"}, "control"),
-    ("Profile.md", "create", {"content": "x"}, "letter case"),
-    ("notes//a.md", "create", {"content": "x"}, "empty"),
-    ("notes/a.md", "create", {"content": "a\x00b"}, "NUL"),
-    ("notes/a.md", "create", {"content": "a\ud800b"}, "surrogate"),
-    ("notes/a.md", "create", {"content": "x" * 1_100_000}, "limit"),
-    ("notes/a.md", "create", {}, "needs content"),
-    ("notes/a.md", "frobnicate", {"content": "x"}, "mode must be"),
-    ("profile.md", "delete", {}, "reason"),
-    ("profile.md", "move", {}, "needs to"),
-    ("profile.md", "edit", {"content": "x"}, "find"),
-    ("profile.md", "edit", {"content": "x", "find": "no such text anywhere"}, "0 times"),
-    ("profile.md", "create", {"content": "x"}, "already exists"),
-    ("notes/missing.md", "replace", {"content": "x"}, "use create"),
-    ("notes/house-rules.md", "move", {"to": "profile.md"}, "already exists"),
-])
+@pytest.mark.parametrize(
+    "path,mode,kwargs,reason",
+    [
+        ("../x.md", "create", {"content": "x"}, "'..'"),
+        ("/etc/passwd.md", "create", {"content": "x"}, "relative"),
+        ("notes/a.txt", "create", {"content": "x"}, ".md"),
+        (".git/config.md", "create", {"content": "x"}, ".git"),
+        (".cortex/x.md", "create", {"content": "x"}, ".cortex"),
+        ("INDEX.md", "replace", {"content": "x"}, "generated"),
+        ("notes/a<b.md", "create", {"content": "x"}, "Windows"),
+        ("notes/ends-with-dot./a.md", "create", {"content": "x"}, "dot"),
+        (" notes/a.md", "create", {"content": "x"}, "space"),
+        ("notes/evil\u202egnp.md", "create", {"content": "x"}, "bidirectional"),
+        ("notes/tab\there.md", "create", {"content": "x"}, "control"),
+        ("Profile.md", "create", {"content": "x"}, "letter case"),
+        ("notes//a.md", "create", {"content": "x"}, "empty"),
+        ("notes/a.md", "create", {"content": "a\x00b"}, "NUL"),
+        ("notes/a.md", "create", {"content": "a\ud800b"}, "surrogate"),
+        ("notes/a.md", "create", {"content": "x" * 1_100_000}, "limit"),
+        ("notes/a.md", "create", {}, "needs content"),
+        ("notes/a.md", "frobnicate", {"content": "x"}, "mode must be"),
+        ("profile.md", "delete", {}, "reason"),
+        ("profile.md", "move", {}, "needs to"),
+        ("profile.md", "edit", {"content": "x"}, "find"),
+        ("profile.md", "edit", {"content": "x", "find": "no such text anywhere"}, "0 times"),
+        ("profile.md", "create", {"content": "x"}, "already exists"),
+        ("notes/missing.md", "replace", {"content": "x"}, "use create"),
+        ("notes/house-rules.md", "move", {"to": "profile.md"}, "already exists"),
+    ],
+)
 def test_bad_input_is_refused_and_commits_nothing(brain: Brain, path, mode, kwargs, reason):
     head = brain.store.head()
     with pytest.raises((BadInput, Conflict)) as err:
@@ -158,8 +172,9 @@ def push_from_clone(brain: Brain, tmp_path: Path, edit, message: str) -> None:
 
 def test_push_from_another_clone_is_seen_next_read(brain: Brain, tmp_path: Path):
     first = brain.snapshot()
-    push_from_clone(brain, tmp_path, lambda c: (c / "notes" / "by-hand.md").write_text(
-        "# By hand\n\nTyped in vim.\n"), "hand edit")
+    push_from_clone(
+        brain, tmp_path, lambda c: (c / "notes" / "by-hand.md").write_text("# By hand\n\nTyped in vim.\n"), "hand edit"
+    )
     snap = brain.snapshot()
     assert snap.sha != first.sha
     assert snap.notes["notes/by-hand.md"].title == "By hand"

@@ -177,7 +177,7 @@ _MD_ALPHABET = st.sampled_from(
 def test_markdown_punctuation_never_inside_terms(text):
     for term in tokenize(text):
         assert term
-        assert not set(term) & set("*>`[]()|~!?,;\"\n\t ")
+        assert not set(term) & set('*>`[]()|~!?,;"\n\t ')
         assert "#" not in term[:-1] and "+" not in term.rstrip("+")
         assert not term.startswith("_") and not term.endswith("_")
 

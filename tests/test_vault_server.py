@@ -24,14 +24,19 @@ HUB = hub_note("Rust", 400_000)
 HUB_SECTION = "Databases"
 
 VAULT: dict[str, bytes] = {
-    "notes/Creme brulee.md": (b"---\r\naliases: [Burnt cream]\r\n---\r\n# Cr\xc3\xa8me br\xc3\xbbl\xc3\xa9e\r\n\r\n"
-                              b"Custard under caramel. See [[Creme brulee#Top|this note]].\r\n"),
+    "notes/Creme brulee.md": (
+        b"---\r\naliases: [Burnt cream]\r\n---\r\n# Cr\xc3\xa8me br\xc3\xbbl\xc3\xa9e\r\n\r\n"
+        b"Custard under caramel. See [[Creme brulee#Top|this note]].\r\n"
+    ),
     # BOM, CRLF, a tab, an alias and a heading in the link, no final newline.
-    "Café/Menu du jour.md": (b"\xef\xbb\xbf# Menu\r\n\r\n\t- Dessert: [[creme brulee|the custard]]\r\n"
-                             b"- Method: [[notes/Creme brulee#Steps]]\r\n- Code: `[[Creme brulee]]`"),
+    "Café/Menu du jour.md": (
+        b"\xef\xbb\xbf# Menu\r\n\r\n\t- Dessert: [[creme brulee|the custard]]\r\n"
+        b"- Method: [[notes/Creme brulee#Steps]]\r\n- Code: `[[Creme brulee]]`"
+    ),
     # LF, no final newline, an embed, a link inside a fence that must stay.
-    "notes/plan.md": (b"# Plan\n\nServe ![[Creme brulee]] cold.\n\n```\n[[Creme brulee]]\n```\n"
-                      b"Other: [[Reading list]]"),
+    "notes/plan.md": (
+        b"# Plan\n\nServe ![[Creme brulee]] cold.\n\n```\n[[Creme brulee]]\n```\nOther: [[Reading list]]"
+    ),
     "notes/Reading list.md": b"# Reading list\n\n- [[plan]]\n",
     # An alias is no file name: unresolved (as in Obsidian) until the move names a file so.
     "People/O'Brien, Pat.md": b"# Pat\n\nLikes [[Burnt cream]].\n",
@@ -49,31 +54,40 @@ def test_move_rewrites_links_in_one_commit_and_paging(tmp_path: Path):
     parts = assemble(make_settings(tmp_path, vault))
     store = parts.brain.store
     with RunningServer(make_app(parts), parts.settings) as server:
+
         async def go() -> None:
             async with client(f"{server.url}/mcp") as c:
                 before_sha = store.head()
                 before = all_files(store, before_sha)
 
                 # -- move: links rewritten in the same commit -----------------
-                r = await acall(c, "brain_write", path="notes/Creme brulee.md", mode="move",
-                                to="desserts/Burnt cream.md")
+                r = await acall(
+                    c, "brain_write", path="notes/Creme brulee.md", mode="move", to="desserts/Burnt cream.md"
+                )
                 assert r.error is None, r.error
-                assert r.data["links_rewritten"] == ["Café/Menu du jour.md", "desserts/Burnt cream.md",
-                                                     "notes/plan.md"]
+                assert r.data["links_rewritten"] == ["Café/Menu du jour.md", "desserts/Burnt cream.md", "notes/plan.md"]
                 after_sha = store.head()
                 assert store.commit_info(after_sha).parents == (before_sha,)  # one commit
                 assert "Links rewritten in: Café/Menu du jour.md" in store.commit_info(after_sha).message
                 after = all_files(store, after_sha)
                 assert after["Café/Menu du jour.md"] == (
                     b"\xef\xbb\xbf# Menu\r\n\r\n\t- Dessert: [[Burnt cream|the custard]]\r\n"
-                    b"- Method: [[desserts/Burnt cream#Steps]]\r\n- Code: `[[Creme brulee]]`")
-                assert after["notes/plan.md"] == (b"# Plan\n\nServe ![[Burnt cream]] cold.\n\n```\n"
-                                                  b"[[Creme brulee]]\n```\nOther: [[Reading list]]")
+                    b"- Method: [[desserts/Burnt cream#Steps]]\r\n- Code: `[[Creme brulee]]`"
+                )
+                assert after["notes/plan.md"] == (
+                    b"# Plan\n\nServe ![[Burnt cream]] cold.\n\n```\n[[Creme brulee]]\n```\nOther: [[Reading list]]"
+                )
                 assert after["desserts/Burnt cream.md"] == VAULT["notes/Creme brulee.md"].replace(
-                    b"[[Creme brulee#Top", b"[[Burnt cream#Top")
+                    b"[[Creme brulee#Top", b"[[Burnt cream#Top"
+                )
                 assert "notes/Creme brulee.md" not in after
-                named = {"notes/Creme brulee.md", "desserts/Burnt cream.md", "Café/Menu du jour.md",
-                         "notes/plan.md", "INDEX.md"}
+                named = {
+                    "notes/Creme brulee.md",
+                    "desserts/Burnt cream.md",
+                    "Café/Menu du jour.md",
+                    "notes/plan.md",
+                    "INDEX.md",
+                }
                 for path, data in before.items():
                     if path not in named:
                         assert after[path] == data, path  # untouched: the exact bytes
@@ -82,15 +96,17 @@ def test_move_rewrites_links_in_one_commit_and_paging(tmp_path: Path):
                 r = await acall(c, "brain_read", path="desserts/Burnt cream.md")
                 assert r.data["sha"] == after_sha and r.data["aliases"] == ["Burnt cream"]
                 assert [b["path"] for b in r.data["backlinks"]] == [
-                    "Café/Menu du jour.md", "People/O'Brien, Pat.md", "notes/plan.md"]
+                    "Café/Menu du jour.md",
+                    "People/O'Brien, Pat.md",
+                    "notes/plan.md",
+                ]
                 r = await acall(c, "brain_read", path="notes/Creme brulee.md", as_of=before_sha)
                 assert [b["path"] for b in r.data["backlinks"]] == ["Café/Menu du jour.md", "notes/plan.md"]
 
                 # -- the 400 KB hub, in pages ----------------------------------
                 pages, page = [], 1
                 while True:
-                    r = await acall(c, "brain_read", path="lists/Rust libraries.md", page=page,
-                                    as_of=after_sha)
+                    r = await acall(c, "brain_read", path="lists/Rust libraries.md", page=page, as_of=after_sha)
                     assert r.error is None, r.error
                     size = len(json.dumps(r.data, ensure_ascii=False).encode())
                     assert size <= CORPUS_REPLY_BYTES, size
@@ -120,15 +136,21 @@ def test_move_rewrites_links_in_one_commit_and_paging(tmp_path: Path):
 
 
 def test_boot_context_of_a_700_note_import(tmp_path: Path):
-    files = {f"notes/topic-{i:03d}.md": (f"---\ndescription: What I know about topic {i}, "
-                                         f"with a longer description than most\ntags: [t{i % 7}]\n---\n"
-                                         f"# Topic {i}\n\nText {i}.\n").encode() for i in range(700)}
+    files = {
+        f"notes/topic-{i:03d}.md": (
+            f"---\ndescription: What I know about topic {i}, "
+            f"with a longer description than most\ntags: [t{i % 7}]\n---\n"
+            f"# Topic {i}\n\nText {i}.\n"
+        ).encode()
+        for i in range(700)
+    }
     files["profile.md"] = b"# Me\n\nI care about [[topic-650]] most.\n"
     files["projects/garden.md"] = b"# Garden\n\n## Status\n\nSee [[topic-600]].\n"
     vault = tmp_path / "vault.git"
     GitStore.init(vault, files, bare=True, message="import 702 notes")
     parts = assemble(make_settings(tmp_path, vault))
     with RunningServer(make_app(parts), parts.settings) as server:
+
         async def go() -> None:
             async with client(f"{server.url}/mcp") as c:
                 r = await acall(c, "brain_write", path="notes/topic-001.md", mode="append", content="More.")
@@ -143,7 +165,10 @@ def test_boot_context_of_a_700_note_import(tmp_path: Path):
                 assert router[0].startswith("notes/topic-001.md")
                 assert re.search(r" · \d{4}-\d{2}-\d{2}$", router[0])
                 assert [row.split(" · ")[0] for row in router[1:4]] == [
-                    "notes/topic-600.md", "notes/topic-650.md", "projects/garden.md"]
+                    "notes/topic-600.md",
+                    "notes/topic-650.md",
+                    "projects/garden.md",
+                ]
                 assert router[4].startswith("notes/topic-000.md")
                 assert not any(re.search(r"\d{4}-\d{2}-\d{2}$", row) for row in router[1:])
                 left = int(r.data["router_left_out"].split()[0])

@@ -101,7 +101,7 @@ FOLDING = make(
 @pytest.mark.parametrize(
     "quote",
     [
-        "She said \"don't wait\" - the deadline is firm",  # ASCII quotes and dash
+        'She said "don\'t wait" - the deadline is firm',  # ASCII quotes and dash
         "She said “don’t wait” — the deadline is **firm**",  # verbatim
         "the deadline is firm, and the owner is alice after March April.",  # emphasis dropped
         "the deadline is *firm*, and the owner is alice",  # different emphasis
@@ -201,9 +201,7 @@ def test_quote_from_a_different_file_is_not_verified_for_the_cited_one() -> None
     other = make("## B\n\nFed once a day at room temperature with rye.\n", path="notes/sourdough.md")
     c = check("Fed once a day at room temperature", cited, other)
     assert c.stamp == UNVERIFIED
-    assert c.reason == (
-        "quote occurs in notes/sourdough.md, not in the cited file projects/shed.md"
-    )
+    assert c.reason == ("quote occurs in notes/sourdough.md, not in the cited file projects/shed.md")
     assert c.path == "projects/shed.md"
 
 
@@ -573,7 +571,9 @@ def test_any_long_word_aligned_substring_of_a_live_block_verifies(paragraphs: li
 
 
 _ANY_CHAR = st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF)
-_ANY_TEXT = st.text(alphabet=st.one_of(_ANY_CHAR, st.sampled_from(list("\n\r>#-*_`~(\"“”was: SUPERSEDED"))), max_size=800)
+_ANY_TEXT = st.text(
+    alphabet=st.one_of(_ANY_CHAR, st.sampled_from(list('\n\r>#-*_`~("“”was: SUPERSEDED'))), max_size=800
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -591,8 +591,29 @@ def test_check_quote_never_raises_and_is_deterministic(quote: str, body: str, to
 
 def test_check_quote_on_huge_hostile_inputs() -> None:
     rng = random.Random(1234)
-    alphabet = ["a", "b", " ", "\n", ">", "#", "*", "_", "`", "\x00", "\ud800", "\udfff", "“", "—",
-                "(was: \"", "\")", "> **SUPERSEDED**\n", "## ", "```\n", "10⁶", "x"]
+    alphabet = [
+        "a",
+        "b",
+        " ",
+        "\n",
+        ">",
+        "#",
+        "*",
+        "_",
+        "`",
+        "\x00",
+        "\ud800",
+        "\udfff",
+        "“",
+        "—",
+        '(was: "',
+        '")',
+        "> **SUPERSEDED**\n",
+        "## ",
+        "```\n",
+        "10⁶",
+        "x",
+    ]
     body = "".join(rng.choice(alphabet) for _ in range(30_000))[:100_000]
     quote = "".join(rng.choice(alphabet) for _ in range(30_000))[:100_000]
     note = parse_note("big.md", body)

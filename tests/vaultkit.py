@@ -6,8 +6,18 @@ from __future__ import annotations
 import random
 
 LANGS = ("Rust", "Go", "Ruby", "Python", "Elixir", "Haskell", "Java", "Kotlin")
-TOPICS = ("web frameworks", "parsers", "databases", "logging", "testing", "CLI tools",
-          "serialization", "async runtimes", "cryptography", "image processing")
+TOPICS = (
+    "web frameworks",
+    "parsers",
+    "databases",
+    "logging",
+    "testing",
+    "CLI tools",
+    "serialization",
+    "async runtimes",
+    "cryptography",
+    "image processing",
+)
 
 
 def hub_note(lang: str, size: int, seed: int = 0) -> bytes:
@@ -20,9 +30,11 @@ def hub_note(lang: str, size: int, seed: int = 0) -> bytes:
             lines += ["", f"## {TOPICS[(n // 60) % len(TOPICS)].capitalize()}", ""]
         name = f"{lang.lower()}-{rnd.choice(('fast', 'tiny', 'async', 'safe', 'neo'))}{n}"
         topic = rnd.choice(TOPICS)
-        lines.append(f"- [{name}](https://github.com/example/{name}) — {topic} for {lang}, "
-                     f"{rnd.choice(('maintained', 'archived', 'popular', 'small'))}, "
-                     f"{rnd.randint(10, 90000)} stars")
+        lines.append(
+            f"- [{name}](https://github.com/example/{name}) — {topic} for {lang}, "
+            f"{rnd.choice(('maintained', 'archived', 'popular', 'small'))}, "
+            f"{rnd.randint(10, 90000)} stars"
+        )
         n += 1
     return ("\n".join(lines) + "\n").encode("utf-8")
 
@@ -38,15 +50,17 @@ def hub_vault(hub_bytes: int = 400_000) -> dict[str, bytes]:
     # Small notes that say "rust" and "libraries" often: BM25's favourites.
     files["notes/ruby-libraries.md"] = (
         b"# Ruby libraries I use\n\nRuby libraries beat rust libraries for scripting; rust libraries "
-        b"need more ceremony. Libraries: rails, sinatra. Rust? Later.\n")
+        b"need more ceremony. Libraries: rails, sinatra. Rust? Later.\n"
+    )
     files["notes/learning-rust.md"] = (
         b"# Learning Rust\n\nRust ownership, borrowing, and which libraries to learn first "
-        b"(serde, tokio). Go libraries feel simpler.\n")
-    files["notes/go-vs-rust.md"] = (
-        b"# Go vs Rust\n\nGo libraries are plain; Rust libraries are generic. Go go go.\n")
+        b"(serde, tokio). Go libraries feel simpler.\n"
+    )
+    files["notes/go-vs-rust.md"] = b"# Go vs Rust\n\nGo libraries are plain; Rust libraries are generic. Go go go.\n"
     for i in range(30):
         files[f"notes/misc-{i:02d}.md"] = (
-            f"# Misc {i}\n\nA note about {TOPICS[i % len(TOPICS)]} in {LANGS[i % len(LANGS)]}.\n").encode()
+            f"# Misc {i}\n\nA note about {TOPICS[i % len(TOPICS)]} in {LANGS[i % len(LANGS)]}.\n"
+        ).encode()
     return files
 
 
