@@ -20,6 +20,7 @@ test:
 
 lint:
 	$(PY) -m ruff check cortex tests bench ops
+	$(PY) -m ruff format --check cortex tests bench ops
 
 # Refresh docs/RELIABILITY.md from the reliability suites (measured, never typed).
 figures:

@@ -67,11 +67,17 @@ def normalise_question(question: str) -> str:
     return " ".join(tokenize(question))
 
 
-def cache_key(question: str, sha: str, reader: str, k: int, door: str, scope: list[str] | None,
-              as_of_day: str) -> str:
+def cache_key(question: str, sha: str, reader: str, k: int, door: str, scope: list[str] | None, as_of_day: str) -> str:
     """Everything an answer depends on; a new commit can never meet an old answer."""
-    parts = [normalise_question(question), sha, reader, str(k), door,
-             json.dumps(sorted(scope) if scope is not None else None), as_of_day]
+    parts = [
+        normalise_question(question),
+        sha,
+        reader,
+        str(k),
+        door,
+        json.dumps(sorted(scope) if scope is not None else None),
+        as_of_day,
+    ]
     return "ask:" + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
@@ -83,8 +89,9 @@ def usable(snap: Snapshot, path: str, day: dt.date, as_of: bool) -> bool:
     return note.valid_on(day) if as_of else True
 
 
-def evidence(brain: Brain, snap: Snapshot, question: str, allowed: set[str]) -> tuple[
-        int, dict[str, float], dict[str, frozenset[str]], set[str]]:
+def evidence(
+    brain: Brain, snap: Snapshot, question: str, allowed: set[str]
+) -> tuple[int, dict[str, float], dict[str, frozenset[str]], set[str]]:
     """What the scope (`allowed`: the notes that may be read) says about the question's terms.
 
     (notes in scope, term -> rarity weight, term -> notes of the scope holding it,
@@ -95,8 +102,11 @@ def evidence(brain: Brain, snap: Snapshot, question: str, allowed: set[str]) -> 
     # and most say "I" ("What is Nils's accountant?" asks about "accountant").
     profile = snap.notes.get("profile.md")
     owner = set(tokenize(profile.title)) - {"profile"} if profile is not None else set()
-    holders = {t: frozenset(corpus.matching(snap, set(variants(t))) & allowed)
-               for t in question_terms(question) if t not in owner}
+    holders = {
+        t: frozenset(corpus.matching(snap, set(variants(t))) & allowed)
+        for t in question_terms(question)
+        if t not in owner
+    }
     in_scope_count = len(allowed)
     counts = {t: len(h) for t, h in holders.items()}
     weights = rarity(counts, in_scope_count)
@@ -113,23 +123,35 @@ class Asker:
     holding a distinctive term remain unread (CORTEX_ASK_SWEEP; None: the default, 2).
     """
 
-    def __init__(self, brain: Brain, reader: Reader, cache: AnswerCache | None = None,
-                 pack_bytes: int = 60_000, sweep: int | None = None):
+    def __init__(
+        self,
+        brain: Brain,
+        reader: Reader,
+        cache: AnswerCache | None = None,
+        pack_bytes: int = 60_000,
+        sweep: int | None = None,
+    ):
         self.brain = brain
         self.reader = reader
         self.cache = cache or MemoryCache()
         self.pack_bytes = pack_bytes
         self.sweep = max(0, DEFAULT_SWEEP if sweep is None else sweep)
 
-    def ask(self, question: str, k: int = DEFAULT_K, as_of: str | None = None,
-            scope: list[str] | None = None, door: str = "owner", show_sources: bool = True) -> dict[str, Any]:
+    def ask(
+        self,
+        question: str,
+        k: int = DEFAULT_K,
+        as_of: str | None = None,
+        scope: list[str] | None = None,
+        door: str = "owner",
+        show_sources: bool = True,
+    ) -> dict[str, Any]:
         if as_of:
             when = self.brain.parse_time(as_of)
             snap, day = self.brain.snapshot(as_of), when.astimezone(self.brain.tz).date()
         else:
             snap, day = self.brain.snapshot(), self.brain.today()
-        key = cache_key(question, snap.sha, f"{self.reader.name} sweep {self.sweep}", k, door, scope,
-                        day.isoformat())
+        key = cache_key(question, snap.sha, f"{self.reader.name} sweep {self.sweep}", k, door, scope, day.isoformat())
         cached = self.cache.get(key)
         if cached is not None:
             return dict(cached, cached=True)
@@ -156,8 +178,7 @@ class Asker:
         pack = self._pack(snap, first, question, weights, holders, 0, float("inf") if reads_all else None)
         reply = self.reader.read(question, pack)
         read, left, packs, tokens = set(pack.paths), set(pack.left_for_budget), 1, reply.tokens_sent
-        while (reply.error is None and reply.not_in_brain and not reply.citations
-               and packs <= sweep and not reads_all):
+        while reply.error is None and reply.not_in_brain and not reply.citations and packs <= sweep and not reads_all:
             rest = [p for p in order if p in matching and p not in read]
             if not rest:
                 break
@@ -170,24 +191,47 @@ class Asker:
             packs += 1
             tokens += reply.tokens_sent
         reply.tokens_sent = tokens
-        result = self._stamp(snap, day, pack, reply, in_scope_count,
-                             {t: len(holders[t]) for t in distinct}, matching, read, left, packs,
-                             k if reads_all else None)
+        result = self._stamp(
+            snap,
+            day,
+            pack,
+            reply,
+            in_scope_count,
+            {t: len(holders[t]) for t in distinct},
+            matching,
+            read,
+            left,
+            packs,
+            k if reads_all else None,
+        )
         result["sha"] = snap.sha
         if result["stamp"] != UNVERIFIED:
             self.cache.set(key, result)
         return dict(result, cached=False)
 
-    def _pack(self, snap: Snapshot, paths: list[str], question: str, weights, holders, first: int,
-              budget: float | None) -> Pack:
-        pack = build_pack(snap.sha, [snap.notes[p] for p in paths], question,
-                          self.pack_bytes if budget is None else budget, first)
+    def _pack(
+        self, snap: Snapshot, paths: list[str], question: str, weights, holders, first: int, budget: float | None
+    ) -> Pack:
+        pack = build_pack(
+            snap.sha, [snap.notes[p] for p in paths], question, self.pack_bytes if budget is None else budget, first
+        )
         pack.weights, pack.holders = weights, holders
         return pack
 
-    def _stamp(self, snap: Snapshot, day: dt.date, pack: Pack, reply: ReaderReply, in_scope_count: int,
-               counts: dict[str, int], matching: set[str], read: set[str], left: set[str],
-               packs: int, top: int | None) -> dict[str, Any]:
+    def _stamp(
+        self,
+        snap: Snapshot,
+        day: dt.date,
+        pack: Pack,
+        reply: ReaderReply,
+        in_scope_count: int,
+        counts: dict[str, int],
+        matching: set[str],
+        read: set[str],
+        left: set[str],
+        packs: int,
+        top: int | None,
+    ) -> dict[str, Any]:
         notes_by_tag = pack.notes_by_tag
         # The verifier counts how many notes of the pack hold a quote (a stock phrase is
         # in 3 or more). A reader given every matching note (`top` set) is judged against
@@ -201,8 +245,13 @@ class Asker:
                 note = notes_by_tag.get(tag)
                 check = check_quote(quote, note, {**among, tag: note} if note is not None else among, day)
                 checks.append(check)
-                entry: dict[str, Any] = {"quote": quote, "stamp": check.stamp, "reason": check.reason,
-                                         "path": check.path, "heading": check.heading}
+                entry: dict[str, Any] = {
+                    "quote": quote,
+                    "stamp": check.stamp,
+                    "reason": check.reason,
+                    "path": check.path,
+                    "heading": check.heading,
+                }
                 if check.old_claim:
                     entry["old_claim"] = check.old_claim
                 if check.superseded_by:
@@ -218,19 +267,39 @@ class Asker:
             "stamp": stamp,
             "stamp_reason": why,
             "quotes": quotes,
-            "coverage": coverage_line(in_scope_count, counts,
-                                      len(matching), len(read), len(unread), len(unread & left), packs,
-                                      snap.sha, reply.reader, reply.tokens_sent),
+            "coverage": coverage_line(
+                in_scope_count,
+                counts,
+                len(matching),
+                len(read),
+                len(unread),
+                len(unread & left),
+                packs,
+                snap.sha,
+                reply.reader,
+                reply.tokens_sent,
+            ),
             "reader": reply.reader,
             "notes_read": len(read),
             "unread_matching": len(unread),
         }
 
 
-def coverage_line(in_scope: int, counts: dict[str, int], matching: int, read: int, unread: int,
-                  by_budget: int, packs: int, sha: str, reader: str, tokens: int) -> str:
+def coverage_line(
+    in_scope: int,
+    counts: dict[str, int],
+    matching: int,
+    read: int,
+    unread: int,
+    by_budget: int,
+    packs: int,
+    sha: str,
+    reader: str,
+    tokens: int,
+) -> str:
     """What a search covered, in one line: the distinctive terms with their note counts,
     whether every note holding one was read, and what was read in all."""
+
     def notes(n: int) -> str:
         return f"{n} note{'' if n == 1 else 's'}"
 
@@ -239,10 +308,14 @@ def coverage_line(in_scope: int, counts: dict[str, int], matching: int, read: in
         if not unread:
             state = "all read" if matching else "none to read"
         else:
-            state = (f"{unread} of those {notes(matching)} not read ({unread - by_budget} by retrieval "
-                     f"rank, {by_budget} by the pack budget)")
+            state = (
+                f"{unread} of those {notes(matching)} not read ({unread - by_budget} by retrieval "
+                f"rank, {by_budget} by the pack budget)"
+            )
         said = f"distinctive terms: {terms}; {state}"
     else:
         said = "no distinctive term in the question (every content word is common in the scope, or none)"
-    return (f"searched {in_scope} notes of the scope; {said}; read {notes(read)} in {packs} "
-            f"pack{'' if packs == 1 else 's'}; sha {sha[:12]}; reader {reader}; ~{tokens} tokens sent")
+    return (
+        f"searched {in_scope} notes of the scope; {said}; read {notes(read)} in {packs} "
+        f"pack{'' if packs == 1 else 's'}; sha {sha[:12]}; reader {reader}; ~{tokens} tokens sent"
+    )

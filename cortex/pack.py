@@ -33,13 +33,15 @@ DISTINCT_SHARE = 0.10
 DISTINCT_FLOOR = 5
 # Words that frame a question rather than say what it is about; never evidence,
 # however rare they are in a brain ("What is the name of…", "the best time to…").
-FRAMING = frozenset("""
+FRAMING = frozenset(
+    """
 many much long often far big exactly according name names named called call best time
 times kind sort way ways thing things anything something everything ever usually currently
 get gets got go goes went come comes came use used using make made say says said tell know
 mention mentioned note notes brain please
 didn don doesn isn wasn aren weren won wouldn couldn shouldn haven hasn hadn
-""".split())
+""".split()
+)
 _APOSTROPHE_TAILS = ("s", "t", "re", "ll", "ve", "d", "m")
 _CONNECTOR = re.compile(r"[-./@:'_]+")
 

@@ -90,7 +90,7 @@ def test_offline_reader_quotes_one_list_item_that_covers_the_question() -> None:
 
 
 def test_offline_reader_says_not_in_brain_below_the_bar_or_without_the_asked_kind() -> None:
-    # "salary" is in no note: the passage covers well under 70% of the weight.
+    # "salary" is in no note: the passage covers well under the bar (0.65) of the weight.
     r = OfflineReader().read("What is the north hive's salary?", _pack(BODY, {"north": 2.0, "salary": 5.7}))
     assert r.not_in_brain and not r.citations
     # Every word is covered, but "How much" wants a number and the item has none.
@@ -104,6 +104,6 @@ def test_offline_reader_says_not_in_brain_below_the_bar_or_without_the_asked_kin
 def test_offline_reader_never_joins_passages() -> None:
     # Half the question in each item: neither clears the bar, and they are not joined.
     r = OfflineReader().read(
-        "When was the Buckfast queen given oxalic acid?", _pack(BODY, {"buckfast": 4.0, "oxalic": 4.0, "acid": 4.0})
+        "When was the Buckfast queen given oxalic acid?", _pack(BODY, {"buckfast": 6.0, "oxalic": 3.0, "acid": 3.0})
     )
     assert r.not_in_brain and not r.citations
