@@ -189,3 +189,25 @@ def test_hand_edits_are_authored_by_the_owner_tool_writes_by_cortex(tmp_path):
     (repo / "Ideas.md").write_text("# Ideas\n\nagain\n")
     other.check_all()
     assert git(repo, "log", "-1", "--format=%an <%ae>").strip() == "Grace Hopper <grace@example.org>"
+
+
+def test_a_docusaurus_site_gets_no_index_and_no_other_file_touched(tmp_path):
+    """A docs site published from the repository: a write adds the note and nothing else."""
+    files = {
+        "docusaurus.config.js": b"module.exports = {title: 'Docs'};\n",
+        "docs/intro.md": b"---\nsidebar_position: 1\n---\n# Intro\r\n\r\nWelcome.\r\n",
+        "docs/guides/setup.md": b"# Setup\n\nRun it.",
+        "blog/2026-01-01-hello.md": b"---\nslug: hello\n---\nHello\n",
+        "src/pages/index.js": b"export default () => null;\n",
+    }
+    repo = vault_on(tmp_path, "main", files)
+    brain, _ = open_brain(settings_for(tmp_path, repo))
+    brain.write("docs/guides/deploy.md", "create", ME, content="# Deploy\n")
+    brain.write("docs/guides/setup.md", "append", ME, content="Then deploy.")
+    tracked = set(git(repo, "ls-files").split())
+    assert tracked == set(files) | {"docs/guides/deploy.md"}  # no INDEX.md, nothing else
+    for path, data in files.items():
+        if path != "docs/guides/setup.md":
+            assert (repo / path).read_bytes() == data, path
+    assert (repo / "docs/guides/setup.md").read_bytes() == b"# Setup\n\nRun it.\nThen deploy.\n"
+    assert git(repo, "rev-list", "--count", "HEAD").strip() == "3" and git(repo, "status", "--porcelain") == ""
