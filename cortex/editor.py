@@ -189,6 +189,7 @@ class Editor:
 
     def poll_once(self) -> WriteResult | None:
         """One pass: note what changed; after the debounce, commit it."""
+        self.store.sync_index(())  # index entries a busy index.lock kept back last time, if any
         now_ns = time.time_ns()
         current = self.scan()
         changed = {p for p in current.keys() | self._stats.keys() if current.get(p) != self._stats.get(p)}

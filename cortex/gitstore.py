@@ -30,6 +30,8 @@ _BLOB_MODES = (pygit2.GIT_FILEMODE_BLOB, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE)
 
 # A ref lock older than this was left by a dead writer (live ones hold it ~1 ms).
 STALE_LOCK_SECONDS = 2.0
+# Tries at writing the working tree's index while a git command holds index.lock (10 ms apart).
+INDEX_LOCK_TRIES = 50
 
 Changes = dict[str, bytes | None]  # path -> new bytes, or None to delete
 Identity = tuple[str, str]  # (name, email) of a commit's author
@@ -145,6 +147,7 @@ class GitStore:
         # The time commits are stamped with; Brain sets its own clock here, so tests
         # (and `cortex eval`) can move time instead of sleeping past Git's 1 s resolution.
         self.clock: Callable[[], dt.datetime] | None = None
+        self._unsynced: set[str] = set()  # index entries a busy index.lock kept from syncing
 
     def _head_branch(self) -> str:
         """The branch HEAD names (a repository on `master` is served from `master`)."""
@@ -727,32 +730,42 @@ class GitStore:
         """Point the on-disk index at the head for `paths`, so `git status` shows only real hand edits.
 
         Only the named entries change: re-reading the whole tree threw away every
-        entry's stat cache, and `git status` then re-hashed the whole brain.
+        entry's stat cache, and `git status` then re-hashed the whole brain. A `git`
+        command holding the index lock makes the write fail; it is retried for a
+        moment, and paths still unsynced are kept for the next call. (Dropping them
+        left the index without a committed note: `git status` showed it deleted and
+        untracked.)
         """
         with self._lock:
+            paths = set(paths) | self._unsynced
             head = self.head()
-            if head is None or self.workdir is None:
+            if not paths or head is None or self.workdir is None:
                 return
-            try:
-                index = self._repo.index
-                index.read(False)
-                for path in paths:
-                    blob = self.blob_at(head, path)
-                    target = self.workdir_file(path)
-                    if blob is None:
-                        if path in index:
-                            index.remove(path)
-                    elif (
-                        target is not None
-                        and read_file(target) is not None
-                        and hash_blob(read_file(target) or b"") == blob
-                    ):
-                        index.add(path)  # from disk: keeps the stat cache fresh
-                    else:
-                        index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=blob), pygit2.GIT_FILEMODE_BLOB))
-                index.write()
-            except (pygit2.GitError, OSError, KeyError, ValueError):
-                pass  # the index is a cache (a git command may hold its lock); Git recovers it
+            for _ in range(INDEX_LOCK_TRIES):
+                try:
+                    self._write_index(head, paths)
+                    self._unsynced.clear()
+                    return
+                except (pygit2.GitError, OSError, KeyError, ValueError):
+                    time.sleep(0.01)  # a git command holds index.lock for a moment
+            self._unsynced = paths
+
+    def _write_index(self, head: str, paths: set[str]) -> None:
+        index = self._repo.index
+        index.read(True)  # force: a git command may have rewritten it within the same second
+        for path in sorted(paths):
+            blob = self.blob_at(head, path)
+            target = self.workdir_file(path)
+            if blob is None:
+                if path in index:
+                    index.remove(path)
+                continue
+            disk = read_file(target) if target is not None else None
+            if disk is not None and hash_blob(disk) == blob:
+                index.add(path)  # from disk: keeps the stat cache fresh
+            else:
+                index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=blob), pygit2.GIT_FILEMODE_BLOB))
+        index.write()
 
     def workdir_busy(self) -> str | None:
         """Why hand edits must wait (HEAD on another branch, a merge or rebase under way), or None."""

@@ -262,3 +262,29 @@ def test_a_symlinked_note_is_never_followed(tree: Path, brain: Brain, manual: Ed
     before = brain.store.head()
     manual.settle()
     assert brain.store.head() == before
+
+
+def test_git_status_running_beside_the_watcher_never_leaves_the_index_wrong(tree: Path, brain: Brain, manual):
+    """A person's `git status` holds index.lock for a moment; the watcher's index sync waits for
+    it (and keeps what it could not write for the next pass) instead of dropping it, which once
+    left a committed note shown as deleted and untracked."""
+    import threading
+
+    stop = threading.Event()
+
+    def hammer() -> None:
+        while not stop.is_set():
+            subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True)
+
+    thread = threading.Thread(target=hammer, daemon=True)
+    thread.start()
+    try:
+        for i in range(12):
+            (tree / "notes" / f"s{i}.md").write_text(f"# S{i}\n")
+            manual.settle()
+    finally:
+        stop.set()
+        thread.join(10)
+    manual.poll_once()  # anything a busy lock kept back is synced now
+    assert git("status", "--porcelain", cwd=tree) == ""
+    assert all(f"notes/s{i}.md" in brain.files(brain.head()) for i in range(12))
