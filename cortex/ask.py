@@ -90,12 +90,13 @@ def usable(snap: Snapshot, path: str, day: dt.date, as_of: bool) -> bool:
 
 
 def evidence(
-    brain: Brain, snap: Snapshot, question: str, allowed: set[str]
+    brain: Brain, snap: Snapshot, question: str, allowed: set[str], scoped: bool = False
 ) -> tuple[int, dict[str, float], dict[str, frozenset[str]], set[str]]:
     """What the scope (`allowed`: the notes that may be read) says about the question's terms.
 
     (notes in scope, term -> rarity weight, term -> notes of the scope holding it,
-    the distinctive terms).
+    the distinctive terms). `scoped` (a guest's scope): look only inside `allowed`, at a
+    cost that follows its size, so how common a word is outside it takes no time to tell.
     """
     corpus = brain.corpus
     # The owner's own name (the title of profile.md) is no evidence: every note is theirs,
@@ -103,7 +104,11 @@ def evidence(
     profile = snap.notes.get("profile.md")
     owner = set(tokenize(profile.title)) - {"profile"} if profile is not None else set()
     holders = {
-        t: frozenset(corpus.matching(snap, set(variants(t))) & allowed)
+        t: frozenset(
+            corpus.matching(snap, set(variants(t)), allowed)
+            if scoped
+            else corpus.matching(snap, set(variants(t))) & allowed
+        )
         for t in question_terms(question)
         if t not in owner
     }
@@ -157,10 +162,11 @@ class Asker:
             return dict(cached, cached=True)
 
         allowed = {p for p in snap.notes if in_scope(p, scope) and usable(snap, p, day, bool(as_of))}
-        in_scope_count, weights, holders, distinct = evidence(self.brain, snap, question, allowed)
+        scoped = scope is not None
+        in_scope_count, weights, holders, distinct = evidence(self.brain, snap, question, allowed, scoped)
         matching: set[str] = set().union(*(holders[t] for t in distinct))
         corpus = self.brain.corpus
-        found = corpus.search(snap, question, k, allowed.__contains__)
+        found = corpus.search(snap, question, k, allowed.__contains__, within=allowed if scoped else None)
         order = [p for p, _ in found.hits]
         if matching - set(order):
             # Everything else that holds a distinctive term, by how much of the question's

@@ -278,10 +278,10 @@ class Corpus:
             self._old[snap.sha] = snap
             return index
 
-    def search(self, snap: Snapshot, query: str, k: int, allow=None):
+    def search(self, snap: Snapshot, query: str, k: int, allow=None, within=None):
         """BM25 search of `snap`, under the lock so the index cannot move mid-query."""
         with self._lock:
-            return self.index_for(snap).search(query, k=k, allow=allow)
+            return self.index_for(snap).search(query, k=k, allow=allow, within=within)
 
     def idf(self, snap: Snapshot, terms: set[str]) -> dict[str, float]:
         """Each of `terms` the index knows, with its IDF in `snap` (rarer weighs more)."""
@@ -290,7 +290,7 @@ class Corpus:
             n = len(index)
             return {t: idf(n, index.df(t)) for t in terms if index.df(t)}
 
-    def matching(self, snap: Snapshot, terms: set[str]) -> set[str]:
-        """Notes of `snap` holding at least one of `terms`."""
+    def matching(self, snap: Snapshot, terms: set[str], within: set[str] | None = None) -> set[str]:
+        """Notes of `snap` holding at least one of `terms` (of `within` only, when given)."""
         with self._lock:
-            return self.index_for(snap).matching_tokens(terms)
+            return self.index_for(snap).matching_tokens(terms, within)

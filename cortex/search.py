@@ -56,7 +56,7 @@ import heapq
 import math
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -325,15 +325,23 @@ class Index:
 
     # ----- queries ---------------------------------------------------------
 
-    def search(self, query: str, k: int = 10, allow: Callable[[str], bool] | None = None) -> SearchResult:
-        """The `k` best documents for `query`; `allow` filters before ranking."""
-        return self.search_tokens(tokenize(query), k, allow)
+    def search(
+        self, query: str, k: int = 10, allow: Callable[[str], bool] | None = None, within: Collection[str] | None = None
+    ) -> SearchResult:
+        """The `k` best documents for `query`; `allow` filters before ranking.
+
+        `within`: only these documents, scored from their own term frequencies, so the
+        cost follows their number rather than the posting lists of the whole index (a
+        guest's scope: a word common outside it no longer takes longer to look up).
+        """
+        return self.search_tokens(tokenize(query), k, allow, within)
 
     def search_tokens(
         self,
         query_tokens: Iterable[str],
         k: int = 10,
         allow: Callable[[str], bool] | None = None,
+        within: Collection[str] | None = None,
     ) -> SearchResult:
         """As `search`, for an already tokenized query (repeats weigh more).
 
@@ -348,7 +356,7 @@ class Index:
         and length normalisation buries it.
         """
         query_tokens = list(query_tokens)
-        acc = self._accumulate(query_tokens)
+        acc = self._accumulate(query_tokens) if within is None else self._accumulate_within(query_tokens, within)
         ids = self._ids
         if allow is not None and acc:
             acc = {d: s for d, s in acc.items() if allow(ids[d])}  # type: ignore[arg-type]
@@ -392,8 +400,19 @@ class Index:
         """Ids of documents sharing at least one term with `query`."""
         return self.matching_tokens(tokenize(query))
 
-    def matching_tokens(self, query_tokens: Iterable[str]) -> set[str]:
-        """Ids of documents containing at least one of `query_tokens`."""
+    def matching_tokens(self, query_tokens: Iterable[str], within: Collection[str] | None = None) -> set[str]:
+        """Ids of documents containing at least one of `query_tokens` (of `within` only, when given,
+        at a cost that follows `within`'s size)."""
+        if within is not None:
+            terms = set(query_tokens)
+            docs, slot_of = self._docs, self._slot
+            out = set()
+            for doc_id in within:
+                d = slot_of.get(doc_id)
+                doc = docs[d] if d is not None else None
+                if doc and not terms.isdisjoint(doc):
+                    out.add(doc_id)
+            return out
         slots: set[int] = set()
         for term in set(query_tokens):
             if term in self._df:
@@ -445,6 +464,33 @@ class Index:
         for term, a in plan[1:]:
             for d, tf in posting(term).items():
                 acc[d] = get(d, 0.0) + a * tf / (tf + norm[d])
+        return acc
+
+    def _accumulate_within(self, query_tokens: Iterable[str], within: Collection[str]) -> dict[int, float]:
+        """As `_accumulate`, for the documents `within` only, from their forward entries.
+
+        The same terms in the same order with the same arithmetic, so a document's
+        score is bit-for-bit the one the posting lists give.
+        """
+        plan = self._plan(query_tokens)
+        if not plan:
+            return {}
+        norm = self._norms()
+        docs, slot_of = self._docs, self._slot
+        acc: dict[int, float] = {}
+        for doc_id in within:
+            d = slot_of.get(doc_id)
+            doc = docs[d] if d is not None else None
+            if not doc:
+                continue
+            score: float | None = None
+            for term, a in plan:
+                tf = doc.get(term)
+                if tf:
+                    value = a * tf / (tf + norm[d])
+                    score = value if score is None else score + value
+            if score is not None:
+                acc[d] = score
         return acc
 
     def _check_fields(self, fields: Mapping[str, object]) -> None:

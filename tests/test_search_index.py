@@ -319,3 +319,18 @@ def test_text_queries_go_through_the_tokenizer():
     assert index.search("C++").hits[0][0] == "notes/py.md"
     assert index.search("東京").hits[0][0] == "notes/tokyo.md"
     assert index.matching("what about c++ or Tokyo") == {"notes/py.md"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(doc, min_size=1, max_size=20), query_st, st.sets(st.integers(0, 25)), st.integers(1, 8))
+def test_scoring_within_a_scope_equals_filtering_the_whole_index(raw, query, scope_ids, k):
+    """A guest's scope scored from its own notes gives exactly what filtering every posting gives:
+    the same hits, the same scores to the bit, the same totals and the same matching notes."""
+    index = Index(weights=WEIGHTS)
+    for i, tokens in enumerate(raw):
+        index.add_tokens(doc_id(i), {"title": tokens[:2], "body": tokens})
+    within = {doc_id(i) for i in scope_ids}  # some ids are not in the index at all
+    filtered = index.search_tokens(query, k=k, allow=within.__contains__)
+    scoped = index.search_tokens(query, k=k, within=within)
+    assert scoped == filtered
+    assert index.matching_tokens(query, within) == index.matching_tokens(query) & within
