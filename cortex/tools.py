@@ -274,10 +274,21 @@ class Tools:
         snap, day = self._snapshot_and_day(as_of)
         terms = set(tokenize(query))
         weights = self.brain.corpus.idf(snap, terms)
-        found = self.brain.corpus.search(snap, query, k, self._allow(snap, day, prefix, scope, include_retired))
+        # A prefix or a scope: score only the notes under it, at a cost that follows their
+        # number rather than the whole brain's posting lists (same results, to the bit).
+        within = (
+            [p for p in snap.notes if (not prefix or p.startswith(prefix)) and in_scope(p, scope)]
+            if (prefix or scope is not None)
+            else None
+        )
+        found = self.brain.corpus.search(
+            snap, query, k, self._allow(snap, day, prefix, scope, include_retired), within=within
+        )
         reply: dict[str, Any] = {"sha": snap.sha, "query": query, "total": found.total}
         if not include_retired:
-            in_reach = self.brain.corpus.search(snap, query, 1, self._allow(snap, day, prefix, scope, True))
+            in_reach = self.brain.corpus.search(
+                snap, query, 1, self._allow(snap, day, prefix, scope, True), within=within
+            )
             left = in_reach.total - found.total
             if left:
                 reply["left_out"] = (
