@@ -738,8 +738,10 @@ class GitStore:
         """
         with self._lock:
             paths = set(paths) | self._unsynced
+            if not paths or self.workdir is None:
+                return  # the watcher's every poll lands here when nothing was kept back
             head = self.head()
-            if not paths or head is None or self.workdir is None:
+            if head is None:
                 return
             for _ in range(INDEX_LOCK_TRIES):
                 try:

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from conftest import TOKEN, call
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
-from reliakit import ServeProcess
+from reliakit import ServeProcess, initialize_body
 
 from cortex.brains import init_brain
 
@@ -235,16 +235,7 @@ HOSTS = [
 
 def test_host_allow_list_is_matched_exactly_on_every_door_and_the_console(serve):
     proc = serve()
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "probe", "version": "0"},
-        },
-    }
+    body = initialize_body()
     for host, ok in HOSTS:
         headers = {
             "Host": host,
@@ -262,16 +253,7 @@ def test_host_allow_list_is_matched_exactly_on_every_door_and_the_console(serve)
 
 def test_an_origin_that_only_starts_like_an_allowed_one_is_refused(serve):
     proc = serve()
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "probe", "version": "0"},
-        },
-    }
+    body = initialize_body()
     for origin, status in [("http://localhost:1.evil.example", 403), ("http://localhost:3000", 200)]:
         r = httpx.post(
             f"{proc.url}/mcp",
