@@ -108,6 +108,7 @@ class Editor:
         # Hand edits that would turn a note into a folder (or back): not committed,
         # re-checked after every change on disk until the person renames one side.
         self.held: dict[str, str] = {}
+        self.first_pass = threading.Event()  # set once the start-up pass (check_all) is done
         brain.attach_workdir(self)
 
     # -- running ----------------------------------------------------------
@@ -147,6 +148,7 @@ class Editor:
         except Exception as exc:  # reported; the watching goes on
             self.last_error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             log.warning("first hand-edit pass failed: %s", self.last_error)
+        self.first_pass.set()
         while not self._stop.is_set():
             started = time.monotonic()
             try:
