@@ -53,12 +53,14 @@ Concurrent reads of an index no one mutates are safe.
 from __future__ import annotations
 
 import heapq
+import marshal
 import math
 import sys
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import BinaryIO
 
 from .tokenize import STOPWORDS, tokenize
 
@@ -67,6 +69,8 @@ __all__ = ["DEFAULT_WEIGHTS", "FIELDS", "Index", "SearchResult", "idf"]
 FIELDS = ("path", "title", "headings", "body")
 _intern = sys.intern
 DEFAULT_WEIGHTS: dict[str, float] = {"path": 2, "title": 3, "headings": 2, "body": 1}
+# Bumped whenever `Index.save` writes something an older `load` would misread.
+_FORMAT = "cortex-index-1"
 
 
 # How much an exact name match adds, as a share of the query's best BM25 score.
@@ -492,6 +496,46 @@ class Index:
             if score is not None:
                 acc[d] = score
         return acc
+
+    # ----- persistence ------------------------------------------------------
+
+    def save(self, fp: BinaryIO) -> None:
+        """Write the whole index to `fp` in a self-describing, versioned form (see `load`)."""
+        state = (
+            _FORMAT,
+            self.k1,
+            self.b,
+            dict(self.weights),
+            self._ids,
+            self._free,
+            self._dl,
+            self._flen,
+            [None if d is None else dict(d) for d in self._docs],
+            dict(self._df),
+            self._field_total,
+            [tuple(sorted(map(sorted, names))) for names in self._doc_names],
+        )
+        fp.write(marshal.dumps(state))
+
+    @classmethod
+    def load(cls, fp: BinaryIO) -> Index:
+        """An index written by `save`; ValueError for anything else (another format, a cut file)."""
+        try:
+            state = marshal.loads(fp.read())
+            fmt, k1, b, weights, ids, free, dl, flen, docs, df, totals, names = state
+        except (EOFError, ValueError, TypeError) as exc:
+            raise ValueError(f"not a saved index: {exc}") from None
+        if fmt != _FORMAT:
+            raise ValueError(f"saved index format {fmt!r}, this version reads {_FORMAT!r}")
+        index = cls(k1, b, weights)
+        index._ids, index._free, index._dl, index._flen = ids, free, dl, [tuple(f) for f in flen]
+        index._docs, index._df, index._field_total = docs, Counter(df), totals
+        index._slot = {doc_id: slot for slot, doc_id in enumerate(ids) if doc_id is not None}
+        index._doc_names = [tuple(frozenset(n) for n in doc) for doc in names]
+        for slot, doc_names in enumerate(index._doc_names):
+            for word in set().union(*doc_names) if doc_names else ():
+                index._name_post.setdefault(word, set()).add(slot)
+        return index
 
     def _check_fields(self, fields: Mapping[str, object]) -> None:
         unknown = [name for name in fields if name not in self.weights]
