@@ -47,7 +47,6 @@ class Note:
 
     path: str
     text: str
-    body: str
     body_offset: int
     frontmatter: dict[str, Any]
     title: str
@@ -63,6 +62,12 @@ class Note:
     # Obsidian: frontmatter `aliases` (other titles) and the [[wikilinks]] of the body.
     aliases: tuple[str, ...] = field(default=())
     links: tuple[WikiLink, ...] = field(default=())
+
+    @property
+    def body(self) -> str:
+        """The text after the frontmatter: sliced on each use, never kept: a kept copy
+        held every note's text twice in memory (issue 15's memory budget)."""
+        return self.text[self.body_offset :] if self.body_offset else self.text
 
     def retired_reason(self, today: dt.date) -> str | None:
         """Why the whole note is retired on `today`, or None when it is live."""
@@ -604,7 +609,6 @@ def parse_note(path: str, text: str) -> Note:
     return Note(
         path=path,
         text=text,
-        body=body,
         body_offset=offset,
         frontmatter=meta,
         title=str(title).strip(),
