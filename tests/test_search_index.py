@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 import warnings
 
@@ -10,7 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from cortex.search import Index, SearchResult, idf
+from cortex.search import Index, IndexBuilder, SearchResult, idf
 
 
 class LuceneIdfOkapi(BM25Okapi):
@@ -334,3 +335,103 @@ def test_scoring_within_a_scope_equals_filtering_the_whole_index(raw, query, sco
     scoped = index.search_tokens(query, k=k, within=within)
     assert scoped == filtered
     assert index.matching_tokens(query, within) == index.matching_tokens(query) & within
+
+
+# ----- the compact segment, compaction and the saved form ----------------------------
+
+seg_op_st = st.one_of(
+    op_st,
+    st.tuples(st.just("compact")),
+    st.tuples(st.just("reload")),
+)
+
+
+def _reloaded(index: Index) -> Index:
+    buf = io.BytesIO()
+    index.save(buf)
+    buf.seek(0)
+    return Index.load(buf)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(IDS), st.tuples(doc, doc), max_size=8),
+    st.lists(seg_op_st, max_size=30),
+    st.lists(query_st, min_size=1, max_size=4),
+    st.sets(st.sampled_from(IDS)),
+    st.integers(1, 5),
+)
+def test_segment_compaction_and_reload_equal_rebuild(first, ops, queries, scope, k):
+    """However an index came to hold its documents (a bulk build, later adds and removes,
+    compactions, a save and load), it answers bit-for-bit as one built from them afresh."""
+    live = {d: {"title": t, "body": b} for d, (t, b) in first.items()}
+    builder = IndexBuilder(weights=WEIGHTS)
+    for d, fields in live.items():
+        builder.add_tokens(d, fields)
+    index = builder.finish()
+    for op in ops:
+        if op[0] == "add":
+            _, d, title, body = op
+            live[d] = {"title": title, "body": body}
+            index.add_tokens(d, live[d])
+        elif op[0] == "remove":
+            live.pop(op[1], None)
+            index.remove(op[1])
+        elif op[0] == "compact":
+            index.compact()
+        else:
+            index = _reloaded(index)
+    rebuilt = Index(weights=WEIGHTS)
+    for d in sorted(live, reverse=True):
+        rebuilt.add_tokens(d, live[d])
+    assert len(index) == len(live) and all(d in index for d in live)
+    assert sorted(index.terms()) == sorted(rebuilt.terms())
+    assert all(index.df(t) == rebuilt.df(t) for t in VOCAB)
+    for q in queries:
+        assert index.search_tokens(q, k) == rebuilt.search_tokens(q, k)
+        assert index.search_tokens(q, k, within=scope) == rebuilt.search_tokens(q, k, allow=scope.__contains__)
+        assert index.matching_tokens(q) == rebuilt.matching_tokens(q)
+        assert index.matching_tokens(q, scope) == rebuilt.matching_tokens(q) & scope
+        for d in live:
+            assert index.score_tokens(q, d) == rebuilt.score_tokens(q, d)
+
+
+def test_a_small_scope_is_read_from_its_rows_and_a_large_one_through_the_term_lists():
+    """Both ways of scoring a scope give the same answer (the choice depends on its size only)."""
+    builder = IndexBuilder()
+    for i in range(40):
+        builder.add(doc_id(i), {"body": f"common word{i % 7} rare{i}"})
+    index = builder.finish()
+    small = {doc_id(i) for i in range(5)}
+    large = {doc_id(i) for i in range(30)}
+    for scope in (small, large):
+        assert index.search("common word3", k=50, within=scope) == index.search(
+            "common word3", k=50, allow=scope.__contains__
+        )
+
+
+def test_a_damaged_saved_index_is_refused_never_misread():
+    builder = IndexBuilder()
+    for i in range(20):
+        builder.add(doc_id(i), {"title": f"Note {i}", "body": f"alpha beta{i} gamma"}, [f"Note {i}"])
+    buf = io.BytesIO()
+    builder.finish().save(buf)
+    data = buf.getvalue()
+    assert Index.load(io.BytesIO(data)).search("beta3").hits[0][0] == doc_id(3)
+    for bad in (
+        b"",
+        b"junk",
+        data[:-1],
+        data[: len(data) // 2],
+        data + b"\0",
+        data.replace(b"cortex-index-2", b"cortex-index-9"),
+    ):
+        with pytest.raises(ValueError):
+            Index.load(io.BytesIO(bad))
+
+
+def test_a_bulk_build_refuses_a_document_twice():
+    builder = IndexBuilder()
+    builder.add("a", {"body": "x"})
+    with pytest.raises(ValueError, match="twice"):
+        builder.add("a", {"body": "y"})
