@@ -31,6 +31,10 @@ class LinksMoved(Conflict):
 
 
 MAX_REASON_CHARS = 500
+# How long a search waits for the first build of the index before it is told to
+# come back (NotReady): under a typical client's 60 s tool timeout, and long
+# enough for a first build of a 300 MB brain to be most of the way done.
+INDEX_WAIT = 30.0
 
 
 @dataclass(frozen=True)
@@ -245,10 +249,20 @@ class Brain:
         """The snapshot to serve: the head, or the commit named by `at`."""
         if at:
             return self.corpus.at(self.resolve_at(at))
-        snap = self.corpus.latest()
+        snap = self.corpus.latest(wait=INDEX_WAIT)
         if snap is None:
             raise StoreError("the brain has no commits yet")
         return snap
+
+    def index_state(self) -> dict[str, object]:
+        """Whether search is ready (and the note count) or how far its first build has got."""
+        state = self.corpus.state()
+        if state["index"] == "not built":
+            if self.store.head() is None:
+                return {"index": "ready", "notes": 0}
+            self.corpus.warm()
+            state = self.corpus.state()
+        return state
 
     def read(self, path: str, at: str | None = None) -> tuple[str, str, Note]:
         """(sha, blob, note) for one file at the head or at `at`; archive/ included."""
@@ -347,7 +361,7 @@ class Brain:
             changes = change(view)
             if self.index_policy == "off" or (self.index_policy == "auto" and view.blob_of("INDEX.md") is None):
                 return changes
-            snap = self.corpus.at(view.sha) if view.sha else None
+            snap = self.corpus.peek(view.sha) if view.sha else None
             old = snap.notes if snap else {}
             updated = {
                 p: (None if d is None else parse_note(p, decode(d))) for p, d in changes.items() if is_note_path(p)
@@ -520,7 +534,7 @@ class Brain:
         Keys are the notes' paths before the move (`path` for the moved note's own
         links to itself).
         """
-        snap = self.corpus.at(sha)
+        snap = self.corpus.peek(sha)
         _, back = snap.link_map()
         after = LinkResolver([p for p in snap.notes if p != path] + [target])
         by_source: dict[str, list[Any]] = {}

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import ctypes
 import datetime as dt
+import logging
+import threading
 import time as _time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .errors import NotReady
 from .gitstore import GitStore
 from .notes import LinkResolver, Note, WikiLink, parse_note
 from .search import Index, IndexBuilder, idf
@@ -167,30 +170,124 @@ def _add_links(
 
 
 class Corpus:
-    """Keeps the latest snapshot and advances it when the branch head moves."""
+    """Keeps the latest snapshot and advances it when the branch head moves.
+
+    Locks, outermost first, and why there are three:
+
+    * `_build_lock`: one build or advance of the latest snapshot at a time. A
+      build reads Git call by call, so reads and writes interleave with it
+      instead of waiting for the whole of a large brain.
+    * `_lock`: the index's queries and its moves to a new head, held briefly and
+      never around a Git read.
+    * the store's lock, innermost, held by every Git call and by a write's
+      compare-and-swap. A write that needs the notes inside it uses `peek`,
+      which never waits for the other two: no cycle, so no deadlock.
+    """
 
     def __init__(self, store: GitStore):
         self.store = store
         self._latest: Snapshot | None = None
-        # The store's own lock: one lock for Git and corpus means no lock-order
-        # deadlock between a write (store, then corpus) and a read (the reverse).
-        self._lock = store.lock
+        self._lock = threading.RLock()
+        self._build_lock = threading.Lock()
         self._old: dict[str, Snapshot] = {}
         # Told (notes done, notes in all) during a full build that takes over a second:
         # `cortex serve` prints it, so a large brain's first start is not silent.
         self.progress: Callable[[int, int], None] | None = None
+        self._reading: tuple[int, int] | None = None  # (files read, files in all) while building
 
-    def latest(self) -> Snapshot | None:
-        """The snapshot of the current head (None for an empty repository)."""
+    def latest(self, wait: float | None = None) -> Snapshot | None:
+        """The snapshot of the current head (None for an empty repository).
+
+        Builds or advances it when needed; `wait` bounds how long to wait for a
+        build another thread is running (NotReady when it runs out).
+        """
         head = self.store.head()
         if head is None:
             return None
-        with self._lock:
-            if self._latest is None:
-                self._latest = self._build(head)
-            elif self._latest.sha != head:
-                self._latest = self._advance(self._latest, head)
-            return self._latest
+        snap = self._latest
+        if snap is not None and snap.sha == head:
+            return snap
+        if not self._build_lock.acquire(timeout=-1 if wait is None else wait):
+            raise NotReady(self.not_ready())
+        try:
+            return self._catch_up()
+        finally:
+            self._build_lock.release()
+
+    def _catch_up(self) -> Snapshot | None:
+        head = self.store.head()  # it may have moved while this thread waited
+        if head is None:
+            return None
+        snap = self._latest
+        if snap is None:
+            snap = self._build(head)
+            with self._lock:
+                self._latest = snap
+        elif snap.sha != head:
+            snap = self._advance(snap, head)
+        return snap
+
+    def peek(self, sha: str) -> Snapshot:
+        """The notes of commit `sha` for a caller that may hold the store's lock (a write).
+
+        Never waits for a build: when one is running, the notes are parsed from the
+        last snapshot and a tree diff (or, before any, from every blob), without an
+        index. Only `notes`, `blobs` and `link_map` of the result are to be used.
+        """
+        snap = self._latest
+        if snap is not None and snap.sha == sha:
+            return snap
+        if self._build_lock.acquire(blocking=False):
+            try:
+                snap = self._catch_up()
+            finally:
+                self._build_lock.release()
+            if snap is not None and snap.sha == sha:
+                return snap
+        base = self._latest
+        if base is None:
+            return self._build(sha, date_walk=False, indexed=False)
+        notes, blobs = dict(base.notes), dict(base.blobs)
+        for ch in self.store.diff(base.sha, sha):
+            if not is_note_path(ch.path):
+                continue
+            if ch.new_blob is None:
+                notes.pop(ch.path, None)
+                blobs.pop(ch.path, None)
+            else:
+                notes[ch.path] = parse_note(ch.path, decode(self.store.blob_bytes(ch.new_blob)))
+                blobs[ch.path] = ch.new_blob
+        time = self.store.commit_time(sha)
+        return Snapshot(sha, time, notes, blobs, {p: time for p in notes}, Index())
+
+    def warm(self) -> None:
+        """Start building the latest snapshot in a background thread, unless one is under way."""
+        if self._latest is None and not self._build_lock.locked():
+            threading.Thread(target=self._warm, name="cortex-index", daemon=True).start()
+
+    def _warm(self) -> None:
+        try:
+            self.latest()
+        except Exception:  # noqa: BLE001 - a failed warm-up leaves the first search to build and report
+            logging.getLogger("cortex").exception("index build failed")
+
+    def not_ready(self) -> str:
+        """What a search that could not wait is told."""
+        reading = self._reading
+        done = f" ({reading[0]:,} of {reading[1]:,} files read)" if reading else ""
+        return (
+            f"the search index is still being built{done}; try again shortly. "
+            "brain_read, brain_history and writes work meanwhile"
+        )
+
+    def state(self) -> dict[str, object]:
+        """For /healthz: whether search is ready, and how far a build has got."""
+        if self._latest is not None:
+            return {"index": "ready", "notes": len(self._latest.notes)}
+        reading = self._reading
+        if reading is None:
+            return {"index": "not built"}
+        return {"index": "building", "files_read": reading[0], "files": reading[1]}
 
     def built(self) -> Snapshot | None:
         """The last snapshot built, without building or advancing one."""
@@ -198,36 +295,43 @@ class Corpus:
 
     def at(self, sha: str) -> Snapshot:
         """A snapshot of any commit; older ones are built in full and kept briefly."""
+        latest = self.latest()
+        if latest is not None and latest.sha == sha:
+            return latest
         with self._lock:
-            latest = self.latest()
-            if latest is not None and latest.sha == sha:
-                return latest
-            if sha not in self._old:
-                if len(self._old) >= 2:  # as_of reads are rare; keep memory flat
-                    self._old.pop(next(iter(self._old)))
-                self._old[sha] = self._build(sha, date_walk=False)
-            return self._old[sha]
+            old = self._old.get(sha)
+        if old is not None:
+            return old
+        snap = self._build(sha, date_walk=False)  # outside every lock: as_of reads are rare
+        with self._lock:
+            if len(self._old) >= 2:  # keep memory flat
+                self._old.pop(next(iter(self._old)))
+            return self._old.setdefault(sha, snap)
 
-    def _build(self, sha: str, date_walk: bool = True) -> Snapshot:
+    def _build(self, sha: str, date_walk: bool = True, indexed: bool = True) -> Snapshot:
         entries = self.store.entries(sha)
         notes: dict[str, Note] = {}
         blobs: dict[str, str] = {}
-        builder = IndexBuilder()
+        builder = IndexBuilder() if indexed else None
         started = last = _time.monotonic()
+        total = len(entries)
         for done, (path, blob) in enumerate(entries.items(), 1):
-            if self.progress is not None and _time.monotonic() - last > 1.0:
-                self.progress(done, len(entries))
+            if date_walk:
+                self._reading = (done, total)
+            if self.progress is not None and date_walk and _time.monotonic() - last > 1.0:
+                self.progress(done, total)
                 last = _time.monotonic()
             if not is_note_path(path):
                 continue
             note = parse_note(path, decode(self.store.blob_bytes(blob)))
             notes[path] = note
             blobs[path] = blob
-            index_note(builder, note)
-        index = builder.finish()
+            if builder is not None:
+                index_note(builder, note)
+        index = builder.finish() if builder is not None else Index()
         release_freed_memory()
-        if self.progress is not None and last != started:
-            self.progress(len(entries), len(entries))
+        if self.progress is not None and date_walk and last != started:
+            self.progress(total, total)
         time = self.store.commit_time(sha)
         if date_walk:
             changed, real = self._dates(sha, set(notes))
@@ -254,38 +358,42 @@ class Corpus:
         return {p: dates.get(p, oldest) for p in paths}, real
 
     def _advance(self, prev: Snapshot, head: str) -> Snapshot:
-        changes = self.store.diff(prev.sha, head)
+        """The snapshot of `head`, from `prev` and their tree diff; publishes it."""
+        changes = [ch for ch in self.store.diff(prev.sha, head) if is_note_path(ch.path)]
+        time = self.store.commit_time(head)
+        parsed = {
+            ch.path: parse_note(ch.path, decode(self.store.blob_bytes(ch.new_blob)))
+            for ch in changes
+            if ch.new_blob is not None
+        }
         notes = dict(prev.notes)
         blobs = dict(prev.blobs)
         changed = dict(prev.changed)
         real = dict(prev.real)
-        index = prev.index  # moves on with the head: the previous snapshot gives it up
-        time = self.store.commit_time(head)
-        bulk = sum(1 for ch in changes if is_note_path(ch.path)) > BULK_NOTES
-        for ch in changes:
-            if not is_note_path(ch.path):
-                continue
-            if ch.new_blob is None:
-                notes.pop(ch.path, None)
-                blobs.pop(ch.path, None)
-                changed.pop(ch.path, None)
-                real.pop(ch.path, None)
-                index.remove(ch.path)
-            else:
-                note = parse_note(ch.path, decode(self.store.blob_bytes(ch.new_blob)))
-                notes[ch.path] = note
-                blobs[ch.path] = ch.new_blob
-                changed[ch.path] = time
-                if not bulk:
-                    real[ch.path] = time
-                index_note(index, note)
-        if index.loose > max(LOOSE_LIMIT, len(index) // 4):
-            index.compact()
-        prev.index = Index()  # an old snapshot must never search with a newer index
-        snap = Snapshot(head, time, notes, blobs, changed, index, real)
-        note_changes = [ch for ch in changes if is_note_path(ch.path)]
-        if all(ch.new_blob is not None and ch.path in prev.notes for ch in note_changes):
-            snap.relinked(prev, {ch.path for ch in note_changes})
+        bulk = len(changes) > BULK_NOTES
+        with self._lock:  # the index moves on with the head: the previous snapshot gives it up
+            index = prev.index
+            for ch in changes:
+                if ch.new_blob is None:
+                    notes.pop(ch.path, None)
+                    blobs.pop(ch.path, None)
+                    changed.pop(ch.path, None)
+                    real.pop(ch.path, None)
+                    index.remove(ch.path)
+                else:
+                    note = notes[ch.path] = parsed[ch.path]
+                    blobs[ch.path] = ch.new_blob
+                    changed[ch.path] = time
+                    if not bulk:
+                        real[ch.path] = time
+                    index_note(index, note)
+            if index.loose > max(LOOSE_LIMIT, len(index) // 4):
+                index.compact()
+            prev.index = Index()  # an old snapshot must never search with a newer index
+            snap = Snapshot(head, time, notes, blobs, changed, index, real)
+            if all(ch.new_blob is not None and ch.path in prev.notes for ch in changes):
+                snap.relinked(prev, {ch.path for ch in changes})
+            self._latest = snap
         return snap
 
     def index_for(self, snap: Snapshot) -> Index:

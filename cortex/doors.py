@@ -499,13 +499,8 @@ def build_app(
             )
         head = tools.brain.head()
         body: dict[str, Any] = {"ok": True, "sha": head}
-        try:
-            snap = tools.brain.snapshot()
-            body["notes"] = len(snap.notes)
-        except CortexError as exc:
-            body["notes"] = 0
-            if detail:
-                body["error"] = str(exc)
+        # Never waits for the index: during a first build it says how far it has got.
+        body.update(tools.brain.index_state())
         extra = health() if health else {}
         if detail:
             body.update(extra)

@@ -27,6 +27,10 @@ class PathCollision(Conflict):
     """The change would put a folder where a note is, or a note where a folder is."""
 
 
+class NotReady(CortexError):
+    """The search index is still being built and a bounded wait for it ran out."""
+
+
 class QueueUnavailable(CortexError):
     """Redis did not answer: the guest door fails clearly, the trusted doors carry on."""
 

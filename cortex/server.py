@@ -75,7 +75,6 @@ def warm_up(parts: Parts) -> None:
     """Build the corpus and its index in the background: reads are served at once,
     and the first search waits only for what is left of the build."""
     import sys
-    import threading
 
     def progress(done: int, total: int) -> None:
         print(
@@ -85,7 +84,7 @@ def warm_up(parts: Parts) -> None:
         )
 
     parts.brain.corpus.progress = progress
-    threading.Thread(target=parts.brain.snapshot, name="cortex-warm-up", daemon=True).start()
+    parts.brain.corpus.warm()
 
 
 def make_app(parts: Parts):

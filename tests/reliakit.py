@@ -221,14 +221,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def ready_health(url: str, proc: subprocess.Popen, timeout: float = 30) -> dict[str, Any] | None:
+def ready_health(url: str, proc: subprocess.Popen, timeout: float = 30, index: bool = True) -> dict[str, Any] | None:
     """/healthz once the server behind the open port is built (`cortex serve` opens its port
-    first and says "starting" until then); None when the process died or time ran out."""
+    first and says "starting" until then) and, with `index`, its search index too; None
+    when the process died or time ran out."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
             body = httpx.get(f"{url}/healthz", timeout=1).json()
-            if not body.get("starting"):
+            if not body.get("starting") and (not index or body.get("index") == "ready"):
                 return body
         except httpx.HTTPError:
             if proc.poll() is not None:

@@ -62,6 +62,7 @@ def test_both_doors_list_the_trusted_tools(server):
 
 
 def test_healthz_reports_head_and_note_count(server):
+    server.parts.brain.snapshot()  # the index is built
     body = httpx.get(f"{server.url}/healthz").json()
     assert body["sha"] == server.parts.brain.store.head()
     assert body["notes"] == len(server.parts.brain.snapshot().notes)

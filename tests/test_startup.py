@@ -116,3 +116,50 @@ def test_cortex_serve_on_a_wrong_brain_says_why_and_exits(tmp_path):
     )
     assert r.returncode == 1
     assert f"cortex init {tmp_path / 'notes'}" in r.stderr
+
+
+def test_reads_writes_and_healthz_are_served_while_the_index_is_still_being_built(tmp_path, brain_path, monkeypatch):
+    """A first build of the index is held half-way (as a large brain's would still be running):
+    /healthz says how far it has got, brain_read, brain_history and a write are served, and a
+    search that cannot wait is told to come back; once the build ends, the search answers."""
+    from conftest import call, make_settings
+
+    from cortex import brain as brain_module
+    from cortex.brain import Actor
+    from cortex.server import assemble, make_app
+
+    ACTOR = Actor(door="owner", tool="brain_write", client="pytest 1.0")
+    first = assemble(make_settings(tmp_path, brain_path))
+    for i in range(30):
+        first.brain.write(f"notes/n{i}.md", "create", ACTOR, content=f"# Note {i}\n\nbees {i}\n")
+    parts = assemble(make_settings(tmp_path, brain_path))  # a fresh start: nothing built yet
+    store = parts.brain.store
+    reads, hold, release = [0], threading.Event(), threading.Event()
+    blob_bytes = store.blob_bytes
+
+    def slow_blob_bytes(blob):  # the build reads blob by blob; the 10th read waits
+        reads[0] += 1
+        if reads[0] == 10 and threading.current_thread().name == "cortex-index":
+            hold.set()
+            release.wait(30)
+        return blob_bytes(blob)
+
+    monkeypatch.setattr(store, "blob_bytes", slow_blob_bytes)
+    monkeypatch.setattr(brain_module, "INDEX_WAIT", 0.2)
+    with RunningServer(make_app(parts), parts.settings) as running:
+        parts.brain.corpus.warm()
+        assert hold.wait(10)
+        health = httpx.get(f"{running.url}/healthz", timeout=5).json()
+        assert health["index"] == "building" and health["files_read"] >= 9 and health["files"] >= 30
+        url = running.url + "/mcp"
+        assert "bees 3" in call(url, "brain_read", path="notes/n3.md").data["text"]
+        assert call(url, "brain_history", limit=2).data["commits"]
+        written = call(url, "brain_write", path="notes/new.md", mode="create", content="# New\n\nwasps\n")
+        assert written.data["sha"]
+        waited = call(url, "brain_search", query="bees")
+        assert waited.error and "still being built" in waited.error and "files read" in waited.error
+        release.set()
+        parts.brain.corpus.latest()
+        found = call(url, "brain_search", query="wasps")
+        assert not found.error and found.data["hits"][0]["path"] == "notes/new.md"
+        assert httpx.get(f"{running.url}/healthz", timeout=5).json()["index"] == "ready"
