@@ -7,6 +7,7 @@ ratio survives a noisy machine. Nothing here is a test: it prints.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import platform
@@ -47,13 +48,46 @@ def synthetic_notes(n: int, seed: int = 7, words_per_note: int = 300) -> dict[st
     return files
 
 
-def make_brain(root: Path, n: int) -> Path:
+SPEAKERS = ("**User:**", "**Assistant:**")
+
+
+def conversation_notes(n: int, seed: int = 11) -> dict[str, bytes]:
+    """`n` long notes like saved chat transcripts: 5-20 KB each of alternating turns.
+
+    A wider vocabulary than `synthetic_notes` (60,000 words, Zipf-like, plus numbers),
+    because long text keeps meeting new words: the index's vocabulary grows with it.
+    """
+    rng = random.Random(seed)
+    vocab = vocabulary(rng, 60_000)
+    cum = list(itertools.accumulate(1 / (i + 1) for i in range(len(vocab))))
+    files: dict[str, bytes] = {}
+    for i in range(n):
+        size = rng.randint(5_000, 20_000)
+        words = rng.choices(vocab, cum_weights=cum, k=size * 2 // 15)  # ~7.5 bytes a word
+        turns, pos, k = [], 0, 0
+        while pos < len(words):
+            step = rng.randint(20, 160)
+            line = " ".join(words[pos : pos + step])
+            if rng.random() < 0.1:
+                line += f" {rng.randint(1, 99_999)}"
+            turns.append(f"{SPEAKERS[k % 2]} {line}")
+            pos, k = pos + step, k + 1
+        month = 1 + i % 12
+        title = " ".join(words[:4])
+        head = f"---\ntitle: {title}\ndate: 2025-{month:02d}-{1 + i % 28:02d}\ntags: [chat, {words[5]}]\n---\n"
+        files[f"conversations/2025-{month:02d}/chat-{i:05d}.md"] = (
+            head + f"# {title}\n\n" + "\n\n".join(turns) + "\n"
+        ).encode()
+    return files
+
+
+def make_brain(root: Path, n: int, long: bool = False) -> Path:
     from .brain import render_index
     from .gitstore import GitStore
     from .notes import parse_note
 
-    path = root / f"brain-{n}.git"
-    files = synthetic_notes(n)
+    path = root / f"brain-{n}{'-long' if long else ''}.git"
+    files = conversation_notes(n) if long else synthetic_notes(n)
     files["profile.md"] = b"---\ntitle: Profile\n---\nA synthetic owner.\n"
     files["INDEX.md"] = render_index({p: parse_note(p, d.decode()) for p, d in files.items()})
     GitStore.init(path, files, bare=True, message="bench: synthetic brain")
@@ -81,6 +115,81 @@ brain.corpus.search(brain.snapshot(), "note", 10)
 t2 = time.perf_counter()
 print(t1 - t0, t2 - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
+
+
+SCALE = r"""
+import json, statistics, sys, time
+t0 = time.perf_counter()
+from cortex.bench import rss_mb
+from cortex.brain import Brain
+from cortex.gitstore import GitStore
+from cortex.tools import Tools
+from cortex.ask import Asker
+from cortex.readers import OfflineReader
+brain = Brain(GitStore(sys.argv[1]))
+snap = brain.snapshot()
+built = time.perf_counter() - t0
+rss = rss_mb()
+tools = Tools(brain, Asker(brain, OfflineReader()))
+index = brain.corpus.index_for(snap)
+by_df = sorted(((index.df(t), t) for t in index.terms()), reverse=True)
+common = by_df[0][1]
+# 40 words a person might use: spread over the vocabulary, common to rare
+forty = " ".join(t for _, t in by_df[10 : 10 + 40 * 97 : 97][:40])
+prefix = sys.argv[2]
+under = [p for p in snap.notes if p.startswith(prefix)]
+def p50(f, runs=15):
+    f()
+    out = []
+    for _ in range(runs):
+        t = time.perf_counter(); f(); out.append(time.perf_counter() - t)
+    return statistics.median(out) * 1000
+seg = index._seg
+print(json.dumps({
+    "first_build_s": built,
+    "rss_mb_after_build": rss,
+    "index_arrays_mb": sum(a.nbytes for a in (seg.fptr, seg.fterm, seg.ftf, seg.iptr, seg.idoc, seg.itf)) / 2**20,
+    "vocabulary": len(seg.terms),
+    "entries": len(seg.fterm),
+    "prefix_notes": len(under),
+    "common_word_notes": by_df[0][0],
+    "common_word_search_p50_ms": p50(lambda: tools.search(common)),
+    "forty_word_search_p50_ms": p50(lambda: tools.search(forty)),
+    "forty_word_prefix_search_p50_ms": p50(lambda: tools.search(forty, prefix=prefix)),
+    "forty_word_prefix_index_only_p50_ms": p50(lambda: index.search(forty, within=under)),
+    "rss_mb_after_queries": rss_mb(),
+}))
+"""
+
+
+def rss_mb() -> float:
+    """This process's resident memory now (not its peak), in MB."""
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def bench_scale(root: Path, n: int, long: bool = False) -> dict:
+    """Memory and in-process speed at `n` notes, measured in a fresh interpreter after a first build."""
+    t0 = time.perf_counter()
+    path = make_brain(root, n, long)
+    made = time.perf_counter() - t0
+    prefix = "conversations/2025-03/" if long else "projects/"
+    out = subprocess.run([sys.executable, "-c", SCALE, str(path), prefix], capture_output=True, text=True, check=True)
+    size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    return {
+        "notes": n,
+        "kind": "long conversations" if long else "short synthetic",
+        "repo_mb": size / 2**20,
+        "brain_made_s": made,
+        **json.loads(out.stdout),
+    }
+
+
+def bench_long(root: Path, n: int) -> dict:
+    """`bench_scale` on a brain of long chat transcripts (25,000 notes make ~300 MB)."""
+    return bench_scale(root, n, long=True)
 
 
 def cold_start(path: Path) -> tuple[float, float, int]:
@@ -415,7 +524,15 @@ def machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} cores, {cpu}, Python {platform.python_version()}"
 
 
-PARTS = {"store": bench_store, "search": bench_search, "ask": bench_ask, "editor": bench_editor, "door": bench_door}
+PARTS = {
+    "store": bench_store,
+    "search": bench_search,
+    "ask": bench_ask,
+    "editor": bench_editor,
+    "door": bench_door,
+    "scale": bench_scale,
+    "long": bench_long,
+}
 
 
 def run_one(part: str, n: int) -> None:
@@ -431,7 +548,7 @@ def run_one(part: str, n: int) -> None:
 
 def main(args) -> int:
     sizes = [int(s) for s in str(args.sizes).split(",") if s]
-    parts = list(PARTS) if args.part == "all" else [args.part]
+    parts = [p for p in PARTS if p not in ("scale", "long")] if args.part == "all" else [args.part]
     print(f"machine: {machine()}", flush=True)
     for part in parts:
         for n in sizes:

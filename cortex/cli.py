@@ -189,7 +189,11 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("bench", help="benchmarks on synthetic brains (prints figures)")
     p.add_argument("--sizes", default="1000,10000", help="comma-separated note counts")
-    p.add_argument("--part", default="all", help="store, search, ask, editor or all")
+    p.add_argument(
+        "--part",
+        default="all",
+        help="store, search, ask, editor, door, scale, long (chat transcripts) or all (the first five)",
+    )
     p.set_defaults(fn=cmd_bench)
 
     add_guest_commands(sub)

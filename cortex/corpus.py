@@ -18,6 +18,7 @@ from .errors import NotReady
 from .gitstore import GitStore
 from .notes import LinkResolver, Note, WikiLink, parse_note
 from .search import Index, IndexBuilder, idf
+from .tokenize import tokenize
 
 # How far back a cold start looks for each note's last-change time. Beyond this
 # many first-parent commits a note is dated by the oldest commit seen ("on or
@@ -408,10 +409,11 @@ class Corpus:
             self._old[snap.sha] = snap
             return index
 
-    def search(self, snap: Snapshot, query: str, k: int, allow=None, within=None):
-        """BM25 search of `snap`, under the lock so the index cannot move mid-query."""
+    def search(self, snap: Snapshot, query: str, k: int, allow=None, within=None, allow_key=None):
+        """BM25 search of `snap`, under the lock so the index cannot move mid-query (see
+        `Index.search_tokens` for `allow_key`)."""
         with self._lock:
-            return self.index_for(snap).search(query, k=k, allow=allow, within=within)
+            return self.index_for(snap).search_tokens(tokenize(query), k, allow, within, allow_key)
 
     def idf(self, snap: Snapshot, terms: set[str]) -> dict[str, float]:
         """Each of `terms` the index knows, with its IDF in `snap` (rarer weighs more)."""

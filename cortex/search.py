@@ -57,7 +57,7 @@ import math
 import sys
 from array import array
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import BinaryIO
@@ -213,10 +213,13 @@ class Index:
         # Per-slot K_d = k1 * (1 - b + b * len_d / avgdl), rebuilt lazily by the
         # first query after an update.
         self._norm: np.ndarray | None = None
+        # What `allow` said of every slot, by the caller's `allow_key` (see search_tokens).
+        self._allow_masks: dict[Hashable, np.ndarray] = {}
         # Names (title, aliases, file stem) per slot as sets of folded words, and
         # word -> slots whose names hold it: what the name bonus reads.
         self._doc_names: list[tuple[frozenset[str], ...]] = []
         self._name_post: dict[str, set[int]] = {}
+        self._name_rows: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._set_segment(_NO_SEGMENT)
         # The mutable part: forward dicts of documents added since the segment,
         # their postings, and how far each term's df differs from the segment's.
@@ -315,12 +318,15 @@ class Index:
         self._doc_names[slot] = doc_names
         for word in set().union(*doc_names) if doc_names else ():
             self._name_post.setdefault(word, set()).add(slot)
+            self._name_rows.pop(word, None)
 
     def _count(self, flen: tuple[int, ...], sign: int) -> None:
+        """Field totals after an add or remove; every cached per-slot array is stale now."""
         totals = self._field_total
         for i, n in enumerate(flen):
             totals[i] += sign * n
         self._norm = None
+        self._allow_masks.clear()
 
     def remove(self, doc_id: str) -> None:
         """Drop a document; a no-op when it is not indexed."""
@@ -346,6 +352,7 @@ class Index:
                     del post[term]
             self._free.append(slot)
         for word in set().union(*self._doc_names[slot]) if self._doc_names[slot] else ():
+            self._name_rows.pop(word, None)
             holders = self._name_post[word]
             holders.discard(slot)
             if not holders:
@@ -417,11 +424,13 @@ class Index:
         self._field_total = [sum(col) for col in zip(*flen)] if flen else [0] * len(self._names)
         self._doc_names = names
         self._name_post = {}
+        self._name_rows = {}
         for slot, doc_names in enumerate(names):
             for word in set().union(*doc_names) if doc_names else ():
                 self._name_post.setdefault(word, set()).add(slot)
         self._docs, self._dpost, self._dfadj = {}, {}, {}
         self._norm = None
+        self._allow_masks.clear()
 
     # ----- statistics ------------------------------------------------------
 
@@ -495,6 +504,7 @@ class Index:
         k: int = 10,
         allow: Callable[[str], bool] | None = None,
         within: Collection[str] | None = None,
+        allow_key: Hashable | None = None,
     ) -> SearchResult:
         """As `search`, for an already tokenized query (repeats weigh more).
 
@@ -507,12 +517,19 @@ class Index:
         the named note is; a name sharing one word of two gets a sixteenth of that.
         BM25 alone could not: a 372 KB hub note's title is one term among 60,000,
         and length normalisation buries it.
+
+        `allow_key` names what `allow` says (the same key, the same answers) so its
+        verdict on every document is kept until the index changes: a common word's
+        thousands of matches are then filtered at once instead of one call each.
         """
         query_tokens = list(query_tokens)
         slots, scores = self._accumulate(query_tokens, within)
         ids = self._ids
         if allow is not None and len(slots):
-            keep = np.fromiter((allow(ids[d]) for d in slots.tolist()), dtype=bool, count=len(slots))  # type: ignore[arg-type]
+            if allow_key is None:
+                keep = np.fromiter((allow(ids[d]) for d in slots.tolist()), dtype=bool, count=len(slots))  # type: ignore[arg-type]
+            else:
+                keep = self._allowed(allow, allow_key)[slots]
             slots, scores = slots[keep], scores[keep]
         if len(slots) and self._name_post:
             self._add_name_bonus(query_tokens, slots, scores)
@@ -528,29 +545,55 @@ class Index:
         items = sorted(zip(scores.tolist(), slots.tolist()), key=lambda it: (-it[0], ids[it[1]]))
         return SearchResult([(ids[d], s) for s, d in items[:k]], total)  # type: ignore[misc]
 
+    def _allowed(self, allow: Callable[[str], bool], key: Hashable) -> np.ndarray:
+        mask = self._allow_masks.get(key)
+        if mask is None:
+            if len(self._allow_masks) >= 32:  # keys hold a day: old ones go
+                self._allow_masks.clear()
+            ids = self._ids
+            mask = np.fromiter((d is not None and allow(d) for d in ids), dtype=bool, count=len(ids))
+            self._allow_masks[key] = mask
+        return mask
+
     def _add_name_bonus(self, query_tokens: list[str], slots: np.ndarray, scores: np.ndarray) -> None:
         words = name_words_of(query_tokens)
-        if not words:
+        rows = [self._name_rows_of(w) for w in words if w in self._name_post]
+        if not rows:
             return
-        top = float(scores.max())
-        names = self._doc_names
-        named: set[int] = set()
-        for word in words:
-            named.update(self._name_post.get(word, ()))
-        if not named:
-            return
-        cand = np.array(sorted(named), dtype=slots.dtype)
-        pos = np.searchsorted(slots, cand)
-        for slot, i in zip(cand.tolist(), pos.tolist()):
-            if i >= len(slots) or slots[i] != slot:
-                continue  # not matched, or filtered out by `allow`
-            best = 0.0
-            for name in names[slot]:
-                shared = len(name & words)
-                if shared:
-                    best = max(best, (shared / len(name)) * (shared / len(words)))
-            if best:
-                scores[i] = float(scores[i]) + top * NAME_WEIGHT * best * best
+        slot, which, length = (np.concatenate(col) for col in zip(*rows))
+        # One key per name (slot, its n-th name): how many query words each name shares.
+        span = int(which.max()) + 1
+        names, first, shared = np.unique(slot * span + which, return_index=True, return_counts=True)
+        fit = (shared / length[first]) * (shared / len(words))  # precision * recall, per name
+        owner = names // span
+        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+        owners, best = owner[starts], np.maximum.reduceat(fit, starts)  # a note's best name
+        pos = np.minimum(np.searchsorted(slots, owners), len(slots) - 1)
+        present = slots[pos] == owners  # matched, and not filtered out by `allow`
+        if present.any():
+            top = float(scores.max())
+            best = best[present]
+            scores[pos[present]] += top * NAME_WEIGHT * best * best
+
+    def _name_rows_of(self, word: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(slot, index of the name in the slot's names, that name's word count) of every
+        name holding `word`; made on first use, dropped when one of those notes changes."""
+        rows = self._name_rows.get(word)
+        if rows is None:
+            slot, which, length = [], [], []
+            names = self._doc_names
+            for s in sorted(self._name_post[word]):
+                for i, name in enumerate(names[s]):
+                    if word in name:
+                        slot.append(s)
+                        which.append(i)
+                        length.append(len(name))
+            rows = self._name_rows[word] = (
+                np.array(slot, dtype=np.int64),
+                np.array(which, dtype=np.int64),
+                np.array(length, dtype=np.int64),
+            )
+        return rows
 
     def matching(self, query: str) -> set[str]:
         """Ids of documents sharing at least one term with `query`."""

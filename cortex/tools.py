@@ -281,13 +281,14 @@ class Tools:
             if (prefix or scope is not None)
             else None
         )
+        key = (day, prefix, None if scope is None else tuple(scope))
         found = self.brain.corpus.search(
-            snap, query, k, self._allow(snap, day, prefix, scope, include_retired), within=within
+            snap, query, k, self._allow(snap, day, prefix, scope, include_retired), within, (*key, include_retired)
         )
         reply: dict[str, Any] = {"sha": snap.sha, "query": query, "total": found.total}
         if not include_retired:
             in_reach = self.brain.corpus.search(
-                snap, query, 1, self._allow(snap, day, prefix, scope, True), within=within
+                snap, query, 1, self._allow(snap, day, prefix, scope, True), within, (*key, True)
             )
             left = in_reach.total - found.total
             if left:
@@ -394,8 +395,14 @@ _LINKISH = re.compile(
 
 def _passage_score(text: str, weights: dict[str, float]) -> tuple[float, float]:
     """(idf of the query terms in the text outside links, idf of those inside links)."""
-    plain = set(tokenize(_LINKISH.sub(" ", text)))
-    linked = set(tokenize(text)) - plain
+    folded = text.casefold()
+    if folded.isascii() and not any(t in folded for t in weights):
+        return (0.0, 0.0)  # ASCII terms are substrings of the folded text: none here, no need to tokenize
+    if not _LINKISH.search(text):
+        plain, linked = set(tokenize(text)), set()
+    else:
+        plain = set(tokenize(_LINKISH.sub(" ", text)))
+        linked = set(tokenize(text)) - plain
     return (sum(w for t, w in weights.items() if t in plain), sum(w for t, w in weights.items() if t in linked))
 
 
@@ -408,6 +415,9 @@ def best_passage(note: Note, weights: dict[str, float]) -> tuple[str, str]:
     """
     best = None
     best_score: tuple[float, float] = (-1.0, -1.0)
+    # Every term outside links is the most a block can score, and the earliest block
+    # wins ties: the first block to score it is the answer (a common word: the first).
+    most = (sum(weights.values()), 0.0) if weights else (0.0, 0.0)
     for block in blocks_of(note):
         text = block.text.strip()
         if not text or block.kind == "heading":
@@ -415,6 +425,8 @@ def best_passage(note: Note, weights: dict[str, float]) -> tuple[str, str]:
         score = _passage_score(text, weights) if weights else (0.0, 0.0)
         if score > best_score:
             best, best_score = block, score
+            if score >= most:
+                break
     if best is None:
         return "", ""
     raw = best.text

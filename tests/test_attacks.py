@@ -206,12 +206,12 @@ def test_console_proposals_page_is_clipped(gserver):
 # -- 6. say no more than needed ------------------------------------------------------
 
 
-def test_public_healthz_says_only_liveness_head_count_and_guest_door(serve, tmp_path):
+def test_public_healthz_says_only_liveness_head_count_index_and_guest_door(serve, tmp_path):
     remote = tmp_path / "remote.git"
     init_brain(remote, bare=True)
     proc = serve({"CORTEX_REMOTE": str(remote)})
     public = httpx.get(f"{proc.url}/healthz").json()
-    assert set(public) == {"ok", "sha", "notes", "guest_door"}, public
+    assert set(public) == {"ok", "sha", "index", "notes", "guest_door"}, public
     assert str(remote) not in httpx.get(f"{proc.url}/healthz").text
     assert httpx.get(f"{proc.url}/healthz?detail=1").status_code == 401
     assert httpx.get(f"{proc.url}/healthz?detail=1", headers={"Authorization": "Bearer wrong"}).status_code == 401
