@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .blocks import Block, blocks_of
+from .notes import Note
 from .pack import Pack, PackedFile, question_terms, variants
 from .tokenize import tokenize
 from .verify import specifics, too_generic
@@ -265,13 +266,17 @@ class OfflineReader:
         best = None
         if total > 0:
             for rank, f in enumerate(pack.files):
+                names = identity(f.note)
+                context = set(tokenize(" ".join((f.path, *names))))
                 if pack.holders is not None:
-                    # The note's index holds every term a passage of it can cover: a note
-                    # whose terms cannot reach the bar needs no reading of its blocks.
-                    bound = sum(w for t, w in weights.items() if f.path in pack.holders.get(t, ()))
+                    # The note's index holds every term a passage of it can cover, but for
+                    # its description: a note whose terms cannot reach the bar needs no
+                    # reading of its blocks.
+                    bound = sum(
+                        w for t, w in weights.items() if f.path in pack.holders.get(t, ()) or forms[t] & context
+                    )
                     if bound < self.bar * total:
                         continue
-                context = set(tokenize(f"{f.path} {f.note.title}"))
                 for block, text in _passages(f):
                     own = set(tokenize(text))
                     inside = [t for t in weights if forms[t] & own]
@@ -279,7 +284,7 @@ class OfflineReader:
                         continue
                     around = own | (
                         (context | set(tokenize(" ".join(block.heading_path))))
-                        - proper_only(question, [f.note.title, *block.heading_path])
+                        - proper_only(question, [*names, *block.heading_path])
                     )
                     score = sum(w for t, w in weights.items() if forms[t] & around) / total
                     if score < self.bar or sum(weights[t] for t in inside) < self.own * total:
@@ -299,6 +304,16 @@ class OfflineReader:
         reply.citations.append((best[1], best[2]))
         reply.answer = "From the notes:\n" + best[2]
         return reply
+
+
+def identity(note: Note) -> list[str]:
+    """What a note says it is about: its title, aliases and frontmatter description.
+
+    A passage is read with these around it ("Pim the cat" covers "cat" for every line of
+    that note; "snapjar — Nils's small open-source Python library for content-addressed
+    snapshot files" covers "library" and "snapshot").
+    """
+    return [note.title, *note.aliases, *([note.description] if note.description else [])]
 
 
 def proper_only(question: str, titles: list[str]) -> set[str]:
