@@ -127,3 +127,11 @@ def test_offline_reader_never_joins_passages() -> None:
         "When was the Buckfast queen given oxalic acid?", _pack(BODY, {"buckfast": 6.0, "oxalic": 3.0, "acid": 3.0})
     )
     assert r.not_in_brain and not r.citations
+
+
+def test_the_eval_split_is_even_lines_to_choose_on_and_odd_lines_held_out() -> None:
+    from cortex.evaluate import halves
+
+    qs = [{"id": f"q{i}"} for i in range(1, 6)]
+    even, odd = halves(qs)
+    assert [q["id"] for q in even] == ["q2", "q4"] and [q["id"] for q in odd] == ["q1", "q3", "q5"]
