@@ -284,8 +284,40 @@ def bar_table(bars: list[float]) -> list[str]:
     return rows
 
 
-if __name__ == "__main__":  # python3 -m cortex.evaluate --bars: the table in cortex/readers.py
+def halves(qs: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The fixed split used to choose the offline reader's rules: (even lines, odd lines).
+
+    Lines are counted from 1 in questions.jsonl. Issue 14's recall work chose on the even
+    half and held the odd half out; both are reported with the choice.
+    """
+    return [q for i, q in enumerate(qs, 1) if i % 2 == 0], [q for i, q in enumerate(qs, 1) if i % 2 == 1]
+
+
+def halves_table(bars: list[float]) -> list[str]:
+    """The four ask figures of the offline reader on each half of the split, one row a bar."""
+    from .ask import Asker
+    from .readers import OfflineReader
+    from .tools import Tools
+
+    brain, qs = load(ROOT / "brain", ROOT / "questions.jsonl")
+    rows = []
+    for bar in bars:
+        tools = Tools(brain, Asker(brain, OfflineReader(bar)))
+        for label, half in zip(("even (chosen on)", "odd (held out)"), halves(qs)):
+            a = ask_part(tools, half)
+            rows.append(
+                f"{bar:<5} {label:<17} absent NOT IN BRAIN {a['absent_questions_stamped_not_in_brain']} "
+                f"VERIFIED {a['absent_verified']}; answerable VERIFIED with gold "
+                f"{a['answerable_verified_with_gold']} ({a['answerable_verified_gold_share']:.0%}); "
+                f"cited notes gold {a['cited_notes_that_are_gold']} ({a['cited_gold_share']:.0%})"
+            )
+    return rows
+
+
+if __name__ == "__main__":  # python3 -m cortex.evaluate --bars | --halves: the tables in cortex/readers.py
     import sys
 
     if sys.argv[1:] == ["--bars"]:
         print("\n".join(bar_table([0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9])))
+    elif sys.argv[1:] == ["--halves"]:
+        print("\n".join(halves_table([0.6, 0.65])))

@@ -162,14 +162,34 @@ def question_terms(question: str) -> list[str]:
 
 _SUFFIXES = ("ings", "ing", "ies", "ied", "es", "ed", "s")
 _ENDINGS = ("", "e", "s", "es", "ed", "ing", "ings")
+# Derivational endings (English word formation, not any brain's words): the longest
+# one is taken off a term to find its base ("electricity" -> "electric", "rental" ->
+# "rent", "extraction" -> "extract"), and the base with any of `_DERIVED` stands for the
+# term. A base keeps at least `_BASE_MIN` letters, so "supers" is not "sup".
+_DERIVATIONAL = tuple(
+    sorted(
+        """ational ations ation ions ion ances ance ences ence ments ment ness ities ity ically ical
+        ic als al ly ives ive ous ers er est ful ings ing ied ies ed es s e y""".split(),
+        key=len,
+        reverse=True,
+    )
+)
+_DERIVED = (
+    *_ENDINGS,
+    *"er ers ion ions ation ations al ally ly ity ic ical ive ment ments ance ence y ies ied ness est".split(),
+)
+_BASE_MIN = 4
 
 
 def variants(term: str) -> frozenset[str]:
-    """A term and its inflected spellings, for matching only ("reared" ~ "rearing" ~ "rear").
+    """A term and its inflected and derived spellings, for matching only.
 
-    A light English fold (plural, -ed, -ing on a stem of 3+ letters) used to decide
-    which notes hold a question's term and whether a passage covers it. It may match a
-    false friend ("mated" ~ "mat"); that only makes a search read more notes. The
+    A light English fold used to decide which notes hold a question's term and whether
+    a passage covers it: plural, -ed, -ing on a stem of 3+ letters ("reared" ~
+    "rearing" ~ "rear"), and one derivational ending on a base of 4+ letters
+    (`derived_base`: "insures" ~ "insurance", "quickly" ~ "quick"). It may match a
+    false friend ("mated" ~ "mat", "station" ~ "state"); that makes a search read more
+    notes, and the offline reader's bar still asks for the rest of the question. The
     verifier never folds anything.
     """
     out = set(tokenize(term)) | {term}  # an accented word also stands for its bare spelling
@@ -192,7 +212,27 @@ def variants(term: str) -> frozenset[str]:
         out.update(stem + e for e in _ENDINGS)
         if len(stem) >= 3 and stem[-1] not in "aeiouywx" and stem[-2] in "aeiou":
             out.update(stem + stem[-1] + e for e in ("ed", "ing"))  # plan -> planned
+    base = derived_base(term)
+    out.update(base + e for e in _DERIVED)
+    if base.endswith("y"):
+        out.update(base[:-1] + e for e in ("ies", "ied", "ily", "iness"))
     return frozenset(out)
+
+
+def derived_base(term: str) -> str:
+    """`term` less its longest derivational ending, when 4+ letters remain ("rental" -> "rent").
+
+    A doubled final consonant left behind is undone ("planning" -> "plan"), as for
+    inflections. A term with no such ending is its own base.
+    """
+    if len(term) > _BASE_MIN:
+        for ending in _DERIVATIONAL:
+            if term.endswith(ending) and len(term) - len(ending) >= _BASE_MIN:
+                base = term[: -len(ending)]
+                if len(base) > _BASE_MIN and base[-1] == base[-2] and base[-1] not in "lsz":
+                    base = base[:-1]
+                return base
+    return term
 
 
 def rarity(counts: Mapping[str, int], n_docs: int) -> dict[str, float]:

@@ -15,6 +15,7 @@ from cortex.pack import (
     DISTINCT_SHARE,
     Pack,
     PackedFile,
+    derived_base,
     distinctive,
     question_terms,
     rarity,
@@ -30,13 +31,32 @@ def test_question_terms_drop_framing_possessives_and_contractions() -> None:
     assert question_terms("How much did I pay for the Škoda?") == ["pay", "škoda"]
 
 
-def test_variants_fold_plural_and_inflection_only() -> None:
+def test_variants_fold_plural_and_inflection() -> None:
     assert "hive" in variants("hives") and "hives" in variants("hive")
     assert {"rear", "rearing", "reared"} <= variants("reared")
     assert "battery" in variants("batteries")
     assert "skoda" in variants("škoda")
     assert variants("b2") == {"b2"} and variants("c++") >= {"c++"}
     assert "super" in variants("supers") and "sup" not in variants("supers")
+
+
+def test_variants_fold_one_derivational_ending_on_a_base_of_four_letters() -> None:
+    assert "rented" in variants("rental") and "rental" in variants("rented")
+    assert "electric" in variants("electricity")
+    assert "insurance" in variants("insures") and "insured" in variants("insurance")
+    assert "extracted" in variants("extraction") and "quick" in variants("quickly")
+    assert "photography" in variants("photographing")
+    # A base shorter than four letters is no base: "supers" is not "sup", "lately" not "lat".
+    assert derived_base("supers") == "super" and "sup" not in variants("supers")
+    assert derived_base("lately") == "late"
+    assert derived_base("bee") == "bee" and derived_base("planning") == "plan"
+
+
+@given(st.text("abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=14))
+def test_variants_keep_the_term_and_a_base_keeps_four_letters(term: str) -> None:
+    assert term in variants(term)
+    base = derived_base(term)
+    assert term.startswith(base[:-1]) and (base == term or len(base) >= 4)
 
 
 @given(
@@ -107,3 +127,11 @@ def test_offline_reader_never_joins_passages() -> None:
         "When was the Buckfast queen given oxalic acid?", _pack(BODY, {"buckfast": 6.0, "oxalic": 3.0, "acid": 3.0})
     )
     assert r.not_in_brain and not r.citations
+
+
+def test_the_eval_split_is_even_lines_to_choose_on_and_odd_lines_held_out() -> None:
+    from cortex.evaluate import halves
+
+    qs = [{"id": f"q{i}"} for i in range(1, 6)]
+    even, odd = halves(qs)
+    assert [q["id"] for q in even] == ["q2", "q4"] and [q["id"] for q in odd] == ["q1", "q3", "q5"]

@@ -11,8 +11,10 @@ from cortex.pack import Pack, PackedFile
 from cortex.readers import OfflineReader, expects, proper_only
 
 
-def _pack(title: str, body: str, weights: dict[str, float], path: str = "notes/home-assistant.md") -> Pack:
-    note = parse_note(path, f"---\ntitle: {title}\n---\n{body}")
+def _pack(
+    title: str, body: str, weights: dict[str, float], path: str = "notes/home-assistant.md", front: str = ""
+) -> Pack:
+    note = parse_note(path, f"---\ntitle: {title}\n{front}---\n{body}")
     holders = {t: frozenset({path}) for t in weights}
     return Pack("0" * 40, [PackedFile("t1", note.path, note, note.body)], weights=weights, holders=holders)
 
@@ -63,3 +65,26 @@ def test_how_tall_is_not_answered_by_a_bare_count() -> None:
         "How tall is the walnut tree?", _pack("Neighbours", TREE.splitlines()[0] + "\n", weights, "notes/n.md")
     )
     assert r.not_in_brain and not r.citations
+
+
+CAT = "# Pim\n\n- Vet: Dr Anouk Brenner at Millbrook Vets. Booster due 2027-03.\n"
+
+
+def test_a_note_s_description_and_aliases_cover_the_question_s_words() -> None:
+    weights = {"cat": 3.8, "vet": 3.0}
+    q = "Who is the cat's vet?"
+    r = OfflineReader().read(q, _pack("Pim", CAT, weights, "notes/pim.md"))
+    assert r.not_in_brain  # "cat" is nowhere around the passage
+    for front in ("description: Pim the cat — vet, food, habits.\n", "aliases: [our cat]\n"):
+        r = OfflineReader().read(q, _pack("Pim", CAT, weights, "notes/pim.md", front))
+        assert not r.not_in_brain and r.citations[0][1].startswith("- Vet: Dr Anouk Brenner")
+
+
+def test_a_name_in_a_description_does_not_cover_a_common_noun() -> None:
+    weights = {"rosa": 2.0, "studio": 2.9, "assistant": 3.2}
+    front = "description: Notes on Home Assistant.\n"
+    q = "What is the name of Rosa's studio assistant?"
+    assert OfflineReader().read(q, _pack("Smart home", BODY, weights, front=front)).not_in_brain
+    # The same word written as a common noun does cover it.
+    front = "description: Who helps in the studio, the assistant's rota.\n"
+    assert OfflineReader().read(q, _pack("Smart home", BODY, weights, front=front)).citations
