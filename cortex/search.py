@@ -52,6 +52,7 @@ Concurrent reads of an index no one mutates are safe.
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import sys
@@ -537,10 +538,17 @@ class Index:
         if k <= 0 or not total:
             return SearchResult([], total)
         if total > k:
-            # Scores strictly above the k-th best are in; among scores equal to
-            # it the lowest ids win, so take every tie and cut after sorting.
+            # Scores strictly above the k-th best are in; among scores equal to it
+            # the lowest ids win. A common word can tie thousands of notes at the
+            # cut, so the ties are narrowed by id before anything is sorted.
             cut = np.partition(scores, total - k)[total - k]
-            m = scores >= cut
+            above = scores > cut
+            tied = np.flatnonzero(scores == cut)
+            need = k - int(above.sum())
+            if len(tied) > need:
+                keep = heapq.nsmallest(need, slots[tied].tolist(), key=ids.__getitem__)
+                tied = tied[np.isin(slots[tied], np.array(keep, dtype=slots.dtype))]
+            m = np.concatenate([np.flatnonzero(above), tied])
             slots, scores = slots[m], scores[m]
         items = sorted(zip(scores.tolist(), slots.tolist()), key=lambda it: (-it[0], ids[it[1]]))
         return SearchResult([(ids[d], s) for s, d in items[:k]], total)  # type: ignore[misc]
@@ -560,11 +568,17 @@ class Index:
         rows = [self._name_rows_of(w) for w in words if w in self._name_post]
         if not rows:
             return
-        slot, which, length = (np.concatenate(col) for col in zip(*rows))
-        # One key per name (slot, its n-th name): how many query words each name shares.
-        span = int(which.max()) + 1
-        names, first, shared = np.unique(slot * span + which, return_index=True, return_counts=True)
-        fit = (shared / length[first]) * (shared / len(words))  # precision * recall, per name
+        if len(rows) == 1:  # one query word: each name holds it once, in slot order already
+            slot, which, length = rows[0]
+            span = int(which.max()) + 1
+            names, shared = slot * span + which, np.ones(len(slot), dtype=np.int64)
+            fit = (shared / length) * (shared / len(words))
+        else:
+            slot, which, length = (np.concatenate(col) for col in zip(*rows))
+            # One key per name (slot, its n-th name): how many query words each name shares.
+            span = int(which.max()) + 1
+            names, first, shared = np.unique(slot * span + which, return_index=True, return_counts=True)
+            fit = (shared / length[first]) * (shared / len(words))  # precision * recall, per name
         owner = names // span
         starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
         owners, best = owner[starts], np.maximum.reduceat(fit, starts)  # a note's best name
