@@ -737,6 +737,14 @@ def _tokenized(fields: Mapping[str, str]) -> dict[str, list[str]]:
     return {name: tokenize(text) for name, text in fields.items() if text}
 
 
+class _Numbering(dict):
+    """term -> number, numbering a term on first sight (in C for every term seen before)."""
+
+    def __missing__(self, term: str) -> int:
+        number = self[term] = len(self)
+        return number
+
+
 class IndexBuilder:
     """Builds an `Index` of many documents at once, straight into the compact segment.
 
@@ -751,8 +759,7 @@ class IndexBuilder:
         self._dl: list[float] = []
         self._flen: list[tuple[int, ...]] = []
         self._names: list[tuple[frozenset[str], ...]] = []
-        self._vocab: dict[str, int] = {}
-        self._terms: list[str] = []
+        self._vocab = _Numbering()
         self._fterm = array("i")
         self._ftf = array("d")
         self._fptr = array("q", [0])
@@ -766,15 +773,7 @@ class IndexBuilder:
             raise ValueError(f"document {doc_id!r} added twice")
         self._index._check_fields(field_tokens)
         wtf, dl, flen = self._index._weigh(field_tokens)
-        vocab, terms = self._vocab, self._terms
-        tids = []
-        for term in wtf:
-            tid = vocab.get(term)
-            if tid is None:
-                tid = vocab[term] = len(terms)
-                terms.append(term)
-            tids.append(tid)
-        self._fterm.extend(tids)
+        self._fterm.extend(map(self._vocab.__getitem__, wtf))  # a new term numbers itself
         self._ftf.extend(wtf.values())
         self._fptr.append(len(self._fterm))
         self._seen.add(doc_id)
@@ -788,7 +787,7 @@ class IndexBuilder:
         fptr = np.frombuffer(self._fptr, dtype=np.int64)
         fterm = np.frombuffer(self._fterm, dtype=np.int32)
         ftf = np.frombuffer(self._ftf, dtype=F64)
-        seg = _Segment.make(self._terms, fptr, fterm, ftf)
+        seg = _Segment.make(list(self._vocab), fptr, fterm, ftf)
         index = self._index
         index._rebase(seg, self._ids, self._dl, self._flen, self._names)
         self._fterm, self._ftf, self._fptr = array("i"), array("d"), array("q", [0])

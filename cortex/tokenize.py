@@ -187,12 +187,20 @@ _RSTRIP = "-./@:'_"  # c++, c# keep their tail
 def tokenize(text: str) -> list[str]:
     """Search terms of `text`, in text order, repeats kept (they are term frequency)."""
     folded = text.casefold()
-    if folded.isascii():
-        pieces = folded.translate(_ASCII_SEPARATORS).split()
-    else:
-        pieces = folded.encode("utf-8", "surrogatepass").translate(_SEPARATORS).decode("utf-8", "surrogatepass").split()
     out: list[str] = []
     append = out.append
+    if folded.isascii():  # every piece is ASCII too: one test a word fewer
+        for piece in folded.translate(_ASCII_SEPARATORS).split():
+            if piece.isalnum():
+                append(piece)
+                continue
+            stripped = piece.lstrip(_LSTRIP).rstrip(_RSTRIP)
+            if stripped.isalnum():
+                append(stripped)
+            else:
+                _piece_terms(piece, out)
+        return out
+    pieces = folded.encode("utf-8", "surrogatepass").translate(_SEPARATORS).decode("utf-8", "surrogatepass").split()
     for piece in pieces:
         if piece.isalnum() and piece.isascii():
             append(piece)
