@@ -66,11 +66,18 @@ its section, sub-sections included. Lower-case or mixed-case words retire nothin
 Banners and headings inside fenced code are not banners or headings.
 
 In-place corrections ``current claim (was: "old claim")`` (also with “…”, '…' or ‘…’
-quotes, and without the colon) are recorded per block as `Correction` spans.
+quotes, and without the colon) are recorded per block as `Correction` spans, each with
+the claim it corrects (`claim_units`): its list item with the item's continuation lines
+(a nested item is its own), its table row, its heading, or in a paragraph its sentence
+(the house rule: "the sentence carries the current claim"). A sentence ends at ``.``,
+``!`` or ``?`` and whitespace before anything but a lower-case letter; a full stop
+inside the old wording ends nothing, and a marker right after a full stop belongs to
+the sentence before it.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass, field, replace
@@ -230,7 +237,8 @@ class Correction:
     """An in-place correction ``current (was: "old")`` inside a block.
 
     `start`/`end` span the old wording (inside the quote marks) in the note's full
-    text; `marker_start`/`marker_end` span the whole ``(was: "…")``.
+    text; `marker_start`/`marker_end` span the whole ``(was: "…")``; `unit_start`/
+    `unit_end` span the claim it corrects.
     """
 
     start: int
@@ -239,6 +247,11 @@ class Correction:
     current: str
     marker_start: int
     marker_end: int
+    # The claim the marker corrects (see `claim_units`), in the note's full text: a quote
+    # overlapping it rests on a corrected claim. `unit` names it for a reply.
+    unit_start: int
+    unit_end: int
+    unit: str  # "list item" | "table row" | "sentence" | "heading"
 
 
 @dataclass
@@ -265,10 +278,16 @@ _LEADING_MARKS = re.compile(r"^\s*(?:(?:>[ \t]*)+)?(?:[-*+]|\d{1,9}[.)])?[ \t]*"
 
 def _corrections(text: str, base: int) -> list[Correction]:
     out: list[Correction] = []
-    lo = 0
+    markers = []
     for m in _WAS.finditer(text):
         if text.count("`", 0, m.start()) % 2:
             continue  # inside inline code: an example of the syntax, not a correction
+        markers.append(m)
+    if not markers:
+        return out
+    units = claim_units(text, [(m.start(), m.end()) for m in markers])
+    lo = 0
+    for m, (u_start, u_end, unit) in zip(markers, units):
         seg = text[lo : m.start()]
         cut = 0
         for c in _CLAIM_START.finditer(seg):
@@ -282,9 +301,127 @@ def _corrections(text: str, base: int) -> list[Correction]:
                 current=current,
                 marker_start=base + m.start(),
                 marker_end=base + m.end(),
+                unit_start=base + u_start,
+                unit_end=base + u_end,
+                unit=unit,
             )
         )
         lo = m.end()
+    return out
+
+
+# A table's delimiter row (|---|:--:| or ---|---), after any blockquote markers: it has
+# at least one pipe, so a thematic break (---) is not one.
+_DELIM_ROW = re.compile(
+    r"[ \t]*(?:>[ \t]*)*(?:\|[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?"
+    r"|:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?)[ \t]*"
+)
+# The end of a sentence: . ! or ? (closing quotes, brackets and emphasis may follow),
+# then whitespace; `claim_units` also wants what follows not to be lower case
+# ("e.g. the" goes on) nor a correction marker ("Thursday. (was: …)" is one claim).
+_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]*_`]*\s+")
+_SPACES = re.compile(r"\s*")
+_EOL = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _line_units(text: str) -> list[tuple[int, int, str]]:
+    """The block's text cut into list items, table rows and paragraphs (text offsets).
+
+    A list item runs from its marker line through its continuation lines (lazy or
+    indented) up to the next item marker at any depth, so a nested item is a unit of
+    its own and its parent's unit stops where it starts. A table row is one line.
+    Everything else is a paragraph ("prose"); an empty ``>`` line ends one inside a
+    blockquote. Line kinds are read with `_line_prefix`, the rules `normalize` uses.
+    """
+    lines = text.splitlines(keepends=True)
+    table = any(_DELIM_ROW.fullmatch(raw.rstrip(_EOL)) for raw in lines)
+    units: list[tuple[int, int, str]] = []
+    cur: list | None = None  # [start, end, kind, quoted]
+    prev, pos = _FRESH, 0
+    for raw in lines:
+        line = raw.rstrip(_EOL)
+        lstart, lend = pos, pos + len(line)
+        pos += len(raw)
+        skip, kind = _line_prefix(line, prev)
+        prev = kind
+        indent = len(line) - len(line.lstrip())
+        quoted = line[indent : indent + 1] == ">" and skip > indent  # a ">" read as text is not
+        inner = _QUOTE_MARKS.match(line, indent).end() if quoted else indent  # type: ignore[union-attr]
+        item = skip > inner and bool(_BULLET.match(line, inner) or _ORDERED.match(line, inner))
+        alone = None
+        if kind == _BLANK or (quoted and not line[inner:].strip()):
+            pass  # a paragraph break
+        elif _HEADING.match(line):
+            alone = "heading"  # its own block anyway: a (was: …) in a heading corrects it
+        elif line[inner:].startswith("|") or (table and "|" in line):
+            alone = "table row"
+        elif item or cur is None or (quoted and not cur[3]):
+            units.append(cur := [lstart, lend, "list item" if item else "prose", quoted])
+            continue
+        else:
+            cur[1] = lend  # a continuation line of the open item or paragraph
+            continue
+        cur = None
+        if alone:
+            units.append([lstart, lend, alone, quoted])
+    return [(u[0], u[1], u[2]) for u in units]
+
+
+def _sentence_breaks(text: str, start: int, end: int, markers: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Where sentences of `text[start:end]` end and the next begins: (end, next start).
+
+    A break is a `_SENTENCE_END` followed by something that is not lower case ("e.g.
+    the" goes on) and not inside a marker's old wording. A marker right after a
+    sentence end belongs to that sentence ("Thursday. (was: "Tuesday")"), so the break
+    moves past the marker. `markers` are in text order and do not overlap.
+    """
+    marker_starts = [a for a, _ in markers]
+    closes = dict(markers)
+    breaks: list[tuple[int, int]] = []
+    for e in _SENTENCE_END.finditer(text, start, end):
+        nxt = e.end()
+        j = bisect.bisect_right(marker_starts, e.start()) - 1
+        if nxt >= end or (j >= 0 and e.start() < markers[j][1]):
+            continue  # the unit's last sentence, or a full stop inside old wording
+        if nxt in closes:
+            after = _SPACES.match(text, closes[nxt], end).end()  # type: ignore[union-attr]
+            if after < end and not text[after].islower():
+                breaks.append((closes[nxt], after))
+        elif not text[nxt].islower():
+            breaks.append((e.start() + len(e.group().rstrip()), nxt))
+    return breaks
+
+
+def claim_units(text: str, markers: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """For each correction marker span in a block's `text`, the claim it corrects.
+
+    The house rule puts the current claim beside the old one, so a marker corrects the
+    unit it is written in, never its neighbours: its list item (continuation lines
+    included), its table row, or, in a paragraph, its sentence. A list item or a row is
+    the writer's own boundary of one entry; a paragraph can hold many unrelated facts,
+    and the sentence is the only boundary it has. `markers` are in text order and do
+    not overlap (as `_WAS` finds them). Returns (start, end, unit name) in `text` offsets.
+    """
+    units = _line_units(text)
+    unit_starts = [u[0] for u in units]
+    sentences: dict[int, tuple[list[int], list[int]]] = {}  # per prose unit: break ends, next starts
+    out: list[tuple[int, int, str]] = []
+    for m_start, m_end in markers:
+        i = bisect.bisect_right(unit_starts, m_start) - 1
+        # A marker always sits on a non-blank line, so some unit holds its start.
+        u_start, u_end, kind = units[i] if i >= 0 and m_start < units[i][1] else (0, len(text), "prose")
+        if kind == "prose":
+            kind = "sentence"
+            if i not in sentences:
+                breaks = _sentence_breaks(text, u_start, u_end, markers)
+                sentences[i] = ([e for e, _ in breaks], [n for _, n in breaks])
+            ends, nexts = sentences[i]
+            k = bisect.bisect_right(nexts, m_start) - 1
+            u_start = nexts[k] if k >= 0 else u_start
+            k = bisect.bisect_left(ends, m_end)
+            u_end = ends[k] if k < len(ends) else u_end
+        # Old wording may wrap onto the next line; the unit holds the whole marker.
+        out.append((u_start, max(u_end, m_end), kind))
     return out
 
 

@@ -39,6 +39,11 @@ CORRECTED only when every *specific* it states occurs in a quote that is itself 
 or CORRECTED (outside any old wording ``(was: "…")``). See `specifics` for what counts
 as a specific and which spellings count as the same.
 
+CORRECTED: a ``(was: "…")`` marker corrects only its own claim, the list item, table row
+or sentence it is written in (`cortex.blocks.claim_units`). A quote that reaches into
+such a claim is CORRECTED (one that spans a corrected item and an unchanged one too);
+a quote of an unchanged neighbour in the same block is VERIFIED.
+
 A quote that occurs several times in the cited note is fine: every occurrence is
 stamped and the weakest stamp is given (so a phrase that appears both in live and in
 retired text is SUPERSEDED: quote a longer, distinguishing passage). The reason says
@@ -281,14 +286,20 @@ def _stamp_occurrence(note: Note, retired_note: str | None, block: Block, start:
                     old_claim=c.current,
                     **common,
                 )
-        # Show the correction nearest to the quote: the one the answer rests on.
-        c = min(block.corrections, key=lambda c: _distance(start, end, c.marker_start, c.marker_end))
-        return QuoteCheck(
-            CORRECTED,
-            f'quote found in {where}; the block carries an in-place correction, the old wording was "{c.old}"',
-            old_claim=c.old,
-            **common,
-        )
+        # A marker corrects only its own claim (list item, table row or sentence: see
+        # `cortex.blocks.claim_units`); a quote of an unchanged neighbour stays VERIFIED.
+        # A quote that reaches into a corrected claim at all rests on it: CORRECTED.
+        touched = [c for c in block.corrections if start < c.unit_end and end > c.unit_start]
+        if touched:
+            # Show the correction nearest to the quote: the one the answer rests on.
+            c = min(touched, key=lambda c: _distance(start, end, c.marker_start, c.marker_end))
+            return QuoteCheck(
+                CORRECTED,
+                f"quote found in {where}; the quoted {c.unit} carries an in-place correction, "
+                f'the old wording was "{c.old}"',
+                old_claim=c.old,
+                **common,
+            )
     return QuoteCheck(VERIFIED, f"quote found in {where}", **common)
 
 

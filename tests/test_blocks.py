@@ -366,6 +366,34 @@ def test_two_corrections_in_one_block() -> None:
     assert [c.current for c in cs] == ["Price is 40 EUR", "Delivery on Friday"]
 
 
+@pytest.mark.parametrize(
+    "body,unit,span",
+    [
+        ('- a\n- b (was: "c") d\n  e\n- f\n', "list item", '- b (was: "c") d\n  e'),
+        ('- a\n  - b (was: "c")\n  lazy\n- f\n', "list item", '  - b (was: "c")\n  lazy'),
+        ('- a (was: "c")\n  - b\n', "list item", '- a (was: "c")'),
+        ('1. a\n2. b (was: "c")\n3. d\n', "list item", '2. b (was: "c")'),
+        ('> - a\n> - b (was: "c")\n', "list item", '> - b (was: "c")'),
+        ('| h | i |\n|---|---|\n| 1 | 2 (was: "3") |\n| 4 | 5 |\n', "table row", '| 1 | 2 (was: "3") |'),
+        ('h | i\n--|--\n1 | 2 (was: "3")\n4 | 5\n', "table row", '1 | 2 (was: "3")'),
+        ('One. Two (was: "2") two.\nThree.\n', "sentence", 'Two (was: "2") two.'),
+        ('One. Two. (was: "2") Three.\n', "sentence", 'Two. (was: "2")'),
+        ('One e.g. two (was: "2"). Three.\n', "sentence", 'One e.g. two (was: "2").'),
+        ('One (was: "a. B") c. Four.\n', "sentence", 'One (was: "a. B") c.'),
+        ('Intro line\n- b (was: "c")\n', "list item", '- b (was: "c")'),
+        ('> Quote one.\n>\n> Two (was: "c")\n', "sentence", '> Two (was: "c")'),
+        ('## Two (was: "c")\n', "heading", '## Two (was: "c")'),
+    ],
+)
+def test_the_claim_a_correction_corrects(body: str, unit: str, span: str) -> None:
+    for eol in ("\n", "\r\n"):
+        n = make(body.replace("\n", eol))
+        ((c,),) = [b.corrections for b in blocks_of(n) if b.corrections]
+        assert c.unit == unit
+        assert n.text[c.unit_start : c.unit_end] == span.replace("\n", eol)
+        assert c.unit_start <= c.marker_start < c.marker_end <= c.unit_end
+
+
 def test_correction_inside_inline_code_or_fence_is_an_example() -> None:
     n = make('Write `claim (was: "old")` for a fix.\n\n```\nx (was: "y")\n```\n')
     assert all(not b.corrections for b in blocks_of(n))
@@ -388,3 +416,25 @@ def test_blocks_of_never_raises_and_tiles_the_body(body: str) -> None:
         assert n.text[b.start : b.end] == b.text
         assert b.text.strip()
         last = b.end
+
+
+_MARKDOWNISH = st.lists(
+    st.one_of(
+        st.sampled_from(
+            list("ab. AB\n\r\t>|-*+1)#`:")
+            + ['(was: "', '")', "(was: 'x. Y')", "e.g. ", "|---|", "\r\n", "\n- ", "\n  - ", "\n## "]
+        ),
+        st.characters(),
+    ),
+    max_size=120,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_MARKDOWNISH)
+def test_a_corrections_claim_holds_its_marker_inside_its_block(body: str) -> None:
+    n = parse_note("x.md", body)
+    for b in blocks_of(n):
+        for c in b.corrections:
+            assert b.start <= c.unit_start <= c.marker_start < c.marker_end <= c.unit_end <= b.end
+            assert c.unit in ("list item", "table row", "sentence", "heading")

@@ -317,22 +317,258 @@ def test_quote_straddling_the_old_wording_is_superseded() -> None:
     assert c.stamp == SUPERSEDED
 
 
-def test_rest_of_a_corrected_block_is_corrected_with_old_claim() -> None:
+def test_rest_of_a_corrected_item_is_corrected_with_old_claim() -> None:
     for quote in (
         "Roof pitch of 15 degrees",
         "Roof pitch of 15 degrees (was: “10 degrees, as drawn in the first plan”), so snow",
-        "Larch cladding instead of pine",  # same block: the list is one paragraph
+        "so snow slides off",
+        "Larch cladding instead of pine: it lasts longer. 2026-01-12 — Roof pitch",  # spans both items
     ):
         c = check(quote, SHED)
         assert c.stamp == CORRECTED, (quote, c.reason)
         assert c.old_claim == "10 degrees, as drawn in the first plan"
-        assert "in-place correction" in c.reason
+        assert "the quoted list item carries an in-place correction" in c.reason
+
+
+def test_a_sibling_item_of_a_corrected_one_is_verified() -> None:
+    # The marker corrects its own item, not the whole list (issue 14 follow-up).
+    c = check("Larch cladding instead of pine", SHED)
+    assert c.stamp == VERIFIED, c.reason
+    assert c.old_claim is None
 
 
 def test_corrected_shows_the_nearest_of_several_corrections() -> None:
     n = make('Price is 40 EUR per board (was: "14 EUR"). Delivery on Friday morning (was: "Monday").\n')
     assert check("Delivery on Friday morning", n).old_claim == "Monday"
     assert check("Price is 40 EUR per board", n).old_claim == "14 EUR"
+
+
+# --- the unit a correction marker corrects -------------------------------------------------
+# A `(was: "…")` corrects its own list item (continuation lines included), table row, or
+# sentence of a paragraph; a quote of a neighbour is VERIFIED, a quote reaching into the
+# corrected unit is CORRECTED.
+
+EOLS = pytest.mark.parametrize("eol", ["\n", "\r\n"])
+
+
+def lines(eol: str, *rows: str) -> str:
+    return eol.join(rows) + eol
+
+
+@EOLS
+def test_marker_on_the_quoted_item_or_a_sibling(eol: str) -> None:
+    n = make(
+        lines(
+            eol,
+            "## Studio",
+            "",
+            "- The kiln is a Skutt KM-1027 bought second hand.",
+            '- Open studio on Saturdays 10:00-16:00 (was: "Thursdays and Saturdays").',
+            "- Clay comes from the Westerwald supplier.",
+        )
+    )
+    assert check("The kiln is a Skutt KM-1027", n).stamp == VERIFIED
+    assert check("Clay comes from the Westerwald supplier", n).stamp == VERIFIED
+    c = check("Open studio on Saturdays 10:00-16:00", n)
+    assert (c.stamp, c.old_claim) == (CORRECTED, "Thursdays and Saturdays")
+    # A quote spanning a corrected item and an unchanged one rests on the corrected one.
+    for quote in (
+        f"bought second hand.{eol}- Open studio on Saturdays",
+        "bought second hand. Open studio on Saturdays",
+        '10:00-16:00 (was: "Thursdays and Saturdays"). Clay comes from the Westerwald',
+    ):
+        assert check(quote, n).stamp == CORRECTED, quote
+
+
+@EOLS
+def test_marker_in_a_continuation_line_corrects_its_item(eol: str) -> None:
+    for cont in ('  since April (was: "May") this year.', 'since April (was: "May") this year.'):
+        n = make(
+            lines(
+                eol,
+                "- Glaze firing at cone 6 in the big kiln.",
+                "- Open studio on Saturdays only,",
+                cont,
+                "- Bisque at cone 04.",
+            )
+        )
+        c = check("Open studio on Saturdays only", n)
+        assert (c.stamp, c.old_claim) == (CORRECTED, "May"), cont
+        assert check("Glaze firing at cone 6 in the big kiln", n).stamp == VERIFIED
+        assert check("- Bisque at cone 04.", n).stamp == VERIFIED
+
+
+@EOLS
+def test_nested_items_are_units_of_their_own(eol: str) -> None:
+    n = make(
+        lines(
+            eol,
+            "- Suppliers for the studio",
+            '  - Clay from the Westerwald supplier (was: "Limoges") since 2025',
+            "  - Glazes from the Amaco catalogue",
+            "- Firing schedule is weekly on Mondays",
+        )
+    )
+    assert check("Suppliers for the studio", n).stamp == VERIFIED  # the parent
+    assert check("Glazes from the Amaco catalogue", n).stamp == VERIFIED  # a sibling child
+    assert check("Firing schedule is weekly on Mondays", n).stamp == VERIFIED
+    assert check("Clay from the Westerwald supplier", n).stamp == CORRECTED
+    assert check("Suppliers for the studio Clay from the Westerwald", n).stamp == CORRECTED  # parent + child
+
+    # A marker on the parent corrects the parent's own lines, not its children.
+    n = make(lines(eol, '- Suppliers for the studio (was: "shop")', "  - Glazes from the Amaco catalogue"))
+    assert check("Suppliers for the studio", n).stamp == CORRECTED
+    assert check("Glazes from the Amaco catalogue", n).stamp == VERIFIED
+
+
+@EOLS
+def test_ordered_and_blockquoted_items(eol: str) -> None:
+    n = make(
+        lines(
+            eol,
+            "1. Mix the glaze for ten minutes",
+            '2. Sieve it twice at 80 mesh (was: "60 mesh")',
+            "3) Let it rest overnight",
+        )
+    )
+    assert check("Mix the glaze for ten minutes", n).stamp == VERIFIED
+    assert check("Let it rest overnight", n).stamp == VERIFIED
+    assert check("Sieve it twice at 80 mesh", n).stamp == CORRECTED
+    n = make(lines(eol, "> - Mix the glaze for ten minutes", '> - Sieve it twice at 80 mesh (was: "60 mesh")'))
+    assert check("Mix the glaze for ten minutes", n).stamp == VERIFIED
+    assert check("Sieve it twice at 80 mesh", n).stamp == CORRECTED
+
+
+@EOLS
+def test_table_rows(eol: str) -> None:
+    n = make(
+        lines(
+            eol,
+            "| item name | unit price |",
+            "|---|---:|",
+            '| clay per bag | 24 EUR (was: "21 EUR") |',
+            "| glaze per litre | 18 EUR |",
+        )
+    )
+    assert check("glaze per litre | 18 EUR", n).stamp == VERIFIED
+    assert check("| item name | unit price |", n).stamp == VERIFIED
+    c = check("clay per bag | 24 EUR", n)
+    assert (c.stamp, c.old_claim) == (CORRECTED, "21 EUR")
+    # Without the outer pipes too.
+    n = make(
+        lines(eol, "item | price", "--- | ---", 'clay per bag | 24 EUR (was: "21 EUR")', "glaze per litre | 18 EUR")
+    )
+    assert check("glaze per litre | 18 EUR", n).stamp == VERIFIED
+    assert check("clay per bag | 24 EUR", n).stamp == CORRECTED
+
+
+@EOLS
+def test_in_a_paragraph_the_sentence_is_the_unit(eol: str) -> None:
+    n = make(
+        lines(
+            eol,
+            'The committee set the beginner course fee at 95 EUR (was: "90 EUR"). Six evenings',
+            "from 2027-03-02, e.g. on Tuesdays. The venue is the village hall.",
+        )
+    )
+    assert check("Six evenings from 2027-03-02, e.g. on Tuesdays", n).stamp == VERIFIED
+    assert check("The venue is the village hall", n).stamp == VERIFIED
+    assert check("the beginner course fee at 95 EUR", n).stamp == CORRECTED
+    assert check("at 95 EUR (was: “90 EUR”). Six evenings", n).stamp == CORRECTED  # spans two sentences
+    # A lower-case word after a full stop does not start a new claim ("e.g. the").
+    n = make(lines(eol, 'Fire to cone 6, approx. the same as 1222 C (was: "1240 C") in the manual.'))
+    assert check("Fire to cone 6, approx", n).stamp == CORRECTED
+    # A marker after the full stop belongs to the sentence before it.
+    n = make(lines(eol, 'The meeting moves to Thursday. (was: "Tuesday") Bring the minutes of May.'))
+    assert check("The meeting moves to Thursday", n).stamp == CORRECTED
+    assert check("Bring the minutes of May", n).stamp == VERIFIED
+    # A full stop inside the old wording ends nothing.
+    n = make(lines(eol, 'The studio opens at 10:00 (was: "9:00. On Mondays, 8:00") daily. Tea is free for all.'))
+    assert check("The studio opens at 10:00", n).stamp == CORRECTED
+    assert check("daily. Tea is free for all", n).stamp == CORRECTED
+    assert check("Tea is free for all", n).stamp == VERIFIED
+
+
+def test_a_heading_with_a_marker_corrects_only_itself() -> None:
+    n = make('## Kiln: Skutt KM-1027 (was: "L&L e23")\n\nBought second hand in 2024 from a school.\n')
+    assert check("Kiln: Skutt KM-1027", n).stamp == CORRECTED
+    assert check("Bought second hand in 2024 from a school", n).stamp == VERIFIED
+
+
+_ITEM_WORDS = st.lists(
+    st.sampled_from("kiln glaze clay cone firing studio shelf bisque slip wheel".split()), min_size=3, max_size=6
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            _ITEM_WORDS,
+            st.sampled_from(["", "on its line", "on a continuation line"]),
+            st.integers(0, 2),
+            st.sampled_from(["- ", "* ", "+ ", "1. "]),
+        ),
+        min_size=1,
+        max_size=7,
+    ),
+    st.sampled_from(["\n", "\r\n"]),
+    st.data(),
+)
+def test_a_quote_is_corrected_iff_it_reaches_a_corrected_item(items, eol, data) -> None:
+    """Random lists (nesting, bullets, line endings, a marker on random items, on the
+    item's line or a continuation line): a quote of items i..j is CORRECTED exactly when
+    one of them carries a marker."""
+    text, spans, marked = "## List" + eol + eol, [], []
+    for k, (words, marker, depth, bullet) in enumerate(items):
+        claim = f"item{k} " + " ".join(words)
+        start = len(text) + 2 * depth + len(bullet)
+        spans.append((start, start + len(claim)))
+        text += "  " * depth + bullet + claim
+        if marker:
+            text += eol + "  " * (depth + 1) if marker == "on a continuation line" else " "
+            text += f'(was: "old{k} value") {words[0]}'
+        text += eol
+        marked.append(bool(marker))
+    i = data.draw(st.integers(0, len(items) - 1))
+    j = data.draw(st.integers(i, len(items) - 1))
+    c = check(text[spans[i][0] : spans[j][1]], parse_note("notes/t.md", text))
+    assert c.stamp == (CORRECTED if any(marked[i : j + 1]) else VERIFIED), (text, i, j, c.reason)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(_ITEM_WORDS, st.booleans()), min_size=1, max_size=6), st.booleans(), st.data())
+def test_a_quote_is_corrected_iff_it_reaches_a_corrected_row(rows, pipes, data) -> None:
+    """Random tables, with or without outer pipes: the unit is the row."""
+    edge = "| " if pipes else ""
+    text, spans = f"{edge}thing | value{edge[::-1]}\n{edge}--- | ---{edge[::-1]}\n", []
+    for k, (words, corrected) in enumerate(rows):
+        claim = f"row{k} {' '.join(words)} | {k + 10} units"
+        spans.append((len(text) + len(edge), len(text) + len(edge) + len(claim)))
+        text += edge + claim + (f' (was: "{k + 20} units")' if corrected else "") + edge[::-1] + "\n"
+    i = data.draw(st.integers(0, len(rows) - 1))
+    j = data.draw(st.integers(i, len(rows) - 1))
+    c = check(text[spans[i][0] : spans[j][1]], parse_note("notes/t.md", text))
+    assert c.stamp == (CORRECTED if any(r[1] for r in rows[i : j + 1]) else VERIFIED), (text, i, j, c.reason)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(_ITEM_WORDS, st.booleans(), st.sampled_from([" ", "\n", "\r\n"])), min_size=1, max_size=6),
+    st.data(),
+)
+def test_a_quote_is_corrected_iff_it_reaches_a_corrected_sentence(sentences, data) -> None:
+    """Random paragraphs, hard-wrapped at random: the unit is the sentence."""
+    text, spans, marked = "", [], []
+    for k, (words, corrected, gap) in enumerate(sentences):
+        claim = f"Item{k} " + " ".join(words)
+        spans.append((len(text), len(text) + len(claim)))
+        text += claim + (f' (was: "old{k}. Value")' if corrected else "") + "." + gap
+        marked.append(corrected)
+    i = data.draw(st.integers(0, len(sentences) - 1))
+    j = data.draw(st.integers(i, len(sentences) - 1))
+    c = check(text[spans[i][0] : spans[j][1]], parse_note("notes/t.md", text))
+    assert c.stamp == (CORRECTED if any(marked[i : j + 1]) else VERIFIED), (text, i, j, c.reason)
 
 
 # --- frontmatter retirement ------------------------------------------------------------------
