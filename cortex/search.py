@@ -98,6 +98,15 @@ def name_words(name: str) -> frozenset[str]:
     return name_words_of(tokenize(name))
 
 
+# A note's names, each as its sorted words: tuples, not frozensets, because a
+# frozenset of three words costs 216 bytes and a tuple 64 (x 50,000 notes).
+_Names = tuple[tuple[str, ...], ...]
+
+
+def _names_of(names: Iterable[str]) -> _Names:
+    return tuple(dict.fromkeys(tuple(sorted(n)) for n in map(name_words, names) if n))
+
+
 def idf(n_docs: int, df: int) -> float:
     """Lucene's BM25 IDF: always positive, even for a term in every document."""
     return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
@@ -125,19 +134,18 @@ class _Segment:
     """The compact, immutable part of an index: every term frequency in flat arrays.
 
     Rows are document slots ``0 .. n-1``; ``terms[tid]`` is term number ``tid``.
-    The forward rows (``fptr``/``fterm``/``ftf``: a slot's terms, ascending ids)
-    serve removals and scoped queries; the inverted lists (``iptr``/``idoc``/
-    ``itf``: a term's slots, ascending) serve whole-brain queries. Two flat
-    arrays cost 8-12 bytes an entry where a dict per document cost ~100.
+    The forward rows (``fptr``/``fterm``: a slot's term ids) serve removals; the
+    inverted lists (``iptr``/``idoc``/``itf``: a term's slots, ascending, and
+    their weighted tfs) serve every query. 8 bytes an entry with integer field
+    weights (10 with float ones), where a dict per document cost ~100.
     """
 
     terms: list[str]
     fptr: np.ndarray  # int64, n + 1
     fterm: np.ndarray  # int32
-    ftf: np.ndarray  # float32 where every value is exact in it, else float64
     iptr: np.ndarray  # int64, len(terms) + 1
     idoc: np.ndarray  # int32
-    itf: np.ndarray
+    itf: np.ndarray  # uint16 where every tf is an integer that fits, else float32 if exact, else float64
 
     @property
     def n(self) -> int:
@@ -155,19 +163,27 @@ class _Segment:
             terms = [t for t, k in zip(terms, keep.tolist()) if k]
             df = df[keep]
         fterm = fterm.astype(np.int32)
-        narrow = ftf.astype(np.float32)
-        if np.array_equal(narrow, ftf):  # integer weights: every tf is a small integer
-            ftf = narrow
+        for narrow in (np.uint16, np.float32):
+            if len(ftf) == 0 or (ftf.max() <= np.finfo(np.float32).max and np.array_equal(ftf.astype(narrow), ftf)):
+                ftf = ftf.astype(narrow)  # integer weights: every tf is a small integer
+                break
         rows = np.repeat(np.arange(len(fptr) - 1, dtype=np.int32), np.diff(fptr))
-        # A stable sort keeps each term's slots ascending: the order scores are summed in.
+        # A stable sort keeps each term's slots ascending (the order scores are summed
+        # in), and is the map between forward and inverted order (see `forward_tf`).
         order = np.argsort(fterm, kind="stable")
         iptr = np.zeros(len(terms) + 1, dtype=np.int64)
         np.cumsum(df, out=iptr[1:])
-        return _Segment(terms, fptr.astype(np.int64), fterm, ftf, iptr, rows[order], ftf[order])
+        return _Segment(terms, fptr.astype(np.int64), fterm, iptr, rows[order], ftf[order])
+
+    def forward_tf(self) -> np.ndarray:
+        """Each forward entry's tf (float64), from the inverted lists: what a compaction reads."""
+        out = np.empty(len(self.itf), dtype=F64)
+        out[np.argsort(self.fterm, kind="stable")] = self.itf
+        return out
 
 
 _NO_SEGMENT = _Segment(
-    [], np.zeros(1, np.int64), np.zeros(0, np.int32), _EMPTY_F, np.zeros(1, np.int64), np.zeros(0, np.int32), _EMPTY_F
+    [], np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(1, np.int64), np.zeros(0, np.int32), _EMPTY_F
 )
 
 
@@ -218,7 +234,7 @@ class Index:
         self._allow_masks: dict[Hashable, np.ndarray] = {}
         # Names (title, aliases, file stem) per slot as sets of folded words, and
         # word -> slots whose names hold it: what the name bonus reads.
-        self._doc_names: list[tuple[frozenset[str], ...]] = []
+        self._doc_names: list[_Names] = []
         self._name_post: dict[str, set[int]] = {}
         self._name_rows: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._set_segment(_NO_SEGMENT)
@@ -315,7 +331,7 @@ class Index:
         return wtf, dl, tuple(flen)
 
     def _name(self, slot: int, names: Iterable[str]) -> None:
-        doc_names = tuple(dict.fromkeys(n for n in map(name_words, names) if n))
+        doc_names = _names_of(names)
         self._doc_names[slot] = doc_names
         for word in set().union(*doc_names) if doc_names else ():
             self._name_post.setdefault(word, set()).add(slot)
@@ -382,11 +398,12 @@ class Index:
         order = [s for s, d in enumerate(self._ids) if d is not None]
         rows_t: list[np.ndarray] = []
         rows_f: list[np.ndarray] = []
+        seg_tf = seg.forward_tf() if seg.n else _EMPTY_F
         for slot in order:
             if slot < seg.n:
                 a, b = seg.fptr[slot], seg.fptr[slot + 1]
                 rows_t.append(seg.fterm[a:b].astype(np.int64))
-                rows_f.append(seg.ftf[a:b].astype(F64))
+                rows_f.append(seg_tf[a:b])
             else:
                 doc = self._docs[slot]
                 tids = []
@@ -414,7 +431,7 @@ class Index:
         ids: list[str],
         dl: list[float],
         flen: list[tuple[int, ...]],
-        names: list[tuple[frozenset[str], ...]],
+        names: list[_Names],
     ) -> None:
         self._set_segment(seg)
         self._ids = list(ids)
@@ -680,14 +697,12 @@ class Index:
                 rows = None
             else:
                 scope = None
-                rows = self._rows(in_seg, plan)
+                rows = np.sort(in_seg)
         for term, a in plan:
             if rows is None:
                 docs, tfs = self._segment_posting(term, scope)
             else:
-                tid = self._vocab.get(term, -1)
-                m = rows[1] == tid
-                docs, tfs = rows[0][m], rows[2][m]
+                docs, tfs = self._scoped_posting(term, rows)
             if len(docs):
                 acc[docs] += a * tfs / (tfs + norm[docs])
                 hit[docs] = True
@@ -697,18 +712,24 @@ class Index:
         slots = np.flatnonzero(hit)
         return slots, acc[slots]
 
-    def _rows(self, slots: np.ndarray, plan: list[tuple[str, float]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(slot, term id, tf) of the plan's terms in the forward rows of segment `slots`."""
+    def _scoped_posting(self, term: str, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The segment `slots` (ascending, live) holding `term`, and their tfs.
+
+        Looked up by binary search of each slot in the term's list: the cost follows
+        the scope's size (and the log of the list's), not how common the word is
+        outside the scope.
+        """
+        tid = self._vocab.get(term)
+        if tid is None or not len(slots):
+            return _EMPTY_I, _EMPTY_F
         seg = self._seg
-        tids = np.array([self._vocab[t] for t, _ in plan if t in self._vocab], dtype=np.int64)
-        if not len(slots) or not len(tids):
-            return _EMPTY_I, _EMPTY_I, _EMPTY_F
-        starts = seg.fptr[slots]
-        lens = seg.fptr[slots + 1] - starts
-        entries = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
-        terms = seg.fterm[entries]
-        m = np.isin(terms, tids)
-        return np.repeat(slots, lens)[m], terms[m].astype(np.int64), seg.ftf[entries[m]].astype(F64)
+        a, b = seg.iptr[tid], seg.iptr[tid + 1]
+        post = seg.idoc[a:b]
+        if not len(post):
+            return _EMPTY_I, _EMPTY_F
+        pos = np.minimum(np.searchsorted(post, slots), len(post) - 1)
+        m = post[pos] == slots
+        return slots[m], seg.itf[a:b][pos[m]].astype(F64)
 
     def save(self, fp: BinaryIO) -> None:
         """Write the whole index to `fp` (compacting it first); see `save_index`."""
@@ -758,7 +779,7 @@ class IndexBuilder:
         self._seen: set[str] = set()
         self._dl: list[float] = []
         self._flen: list[tuple[int, ...]] = []
-        self._names: list[tuple[frozenset[str], ...]] = []
+        self._names: list[_Names] = []
         self._vocab = _Numbering()
         self._fterm = array("i")
         self._ftf = array("d")
@@ -780,7 +801,7 @@ class IndexBuilder:
         self._ids.append(doc_id)
         self._dl.append(dl)
         self._flen.append(flen)
-        self._names.append(tuple(dict.fromkeys(n for n in map(name_words, names) if n)))
+        self._names.append(_names_of(names))
 
     def finish(self) -> Index:
         """The index of every document added; the builder is spent."""
@@ -797,9 +818,9 @@ class IndexBuilder:
 # ----- persistence ------------------------------------------------------------
 
 # Bumped whenever `save` writes something an older `load` would misread.
-_FORMAT = "cortex-index-2"
+_FORMAT = "cortex-index-3"
 _MAGIC = b"CORTEXIX"
-_DTYPES = {"<f8", "<f4", "<i8", "<i4", "|u1"}
+_DTYPES = {"<f8", "<f4", "<i8", "<i4", "<u2", "|u1"}
 
 
 def save_index(index: Index, fp: BinaryIO) -> None:
@@ -816,7 +837,6 @@ def save_index(index: Index, fp: BinaryIO) -> None:
         ("dl", np.array(index._dl, dtype="<f8")),
         ("fptr", seg.fptr),
         ("fterm", seg.fterm),
-        ("ftf", seg.ftf),
         ("iptr", seg.iptr),
         ("idoc", seg.idoc),
         ("itf", seg.itf),
@@ -879,7 +899,7 @@ def load_index(fp: BinaryIO) -> Index:
 
 def _checked(index: Index, header: dict, arrays: dict[str, np.ndarray], ids, flen, names) -> Index:
     try:
-        dl, fptr, fterm, ftf = arrays["dl"], arrays["fptr"], arrays["fterm"], arrays["ftf"]
+        dl, fptr, fterm = arrays["dl"], arrays["fptr"], arrays["fterm"]
         iptr, idoc, itf, blob = arrays["iptr"], arrays["idoc"], arrays["itf"], arrays["terms"]
     except KeyError as exc:
         raise ValueError(f"saved index lacks {exc}") from None
@@ -894,7 +914,7 @@ def _checked(index: Index, header: dict, arrays: dict[str, np.ndarray], ids, fle
         and len(terms) == vocab
         and len(fptr) == n + 1
         and len(iptr) == vocab + 1
-        and len(ftf) == len(idoc) == len(itf) == nnz
+        and len(idoc) == len(itf) == nnz
         and fptr[0] == 0
         and fptr[-1] == nnz
         and iptr[0] == 0
@@ -905,7 +925,7 @@ def _checked(index: Index, header: dict, arrays: dict[str, np.ndarray], ids, fle
     )
     if not ok:
         raise ValueError("saved index is inconsistent")
-    seg = _Segment(terms, fptr, fterm, ftf, iptr, idoc, itf)
-    doc_names = [tuple(frozenset(name) for name in doc) for doc in names]
+    seg = _Segment(terms, fptr, fterm, iptr, idoc, itf)
+    doc_names = [tuple(tuple(name) for name in doc) for doc in names]
     index._rebase(seg, ids, dl.tolist(), [tuple(f) for f in flen], doc_names)
     return index

@@ -424,7 +424,7 @@ def test_a_damaged_saved_index_is_refused_never_misread():
         data[:-1],
         data[: len(data) // 2],
         data + b"\0",
-        data.replace(b"cortex-index-2", b"cortex-index-9"),
+        data.replace(b"cortex-index-3", b"cortex-index-9"),
     ):
         with pytest.raises(ValueError):
             Index.load(io.BytesIO(bad))
