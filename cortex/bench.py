@@ -148,7 +148,7 @@ seg = index._seg
 print(json.dumps({
     "first_build_s": built,
     "rss_mb_after_build": rss,
-    "index_arrays_mb": sum(a.nbytes for a in (seg.fptr, seg.fterm, seg.ftf, seg.iptr, seg.idoc, seg.itf)) / 2**20,
+    "index_arrays_mb": sum(a.nbytes for a in (seg.fptr, seg.fterm, seg.iptr, seg.idoc, seg.itf)) / 2**20,
     "vocabulary": len(seg.terms),
     "entries": len(seg.fterm),
     "prefix_notes": len(under),
@@ -173,10 +173,14 @@ def rss_mb() -> float:
 def bench_scale(root: Path, n: int, long: bool = False) -> dict:
     """Memory and in-process speed at `n` notes, measured in a fresh interpreter after a first build."""
     t0 = time.perf_counter()
+    print(f"making a brain of {n:,} {'long' if long else 'short'} notes ...", file=sys.stderr, flush=True)
     path = make_brain(root, n, long)
     made = time.perf_counter() - t0
     prefix = "conversations/2025-03/" if long else "projects/"
-    out = subprocess.run([sys.executable, "-c", SCALE, str(path), prefix], capture_output=True, text=True, check=True)
+    print(f"made in {made:.0f} s; first build and queries in a fresh process ...", file=sys.stderr, flush=True)
+    out = subprocess.run(
+        [sys.executable, "-c", SCALE, str(path), prefix], stdout=subprocess.PIPE, text=True, check=True
+    )
     size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
     return {
         "notes": n,
