@@ -188,7 +188,7 @@ def _resealed(data: bytes, header_change: dict | None = None, notes: bytes | Non
         header["notes_bytes"] = len(notes)
     raw = json.dumps(header).encode()
     rest = struct.pack("<I", len(raw)) + raw + old_notes + index
-    return MAGIC + hashlib.blake2b(rest, digest_size=32).digest() + rest
+    return MAGIC + hashlib.sha256(rest).digest() + rest
 
 
 @pytest.mark.parametrize(
