@@ -506,6 +506,114 @@ def bench_door(root: Path, n: int, calls: int = 300) -> dict:
     }
 
 
+def bench_persist(root: Path, n: int, runs: int = 3) -> dict:
+    """The saved index (persist.py): its size per 1,000 notes, save and load in-process, and a fresh
+    `cortex serve` process's start to first search answer over MCP with the file and without it."""
+    from .brain import Brain
+    from .gitstore import GitStore
+    from .persist import index_file
+
+    brain_path = make_brain(root, n)
+    home = root / "home"
+    store = GitStore(brain_path)
+    saved = index_file(home, brain_path, store.branch, log=lambda line: None)
+    brain = Brain(store, saved=saved)
+    brain.snapshot()
+    saves, held = [], []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        saved.save(brain.corpus, force=True)
+        saves.append(time.perf_counter() - t0)
+        held.append(saved.lock_held_s)
+    loads = []
+    for _ in range(runs):
+        again = GitStore(brain_path)
+        t0 = time.perf_counter()
+        Brain(again, saved=index_file(home, brain_path, again.branch, log=lambda line: None)).snapshot()
+        loads.append(time.perf_counter() - t0)
+    word = "note"  # in every synthetic note's title: a common-word search
+    with_file = [serve_to_first_search(brain_path, home, word) for _ in range(runs)]
+    without = []
+    for _ in range(runs):
+        saved.drop()
+        without.append(serve_to_first_search(brain_path, home, word))
+    return {
+        "notes": n,
+        "index_file_mb": saved.size / 1e6,
+        "index_file_mb_per_1000_notes": saved.size / 1e6 / n * 1000,
+        "save_p50_s": statistics.median(saves),
+        "save_lock_held_p50_s": statistics.median(held),
+        "load_and_first_snapshot_p50_s": statistics.median(loads),
+        "start_to_first_read_with_file_p50_s": statistics.median(r for r, _, _ in with_file),
+        "start_to_first_search_with_file_p50_s": statistics.median(s for _, s, _ in with_file),
+        "starts_that_loaded_the_file": f"{sum(used for _, _, used in with_file)} of {runs}",
+        "start_to_first_read_without_file_p50_s": statistics.median(r for r, _, _ in without),
+        "start_to_first_search_without_file_p50_s": statistics.median(s for _, s, _ in without),
+        "goal_with_file_at_10000_s": 0.5,
+    }
+
+
+def serve_to_first_search(brain: Path, home: Path, word: str) -> tuple[float, float, bool]:
+    """Seconds from starting a `cortex serve` process to its first brain_read answer over MCP, and
+    to the brain_search asked right after it (asked as soon as the port accepts; a request waits
+    while the server is built, a search also for the index). The difference is the index's share.
+    Last, whether the process loaded the saved index (its log says so)."""
+    import asyncio
+    import signal
+    import socket
+
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "REDIS_"))}
+    env.update(
+        CORTEX_HOME=str(home),
+        CORTEX_BRAIN=str(brain),
+        CORTEX_TOKEN="p" * 32,
+        PATH="/usr/bin:/bin",  # no private Redis: a guest door is not what is measured
+        PYTHONPATH=os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")])),
+    )
+
+    async def first_search() -> tuple[float, float]:
+        url = f"http://127.0.0.1:{port}/mcp"
+        while True:
+            try:
+                http = httpx2.AsyncClient(headers={"Authorization": "Bearer " + "p" * 32}, timeout=120)
+                async with Client(streamable_http_client(url, http_client=http)) as client:
+                    await client.call_tool("brain_read", {"path": "profile.md"})  # never waits for the index
+                    read = time.perf_counter() - t0
+                    await client.call_tool("brain_search", {"query": word})
+                    return read, time.perf_counter() - t0
+            except Exception:  # noqa: BLE001 - the port is not open yet
+                if proc.poll() is not None:
+                    raise RuntimeError("cortex serve exited before answering") from None
+                await asyncio.sleep(0.01)
+
+    log = home / "serve.log"
+    t0 = time.perf_counter()
+    with open(log, "wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cortex.cli", "serve", "--port", str(port)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+    try:
+        read, search = asyncio.run(first_search())
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(120)  # a clean shutdown (the file is saved when the start built it)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return read, search, "index: loaded the saved index" in log.read_text(errors="replace")
+
+
 def synthetic_words_common(parts) -> str:
     """A word in at least half the notes of the synthetic brain (the common-word case)."""
     snap = parts.brain.snapshot()
@@ -534,6 +642,7 @@ PARTS = {
     "scale": bench_scale,
     "long": bench_long,
 }
+PARTS["persist"] = bench_persist  # issue 15: the saved index
 
 
 def run_one(part: str, n: int) -> None:

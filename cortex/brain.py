@@ -13,7 +13,7 @@ from typing import Any, Callable, Protocol
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from .corpus import Corpus, Snapshot, decode, is_note_path
+from .corpus import Corpus, SavedSnapshot, Snapshot, decode, is_note_path
 from .errors import AlreadyApplied, BadInput, Conflict, StoreError
 from .gitstore import Change, Changes, CommitInfo, GitStore, Identity, View, WriteResult
 from .notes import LinkResolver, Note, link_text, parse_note, rewrite_links
@@ -190,7 +190,12 @@ class Brain:
     """One brain: a Git store, its corpus, a time zone and a clock."""
 
     def __init__(
-        self, store: GitStore, tz: str = "UTC", clock: Callable[[], dt.datetime] | None = None, index: str = "auto"
+        self,
+        store: GitStore,
+        tz: str = "UTC",
+        clock: Callable[[], dt.datetime] | None = None,
+        index: str = "auto",
+        saved: SavedSnapshot | None = None,
     ):
         if index not in INDEX_POLICIES:
             raise StoreError(f"CORTEX_INDEX must be one of {', '.join(INDEX_POLICIES)}, not {index!r}")
@@ -199,7 +204,7 @@ class Brain:
         # (every brain `cortex init` makes from the template); a person's own repository
         # gets none unless they ask (`on`). A Docusaurus or Jekyll repo would publish it.
         self.index_policy = index
-        self.corpus = Corpus(store)
+        self.corpus = Corpus(store, saved)  # `saved`: the index file in the state folder (persist.py)
         try:
             self.tz = ZoneInfo(tz)
         except Exception as exc:  # ZoneInfoNotFoundError, ValueError

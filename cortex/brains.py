@@ -18,6 +18,7 @@ from .corpus import is_note_path
 from .errors import StoreError
 from .gitstore import GitStore
 from .notes import parse_note
+from .persist import IndexFile, index_file
 
 _HERE = Path(__file__).resolve().parent
 
@@ -112,7 +113,7 @@ def open_brain(settings: Settings) -> tuple[Brain, bool]:
         if store.head() is None:  # an empty remote is seeded (one commit, pushed)
             files = seed_files()
             store.commit(lambda view: dict(files), SEED_MESSAGE)
-        return Brain(store, settings.tz, index=settings.index), False
+        return Brain(store, settings.tz, index=settings.index, saved=saved_index(settings, store)), False
     made = False
     default = settings.home / "brain"
     if not settings.brain.exists() and settings.brain == default:
@@ -133,4 +134,16 @@ def open_brain(settings: Settings) -> tuple[Brain, bool]:
     problem = store.servable()
     if problem:
         raise StoreError(problem)
-    return Brain(store, settings.tz, index=settings.index), made
+    return Brain(store, settings.tz, index=settings.index, saved=saved_index(settings, store)), made
+
+
+PERSIST_POLICIES = ("on", "off")
+
+
+def saved_index(settings: Settings, store: GitStore) -> IndexFile | None:
+    """The brain's index file in the state folder (never in the brain), unless CORTEX_PERSIST_INDEX=off."""
+    if settings.persist_index not in PERSIST_POLICIES:
+        raise StoreError(f"CORTEX_PERSIST_INDEX must be on or off, not {settings.persist_index!r}")
+    if settings.persist_index == "off":
+        return None
+    return index_file(settings.home, store.path, store.branch)

@@ -1,4 +1,4 @@
-"""The `cortex` command: init, serve, guest, eval, bench.
+"""The `cortex` command: init, serve, reindex, guest, eval, bench.
 
 Every refusal is one line on stderr and exit status 1; nothing is changed.
 """
@@ -63,6 +63,55 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import main as bench_main
 
     return bench_main(args)
+
+
+BAR_EVERY_S = 0.2  # how often `cortex reindex` redraws its bar
+
+
+def progress_bar(label: str, width: int = 30):
+    """A text progress bar on stderr, redrawn in place: `label [#####.....] done/total`."""
+
+    def draw(done: int, total: int) -> None:
+        filled = width * done // total if total else width
+        end = "\n" if done >= total else ""
+        bar = "#" * filled + "." * (width - filled)
+        print(f"\r{label} [{bar}] {done:,}/{total:,}", end=end, file=sys.stderr, flush=True)
+
+    return draw
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    """Drop the brain's saved index, build it from the notes and save it again."""
+    import time
+
+    from .brains import open_brain
+
+    settings = Settings.from_env(brain=args.brain)
+    brain = open_brain(settings)[0]
+    saved = brain.corpus.saved
+    if saved is None:
+        from .persist import index_file
+
+        gone = index_file(settings.home, brain.store.path, brain.store.branch).drop()
+        print(
+            "cortex reindex: the saved index is off (CORTEX_PERSIST_INDEX=off); "
+            + ("removed the file left from before." if gone else "nothing to do."),
+            file=sys.stderr,
+        )
+        return 1
+    saved.drop()
+    saved.rebuilds.clear()
+    brain.corpus.progress = progress_bar("reading files")
+    brain.corpus.progress_every_s = BAR_EVERY_S
+    started = time.monotonic()
+    snap = brain.snapshot()
+    built = time.monotonic() - started
+    saved.save(brain.corpus, force=True)
+    print(
+        f"Indexed {len(snap.notes):,} notes at {snap.sha[:12]} in {built:.1f} s; saved {saved.size / 1e6:.1f} MB "
+        f"to {saved.path} in {time.monotonic() - started - built:.1f} s.",
+    )
+    return 0
 
 
 # -- the `cortex guest` commands ------------------------------------------
@@ -181,6 +230,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, help="port (default 8765, or PORT)")
     p.set_defaults(fn=cmd_serve)
 
+    p = sub.add_parser("reindex", help="drop the saved index, build it from the notes and save it again")
+    p.add_argument("--brain", help="the brain repository (default: CORTEX_BRAIN or $CORTEX_HOME/brain)")
+    p.set_defaults(fn=cmd_reindex)
+
     p = sub.add_parser("eval", help="retrieval (and ask) eval on the public sample brain")
     p.add_argument("--brain-dir", default=None, help="folder of the sample brain (default: the one shipped)")
     p.add_argument("--questions", default=None, help="questions file (default: the one shipped)")
@@ -192,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--part",
         default="all",
-        help="store, search, ask, editor, door, scale, long (chat transcripts) or all (the first five)",
+        help="store, search, ask, editor, door, persist, scale, long (chat transcripts), or all (but scale, long)",
     )
     p.set_defaults(fn=cmd_bench)
 

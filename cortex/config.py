@@ -70,6 +70,9 @@ class Settings:
     branch: str | None = None  # CORTEX_BRANCH: the branch to serve; default the one HEAD names
     index: str = "auto"  # CORTEX_INDEX: auto (only where INDEX.md exists), on or off
     author: str | None = None  # CORTEX_AUTHOR: "Name <email>" for the owner's own commits
+    # CORTEX_PERSIST_INDEX: on (keep the parsed notes and their index in <home>/index and
+    # load them on start) or off (build from the notes on every start)
+    persist_index: str = "on"
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides) -> "Settings":
@@ -103,6 +106,7 @@ class Settings:
             branch=env.get("CORTEX_BRANCH") or None,
             index=(env.get("CORTEX_INDEX") or "auto").strip().lower(),
             author=env.get("CORTEX_AUTHOR") or None,
+            persist_index=(env.get("CORTEX_PERSIST_INDEX") or "on").strip().lower(),
         )
         for key, value in overrides.items():
             setattr(s, key, value)

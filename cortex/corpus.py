@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import ctypes
 import datetime as dt
+import io
 import logging
 import threading
 import time as _time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Protocol
 
 from .errors import NotReady
 from .gitstore import GitStore
@@ -170,6 +171,16 @@ def _add_links(
             back[target].sort(key=lambda e: (e[0], e[1].start))
 
 
+class SavedSnapshot(Protocol):
+    """Where the latest snapshot outlives the process (persist.IndexFile)."""
+
+    def load(self) -> Snapshot | None:
+        """The saved snapshot of this brain, or None when there is none fit to use (it says why)."""
+
+    def refuse(self, reason: str) -> None:
+        """A loaded snapshot cannot be advanced to the head: say why (a full build follows)."""
+
+
 class Corpus:
     """Keeps the latest snapshot and advances it when the branch head moves.
 
@@ -185,8 +196,11 @@ class Corpus:
       which never waits for the other two: no cycle, so no deadlock.
     """
 
-    def __init__(self, store: GitStore):
+    def __init__(self, store: GitStore, saved: SavedSnapshot | None = None):
         self.store = store
+        # The first snapshot is loaded from here and advanced by tree diff when it can be.
+        self.saved = saved
+        self._loading_saved = False  # for /healthz while the saved index is read
         self._latest: Snapshot | None = None
         self._lock = threading.RLock()
         self._build_lock = threading.Lock()
@@ -195,6 +209,7 @@ class Corpus:
         # `cortex serve` prints it, so a large brain's first start is not silent.
         self.progress: Callable[[int, int], None] | None = None
         self._reading: tuple[int, int] | None = None  # (files read, files in all) while building
+        self.progress_every_s = 1.0  # `cortex reindex` draws a bar more often
 
     def latest(self, wait: float | None = None) -> Snapshot | None:
         """The snapshot of the current head (None for an empty repository).
@@ -221,7 +236,7 @@ class Corpus:
             return None
         snap = self._latest
         if snap is None:
-            snap = self._build(head)
+            snap = self._first(head)
             with self._lock:
                 self._latest = snap
         elif snap.sha != head:
@@ -285,10 +300,24 @@ class Corpus:
         """For /healthz: whether search is ready, and how far a build has got."""
         if self._latest is not None:
             return {"index": "ready", "notes": len(self._latest.notes)}
+        if self._loading_saved:
+            return {"index": "loading the saved index"}
         reading = self._reading
         if reading is None:
             return {"index": "not built"}
         return {"index": "building", "files_read": reading[0], "files": reading[1]}
+
+    def index_bytes(self) -> tuple[Snapshot, bytes] | None:
+        """The latest snapshot and its index as `Index.save` writes it, under the index's lock:
+        the index moves on with the head (and `save` may compact it), so nothing may change it
+        meanwhile. Searches wait for this; Git reads and writes do not."""
+        with self._lock:
+            snap = self._latest
+            if snap is None:
+                return None
+            buf = io.BytesIO()
+            snap.index.save(buf)
+            return snap, buf.getvalue()
 
     def built(self) -> Snapshot | None:
         """The last snapshot built, without building or advancing one."""
@@ -309,6 +338,74 @@ class Corpus:
                 self._old.pop(next(iter(self._old)))
             return self._old.setdefault(sha, snap)
 
+    def _first(self, head: str) -> Snapshot:
+        """The first snapshot: the saved one advanced to `head` when it can be, else a full build."""
+        # Under `_build_lock` only: reads and writes go on while the file is read and decoded.
+        saved = None
+        if self.saved is not None:
+            self._loading_saved = True
+            try:
+                saved = self.saved.load()
+            finally:
+                self._loading_saved = False
+        if saved is not None:
+            assert self.saved is not None
+            try:
+                resumed = self._resume(saved, head)
+            except Exception as exc:  # noqa: BLE001 - e.g. a commit this repository never had
+                self.saved.refuse(f"it could not be advanced to the head ({type(exc).__name__}: {exc})")
+                resumed = None
+            if resumed is not None:
+                return resumed
+        return self._build(head)
+
+    def _resume(self, saved: Snapshot, head: str) -> Snapshot | None:
+        """`saved` advanced to `head`, dated as a full build would date it; None when it cannot be.
+
+        Notes, blobs and the index follow from one tree diff. The dates need the commits
+        between: a note is dated by the newest of them that touched it (and its last real
+        change by the newest non-bulk one), as `_dates` walks them; notes no commit in
+        the range touched keep their saved dates. Within DATE_WALK_LIMIT commits this is
+        what `_build` gives: a property test checks it over random linear histories, and
+        a test over a merged branch (whose notes a merge dates, as `_dates` does). Two
+        sides of a merge that both touched one note, and the merge not, could be walked
+        in another order than `_build`'s walk takes them (not seen in tests).
+        """
+        if saved.sha == head:
+            return saved
+        if not self.store.is_ancestor(saved.sha, head):
+            assert self.saved is not None
+            self.saved.refuse(f"its commit {saved.sha[:12]} is no longer in the history of the head")
+            return None
+        between = self.store.commits_between(saved.sha, head)[::-1]  # newest first
+        cut = len(between) > DATE_WALK_LIMIT
+        between = between[:DATE_WALK_LIMIT]
+        snap = self._advance(saved, head, publish=False)  # published by `_catch_up`, dated
+        paths = set(snap.notes)
+        changed, real = dict(snap.changed), {p: t for p, t in saved.real.items() if p in paths}
+        oldest = snap.time
+        seen_changed: set[str] = set()
+        seen_real: set[str] = set()
+        for sha in between:
+            info = self.store.commit_info(sha)
+            oldest = info.time
+            touched = [f for f in info.files if f in paths]
+            bulk = not info.parents or len(touched) > BULK_NOTES
+            for f in touched:
+                if f not in seen_changed:
+                    seen_changed.add(f)
+                    changed[f] = info.time
+                if not bulk and f not in seen_real:
+                    seen_real.add(f)
+                    real[f] = info.time
+        # A note the diff changed but no walked commit touched (the range was longer than
+        # the walk): "on or before" the oldest commit walked, as `_dates` says it.
+        for ch in self.store.diff(saved.sha, head) if cut else ():
+            if ch.path in paths and ch.path not in seen_changed:
+                changed[ch.path] = oldest
+        snap.changed, snap.real = changed, real
+        return snap
+
     def _build(self, sha: str, date_walk: bool = True, indexed: bool = True) -> Snapshot:
         entries = self.store.entries(sha)
         notes: dict[str, Note] = {}
@@ -319,7 +416,7 @@ class Corpus:
         for done, (path, blob) in enumerate(entries.items(), 1):
             if date_walk:
                 self._reading = (done, total)
-            if self.progress is not None and date_walk and _time.monotonic() - last > 1.0:
+            if self.progress is not None and date_walk and _time.monotonic() - last > self.progress_every_s:
                 self.progress(done, total)
                 last = _time.monotonic()
             if not is_note_path(path):
@@ -358,8 +455,9 @@ class Corpus:
                 break
         return {p: dates.get(p, oldest) for p in paths}, real
 
-    def _advance(self, prev: Snapshot, head: str) -> Snapshot:
-        """The snapshot of `head`, from `prev` and their tree diff; publishes it."""
+    def _advance(self, prev: Snapshot, head: str, publish: bool = True) -> Snapshot:
+        """The snapshot of `head`, from `prev` and their tree diff; publishes it unless told not to
+        (a saved snapshot is published once its dates are set, by `_catch_up`)."""
         changes = [ch for ch in self.store.diff(prev.sha, head) if is_note_path(ch.path)]
         time = self.store.commit_time(head)
         parsed = {
@@ -394,7 +492,8 @@ class Corpus:
             snap = Snapshot(head, time, notes, blobs, changed, index, real)
             if all(ch.new_blob is not None and ch.path in prev.notes for ch in changes):
                 snap.relinked(prev, {ch.path for ch in changes})
-            self._latest = snap
+            if publish:
+                self._latest = snap
         return snap
 
     def index_for(self, snap: Snapshot) -> Index:

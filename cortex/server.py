@@ -9,6 +9,7 @@ from .ask import AnswerCache, Asker, MemoryCache
 from .brains import open_brain
 from .config import Settings, load_or_make_secret
 from .parts import Parts
+from .persist import IndexFile
 from .readers import AnthropicReader, OfflineReader, Reader
 from .tools import Tools
 
@@ -85,6 +86,25 @@ def warm_up(parts: Parts) -> None:
 
     parts.brain.corpus.progress = progress
     parts.brain.corpus.warm()
+    saved = parts.brain.corpus.saved
+    if isinstance(saved, IndexFile):
+        # Its first round waits for the build (or load) warm() started and saves it when
+        # it is new; then hourly while the head moves (persist.SAVE_EVERY_S says why).
+        saved.keep_saving(parts.brain.corpus)
+
+
+def save_on_shutdown(parts: Parts) -> None:
+    """A clean shutdown saves the head's index if it moved since the last save."""
+    saved, corpus = parts.brain.corpus.saved, parts.brain.corpus
+    if not isinstance(saved, IndexFile):
+        return
+    saved.stop_saving()
+    if corpus.built() is not None:
+        try:
+            corpus.latest()  # one tree diff: commits the server never read are saved too
+        except Exception:  # noqa: BLE001 - the snapshot already built is still worth saving
+            pass
+        saved.save_or_say(corpus)
 
 
 def make_app(parts: Parts):

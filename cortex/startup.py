@@ -224,6 +224,10 @@ def serve(settings: Settings) -> int:
     try:
         server.run()
     finally:
+        if "parts" in state:
+            from .server import save_on_shutdown
+
+            save_on_shutdown(state["parts"])
         if private is not None:
             private.stop()
     return 1 if app.error else 0

@@ -35,6 +35,7 @@ LAYERS = {
         "editor",
         "remote",
         "corpus",
+        "persist",
         "search",
         "proposals",
         "redisproc",
