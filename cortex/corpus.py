@@ -508,11 +508,11 @@ class Corpus:
             self._old[snap.sha] = snap
             return index
 
-    def search(self, snap: Snapshot, query: str, k: int, allow=None, within=None, allow_key=None):
+    def search(self, snap: Snapshot, query: str, k: int, allow=None, within=None, allow_key=None, reach=None):
         """BM25 search of `snap`, under the lock so the index cannot move mid-query (see
-        `Index.search_tokens` for `allow_key`)."""
+        `Index.search_tokens` for `allow_key` and `reach`)."""
         with self._lock:
-            return self.index_for(snap).search_tokens(tokenize(query), k, allow, within, allow_key)
+            return self.index_for(snap).search_tokens(tokenize(query), k, allow, within, allow_key, reach)
 
     def idf(self, snap: Snapshot, terms: set[str]) -> dict[str, float]:
         """Each of `terms` the index knows, with its IDF in `snap` (rarer weighs more)."""

@@ -122,6 +122,7 @@ class SearchResult:
 
     hits: list[tuple[str, float]]
     total: int
+    reach: int | None = None  # matches a wider filter allows, when asked (see `Index.search_tokens`)
 
 
 F64 = np.float64
@@ -523,6 +524,7 @@ class Index:
         allow: Callable[[str], bool] | None = None,
         within: Collection[str] | None = None,
         allow_key: Hashable | None = None,
+        reach: tuple[Callable[[str], bool], Hashable] | None = None,
     ) -> SearchResult:
         """As `search`, for an already tokenized query (repeats weigh more).
 
@@ -539,10 +541,13 @@ class Index:
         `allow_key` names what `allow` says (the same key, the same answers) so its
         verdict on every document is kept until the index changes: a common word's
         thousands of matches are then filtered at once instead of one call each.
+        `reach` (a wider filter and its key) also counts the matches it allows, in
+        `SearchResult.reach`: what a narrower `allow` left out, without a second search.
         """
         query_tokens = list(query_tokens)
         slots, scores = self._accumulate(query_tokens, within)
         ids = self._ids
+        reached = int(self._allowed(*reach)[slots].sum()) if reach is not None else None
         if allow is not None and len(slots):
             if allow_key is None:
                 keep = np.fromiter((allow(ids[d]) for d in slots.tolist()), dtype=bool, count=len(slots))  # type: ignore[arg-type]
@@ -553,7 +558,7 @@ class Index:
             self._add_name_bonus(query_tokens, slots, scores)
         total = len(slots)
         if k <= 0 or not total:
-            return SearchResult([], total)
+            return SearchResult([], total, reached)
         if total > k:
             # Scores strictly above the k-th best are in; among scores equal to it
             # the lowest ids win. A common word can tie thousands of notes at the
@@ -568,7 +573,7 @@ class Index:
             m = np.concatenate([np.flatnonzero(above), tied])
             slots, scores = slots[m], scores[m]
         items = sorted(zip(scores.tolist(), slots.tolist()), key=lambda it: (-it[0], ids[it[1]]))
-        return SearchResult([(ids[d], s) for s, d in items[:k]], total)  # type: ignore[misc]
+        return SearchResult([(ids[d], s) for s, d in items[:k]], total, reached)  # type: ignore[misc]
 
     def _allowed(self, allow: Callable[[str], bool], key: Hashable) -> np.ndarray:
         mask = self._allow_masks.get(key)

@@ -282,20 +282,22 @@ class Tools:
             else None
         )
         key = (day, prefix, None if scope is None else tuple(scope))
+        wider = None if include_retired else (self._allow(snap, day, prefix, scope, True), (*key, True))
         found = self.brain.corpus.search(
-            snap, query, k, self._allow(snap, day, prefix, scope, include_retired), within, (*key, include_retired)
+            snap,
+            query,
+            k,
+            self._allow(snap, day, prefix, scope, include_retired),
+            within,
+            (*key, include_retired),
+            wider,
         )
         reply: dict[str, Any] = {"sha": snap.sha, "query": query, "total": found.total}
-        if not include_retired:
-            in_reach = self.brain.corpus.search(
-                snap, query, 1, self._allow(snap, day, prefix, scope, True), within, (*key, True)
+        left = (found.reach or 0) - found.total
+        if left:
+            reply["left_out"] = (
+                f"{left} matching note(s) in archive/ or retired were left out; pass include_retired=true to see them"
             )
-            left = in_reach.total - found.total
-            if left:
-                reply["left_out"] = (
-                    f"{left} matching note(s) in archive/ or retired were left out; "
-                    "pass include_retired=true to see them"
-                )
         hits = []
         for path, score in found.hits:
             note = snap.notes[path]
