@@ -55,8 +55,41 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+# Text every shape's match contains, lowercased: a string holding none of these has nothing
+# to mask. Checked on ASCII text only, where `lower()` agrees with the patterns' ignore-case
+# matching (a non-ASCII string, say one with a Kelvin sign standing for `k`, takes every pass).
+# The nine `sub` passes cost about 140 us on a clean 400-character passage, this check a few;
+# redaction was 9% of the server's time on a search call.
+_NEEDLES = re.compile(
+    "|".join(
+        re.escape(needle)
+        for needle in (
+            "-----begin",  # private key
+            "bearer",
+            "authorization:",
+            "eyj",  # JWT
+            "hooks.slack.com",
+            # API keys
+            *("sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "akia", "asia", "aiza"),
+            *("glpat-", "k_live_", "k_test_", "hf_", "npm_", "sg."),
+            # secret settings
+            *("aws_secret_access_key", "aws_session_token", "accountkey", "sharedaccesskey"),
+            # URL credentials (every name ends in one of these) and URL passwords
+            *("token=", "key=", "secret=", "password=", "sig=", "://"),
+        )
+    )
+)
+
+
+def might_hold_secret(text: str) -> bool:
+    """False only when no pattern can match `text`: the cheap test before the passes."""
+    return not text.isascii() or _NEEDLES.search(text.lower()) is not None
+
+
 def redact(text: str) -> str:
     """Mask credential-shaped substrings of `text`."""
+    if not might_hold_secret(text):
+        return text
     for label, pattern in _PATTERNS:
         text = pattern.sub(f"[REDACTED {label}]", text)
     return text
