@@ -78,6 +78,10 @@ OTHER_SHAPES = [
     "?sig=" + A[:8],
     "https://user:" + A[:8] + "@host.example",
     "sk-proj-" + A,
+    # ignore-case patterns meet letters whose lower() is not ASCII: long s, dotted I, dotless i
+    "aws_\u017fecret_access_key = " + A,
+    "Author\u0130zation: Basic " + A,
+    "?s\u0131g=" + A[:8],
 ]
 PIECES = [
     s for secret in [*SHAPES.values(), *OTHER_SHAPES] for s in (secret, secret[:6], secret.upper(), secret.lower())
@@ -94,6 +98,8 @@ PIECES = [
     "\u212a",
     "\u0130",
     "\u017f",
+    "\u0131",
+    "\u2026",
     " ",
     "_",
     "\n",
