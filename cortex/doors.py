@@ -43,7 +43,7 @@ from .brain import Actor
 from .config import Settings, allowed
 from .errors import CortexError
 from .paths import MAX_CONTENT_BYTES
-from .redact import redact_value
+from .redact import might_hold_secret, redact_value
 from .review import Review
 from .tools import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES, MAX_HISTORY, MAX_K, MIN_CONTEXT_BYTES, Tools
 
@@ -74,8 +74,11 @@ def run_tool(fn: Callable[[], dict[str, Any]]) -> Any:
     pretty-printed: a second copy about a third larger, paid from the client's context.
     """
     try:
-        reply = redact_value(fn())
-        text = json.dumps(reply, ensure_ascii=False, separators=(",", ":"), default=str)
+        reply = fn()
+        text = reply_text(reply)
+        if might_hold_secret(text):  # one test over the whole reply; nearly every reply is clean
+            reply = redact_value(reply)
+            text = reply_text(reply)
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=reply)
     except CortexError as exc:
         raise ToolError(str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__) from None
@@ -84,6 +87,11 @@ def run_tool(fn: Callable[[], dict[str, Any]]) -> Any:
         # so in one line, where the SDK would answer only "Error executing tool",
         # and without the server's file paths.
         raise ToolError(storage_error(exc)) from None
+
+
+def reply_text(reply: dict[str, Any]) -> str:
+    """A reply as compact JSON, the text block beside the structured copy."""
+    return json.dumps(reply, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def storage_error(exc: BaseException) -> str:
