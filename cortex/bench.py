@@ -310,8 +310,9 @@ def bench_door(root: Path, n: int, calls: int = 200) -> dict:
     and event loop: it measured 52 ms a call where a separate client saw 8.8 ms). The
     tool's own work is the same Tools method called here, in-process, on the same brain,
     in blocks that alternate with the MCP calls so both see the same machine load.
-    Door cost = round trip p50 - tool work p50 (and p90). The server's CPU time per call
-    (from /proc) says what the server spent, whatever else the machine was doing. Then
+    Door cost = round trip p50 - tool work p50 (and p90). CPU per call, the server's (from
+    /proc) less the tool's own (this process), is the door's cost whatever else the machine
+    is running; the wall-clock figures move with a shared machine's load. Then
     the server is sampled with py-spy over a separate batch (sampling slows it, so
     those calls are not timed) and the profile is printed.
     """
@@ -349,7 +350,11 @@ def bench_door(root: Path, n: int, calls: int = 200) -> dict:
         result[f"{tool}_tool_work_p90_ms"] = pct(own, 90) * 1000
         result[f"{tool}_door_cost_p50_ms"] = (statistics.median(over) - statistics.median(own)) * 1000
         result[f"{tool}_door_cost_p90_ms"] = (pct(over, 90) - pct(own, 90)) * 1000
+        # CPU, not wall time: what the server spent per call beside what the tool alone spends,
+        # whatever else the machine was running (the wall figures move with its load).
         result[f"{tool}_server_cpu_per_call_ms"] = timed[f"{tool}_server_cpu"][0] * 1000
+        result[f"{tool}_tool_cpu_per_call_ms"] = timed[f"{tool}_tool_cpu"][0] * 1000
+        result[f"{tool}_door_cpu_per_call_ms"] = (timed[f"{tool}_server_cpu"][0] - timed[f"{tool}_tool_cpu"][0]) * 1000
     result["read_over_mcp_legacy_client_p50_ms"] = statistics.median(timed["read_legacy"]) * 1000
     result["read_raw_http_p50_ms"] = statistics.median(timed["read_raw"]) * 1000
     result["read_raw_http_server_cpu_per_call_ms"] = timed["read_raw_server_cpu"][0] * 1000
@@ -491,7 +496,7 @@ async def _door_session(url: str, token: str, word: str, calls: int, server: "_D
             await client.call_tool("brain_search", {"query": word})
             await client.call_tool("brain_read", {"path": "profile.md"})
         for tool, (name, args) in cases.items():
-            over, own, cpu = out.setdefault(tool, []), out.setdefault(f"{tool}_direct", []), 0.0
+            over, own, cpu, own_cpu = out.setdefault(tool, []), out.setdefault(f"{tool}_direct", []), 0.0, 0.0
             for start in range(0, calls, BLOCK):
                 cpu0 = server.cpu()
                 for i in range(start, start + BLOCK):
@@ -499,9 +504,12 @@ async def _door_session(url: str, token: str, word: str, calls: int, server: "_D
                     await client.call_tool(name, args(i))
                     over.append(time.perf_counter() - t0)
                 cpu += server.cpu() - cpu0
+                cpu0 = time.process_time()
                 for i in range(start, start + BLOCK):
                     own.append(_timed(lambda: direct[tool](i)))
+                own_cpu += time.process_time() - cpu0
             out[f"{tool}_server_cpu"] = [cpu / len(over)]
+            out[f"{tool}_tool_cpu"] = [own_cpu / len(own)]
         await client.call_tool("brain_search", {"query": word})  # the snapshot advanced past the writes
     async with session("legacy") as client:
         await client.call_tool("brain_read", {"path": "profile.md"})
