@@ -573,10 +573,9 @@ SPY_BUCKETS = [
     ("tool work (cortex.tools.Tools)", ("cortex/tools.py:Tools.",)),
     ("redaction (cortex.redact)", ("cortex/redact.py:",)),
     ("reply JSON text (doors.run_tool)", ("cortex/doors.py:run_tool",)),
-    (
-        "SDK: tool argument/result validation (pydantic)",
-        ("pydantic/", "pydantic_core/", "mcp/server/mcpserver/utilities/func_metadata"),
-    ),
+    # The event loop's side of handing a sync tool to a worker thread and back.
+    ("SDK: the hop to a worker thread (anyio.to_thread)", ("anyio/to_thread.py:",)),
+    ("SDK: tool argument/result validation (pydantic)", ("pydantic/", "pydantic_core/")),
     ("SSE framing (sse_starlette)", ("sse_starlette/",)),
     ("logging", ("logging/",)),
     ("SDK: session, dispatch, transport (mcp)", ("mcp/",)),
