@@ -412,98 +412,233 @@ def bench_editor(root: Path, n: int, edits: int = 10, debounce_ms: int = 300) ->
     }
 
 
-def bench_door(root: Path, n: int, calls: int = 300) -> dict:
-    """What an MCP call costs beyond the tool's own work: one session over real HTTP
-    (uvicorn in a thread, the SDK's client), against the same tool called in-process,
-    in the same run. The server side is profiled and its top entries printed."""
+def bench_door(root: Path, n: int, calls: int = 200) -> dict:
+    """What an MCP call costs beyond the tool's own work, measured as a client sees it.
+
+    The server is `cortex serve` in its own process; this process drives one session
+    with the SDK's client over real HTTP (an in-process server shared the client's GIL
+    and event loop: it measured 52 ms a call where a separate client saw 8.8 ms). The
+    tool's own work is the same Tools method called here, in-process, on the same brain,
+    in blocks that alternate with the MCP calls so both see the same machine load.
+    Door cost = round trip p50 - tool work p50 (and p90). CPU per call, the server's (from
+    /proc) less the tool's own (this process), is the door's cost whatever else the machine
+    is running; the wall-clock figures move with a shared machine's load. Then
+    the server is sampled with py-spy over a separate batch (sampling slows it, so
+    those calls are not timed) and the profile is printed.
+    """
     import asyncio
-    import cProfile
-    import io
-    import pstats
-    import socket
-    import threading
+
+    from .brain import Actor
+    from .config import Settings
+    from .server import assemble
+
+    brain = make_brain(root, n)
+    token = "b" * 32
+    word = _door_common_word()
+    parts = assemble(Settings.from_env({"CORTEX_HOME": str(root / "home-direct"), "CORTEX_TOKEN": token}, brain=brain))
+    parts.tools.search(word)  # the index built, the word's postings warm, as in the server
+    actor = Actor("bench", "brain_write", "bench")
+    direct = {
+        "search": lambda i: parts.tools.search(word),
+        "read": lambda i: parts.tools.read("profile.md"),
+        "write": lambda i: parts.tools.write(actor, _door_write_path(i), "append", content=f"direct line {i}"),
+    }
+    server = _DoorServer(root, brain, token)
+    try:
+        url = f"http://127.0.0.1:{server.port}/mcp"
+        timed = asyncio.run(_door_session(url, token, word, calls, server, direct))
+    finally:
+        server.stop()
+    print(f"door, {n:,} notes: the server's side of {server.profiled_calls} MCP calls", flush=True)
+    print(server.profile, flush=True)
+    result: dict = {"notes": n, "calls": calls, "word": word}
+    for tool in ("search", "write", "read"):
+        over, own = timed[tool], timed[f"{tool}_direct"]
+        result[f"{tool}_over_mcp_p50_ms"] = statistics.median(over) * 1000
+        result[f"{tool}_over_mcp_p90_ms"] = pct(over, 90) * 1000
+        result[f"{tool}_tool_work_p50_ms"] = statistics.median(own) * 1000
+        result[f"{tool}_tool_work_p90_ms"] = pct(own, 90) * 1000
+        result[f"{tool}_door_cost_p50_ms"] = (statistics.median(over) - statistics.median(own)) * 1000
+        result[f"{tool}_door_cost_p90_ms"] = (pct(over, 90) - pct(own, 90)) * 1000
+        # CPU, not wall time: what the server spent per call beside what the tool alone spends,
+        # whatever else the machine was running (the wall figures move with its load).
+        result[f"{tool}_server_cpu_per_call_ms"] = timed[f"{tool}_server_cpu"][0] * 1000
+        result[f"{tool}_tool_cpu_per_call_ms"] = timed[f"{tool}_tool_cpu"][0] * 1000
+        result[f"{tool}_door_cpu_per_call_ms"] = (timed[f"{tool}_server_cpu"][0] - timed[f"{tool}_tool_cpu"][0]) * 1000
+    result["read_over_mcp_legacy_client_p50_ms"] = statistics.median(timed["read_legacy"]) * 1000
+    result["read_raw_http_p50_ms"] = statistics.median(timed["read_raw"]) * 1000
+    result["read_raw_http_server_cpu_per_call_ms"] = timed["read_raw_server_cpu"][0] * 1000
+    return result
+
+
+def _timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def _door_write_path(i: int) -> str:
+    """The note the i-th bench write appends to: one of the synthetic notes/ notes."""
+    return f"notes/note-{(i * 8) % 4000:05d}.md"  # index i*8 lands in FOLDERS[0], "notes"
+
+
+def _door_common_word(seed: int = 7) -> str:
+    """The synthetic brain's most common word (the common-word case): its vocabulary is drawn
+    with Zipf weights 1/(rank+1) in sorted order, so the first word is in nearly every note."""
+    return vocabulary(random.Random(seed))[0]
+
+
+class _DoorServer:
+    """`python -m cortex.cli serve` on a free port, its output in a file; py-spy at hand."""
+
+    def __init__(self, root: Path, brain: Path, token: str):
+        import socket
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        bindir = root / "bin"  # PATH without redis-server: no private Redis, the guest door off
+        bindir.mkdir()
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "REDIS_"))}
+        env.update(
+            PATH=str(bindir),
+            CORTEX_HOME=str(root / "home"),
+            CORTEX_BRAIN=str(brain),
+            CORTEX_TOKEN=token,
+            PYTHONUNBUFFERED="1",
+        )
+        self.log = root / "serve.log"
+        with open(self.log, "wb") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "cortex.cli", "serve", "--port", str(self.port)],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        self.profile = "(not profiled)"
+        self.profiled_calls = "no"
+        self._spy: subprocess.Popen | None = None
+        self._wait_ready()
+
+    def _wait_ready(self, timeout: float = 120) -> None:
+        import httpx2
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                break
+            try:
+                if not httpx2.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).json().get("starting"):
+                    return
+            except Exception:
+                pass
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("cortex serve did not start:\n" + self.log.read_text(errors="replace")[-2000:])
+
+    def spy_start(self) -> None:
+        """py-spy samples the server: the thread holding the GIL, at 500 Hz (waits left out)."""
+        self._raw = self.log.with_name("spy.txt")
+        self._spy = subprocess.Popen(
+            ["py-spy", "record", "-p", str(self.proc.pid), "-r", "500", "--gil", "-f", "raw", "-o", str(self._raw)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(1.0)  # py-spy attaches
+
+    def spy_stop(self, calls: str) -> None:
+        import signal
+
+        if self._spy is None:
+            return
+        self._spy.send_signal(signal.SIGINT)
+        try:
+            self._spy.wait(30)
+        except subprocess.TimeoutExpired:
+            self._spy.kill()
+        self._spy = None
+        self.profiled_calls = calls
+        if self._raw.exists():
+            self.profile = spy_report(self._raw.read_text())
+
+    def cpu(self) -> float:
+        """Seconds of CPU the server process has used, all threads (user + system)."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        import signal
+
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+BLOCK = 10  # calls per block; MCP and in-process blocks alternate
+
+
+async def _door_session(url: str, token: str, word: str, calls: int, server: "_DoorServer", direct: dict) -> dict:
+    """One SDK client session: search, read and write, each call timed, in blocks that
+    alternate with the same tool called in-process; then a legacy-handshake client and a
+    bare HTTP client on brain_read; then a profiled batch."""
+    import asyncio
 
     import httpx2
-    import uvicorn
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    from .config import Settings
-    from .server import assemble, make_app
+    def session(mode: str = "auto") -> Client:
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120)
+        return Client(streamable_http_client(url, http_client=http), mode=mode)
 
-    brain = make_brain(root, n)
-    settings = Settings.from_env({"CORTEX_HOME": str(root / "home"), "CORTEX_TOKEN": "b" * 32}, brain=brain)
-    parts = assemble(settings)
-    parts.brain.snapshot()
-    parts.tools.search("alpha")  # postings warm for the words used below
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    profile = cProfile.Profile()
-    profiling = threading.Event()
-    app = make_app(parts)
-
-    async def profiled(scope, receive, send):  # the server's side of each call, in the server's thread
-        if scope["type"] != "http" or not profiling.is_set():
-            return await app(scope, receive, send)
-        profile.enable()
-        try:
-            return await app(scope, receive, send)
-        finally:
-            profile.disable()
-
-    server = uvicorn.Server(uvicorn.Config(profiled, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
-    word = synthetic_words_common(parts)
-    direct = []
-    for _ in range(calls):
-        t0 = time.perf_counter()
-        parts.tools.search(word)
-        direct.append(time.perf_counter() - t0)
-    reads_direct = []
-    for _ in range(calls):
-        t0 = time.perf_counter()
-        parts.tools.read("profile.md")
-        reads_direct.append(time.perf_counter() - t0)
-
-    async def session() -> tuple[list[float], list[float]]:
-        http = httpx2.AsyncClient(headers={"Authorization": "Bearer " + "b" * 32}, timeout=60)
-        url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
-        over, reads = [], []
-        async with Client(streamable_http_client(url, http_client=http)) as client:
-            for _ in range(20):
-                await client.call_tool("brain_search", {"query": word})
-            profiling.set()
-            for _ in range(calls):
-                t0 = time.perf_counter()
-                await client.call_tool("brain_search", {"query": word})
-                over.append(time.perf_counter() - t0)
-                t0 = time.perf_counter()
-                await client.call_tool("brain_read", {"path": "profile.md"})
-                reads.append(time.perf_counter() - t0)
-            profiling.clear()
-        return over, reads
-
-    over, reads = asyncio.run(session())
-    server.should_exit = True
-    thread.join(10)
-    out = io.StringIO()
-    pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(20)
-    print("server side of the MCP calls, by own time:", flush=True)
-    print("\n".join(line for line in out.getvalue().splitlines() if line.strip())[:6000], flush=True)
-    search_p50, read_p50 = statistics.median(direct), statistics.median(reads_direct)
-    return {
-        "notes": n,
-        "calls": calls,
-        "search_in_process_p50_ms": search_p50 * 1000,
-        "search_over_mcp_p50_ms": statistics.median(over) * 1000,
-        "search_mcp_overhead_p50_ms": (statistics.median(over) - search_p50) * 1000,
-        "read_in_process_p50_ms": read_p50 * 1000,
-        "read_over_mcp_p50_ms": statistics.median(reads) * 1000,
-        "read_mcp_overhead_p50_ms": (statistics.median(reads) - read_p50) * 1000,
+    out: dict[str, list[float]] = {}
+    cases = {
+        "search": ("brain_search", lambda i: {"query": word}),
+        "read": ("brain_read", lambda i: {"path": "profile.md"}),
+        "write": ("brain_write", lambda i: {"path": _door_write_path(i), "mode": "append", "content": f"mcp {i}"}),
     }
+    async with session() as client:
+        for _ in range(20):  # the index built in the server, postings warm, connection open
+            await client.call_tool("brain_search", {"query": word})
+            await client.call_tool("brain_read", {"path": "profile.md"})
+        for tool, (name, args) in cases.items():
+            over, own, cpu, own_cpu = out.setdefault(tool, []), out.setdefault(f"{tool}_direct", []), 0.0, 0.0
+            for start in range(0, calls, BLOCK):
+                cpu0 = server.cpu()
+                for i in range(start, start + BLOCK):
+                    t0 = time.perf_counter()
+                    await client.call_tool(name, args(i))
+                    over.append(time.perf_counter() - t0)
+                cpu += server.cpu() - cpu0
+                cpu0 = time.process_time()
+                for i in range(start, start + BLOCK):
+                    own.append(_timed(lambda: direct[tool](i)))
+                own_cpu += time.process_time() - cpu0
+            out[f"{tool}_server_cpu"] = [cpu / len(over)]
+            out[f"{tool}_tool_cpu"] = [own_cpu / len(own)]
+        await client.call_tool("brain_search", {"query": word})  # the snapshot advanced past the writes
+    async with session("legacy") as client:
+        await client.call_tool("brain_read", {"path": "profile.md"})
+        out["read_legacy"] = []
+        for _ in range(calls):
+            t0 = time.perf_counter()
+            await client.call_tool("brain_read", {"path": "profile.md"})
+            out["read_legacy"].append(time.perf_counter() - t0)
+    cpu0 = server.cpu()
+    out["read_raw"] = await asyncio.to_thread(_door_raw_read, url, token, calls)
+    out["read_raw_server_cpu"] = [(server.cpu() - cpu0) / (calls + 20)]
+    async with session() as client:
+        await client.call_tool("brain_read", {"path": "profile.md"})
+        server.spy_start()
+        for _ in range(calls):
+            await client.call_tool("brain_search", {"query": word})
+            await client.call_tool("brain_read", {"path": "profile.md"})
+        server.spy_stop(f"{calls} brain_search and {calls} brain_read")
+    return out
 
 
 def bench_persist(root: Path, n: int, runs: int = 3) -> dict:
@@ -614,14 +749,120 @@ def serve_to_first_search(brain: Path, home: Path, word: str) -> tuple[float, fl
     return read, search, "index: loaded the saved index" in log.read_text(errors="replace")
 
 
-def synthetic_words_common(parts) -> str:
-    """A word in at least half the notes of the synthetic brain (the common-word case)."""
-    snap = parts.brain.snapshot()
-    counts: dict[str, int] = {}
-    for note in list(snap.notes.values())[:200]:
-        for w in set(note.body.split()):
-            counts[w] = counts.get(w, 0) + 1
-    return max(counts, key=counts.get)
+def _door_raw_read(url: str, token: str, calls: int) -> list[float]:
+    """brain_read as bare JSON-RPC over one keep-alive connection (no SDK client, the
+    2025-06-18 session handshake): what the server and HTTP cost without the client library."""
+    import httpx2
+
+    headers = {"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {token}"}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1"},
+        },
+    }
+    body = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "brain_read", "arguments": {"path": "profile.md"}},
+    }
+    with httpx2.Client(timeout=60) as http:
+        r = http.post(url, json=init, headers=headers)
+        headers.update({"mcp-session-id": r.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"})
+        http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+        times = []
+        for _ in range(20 + calls):
+            t0 = time.perf_counter()
+            r = http.post(url, json=body, headers=headers)
+            if r.status_code != 200 or '"isError":true' in r.text:
+                raise RuntimeError(f"brain_read over bare HTTP: {r.status_code} {r.text[:200]}")
+            times.append(time.perf_counter() - t0)
+    return times[20:]
+
+
+# Where a sample of the server's time goes, first match wins (read from the stack, innermost
+# frame last). "tool work" is everything under a Tools method; the rest is the door.
+SPY_BUCKETS = [
+    ("tool work (cortex.tools.Tools)", ("cortex/tools.py:Tools.",)),
+    ("redaction (cortex.redact)", ("cortex/redact.py:",)),
+    ("reply JSON text (doors.run_tool)", ("cortex/doors.py:run_tool",)),
+    # The event loop's side of handing a sync tool to a worker thread and back.
+    ("SDK: the hop to a worker thread (anyio.to_thread)", ("anyio/to_thread.py:",)),
+    ("SDK: tool argument/result validation (pydantic)", ("pydantic/", "pydantic_core/")),
+    ("SSE framing (sse_starlette)", ("sse_starlette/",)),
+    ("logging", ("logging/",)),
+    ("SDK: session, dispatch, transport (mcp)", ("mcp/",)),
+    ("HTTP server (uvicorn, h11, starlette)", ("uvicorn/", "h11/", "starlette/")),
+    ("anyio streams and worker threads", ("anyio/",)),
+    ("asyncio event loop, selectors", ("asyncio/", "selectors.py", "socket.py")),
+]
+# Frames every sample passes through: left out of the function table.
+SPY_ROOTS = (
+    "threading.py:",
+    "<frozen runpy>",
+    "asyncio/base_events.py:",
+    "asyncio/runners.py:",
+    "asyncio/events.py:",
+    "uvicorn/_compat.py:",
+    "uvicorn/server.py:",
+    "cortex/cli.py:",
+    "cortex/startup.py:serve",
+    "concurrent/futures/thread.py:",
+    "anyio/_backends/_asyncio.py:WorkerThread.run",
+)
+
+
+def spy_report(raw: str, top: int = 25) -> str:
+    """py-spy's collapsed stacks (GIL holders only) as two tables: where the server's time
+    went by bucket (SPY_BUCKETS), and the functions on the stack most often (cumulative)."""
+    total = 0
+    cumulative: dict[str, int] = {}
+    buckets: dict[str, int] = {}
+    for line in raw.splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        k = int(count)
+        total += k
+        frames = [_frame_name(f) for f in stack.split(";")]
+        for f in set(frames):
+            cumulative[f] = cumulative.get(f, 0) + k
+        bucket = _spy_bucket(frames)
+        buckets[bucket] = buckets.get(bucket, 0) + k
+    if not total:
+        return "(no samples)"
+    lines = [f"{total} samples of the thread holding the GIL; share by where it was:"]
+    for name, k in sorted(buckets.items(), key=lambda kv: -kv[1]):
+        lines.append(f"  {100 * k / total:5.1f}%  {name}")
+    lines.append("functions by cumulative share (on the stack), common roots left out:")
+    shown = [kv for kv in sorted(cumulative.items(), key=lambda kv: -kv[1]) if not kv[0].startswith(SPY_ROOTS)]
+    for name, k in shown[:top]:
+        lines.append(f"  {100 * k / total:5.1f}%  {name}")
+    return "\n".join(lines)
+
+
+def _spy_bucket(frames: list[str]) -> str:
+    """The first bucket any frame of the stack falls in; else the innermost frame's file."""
+    for name, markers in SPY_BUCKETS:
+        if any(f.startswith(markers) for f in frames):
+            return name
+    return "other: " + (frames[-1].split(":", 1)[0] if frames else "?")
+
+
+def _frame_name(frame: str) -> str:
+    """`fn (/…/site-packages/mcp/server/session.py:12)` -> `mcp/server/session.py:fn`."""
+    name, _, where = frame.partition(" (")
+    path = where.rsplit(":", 1)[0]
+    for marker in ("site-packages/", "/cortex/", "lib/python3.11/", "lib/python3"):
+        if marker in path:
+            path = ("cortex/" if marker == "/cortex/" else "") + path.split(marker, 1)[1]
+            break
+    return f"{path}:{name}" if path else name
 
 
 def machine() -> str:
@@ -641,8 +882,8 @@ PARTS = {
     "door": bench_door,
     "scale": bench_scale,
     "long": bench_long,
+    "persist": bench_persist,
 }
-PARTS["persist"] = bench_persist  # issue 15: the saved index
 
 
 def run_one(part: str, n: int) -> None:
@@ -658,7 +899,7 @@ def run_one(part: str, n: int) -> None:
 
 def main(args) -> int:
     sizes = [int(s) for s in str(args.sizes).split(",") if s]
-    parts = [p for p in PARTS if p not in ("scale", "long")] if args.part == "all" else [args.part]
+    parts = [p for p in PARTS if p not in ("scale", "long", "persist")] if args.part == "all" else [args.part]
     print(f"machine: {machine()}", flush=True)
     for part in parts:
         for n in sizes:

@@ -90,7 +90,9 @@ class GuestDoors:
         self.queue = queue
         self.disabled = disabled if queue is None else None
         self.mcp = self._server()
-        self.asgi = self.mcp.streamable_http_app(streamable_http_path="/mcp", transport_security=security)
+        from .doors import door_app
+
+        self.asgi = door_app(self.mcp, security)
         self._off = PlainTextResponse(f"guest door {self.disabled}", status_code=503)
 
     def servers(self) -> list[MCPServer]:

@@ -55,8 +55,49 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+# Text every shape's match contains, lowercased: a string holding none of these has nothing
+# to mask. Nine `sub` passes cost about 140 us on a clean 400-character passage, and redaction
+# was 9% of the server's time on a search call; these checks are plain substring tests (a
+# regex alternation of them was slower than the tests one by one: 440 us against 120 us on
+# 6 KB of text).
+_NEEDLES = (
+    "-----begin",  # private key
+    "bearer",
+    "authorization:",
+    "eyj",  # JWT
+    "hooks.slack.com",
+    # API keys
+    *("sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "akia", "asia", "aiza"),
+    *("glpat-", "k_live_", "k_test_", "hf_", "npm_", "sg."),
+    # secret settings
+    *("aws_secret_access_key", "aws_session_token", "accountkey", "sharedaccesskey"),
+    # URL credentials: every name ends in one of these
+    *("token=", "key=", "secret=", "password=", "sig="),
+)
+
+# The only characters that an ignore-case pattern matches to an ASCII letter while `lower()`
+# gives something else: dotted capital I (lowers to `i` + a combining dot), dotless i, long s
+# (found by trying every code point against every letter). Text holding one takes every pass.
+_ODD_CASE = re.compile("[\u0130\u0131\u017f]")
+
+
+def might_hold_secret(text: str) -> bool:
+    """False only when no pattern can match `text`: the cheap test before the passes.
+
+    It may be run on a whole reply's JSON: escaping touches only quotes, backslashes and
+    control characters, which no needle holds, so a needle in a string is one in its JSON.
+    """
+    if not text.isascii() and _ODD_CASE.search(text):
+        return True
+    low = text.lower()
+    # A URL password sits between "://" and "@".
+    return any(needle in low for needle in _NEEDLES) or ("://" in low and "@" in low)
+
+
 def redact(text: str) -> str:
     """Mask credential-shaped substrings of `text`."""
+    if not might_hold_secret(text):
+        return text
     for label, pattern in _PATTERNS:
         text = pattern.sub(f"[REDACTED {label}]", text)
     return text

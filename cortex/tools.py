@@ -320,12 +320,14 @@ class Tools:
         return reply
 
     def _allow(self, snap: Snapshot, day: dt.date, prefix: str | None, scope: list[str] | None, include_retired: bool):
+        """The search filter; the index keeps its verdicts per key (see `search`), so each
+        note is asked once per index version and day, not once per query."""
         notes = snap.notes
 
         def allow(path: str) -> bool:
             if prefix and not path.startswith(prefix):
                 return False
-            if not in_scope(path, scope):
+            if scope is not None and not in_scope(path, scope):
                 return False
             if include_retired:
                 return True
