@@ -386,7 +386,13 @@ class Brain:
             changes["INDEX.md"] = render_index(notes)
             return changes
 
-        return self.store.commit(with_index, commit_message(subject, actor, body), author=author)
+        result = self.store.commit(with_index, commit_message(subject, actor, body), author=author)
+        self.corpus.follow(
+            result.sha,
+            result.parent,
+            [Change(p, result.old_blobs.get(p), new) for p, new in result.new_blobs.items()],
+        )
+        return result
 
     def write(
         self,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
 from .errors import NotReady
-from .gitstore import GitStore
+from .gitstore import Change, GitStore
 from .notes import LinkResolver, Note, WikiLink, parse_note
 from .search import Index, IndexBuilder, idf
 from .tokenize import tokenize
@@ -455,10 +455,32 @@ class Corpus:
                 break
         return {p: dates.get(p, oldest) for p in paths}, real
 
-    def _advance(self, prev: Snapshot, head: str, publish: bool = True) -> Snapshot:
-        """The snapshot of `head`, from `prev` and their tree diff; publishes it unless told not to
-        (a saved snapshot is published once its dates are set, by `_catch_up`)."""
-        changes = [ch for ch in self.store.diff(prev.sha, head) if is_note_path(ch.path)]
+    def follow(self, sha: str, parent: str | None, changes: list[Change]) -> None:
+        """Move the latest snapshot onto a commit this process just made from it (`changes`
+        are the commit's own), without a tree diff.
+
+        A write's next write (or read) would otherwise diff the two trees: 7 ms of a 30 ms
+        write at 10,000 notes, all in one folder. Skipped when a build or advance is under
+        way or the snapshot is elsewhere: the next read diffs as usual.
+        """
+        snap = self._latest
+        if snap is None or snap.sha != parent or not self._build_lock.acquire(blocking=False):
+            return
+        try:
+            if self._latest is snap:
+                self._advance(snap, sha, changes=changes)
+        finally:
+            self._build_lock.release()
+
+    def _advance(
+        self, prev: Snapshot, head: str, publish: bool = True, changes: list[Change] | None = None
+    ) -> Snapshot:
+        """The snapshot of `head`, from `prev` and their tree diff (or the given `changes`);
+        publishes it unless told not to (a saved snapshot is published once its dates are
+        set, by `_catch_up`)."""
+        if changes is None:
+            changes = self.store.diff(prev.sha, head)
+        changes = [ch for ch in changes if is_note_path(ch.path)]
         time = self.store.commit_time(head)
         parsed = {
             ch.path: parse_note(ch.path, decode(self.store.blob_bytes(ch.new_blob)))
