@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import ctypes
 import datetime as dt
+import functools
 import io
 import logging
 import threading
 import time as _time
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from .errors import NotReady
 from .gitstore import Change, GitStore
@@ -81,6 +82,21 @@ def index_names(note: Note) -> list[str]:
 
 def index_note(index: Index | IndexBuilder, note: Note) -> None:
     index.add(note.path, index_fields(note), index_names(note))
+
+
+def read_lazily(store: GitStore, notes: dict[str, Note], blobs: dict[str, str]) -> None:
+    """Let `notes` stop keeping their text: each reads it from its blob when asked.
+
+    Every note's text in memory was most of a large brain's footprint (about 310 MB of a
+    714 MB process at 25,000 chat transcripts); a request reads a few notes, from Git.
+    """
+    for path, note in notes.items():
+        if note._source is None:
+            note.read_text_from(functools.partial(_blob_text, store, blobs[path]))
+
+
+def _blob_text(store: GitStore, blob: str) -> str:
+    return decode(store.blob_bytes(blob))
 
 
 def decode(data: bytes) -> str:
@@ -350,6 +366,7 @@ class Corpus:
                 self._loading_saved = False
         if saved is not None:
             assert self.saved is not None
+            read_lazily(self.store, saved.notes, saved.blobs)  # a saved note keeps no text
             try:
                 resumed = self._resume(saved, head)
             except Exception as exc:  # noqa: BLE001 - e.g. a commit this repository never had
@@ -427,6 +444,8 @@ class Corpus:
             if builder is not None:
                 index_note(builder, note)
         index = builder.finish() if builder is not None else Index()
+        if indexed:
+            read_lazily(self.store, notes, blobs)
         release_freed_memory()
         if self.progress is not None and date_walk and last != started:
             self.progress(total, total)
@@ -508,6 +527,7 @@ class Corpus:
                     if not bulk:
                         real[ch.path] = time
                     index_note(index, note)
+            read_lazily(self.store, parsed, {ch.path: ch.new_blob for ch in changes if ch.new_blob})  # type: ignore[misc]
             if index.loose > max(LOOSE_LIMIT, len(index) // 4):
                 index.compact()
             prev.index = Index()  # an old snapshot must never search with a newer index
@@ -519,31 +539,42 @@ class Corpus:
         return snap
 
     def index_for(self, snap: Snapshot) -> Index:
-        """The index matching `snap`, rebuilding one if `snap` is no longer the latest."""
+        """The index matching `snap` (for a caller that queries it under `_lock` or alone)."""
         with self._lock:
             if self._latest is snap or snap.sha in self._old:
                 return snap.index
-            builder = IndexBuilder()
-            for path, note in snap.notes.items():
-                index_note(builder, note)
-            snap.index = index = builder.finish()
+        return self._rebuilt(snap)
+
+    def _rebuilt(self, snap: Snapshot) -> Index:
+        """A fresh index of `snap`, once it is no longer the latest: built outside `_lock`,
+        because the notes' text is read from Git and a write may hold the store's lock
+        while it waits for `_lock` (see the class docstring). Nothing changes it after."""
+        builder = IndexBuilder()
+        for path, note in snap.notes.items():
+            index_note(builder, note)
+        index = builder.finish()
+        with self._lock:
+            snap.index = index
             self._old[snap.sha] = snap
-            return index
+        return index
+
+    def _query(self, snap: Snapshot, ask: Callable[[Index], Any]) -> Any:
+        """`ask` of `snap`'s index, under `_lock` while that index can move with the head."""
+        with self._lock:
+            if self._latest is snap or snap.sha in self._old:
+                return ask(snap.index)
+        return ask(self._rebuilt(snap))
 
     def search(self, snap: Snapshot, query: str, k: int, allow=None, within=None, allow_key=None, reach=None):
         """BM25 search of `snap`, under the lock so the index cannot move mid-query (see
         `Index.search_tokens` for `allow_key` and `reach`)."""
-        with self._lock:
-            return self.index_for(snap).search_tokens(tokenize(query), k, allow, within, allow_key, reach)
+        tokens = tokenize(query)
+        return self._query(snap, lambda index: index.search_tokens(tokens, k, allow, within, allow_key, reach))
 
     def idf(self, snap: Snapshot, terms: set[str]) -> dict[str, float]:
         """Each of `terms` the index knows, with its IDF in `snap` (rarer weighs more)."""
-        with self._lock:
-            index = self.index_for(snap)
-            n = len(index)
-            return {t: idf(n, index.df(t)) for t in terms if index.df(t)}
+        return self._query(snap, lambda index: {t: idf(len(index), index.df(t)) for t in terms if index.df(t)})
 
     def matching(self, snap: Snapshot, terms: set[str], within: set[str] | None = None) -> set[str]:
         """Notes of `snap` holding at least one of `terms` (of `within` only, when given)."""
-        with self._lock:
-            return self.index_for(snap).matching_tokens(terms, within)
+        return self._query(snap, lambda index: index.matching_tokens(terms, within))

@@ -10,7 +10,7 @@ import bisect
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -43,10 +43,15 @@ _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", r
 
 @dataclass(frozen=True)
 class Note:
-    """A parsed note. `body_offset` is where the body starts inside `text`."""
+    """A parsed note. `body_offset` is where the body starts inside `text`.
+
+    Its text is kept until `read_text_from` hands it a source to read it from on
+    demand (the corpus does, with the note's blob): a brain's every note need not
+    sit in memory for the few a request reads. Equality ignores the text.
+    """
 
     path: str
-    text: str
+    _text: str | None = field(repr=False, compare=False)
     body_offset: int
     frontmatter: dict[str, Any]
     title: str
@@ -62,6 +67,26 @@ class Note:
     # Obsidian: frontmatter `aliases` (other titles) and the [[wikilinks]] of the body.
     aliases: tuple[str, ...] = field(default=())
     links: tuple[WikiLink, ...] = field(default=())
+    _source: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def text(self) -> str:
+        """The note's whole text: kept, or read from its source."""
+        if self._text is not None:
+            return self._text
+        if self._source is None:
+            raise RuntimeError(f"the text of {self.path} was not kept and has no source")
+        return self._source()
+
+    def read_text_from(self, source: Callable[[], str]) -> None:
+        """Stop keeping the text; read it from `source` (which must give the same text) when asked."""
+        object.__setattr__(self, "_source", source)
+        object.__setattr__(self, "_text", None)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A source is a live reader (a Git store); a pickled note carries neither it nor
+        # a text it was not keeping: whoever loads it gives it a source again.
+        return {**self.__dict__, "_source": None}
 
     @property
     def body(self) -> str:
@@ -608,7 +633,7 @@ def parse_note(path: str, text: str) -> Note:
     description = meta.get("description")
     return Note(
         path=path,
-        text=text,
+        _text=text,
         body_offset=offset,
         frontmatter=meta,
         title=str(title).strip(),

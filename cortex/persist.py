@@ -225,7 +225,8 @@ def _check(snap: Snapshot, sha: str) -> None:
         snap.sha == sha
         and isinstance(snap.time, dt.datetime)
         and isinstance(snap.notes, dict)
-        and all(isinstance(n, Note) and n.path == p and isinstance(n.text, str) for p, n in snap.notes.items())
+        # A saved note keeps no text (the corpus reads it from the note's blob).
+        and all(isinstance(n, Note) and n.path == p and n._text is None for p, n in snap.notes.items())
         and isinstance(snap.blobs, dict)
         and snap.blobs.keys() == snap.notes.keys()
         and all(isinstance(b, str) for b in snap.blobs.values())
