@@ -178,8 +178,6 @@ def serve(settings: Settings) -> int:
 
     import uvicorn
 
-    from .server import assemble, banner, make_app
-
     _exit_on_sigterm()
     private: Any = None
     state: dict[str, Any] = {}
@@ -187,6 +185,7 @@ def serve(settings: Settings) -> int:
     def build() -> Any:
         nonlocal private
         from .redisproc import NOT_INSTALLED, RedisProcess, redis_server_binary
+        from .server import assemble, banner, make_app  # 0.5 s of imports (pygit2, numpy): after the port opens
 
         off = None
         if not settings.redis_url:
