@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--part",
         default="all",
-        help="store, search, ask, editor, door, persist, scale, long (chat transcripts), or all (but scale, long)",
+        help="store, search, ask, editor, door, all (those five); persist, scale, long, persist-long (long notes)",
     )
     p.set_defaults(fn=cmd_bench)
 
