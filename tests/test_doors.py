@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx
 from conftest import TOKEN, URL_SECRET, acall, call, client, list_tools
+from reliakit import ACCEPT, initialize_body
 
 TRUSTED_TOOLS = {
     "brain_read",
@@ -21,17 +22,7 @@ TRUSTED_TOOLS = {
 
 
 def post_initialize(url: str, headers: dict[str, str]) -> httpx.Response:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "probe", "version": "0"},
-        },
-    }
-    return httpx.post(url, json=body, headers={"Accept": "application/json, text/event-stream", **headers})
+    return httpx.post(url, json=initialize_body(), headers={"Accept": ACCEPT, **headers})
 
 
 def test_auth_matrix_of_the_trusted_doors(server):
@@ -210,21 +201,7 @@ def test_every_tool_says_what_each_parameter_is_and_what_it_does_to_the_brain(se
 
 
 def test_server_info_names_a_version(server):
-
-    r = httpx.post(
-        f"{server.url}/mcp",
-        json={
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "0"},
-            },
-        },
-        headers={"Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"},
-    )
+    r = post_initialize(f"{server.url}/mcp", {"Authorization": f"Bearer {TOKEN}"})
     body = r.text
     assert '"serverInfo"' in body and '"version":""' not in body.replace(" ", "")
     from cortex import __version__
