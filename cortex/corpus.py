@@ -350,9 +350,13 @@ class Corpus:
             return old
         snap = self._build(sha, date_walk=False)  # outside every lock: as_of reads are rare
         with self._lock:
-            if len(self._old) >= 2:  # keep memory flat
-                self._old.pop(next(iter(self._old)))
-            return self._old.setdefault(sha, snap)
+            return self._keep_old(snap)
+
+    def _keep_old(self, snap: Snapshot) -> Snapshot:
+        """Keep `snap` among the old snapshots (under `_lock`): two at most, to keep memory flat."""
+        if snap.sha not in self._old and len(self._old) >= 2:
+            self._old.pop(next(iter(self._old)))
+        return self._old.setdefault(snap.sha, snap)
 
     def _first(self, head: str) -> Snapshot:
         """The first snapshot: the saved one advanced to `head` when it can be, else a full build."""
@@ -540,10 +544,7 @@ class Corpus:
 
     def index_for(self, snap: Snapshot) -> Index:
         """The index matching `snap` (for a caller that queries it under `_lock` or alone)."""
-        with self._lock:
-            if self._latest is snap or snap.sha in self._old:
-                return snap.index
-        return self._rebuilt(snap)
+        return self._query(snap, lambda index: index)
 
     def _rebuilt(self, snap: Snapshot) -> Index:
         """A fresh index of `snap`, once it is no longer the latest: built outside `_lock`,
@@ -555,7 +556,7 @@ class Corpus:
         index = builder.finish()
         with self._lock:
             snap.index = index
-            self._old[snap.sha] = snap
+            self._keep_old(snap)
         return index
 
     def _query(self, snap: Snapshot, ask: Callable[[Index], Any]) -> Any:
