@@ -225,3 +225,12 @@ def test_marks_table_matches_this_python():
         assert bool(in_table.match(ch)) == is_mark, (
             f"U+{cp:04X}: regenerate _MARKS for Unicode {unicodedata.unidata_version}"
         )
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_every_term_of_ascii_text_is_a_substring_of_its_casefold(text):
+    """What a search hit's passage relies on to skip a block without tokenizing it
+    (tools._passage_score): in ASCII text, no term is made that the text does not spell."""
+    folded = text.casefold()
+    assert all(term in folded for term in tokenize(text))
