@@ -298,8 +298,15 @@ class Index:
             post.setdefault(term, {})[slot] = tf
         self._count(flen, 1)
 
-    def _weigh(self, field_tokens: Mapping[str, Iterable[str]]) -> tuple[dict[str, float], float, tuple[int, ...]]:
-        """A document's weighted term frequencies, weighted length and raw field lengths."""
+    def _weigh(
+        self, field_tokens: Mapping[str, Iterable[str]], intern: bool = True
+    ) -> tuple[dict[str, float], float, tuple[int, ...]]:
+        """A document's weighted term frequencies, weighted length and raw field lengths.
+
+        `intern`: make the dict's keys the one shared string of each term, for an index
+        that keeps them (a builder numbers them and drops them: interning every token
+        was half of a cold build's counting, ~300 ns a token).
+        """
         flen: list[int] = []
         parts: list[tuple[int, int, float, list[str]]] = []
         for i, (name, w) in enumerate(zip(self._names, self._w)):
@@ -322,7 +329,7 @@ class Index:
             dl += w * n
             # Interned while counting: one string per distinct term, not one per
             # document holding it (~120 MB less at 10,000 notes).
-            counts = Counter(map(_intern, tokens))
+            counts = Counter(map(_intern, tokens) if intern else tokens)
             if not wtf:
                 wtf = counts if w == 1 else {t: w * c for t, c in counts.items()}
             else:
@@ -763,6 +770,23 @@ def _tokenized(fields: Mapping[str, str]) -> dict[str, list[str]]:
     return {name: tokenize(text) for name, text in fields.items() if text}
 
 
+@dataclass(frozen=True)
+class Shard:
+    """Documents indexed by one `IndexBuilder`, to be added to another (see `IndexBuilder.shard`).
+
+    `fptr`/`fterm`/`ftf` are the forward rows, with term ids numbering `terms`.
+    """
+
+    ids: list[str]
+    dl: list[float]
+    flen: list[tuple[int, ...]]
+    names: list[_Names]
+    terms: list[str]
+    fptr: array
+    fterm: array
+    ftf: array
+
+
 class _Numbering(dict):
     """term -> number, numbering a term on first sight (in C for every term seen before)."""
 
@@ -798,7 +822,7 @@ class IndexBuilder:
         if doc_id in self._seen:
             raise ValueError(f"document {doc_id!r} added twice")
         self._index._check_fields(field_tokens)
-        wtf, dl, flen = self._index._weigh(field_tokens)
+        wtf, dl, flen = self._index._weigh(field_tokens, intern=False)
         self._fterm.extend(map(self._vocab.__getitem__, wtf))  # a new term numbers itself
         self._ftf.extend(wtf.values())
         self._fptr.append(len(self._fterm))
@@ -807,6 +831,36 @@ class IndexBuilder:
         self._dl.append(dl)
         self._flen.append(flen)
         self._names.append(_names_of(names))
+
+    def shard(self) -> Shard:
+        """What was added, as plain picklable data for another builder's `add_shard`
+        (the cold build of a large brain indexes its notes in several processes)."""
+        return Shard(
+            self._ids, self._dl, self._flen, self._names, list(self._vocab), self._fptr, self._fterm, self._ftf
+        )
+
+    def add_shard(self, shard: Shard) -> None:
+        """Add every document of `shard`, after those added so far.
+
+        The result is the same, array for array, as adding the shard's documents here one
+        by one: its terms are numbered in the order it first saw them, which is the order
+        this builder would have seen them in.
+        """
+        ids = set(shard.ids)
+        if len(ids) != len(shard.ids) or not ids.isdisjoint(self._seen):
+            raise ValueError("a document of the shard was added twice")
+        number = self._vocab.__getitem__
+        renumber = np.fromiter(map(number, shard.terms), dtype=np.int32, count=len(shard.terms))
+        fterm = renumber[np.frombuffer(shard.fterm, dtype=np.int32)] if len(shard.fterm) else np.empty(0, np.int32)
+        self._fterm.frombytes(fterm.astype(np.int32).tobytes())
+        self._ftf.extend(shard.ftf)
+        base = self._fptr[-1]
+        self._fptr.extend(p + base for p in shard.fptr[1:])
+        self._seen.update(ids)
+        self._ids.extend(shard.ids)
+        self._dl.extend(shard.dl)
+        self._flen.extend(shard.flen)
+        self._names.extend(shard.names)
 
     def finish(self) -> Index:
         """The index of every document added; the builder is spent."""
