@@ -242,8 +242,9 @@ def bench_store(root: Path, n: int) -> dict:
 
 
 def bench_search(root: Path, n: int) -> dict:
-    from .corpus import index_fields, index_names, release_freed_memory
+    from .corpus import release_freed_memory
     from .notes import parse_note
+    from .reading import index_fields, index_names
     from .search import IndexBuilder
 
     files = synthetic_notes(n)

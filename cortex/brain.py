@@ -13,11 +13,12 @@ from typing import Any, Callable, Protocol
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from .corpus import Corpus, SavedSnapshot, Snapshot, decode, is_note_path
+from .corpus import Corpus, SavedSnapshot, Snapshot
 from .errors import AlreadyApplied, BadInput, Conflict, StoreError
 from .gitstore import Change, Changes, CommitInfo, GitStore, Identity, View, WriteResult
 from .notes import LinkResolver, Note, link_text, parse_note, rewrite_links
 from .paths import check_content, check_path, check_text
+from .reading import decode, is_note_path
 
 WRITE_MODES = ("create", "replace", "append", "edit", "delete", "move")
 INDEX_POLICIES = ("auto", "on", "off")
@@ -196,6 +197,7 @@ class Brain:
         clock: Callable[[], dt.datetime] | None = None,
         index: str = "auto",
         saved: SavedSnapshot | None = None,
+        workers: int | None = None,
     ):
         if index not in INDEX_POLICIES:
             raise StoreError(f"CORTEX_INDEX must be one of {', '.join(INDEX_POLICIES)}, not {index!r}")
@@ -204,7 +206,8 @@ class Brain:
         # (every brain `cortex init` makes from the template); a person's own repository
         # gets none unless they ask (`on`). A Docusaurus or Jekyll repo would publish it.
         self.index_policy = index
-        self.corpus = Corpus(store, saved)  # `saved`: the index file in the state folder (persist.py)
+        # `saved`: the index file in the state folder (persist.py); `workers`: CORTEX_BUILD_WORKERS
+        self.corpus = Corpus(store, saved, workers)
         try:
             self.tz = ZoneInfo(tz)
         except Exception as exc:  # ZoneInfoNotFoundError, ValueError

@@ -14,11 +14,11 @@ from typing import Callable
 
 from .brain import Actor, Brain, commit_message, render_index
 from .config import Settings
-from .corpus import is_note_path
 from .errors import StoreError
 from .gitstore import GitStore
 from .notes import parse_note
 from .persist import IndexFile, index_file
+from .reading import is_note_path
 
 _HERE = Path(__file__).resolve().parent
 
@@ -134,7 +134,8 @@ def open_brain(settings: Settings) -> tuple[Brain, bool]:
     problem = store.servable()
     if problem:
         raise StoreError(problem)
-    return Brain(store, settings.tz, index=settings.index, saved=saved_index(settings, store)), made
+    saved = saved_index(settings, store)
+    return Brain(store, settings.tz, index=settings.index, saved=saved, workers=settings.build_workers), made
 
 
 PERSIST_POLICIES = ("on", "off")

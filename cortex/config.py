@@ -10,6 +10,8 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .errors import BadInput
+
 # The review queue: capped at 50, refuse rather than evict unreviewed work (pending and
 # accepting count). One guest's share by default (`cortex guest add --max-pending`): one
 # guest filled all 50 places, and every other guest got "queue full".
@@ -34,6 +36,14 @@ def allowed(value: str, patterns: list[str]) -> bool:
             if base == pattern[:-2] and port.isascii() and port.isdigit() and 0 < len(port) <= 5:
                 return True
     return False
+
+
+def _positive(name: str, value: str | None) -> int | None:
+    if not value:
+        return None
+    if not value.strip().isdigit() or int(value) < 1:
+        raise BadInput(f"{name} must be a whole number of at least 1, not {value!r}")
+    return int(value)
 
 
 def _split(value: str | None) -> list[str]:
@@ -73,6 +83,9 @@ class Settings:
     # CORTEX_PERSIST_INDEX: on (keep the parsed notes and their index in <home>/index and
     # load them on start) or off (build from the notes on every start)
     persist_index: str = "on"
+    # CORTEX_BUILD_WORKERS: processes a full index build parses notes in; unset: one a core
+    # (up to 4) for a brain of 2,000 notes or more, else 1 (the server's own process)
+    build_workers: int | None = None
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides) -> "Settings":
@@ -107,6 +120,7 @@ class Settings:
             index=(env.get("CORTEX_INDEX") or "auto").strip().lower(),
             author=env.get("CORTEX_AUTHOR") or None,
             persist_index=(env.get("CORTEX_PERSIST_INDEX") or "on").strip().lower(),
+            build_workers=_positive("CORTEX_BUILD_WORKERS", env.get("CORTEX_BUILD_WORKERS")),
         )
         for key, value in overrides.items():
             setattr(s, key, value)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ctypes
 import datetime as dt
-import functools
 import io
 import logging
 import threading
@@ -19,6 +18,7 @@ from typing import Any, Callable, Protocol
 from .errors import NotReady
 from .gitstore import Change, GitStore
 from .notes import LinkResolver, Note, WikiLink, parse_note
+from .reading import decode, index_note, is_note_path, read_lazily, read_notes
 from .search import Index, IndexBuilder, idf
 from .tokenize import tokenize
 
@@ -50,11 +50,6 @@ def release_freed_memory() -> None:
         pass
 
 
-def is_note_path(path: str) -> bool:
-    """Notes are Markdown files outside the machine folder; INDEX.md is generated."""
-    return path.endswith(".md") and path != "INDEX.md" and not path.startswith(".cortex/")
-
-
 def in_archive(path: str) -> bool:
     return path.startswith("archive/")
 
@@ -62,46 +57,6 @@ def in_archive(path: str) -> bool:
 def is_live(note: Note, today: dt.date) -> bool:
     """The live-note rule: outside archive/ and not retired today. Search, ask and the router use it."""
     return not in_archive(note.path) and not note.is_retired(today)
-
-
-def index_fields(note: Note) -> dict[str, str]:
-    """The text of each search field. Aliases are titles; tags (frontmatter and body) weigh as headings."""
-    return {
-        "path": note.path.replace("/", " ").removesuffix(".md"),
-        "title": "\n".join((note.title, *note.aliases)),
-        "headings": "\n".join((*note.headings, *note.tags)),
-        "body": note.body,
-    }
-
-
-def index_names(note: Note) -> list[str]:
-    """What a person calls the note: its title, its aliases and its file name."""
-    stem = note.path.rsplit("/", 1)[-1].removesuffix(".md")
-    return [note.title, *note.aliases, stem]
-
-
-def index_note(index: Index | IndexBuilder, note: Note) -> None:
-    index.add(note.path, index_fields(note), index_names(note))
-
-
-def read_lazily(store: GitStore, notes: dict[str, Note], blobs: dict[str, str]) -> None:
-    """Let `notes` stop keeping their text: each reads it from its blob when asked.
-
-    Every note's text in memory was most of a large brain's footprint (about 310 MB of a
-    714 MB process at 25,000 chat transcripts); a request reads a few notes, from Git.
-    """
-    for path, note in notes.items():
-        if note._source is None:
-            note.read_text_from(functools.partial(_blob_text, store, blobs[path]))
-
-
-def _blob_text(store: GitStore, blob: str) -> str:
-    return decode(store.blob_bytes(blob))
-
-
-def decode(data: bytes) -> str:
-    # Hand-made commits can hold any bytes; replace rather than fail the whole brain.
-    return data.decode("utf-8", errors="replace")
 
 
 @dataclass
@@ -212,8 +167,11 @@ class Corpus:
       which never waits for the other two: no cycle, so no deadlock.
     """
 
-    def __init__(self, store: GitStore, saved: SavedSnapshot | None = None):
+    def __init__(self, store: GitStore, saved: SavedSnapshot | None = None, workers: int | None = None):
         self.store = store
+        # Processes a full build parses and indexes notes in: None picks by brain size
+        # and cores (build_workers), 1 keeps it in this process.
+        self.workers = workers
         # The first snapshot is loaded from here and advanced by tree diff when it can be.
         self.saved = saved
         self._loading_saved = False  # for /healthz while the saved index is read
@@ -429,30 +387,30 @@ class Corpus:
 
     def _build(self, sha: str, date_walk: bool = True, indexed: bool = True) -> Snapshot:
         entries = self.store.entries(sha)
-        notes: dict[str, Note] = {}
-        blobs: dict[str, str] = {}
-        builder = IndexBuilder() if indexed else None
-        started = last = _time.monotonic()
-        total = len(entries)
-        for done, (path, blob) in enumerate(entries.items(), 1):
-            if date_walk:
-                self._reading = (done, total)
-            if self.progress is not None and date_walk and _time.monotonic() - last > self.progress_every_s:
-                self.progress(done, total)
-                last = _time.monotonic()
-            if not is_note_path(path):
-                continue
-            note = parse_note(path, decode(self.store.blob_bytes(blob)))
-            notes[path] = note
-            blobs[path] = blob
-            if builder is not None:
-                index_note(builder, note)
-        index = builder.finish() if builder is not None else Index()
+        items = [(path, blob) for path, blob in entries.items() if is_note_path(path)]
+        # Progress is told in files, as /healthz says it: the files up to each note.
+        files_to = [n for n, path in enumerate(entries, 1) if is_note_path(path)]
+        started = _time.monotonic()
+        last = [started]
+
+        def report(notes_done: int) -> None:
+            done = files_to[notes_done - 1]
+            self._reading = (done, len(entries))
+            if self.progress is not None and _time.monotonic() - last[0] > self.progress_every_s:
+                self.progress(done, len(entries))
+                last[0] = _time.monotonic()
+
         if indexed:
-            read_lazily(self.store, notes, blobs)
+            notes, builder = read_notes(self.store, items, self.workers, report if date_walk else lambda done: None)
+            index = builder.finish()
+            read_lazily(self.store, notes, dict(items))
+        else:
+            notes = {path: parse_note(path, decode(self.store.blob_bytes(blob))) for path, blob in items}
+            index = Index()
+        blobs = dict(items)
         release_freed_memory()
-        if self.progress is not None and date_walk and last != started:
-            self.progress(total, total)
+        if self.progress is not None and date_walk and last[0] != started:
+            self.progress(len(entries), len(entries))
         time = self.store.commit_time(sha)
         if date_walk:
             changed, real = self._dates(sha, set(notes))

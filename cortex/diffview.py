@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 
-from .corpus import decode
+from .reading import decode
 from .redact import redact
 
 MAX_DIFF_ROWS = 2_000  # per file; a huge rewrite says how much it left out

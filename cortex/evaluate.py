@@ -32,9 +32,9 @@ EVAL_DAY = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
 
 def load(brain_dir: Path, questions: Path):
     from .brain import Brain, render_index
-    from .corpus import is_note_path
     from .gitstore import GitStore
     from .notes import parse_note
+    from .reading import is_note_path
 
     files = {p.relative_to(brain_dir).as_posix(): p.read_bytes() for p in sorted(brain_dir.rglob("*.md"))}
     files["INDEX.md"] = render_index({p: parse_note(p, d.decode()) for p, d in files.items() if is_note_path(p)})

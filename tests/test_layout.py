@@ -36,6 +36,7 @@ LAYERS = {
         "remote",
         "corpus",
         "persist",
+        "reading",
         "search",
         "proposals",
         "redisproc",
