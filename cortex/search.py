@@ -153,8 +153,13 @@ class _Segment:
         return len(self.fptr) - 1
 
     @staticmethod
-    def make(terms: list[str], fptr: np.ndarray, fterm: np.ndarray, ftf: np.ndarray) -> _Segment:
-        """A segment from forward rows, dropping terms no row holds and building the inverted lists."""
+    def make(
+        terms: list[str], fptr: np.ndarray, fterm: np.ndarray, ftf: np.ndarray, ranks: np.ndarray | None = None
+    ) -> _Segment:
+        """A segment from forward rows, dropping terms no row holds and building the inverted lists.
+
+        `ranks`, when known: each entry's place among its term's entries (see `_ranks`).
+        """
         vocab = len(terms)
         df = np.bincount(fterm, minlength=vocab)
         if vocab and not df.all():
@@ -169,11 +174,16 @@ class _Segment:
                 ftf = ftf.astype(narrow)  # integer weights: every tf is a small integer
                 break
         rows = np.repeat(np.arange(len(fptr) - 1, dtype=np.int32), np.diff(fptr))
+        iptr = np.zeros(len(terms) + 1, dtype=np.int64)
+        np.cumsum(df, out=iptr[1:])
+        if ranks is not None:
+            place = iptr[:-1][fterm] + ranks
+            idoc, itf = np.empty_like(rows), np.empty_like(ftf)
+            idoc[place], itf[place] = rows, ftf
+            return _Segment(terms, fptr.astype(np.int64), fterm, iptr, idoc, itf)
         # A stable sort keeps each term's slots ascending (the order scores are summed
         # in), and is the map between forward and inverted order (see `forward_tf`).
         order = np.argsort(fterm, kind="stable")
-        iptr = np.zeros(len(terms) + 1, dtype=np.int64)
-        np.cumsum(df, out=iptr[1:])
         return _Segment(terms, fptr.astype(np.int64), fterm, iptr, rows[order], ftf[order])
 
     def forward_tf(self) -> np.ndarray:
@@ -770,6 +780,16 @@ def _tokenized(fields: Mapping[str, str]) -> dict[str, list[str]]:
     return {name: tokenize(text) for name, text in fields.items() if text}
 
 
+def _ranks(fterm: np.ndarray, vocab: int) -> np.ndarray:
+    """Each entry's place among the entries of its term, in forward (document) order."""
+    order = np.argsort(fterm, kind="stable")
+    df = np.bincount(fterm, minlength=vocab)
+    starts = np.cumsum(df) - df
+    ranks = np.empty(len(fterm), dtype=np.int64)
+    ranks[order] = np.arange(len(fterm)) - starts[fterm[order]]
+    return ranks
+
+
 @dataclass(frozen=True)
 class Shard:
     """Documents indexed by one `IndexBuilder`, to be added to another (see `IndexBuilder.shard`).
@@ -785,6 +805,7 @@ class Shard:
     fptr: array
     fterm: array
     ftf: array
+    ranks: bytes  # int32: each entry's place among its term's entries in this shard (`_ranks`)
 
 
 class _Numbering(dict):
@@ -813,6 +834,11 @@ class IndexBuilder:
         self._fterm = array("i")
         self._ftf = array("d")
         self._fptr = array("q", [0])
+        # Filled while only shards are added (see add_shard): each entry's place in its
+        # term's inverted list, so `finish` places entries without sorting all of them
+        # (a stable argsort of 23M entries: ~2.5 s of a 300 MB brain's first build).
+        self._ranks: list[np.ndarray] | None = []
+        self._df = np.zeros(0, np.int64)
 
     def add(self, doc_id: str, fields: Mapping[str, str], names: Iterable[str] = ()) -> None:
         self._index._check_fields(fields)
@@ -823,6 +849,7 @@ class IndexBuilder:
             raise ValueError(f"document {doc_id!r} added twice")
         self._index._check_fields(field_tokens)
         wtf, dl, flen = self._index._weigh(field_tokens, intern=False)
+        self._ranks = None
         self._fterm.extend(map(self._vocab.__getitem__, wtf))  # a new term numbers itself
         self._ftf.extend(wtf.values())
         self._fptr.append(len(self._fterm))
@@ -835,8 +862,17 @@ class IndexBuilder:
     def shard(self) -> Shard:
         """What was added, as plain picklable data for another builder's `add_shard`
         (the cold build of a large brain indexes its notes in several processes)."""
+        fterm = np.frombuffer(self._fterm, dtype=np.int32)
         return Shard(
-            self._ids, self._dl, self._flen, self._names, list(self._vocab), self._fptr, self._fterm, self._ftf
+            self._ids,
+            self._dl,
+            self._flen,
+            self._names,
+            list(self._vocab),
+            self._fptr,
+            self._fterm,
+            self._ftf,
+            _ranks(fterm, len(self._vocab)).astype(np.int32).tobytes(),
         )
 
     def add_shard(self, shard: Shard) -> None:
@@ -852,6 +888,13 @@ class IndexBuilder:
         number = self._vocab.__getitem__
         renumber = np.fromiter(map(number, shard.terms), dtype=np.int32, count=len(shard.terms))
         fterm = renumber[np.frombuffer(shard.fterm, dtype=np.int32)] if len(shard.fterm) else np.empty(0, np.int32)
+        if self._ranks is not None:
+            # An entry's place among its term's entries: those of earlier shards, then its
+            # place in its own shard (the shard's documents come after theirs).
+            if len(self._df) < len(self._vocab):
+                self._df = np.concatenate([self._df, np.zeros(len(self._vocab) - len(self._df), np.int64)])
+            self._ranks.append(self._df[fterm] + np.frombuffer(shard.ranks, dtype=np.int32))
+            self._df += np.bincount(fterm, minlength=len(self._df))
         self._fterm.frombytes(fterm.astype(np.int32).tobytes())
         self._ftf.extend(shard.ftf)
         base = self._fptr[-1]
@@ -867,7 +910,10 @@ class IndexBuilder:
         fptr = np.frombuffer(self._fptr, dtype=np.int64)
         fterm = np.frombuffer(self._fterm, dtype=np.int32)
         ftf = np.frombuffer(self._ftf, dtype=F64)
-        seg = _Segment.make(list(self._vocab), fptr, fterm, ftf)
+        ranks = np.concatenate(self._ranks) if self._ranks else None
+        if ranks is None or len(ranks) != len(fterm):
+            ranks = None  # documents added one by one: the inverted lists are sorted out
+        seg = _Segment.make(list(self._vocab), fptr, fterm, ftf, ranks)
         index = self._index
         index._rebase(seg, self._ids, self._dl, self._flen, self._names)
         self._fterm, self._ftf, self._fptr = array("i"), array("d"), array("q", [0])

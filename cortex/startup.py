@@ -185,7 +185,12 @@ def serve(settings: Settings) -> int:
     def build() -> Any:
         nonlocal private
         from .redisproc import NOT_INSTALLED, RedisProcess, redis_server_binary
-        from .server import assemble, banner, make_app  # 0.5 s of imports (pygit2, numpy): after the port opens
+        from .server import (
+            assemble,
+            banner,
+            make_app,
+            warm_up,
+        )  # 0.5 s of imports (pygit2, numpy): after the port opens
 
         off = None
         if not settings.redis_url:
@@ -198,6 +203,10 @@ def serve(settings: Settings) -> int:
                 except RuntimeError as exc:
                     off = f"disabled: {exc}"
         parts = state["parts"] = assemble(settings)
+        # The index's load or build starts as soon as the port is open, beside the MCP
+        # SDK's import in make_app (~1.3 s here): reading and checking a saved index
+        # leaves the GIL to it, and a first build runs in worker processes.
+        after_listening(server, lambda: warm_up(parts))
         parts.queue_off = off
         print(banner(parts), flush=True)
         if off:
@@ -219,7 +228,6 @@ def serve(settings: Settings) -> int:
             **settings.uvicorn_options(),
         )
     )
-    after_listening(server, lambda: _warm_when_built(app, state))
     try:
         server.run()
     finally:
@@ -230,11 +238,3 @@ def serve(settings: Settings) -> int:
         if private is not None:
             private.stop()
     return 1 if app.error else 0
-
-
-def _warm_when_built(app: Starting, state: dict[str, Any]) -> None:
-    from .server import warm_up
-
-    app.wait_built()
-    if "parts" in state:
-        warm_up(state["parts"])
