@@ -2,8 +2,8 @@
 of them is indexed, and the full read of a commit, in worker processes for a large brain.
 
 A full read of a 300 MB brain is Python parsing and tokenizing 300 MB: about 30 s on
-one core. With more cores it is split into chunks that `python -m cortex.reading`
-workers parse and index; their notes and index shards come back in order and are
+one core. With more cores it is split into chunks that worker processes (`work`)
+parse and index; their notes and index shards come back in order and are
 merged into exactly what one process would have built (tests/test_reading.py).
 """
 
@@ -17,7 +17,6 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
 
 from .gitstore import GitStore
 from .notes import Note, parse_note
@@ -31,6 +30,7 @@ log = logging.getLogger("cortex")
 BUILD_POOL_MIN_NOTES = 2_000
 BUILD_WORKERS_MAX = 4
 BUILD_CHUNK = 500  # notes a worker reads per chunk: ~50 chunks for a 300 MB brain
+WORKER_NICENESS = 10
 
 
 def is_note_path(path: str) -> bool:
@@ -134,10 +134,13 @@ def _read_in_workers(
     # threads (the server's, a store's lock), and a forked child inherits any lock one
     # of them held. Nor multiprocessing: its spawned children re-import the parent's
     # main script, which hangs a script without a __main__ guard.
+    # The same interpreter, folder and environment as this process, so the same Cortex;
+    # this one's folder only as a last resort (ahead of the standard library, a
+    # site-packages folder could shadow it).
     package_root = str(Path(__file__).resolve().parent.parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (package_root, os.environ.get("PYTHONPATH"))))}
-    command = [sys.executable, "-m", "cortex.reading", str(store.path), store.branch]
-    procs = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env) for _ in range(count)]
+    boot = f"import sys; sys.path.append({package_root!r}); from cortex.reading import work; work(sys.argv[1:])"
+    command = [sys.executable, "-c", boot, str(store.path), store.branch]
+    procs = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in range(count)]
     try:
         for i, proc in enumerate(procs):
             assert proc.stdin is not None
@@ -180,14 +183,16 @@ def read_chunk(store: GitStore, items: list[tuple[str, str]]) -> tuple[dict[str,
     return notes, builder.shard()
 
 
-def _work(path: str, branch: str, source: BinaryIO, sink: BinaryIO) -> None:
-    store = GitStore(path, branch)
-    for chunk in pickle.load(source):
-        pickle.dump(read_chunk(store, chunk), sink, protocol=pickle.HIGHEST_PROTOCOL)
-        sink.flush()
-
-
-if __name__ == "__main__":
+def work(argv: list[str]) -> None:
+    """A worker's life: open the store (argv: path, branch), read the chunks it is sent on stdin,
+    send each one's notes and shard back on stdout, in order."""
     frames = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must not land among the frames
-    _work(sys.argv[1], sys.argv[2], sys.stdin.buffer, frames)
+    if hasattr(os, "nice"):
+        # Below the server: workers on every core otherwise slowed its start (the MCP SDK's
+        # import, the first brain_read) from ~2 s to 5.6 s here at 4,000 long notes.
+        os.nice(WORKER_NICENESS)
+    store = GitStore(argv[0], argv[1])
+    for chunk in pickle.load(sys.stdin.buffer):
+        pickle.dump(read_chunk(store, chunk), frames, protocol=pickle.HIGHEST_PROTOCOL)
+        frames.flush()
