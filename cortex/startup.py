@@ -230,6 +230,8 @@ def serve(settings: Settings) -> int:
     )
     try:
         server.run()
+    except KeyboardInterrupt:
+        pass  # Ctrl-C: uvicorn has already shut down cleanly, then raised it again
     finally:
         if "parts" in state:
             from .server import save_on_shutdown

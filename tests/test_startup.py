@@ -98,6 +98,21 @@ def test_cortex_serve_opens_its_port_before_the_brain_is_built(tmp_path):
         proc.wait(20)
 
 
+def test_ctrl_c_stops_cortex_serve_cleanly_without_a_traceback(tmp_path):
+    from reliakit import ServeProcess
+
+    from cortex.brains import init_brain
+
+    brain = tmp_path / "brain.git"
+    init_brain(brain, bare=True)
+    serve = ServeProcess(tmp_path / "home", brain, {"CORTEX_TOKEN": "t" * 32}, tmp_path / "bin", tmp_path / "log")
+    serve.start()
+    proc = serve.proc
+    serve.stop()  # SIGINT, as Ctrl-C
+    assert proc is not None and proc.returncode == 0
+    assert "Traceback" not in serve.output() and "KeyboardInterrupt" not in serve.output()
+
+
 def test_cortex_serve_on_a_wrong_brain_says_why_and_exits(tmp_path):
     import subprocess
     import sys
