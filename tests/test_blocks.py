@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -399,10 +400,16 @@ def test_correction_inside_inline_code_or_fence_is_an_example() -> None:
     assert all(not b.corrections for b in blocks_of(n))
 
 
-def test_blocks_of_returns_copies() -> None:
+def test_blocks_cannot_be_changed_by_a_caller() -> None:
+    """Every caller gets the same cached blocks: none can change what the next one sees."""
     n = make('A (was: "B") c.\n')
-    blocks_of(n)[0].corrections.clear()
-    assert blocks_of(n)[0].corrections
+    block = blocks_of(n)[0]
+    with pytest.raises(AttributeError):
+        block.corrections.clear()  # a tuple
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        block.retired = "changed"  # type: ignore[misc]
+    blocks_of(n).clear()
+    assert blocks_of(n)[0].corrections and blocks_of(n)[0].retired is None
 
 
 @settings(max_examples=200, deadline=None)
