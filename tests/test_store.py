@@ -214,16 +214,27 @@ def test_capture_appends_a_log_entry_in_the_brain_time_zone(brain_path: Path):
     assert text.rstrip().endswith("## 08:30\n\nsecond")
 
 
-def test_one_note_change_reparses_only_that_note(brain: Brain, monkeypatch):
+@pytest.mark.parametrize("index", ["auto", "off"])
+def test_one_note_change_parses_only_that_note_once(brain_path: Path, monkeypatch, index):
+    """A write parses the note it wrote once: the INDEX.md check (when there is one) hands
+    the note to the corpus, which parses it itself otherwise."""
+    import cortex.brain as brain_mod
     import cortex.corpus as corpus_mod
 
+    brain = Brain(GitStore(brain_path), index=index)
     brain.snapshot()
     parsed = []
     real = corpus_mod.parse_note
-    monkeypatch.setattr(corpus_mod, "parse_note", lambda p, t: parsed.append(p) or real(p, t))
-    brain.write("notes/a.md", "create", ME, content="hello\n")
-    brain.snapshot()
-    assert parsed == ["notes/a.md"]
+    for module in (brain_mod, corpus_mod):
+        monkeypatch.setattr(module, "parse_note", lambda p, t: parsed.append(p) or real(p, t))
+    brain.write("notes/a.md", "create", ME, content="# A\n\nhello\n")
+    brain.write("notes/a.md", "append", ME, content="more")
+    snap = brain.snapshot()
+    assert parsed == ["notes/a.md", "notes/a.md"]
+    fresh = Brain(GitStore(brain_path)).corpus.at(snap.sha)  # a build from Git alone
+    assert snap.notes["notes/a.md"] == fresh.notes["notes/a.md"]
+    assert snap.notes["notes/a.md"].text == "# A\n\nhello\nmore\n"
+    assert snap.index.search("hello more", 5) == fresh.index.search("hello more", 5)
 
 
 def test_a_stale_ref_lock_left_by_a_crash_does_not_block_writes(brain: Brain):
@@ -341,3 +352,29 @@ def test_a_write_refused_halfway_through_its_trees_leaves_no_trace_in_the_next(b
     assert store.head() == head
     brain.write("notes/b.md", "create", ME, content="b\n")
     assert "notes/half.md" not in tree_of(store.path) and store.blob_at(store.head(), "notes/half.md") is None
+
+
+def test_a_retried_write_hands_the_corpus_only_notes_of_the_draft_committed(brain: Brain, monkeypatch):
+    """The first try parsed its note for the INDEX.md check; the retry, on a head without
+    INDEX.md, parses none: the snapshot must hold the note as committed, not the first try's."""
+    brain.write("notes/a.md", "create", ME, content="# A\n\none\n")
+    other = GitStore(brain.store.path)
+    swap, swaps = brain.store._swap, []
+
+    def racing(expected, new, message):
+        if not swaps:
+            swaps.append(
+                other.commit(lambda view: {"INDEX.md": None, "notes/a.md": b"# A\n\nzebracorn\n"}, "by hand").sha
+            )
+            brain.snapshot()  # a reader moves the corpus onto the new head meanwhile
+            return False
+        return swap(expected, new, message)
+
+    monkeypatch.setattr(brain.store, "_swap", racing)
+    result = brain.write("notes/a.md", "append", ME, content="two")
+    assert result["parent"] == swaps[0]
+    assert brain.corpus.built().sha == result["sha"]  # moved by `follow`, not by a diff
+    snap = brain.snapshot()
+    fresh = Brain(GitStore(brain.store.path)).corpus.at(snap.sha)  # a build from Git alone
+    assert snap.notes["notes/a.md"] == fresh.notes["notes/a.md"]
+    assert [doc for doc, _ in snap.index.search("zebracorn", 5).hits] == ["notes/a.md"]
