@@ -358,8 +358,12 @@ class Brain:
         author: Identity | None = None,
     ) -> WriteResult:
         """One commit holding `change` plus a regenerated INDEX.md."""
+        # The notes the INDEX.md check parsed from the bytes of the draft that was committed
+        # (each try starts afresh): the corpus moves onto the commit without parsing them again.
+        parsed: dict[str, Note] = {}
 
         def with_index(view: View) -> Changes:
+            parsed.clear()
             if actor.request and view.sha:
                 # Inside the compare-and-swap: a retry racing its own first attempt
                 # still finds it, because a moved head re-runs this check.
@@ -374,6 +378,7 @@ class Brain:
             updated = {
                 p: (None if d is None else parse_note(p, decode(d))) for p, d in changes.items() if is_note_path(p)
             }
+            parsed.update((p, n) for p, n in updated.items() if n is not None)
             if (
                 snap
                 and view.blob_of("INDEX.md")
@@ -394,6 +399,7 @@ class Brain:
             result.sha,
             result.parent,
             [Change(p, result.old_blobs.get(p), new) for p, new in result.new_blobs.items()],
+            parsed,
         )
         return result
 

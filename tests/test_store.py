@@ -10,7 +10,7 @@ import pytest
 
 from cortex.brain import Actor, Brain
 from cortex.errors import BadInput, Conflict
-from cortex.gitstore import GitStore
+from cortex.gitstore import GitStore, hash_blob
 
 ME = Actor(door="owner", tool="brain_write", client="pytest 1.0")
 
@@ -214,16 +214,27 @@ def test_capture_appends_a_log_entry_in_the_brain_time_zone(brain_path: Path):
     assert text.rstrip().endswith("## 08:30\n\nsecond")
 
 
-def test_one_note_change_reparses_only_that_note(brain: Brain, monkeypatch):
+@pytest.mark.parametrize("index", ["auto", "off"])
+def test_one_note_change_parses_only_that_note_once(brain_path: Path, monkeypatch, index):
+    """A write parses the note it wrote once: the INDEX.md check (when there is one) hands
+    the note to the corpus, which parses it itself otherwise."""
+    import cortex.brain as brain_mod
     import cortex.corpus as corpus_mod
 
+    brain = Brain(GitStore(brain_path), index=index)
     brain.snapshot()
     parsed = []
     real = corpus_mod.parse_note
-    monkeypatch.setattr(corpus_mod, "parse_note", lambda p, t: parsed.append(p) or real(p, t))
-    brain.write("notes/a.md", "create", ME, content="hello\n")
-    brain.snapshot()
-    assert parsed == ["notes/a.md"]
+    for module in (brain_mod, corpus_mod):
+        monkeypatch.setattr(module, "parse_note", lambda p, t: parsed.append(p) or real(p, t))
+    brain.write("notes/a.md", "create", ME, content="# A\n\nhello\n")
+    brain.write("notes/a.md", "append", ME, content="more")
+    snap = brain.snapshot()
+    assert parsed == ["notes/a.md", "notes/a.md"]
+    fresh = Brain(GitStore(brain_path)).corpus.at(snap.sha)  # a build from Git alone
+    assert snap.notes["notes/a.md"] == fresh.notes["notes/a.md"]
+    assert snap.notes["notes/a.md"].text == "# A\n\nhello\nmore\n"
+    assert snap.index.search("hello more", 5) == fresh.index.search("hello more", 5)
 
 
 def test_a_stale_ref_lock_left_by_a_crash_does_not_block_writes(brain: Brain):
@@ -250,3 +261,120 @@ def test_a_retried_request_id_applies_once(brain: Brain):
     assert brain.capture("call the vet", replace(ME, request="cap-1"))["sha"] == cap["sha"]
     msg = git("log", "-1", "--format=%B", cwd=brain.store.path)
     assert "Cortex-Request: cap-1" in msg
+
+
+def tree_of(path: Path) -> dict[str, str]:
+    """Every file and folder of the branch head as Git itself lists it: path -> object id."""
+    out = {}
+    for line in git("ls-tree", "-r", "-t", "main", cwd=path).splitlines():
+        meta, name = line.split("\t", 1)
+        out[name] = meta.split()[2]
+    return out
+
+
+def as_tree(files: dict[str, bytes]) -> dict[str, str]:
+    """What `tree_of` lists for a tree holding `files`, without the folders' ids."""
+    out = {p: hash_blob(data) for p, data in files.items()}
+    for p in files:
+        parts = p.split("/")
+        for n in range(1, len(parts)):
+            out["/".join(parts[:n])] = "tree"
+    return out
+
+
+def test_each_write_builds_on_the_head_it_runs_on_whoever_moved_it(tmp_path: Path):
+    """A store keeps the TreeBuilders of the trees it last wrote and builds its next write
+    on them: every commit must still hold exactly the head's files plus its change, when
+    another handle moved the head meanwhile, when a folder's last file goes, and every
+    lookup must see the head as a fresh handle does."""
+    import random
+
+    files = {"a.md": b"a\n", "notes/x.md": b"x\n"}
+    store = GitStore.init(tmp_path / "r.git", files, bare=True)
+    other = GitStore(store.path)  # another process's handle on the same repository
+    rng = random.Random(7)
+    names = ["a.md", "b.md", "notes/x.md", "notes/y.md", "notes/deep/z.md", "notes/deep/w.md", "log/l.md"]
+    for i in range(80):
+        writer = store if rng.random() < 0.7 else other
+        path = rng.choice(names)
+        if path in files and len(files) > 1 and rng.random() < 0.4:
+            change: dict[str, bytes | None] = {path: None}
+        else:
+            change = {path: f"{path} {i}\n".encode()}
+        writer.commit(lambda view, change=change: dict(change), f"step {i}")
+        for p, data in change.items():
+            if data is None:
+                del files[p]
+            else:
+                files[p] = data
+        listed = tree_of(store.path)
+        assert {p: ("tree" if p not in files else b) for p, b in listed.items()} == as_tree(files)
+        head = store.head()
+        fresh = GitStore(store.path)
+        for p in [*names, "notes", "notes/", "notes/deep", "a.md/x", "/a.md", "notes//x.md", "A.md"]:
+            assert store.blob_at(head, p) == fresh.blob_at(head, p) == (hash_blob(files[p]) if p in files else None)
+            assert store.resolve_name(head, p) == fresh.resolve_name(head, p)
+            assert store.collision(head, {p: b""}) == fresh.collision(head, {p: b""})
+
+
+def test_a_draft_that_lost_the_race_leaves_nothing_behind_for_the_retry(brain: Brain, monkeypatch):
+    """The retry runs its change again on a head whose trees the lost draft had built on:
+    the commit holds the retry's change only."""
+    store = brain.store
+    brain.write("notes/a.md", "create", ME, content="a\n")  # the store now holds the head's builders
+    swap, calls, swaps = store._swap, [], []
+    monkeypatch.setattr(store, "_swap", lambda *a: bool(swaps.append(a) or len(swaps) > 1) and swap(*a))
+
+    def change(view):
+        calls.append(view.sha)
+        return {"notes/first-try.md": b"1\n"} if len(calls) == 1 else {"notes/retry.md": b"2\n"}
+
+    before = tree_of(store.path)
+    result = store.commit(change, "retried")
+    assert calls[0] == calls[1] == result.parent and result.retries == 1
+    after = tree_of(store.path)
+    assert "notes/first-try.md" not in after and after["notes/retry.md"] == hash_blob(b"2\n")
+    assert {p: b for p, b in after.items() if p not in ("notes", "notes/retry.md")} == {
+        p: b for p, b in before.items() if p != "notes"
+    }
+
+
+def test_a_write_refused_halfway_through_its_trees_leaves_no_trace_in_the_next(brain: Brain):
+    """Git refuses the name `.git` after the folder's builder took the first file in: the
+    next write must not find that file in the builder it starts from."""
+    from cortex.errors import StoreError
+
+    store = brain.store
+    brain.write("notes/a.md", "create", ME, content="a\n")
+    head = store.head()
+    with pytest.raises(StoreError):
+        store.commit(lambda view: {"notes/half.md": b"1\n", "notes/.git": b"2\n"}, "refused")
+    assert store.head() == head
+    brain.write("notes/b.md", "create", ME, content="b\n")
+    assert "notes/half.md" not in tree_of(store.path) and store.blob_at(store.head(), "notes/half.md") is None
+
+
+def test_a_retried_write_hands_the_corpus_only_notes_of_the_draft_committed(brain: Brain, monkeypatch):
+    """The first try parsed its note for the INDEX.md check; the retry, on a head without
+    INDEX.md, parses none: the snapshot must hold the note as committed, not the first try's."""
+    brain.write("notes/a.md", "create", ME, content="# A\n\none\n")
+    other = GitStore(brain.store.path)
+    swap, swaps = brain.store._swap, []
+
+    def racing(expected, new, message):
+        if not swaps:
+            swaps.append(
+                other.commit(lambda view: {"INDEX.md": None, "notes/a.md": b"# A\n\nzebracorn\n"}, "by hand").sha
+            )
+            brain.snapshot()  # a reader moves the corpus onto the new head meanwhile
+            return False
+        return swap(expected, new, message)
+
+    monkeypatch.setattr(brain.store, "_swap", racing)
+    result = brain.write("notes/a.md", "append", ME, content="two")
+    assert result["parent"] == swaps[0]
+    assert brain.corpus.built().sha == result["sha"]  # moved by `follow`, not by a diff
+    snap = brain.snapshot()
+    fresh = Brain(GitStore(brain.store.path)).corpus.at(snap.sha)  # a build from Git alone
+    assert snap.notes["notes/a.md"] == fresh.notes["notes/a.md"]
+    assert [doc for doc, _ in snap.index.search("zebracorn", 5).hits] == ["notes/a.md"]
