@@ -189,8 +189,9 @@ def work(argv: list[str]) -> None:
     frames = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must not land among the frames
     if hasattr(os, "nice"):
-        # Below the server: workers on every core otherwise slowed its start (the MCP SDK's
-        # import, the first brain_read) from ~2 s to 5.6 s here at 4,000 long notes.
+        # Below the server: workers on every core otherwise take the CPU from its requests
+        # (started beside the server's own start, they put its first brain_read at 5.6 s
+        # instead of ~2 s here at 4,000 long notes; niced, 3.8 s under the same load).
         os.nice(WORKER_NICENESS)
     store = GitStore(argv[0], argv[1])
     for chunk in pickle.load(sys.stdin.buffer):
