@@ -435,14 +435,14 @@ class Corpus:
                 self.progress(done, len(entries))
                 last[0] = _time.monotonic()
 
+        blobs = dict(items)
         if indexed:
             notes, builder = read_notes(self.store, items, self.workers, report if date_walk else lambda done: None)
             index = builder.finish()
-            read_lazily(self.store, notes, dict(items))
+            read_lazily(self.store, notes, blobs)
         else:
             notes = {path: parse_note(path, decode(self.store.blob_bytes(blob))) for path, blob in items}
             index = Index()
-        blobs = dict(items)
         release_freed_memory()
         if self.progress is not None and date_walk and last[0] != started:
             self.progress(len(entries), len(entries))
