@@ -6,7 +6,6 @@ lives here so it can be tested without a repository.
 
 from __future__ import annotations
 
-import bisect
 import datetime as dt
 import re
 import unicodedata
@@ -17,6 +16,8 @@ from typing import Any
 
 import frontmatter
 import yaml
+
+from .structure import inside, merged, structure
 
 # libyaml's safe loader when present: about 10x faster than the pure-Python one,
 # which matters when a cold start parses 10,000 frontmatters.
@@ -38,7 +39,11 @@ MAX_FRONTMATTER_BYTES = 16_384
 MAX_FRONTMATTER_VALUES = 10_000
 MAX_FRONTMATTER_DEPTH = 32
 
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+# Matched at the text's start, or after a byte-order mark (editors on Windows write one).
+_FRONTMATTER = re.compile(r"---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+# An opening `---` line followed by a `key:` line: frontmatter, even when it is never closed.
+_UNCLOSED = re.compile(r"---[ \t]*\r?\n[ \t]*[A-Za-z_][\w-]*[ \t]*:")
+BOM = "\ufeff"
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,9 @@ class Note:
     headings: tuple[str, ...]
     frontmatter_error: str | None = None
     warnings: tuple[str, ...] = field(default=())
+    # Why the note's retirement (status, superseded_by, valid_until, valid_from) could not
+    # be read, or None: such a note is never "current", so no quote of it is VERIFIED.
+    unreadable: str | None = None
     # Obsidian: frontmatter `aliases` (other titles) and the [[wikilinks]] of the body.
     aliases: tuple[str, ...] = field(default=())
     links: tuple[WikiLink, ...] = field(default=())
@@ -133,8 +141,10 @@ class Note:
 
 
 def split_frontmatter(text: str) -> tuple[str | None, int]:
-    """Return the raw YAML frontmatter (or None) and the offset where the body starts."""
-    match = _FRONTMATTER.match(text)
+    """Return the raw YAML frontmatter (or None) and the offset where the body starts.
+
+    A byte-order mark before the opening `---` is skipped (it stays in the text)."""
+    match = _FRONTMATTER.match(text, 1 if text.startswith(BOM) else 0)
     if not match:
         return None, 0
     return match.group(1) or "", match.end()
@@ -227,8 +237,13 @@ def _load_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
     try:
         # A safe loader, as python-frontmatter uses: no tag can build an object.
         data = _YAML.load(raw, Loader=_SafeLoader) if raw.strip() else {}
+    except yaml.MarkedYAMLError as exc:
+        # The line in the note: the YAML starts on the note's second line.
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 2}: " if mark is not None else ""
+        return {}, f"frontmatter is not valid YAML ({where}{exc.problem or exc.context or 'unreadable'})"
     except yaml.YAMLError as exc:
-        return {}, f"frontmatter is not valid YAML: {str(exc).splitlines()[0]}"
+        return {}, f"frontmatter is not valid YAML ({str(exc).splitlines()[0]})"
     except RecursionError:
         return {}, "frontmatter nests too deeply"
     except Exception as exc:  # noqa: BLE001 - the parser never raises
@@ -236,7 +251,7 @@ def _load_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
         # timestamp cannot be built (ValueError), and `!!timestamp nope` fails inside
         # PyYAML itself (AttributeError).
         detail = " ".join(str(exc).split())[:200] or exc.__class__.__name__
-        return {}, f"frontmatter is not valid YAML: {detail}"
+        return {}, f"frontmatter is not valid YAML ({detail})"
     if data is None:
         return {}, None
     if not isinstance(data, dict):
@@ -278,32 +293,10 @@ def _expansion_error(data: Any) -> str | None:
     return walk(data, 0)
 
 
-# The one definition of a Markdown heading line and a code-fence line, shared by the
-# parser here, blocks.py (quotes and retirement) and pack.py: an ATX heading starts in
-# column 0 and has text, so an indented `## x` inside indented code is no heading.
-HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
-
-
-def is_fence(line: str) -> bool:
-    """Whether `line` opens or closes a fenced code block (``` or ~~~)."""
-    stripped = line.lstrip()
-    return stripped.startswith("```") or stripped.startswith("~~~")
-
-
 def headings_of(body: str) -> list[tuple[int, str]]:
-    """(level, text) of each ATX heading outside fenced code blocks."""
-    out: list[tuple[int, str]] = []
-    in_fence = False
-    for line in body.splitlines():
-        if is_fence(line):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        m = HEADING_LINE.match(line)
-        if m:
-            out.append((len(m.group(1)), m.group(2).strip()))
-    return out
+    """(level, text) of each heading of `body` as CommonMark reads it (ATX or setext,
+    never in code), empty headings left out."""
+    return [(h.level, h.text) for h in structure(body).headings if h.text]
 
 
 # ---------------------------------------------------------------------------
@@ -324,57 +317,16 @@ def _as_aliases(meta: dict[str, Any]) -> tuple[str, ...]:
     return tuple(out)
 
 
-_LINE = re.compile(r"[^\n]*\n?")
-
-
-def _lines(text: str, pos: int = 0) -> Iterable[tuple[int, str]]:
-    """(offset, line without its \\n or \\r\\n) of each line of `text` from `pos`.
-
-    Lines end at \\n only (a \\r before it is dropped): Markdown's line breaks, not
-    str.splitlines', which also splits at form feeds and U+2028 inside a link.
-    """
-    for m in _LINE.finditer(text, pos):
-        if m.start() == m.end():
-            break
-        yield m.start(), m.group().rstrip("\n").removesuffix("\r")
-
-
-_FENCE_CANDIDATE = re.compile(r"^[^\S\n]*(?:```|~~~)[^\n]*", re.MULTILINE)
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1)[^\n])+?\1")
-
-
 def code_spans(body: str) -> list[tuple[int, int]]:
-    """(start, end) of the fenced code blocks and inline code spans of `body`, sorted.
-
-    A `#tag` or a `[[link]]` written as code is an example, not one. Indented code
-    (four spaces) is not counted as code: Obsidian vaults nest list items that deep
-    far more often than they indent code.
-    """
-    spans: list[tuple[int, int]] = []
-    if "```" in body or "~~~" in body:
-        open_at = None
-        for m in _FENCE_CANDIDATE.finditer(body):
-            if not is_fence(m.group()):
-                continue
-            if open_at is None:
-                open_at = m.start()
-            else:
-                spans.append((open_at, m.end()))
-                open_at = None
-        if open_at is not None:
-            spans.append((open_at, len(body)))
-    if "`" in body:
-        for m in _INLINE_CODE.finditer(body):
-            if not any(a <= m.start() < b for a, b in spans):
-                spans.append((m.start(), m.end()))
-        spans.sort()
-    return spans
+    """(start, end) of the code of `body`, sorted and disjoint: code blocks (fenced and
+    indented, as CommonMark reads them) and inline code spans. A `#tag` or a `[[link]]`
+    written as code is an example, not one."""
+    return structure(body).code()
 
 
 def _outside(spans: list[tuple[int, int]], pos: int) -> bool:
-    """Whether `pos` lies outside every span (spans sorted by start)."""
-    i = bisect.bisect_right(spans, (pos, float("inf"))) - 1
-    return i < 0 or not (spans[i][0] <= pos < spans[i][1])
+    """Whether `pos` lies outside every span (sorted and disjoint)."""
+    return not inside(spans, pos)
 
 
 # Obsidian's tag: `#` at the start or after whitespace, then letters, digits, `_`, `-`
@@ -385,8 +337,8 @@ _TAG_NAME = re.compile(r"[^\W][\w/-]*")
 def body_tags(body: str) -> tuple[str, ...]:
     """The `#tags` of a note's body, in order, once each; none from code or headings.
 
-    Code and heading lines are ruled out per match, not by a line-by-line scan,
-    which cost 3 s more per 10,000 notes at cold start.
+    Code and headings are ruled out per match, not by a line-by-line scan, which cost
+    3 s more per 10,000 notes at cold start.
     """
     if "#" not in body:
         return ()
@@ -409,12 +361,9 @@ def body_tags(body: str) -> tuple[str, ...]:
         key = tag.casefold()
         if key in seen:
             continue
-        line_start = body.rfind("\n", 0, here) + 1
-        line_end = body.find("\n", here)
-        if HEADING_LINE.match(body[line_start : line_end if line_end >= 0 else len(body)].rstrip("\r")):
-            continue
         if spans is None:
-            spans = code_spans(body)
+            st = structure(body)
+            spans = merged(st.code() + [(h.start, h.end) for h in st.headings])
         if not _outside(spans, here):
             continue
         seen.add(key)
@@ -583,17 +532,10 @@ def rewrite_links(text: str, body_offset: int, links: Iterable[WikiLink], replac
 
 
 def sections(text: str, body_offset: int) -> list[tuple[int, str, int, int]]:
-    """(level, heading, start, end) of each section of the note: from its heading line to
-    the next heading of the same or a higher level (offsets in `text`; code fences skipped)."""
-    heads: list[tuple[int, str, int]] = []
-    in_fence = False
-    for start, line in _lines(text, body_offset):
-        if is_fence(line):
-            in_fence = not in_fence
-            continue
-        m = None if in_fence else HEADING_LINE.match(line)
-        if m:
-            heads.append((len(m.group(1)), m.group(2).strip(), start))
+    """(level, heading, start, end) of each section of the note: from its heading to the
+    next heading of the same or a higher level (offsets in `text`; headings as
+    CommonMark reads them, so none in code)."""
+    heads = [(h.level, h.text, body_offset + h.start) for h in structure(text[body_offset:]).headings]
     out = []
     for i, (level, heading, start) in enumerate(heads):
         end = next((s for lvl, _, s in heads[i + 1 :] if lvl <= level), len(text))
@@ -612,12 +554,15 @@ def find_section(text: str, body_offset: int, heading: str) -> tuple[int, int] |
 
 
 def parse_note(path: str, text: str) -> Note:
-    """Parse a note's text. Never raises: bad frontmatter becomes `frontmatter_error`."""
+    """Parse a note's text. Never raises: bad frontmatter becomes `frontmatter_error`,
+    and whatever leaves its retirement unknown becomes `unreadable`."""
     raw, offset = split_frontmatter(text)
     meta: dict[str, Any] = {}
     error = None
     if raw is not None:
         meta, error = _load_yaml(raw)
+    elif _UNCLOSED.match(text, 1 if text.startswith(BOM) else 0):
+        error = "frontmatter is not closed (no --- line after it)"
     body = text[offset:]
     heads = headings_of(body)
     title = meta.get("title")
@@ -626,10 +571,21 @@ def parse_note(path: str, text: str) -> Note:
         title = first_h1 or PurePosixPath(path).stem.replace("-", " ").replace("_", " ")
     status = str(meta.get("status") or "current").strip().lower()
     warnings: list[str] = []
+    unknown: list[str] = [error] if error else []
     if status not in STATUSES:
         warnings.append(f"unknown status {status!r}, read as current")
+        unknown.append(f"status {status!r} is not one of {', '.join(sorted(STATUSES))}")
         status = "current"
     superseded_by = meta.get("superseded_by")
+    if superseded_by is not None and not isinstance(superseded_by, str):
+        unknown.append("superseded_by is not a path")
+        superseded_by = None
+    dates = {}
+    for key in ("valid_from", "valid_until"):
+        value = meta.get(key)
+        dates[key] = _as_date(value)
+        if dates[key] is None and value is not None and value != "":
+            unknown.append(f"{key} {str(value)[:40]!r} is not a date (YYYY-MM-DD)")
     description = meta.get("description")
     return Note(
         path=path,
@@ -640,15 +596,27 @@ def parse_note(path: str, text: str) -> Note:
         description=str(description).strip() if description else "",
         tags=_merge_tags(_as_tags(meta.get("tags")), body_tags(body)),
         status=status,
-        superseded_by=str(superseded_by).strip() if superseded_by else None,
-        valid_from=_as_date(meta.get("valid_from")),
-        valid_until=_as_date(meta.get("valid_until")),
+        superseded_by=superseded_by.strip() or None if superseded_by else None,
+        valid_from=dates["valid_from"],
+        valid_until=dates["valid_until"],
         headings=tuple(h for _, h in heads),
         frontmatter_error=error,
         warnings=tuple(warnings),
+        unreadable=_unreadable(unknown, error),
         aliases=_as_aliases(meta),
         links=wikilinks(body),
     )
+
+
+def _unreadable(problems: list[str], error: str | None) -> str | None:
+    """The one-line reason a note's retirement is unknown, or None."""
+    if not problems:
+        return None
+    if error:
+        inner = re.search(r"\((.*)\)$", error)
+        detail = inner.group(1) if inner else error.removeprefix("frontmatter ")
+        return f"frontmatter could not be read ({detail}); its status is unknown"
+    return f"{'; '.join(problems)}; its status is unknown"
 
 
 def _merge_tags(front: tuple[str, ...], body: tuple[str, ...]) -> tuple[str, ...]:

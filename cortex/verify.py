@@ -59,8 +59,9 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from cortex.blocks import _WAS, Block, _blocks_cached, normalize, quote_forms
+from cortex.blocks import _WAS, Block, _blocks_cached, hidden_spans, normalize, normalize_pieces, quote_forms
 from cortex.notes import Note
+from cortex.structure import merged, overlaps
 from cortex.tokenize import STOPWORDS
 
 VERIFIED = "VERIFIED"
@@ -102,13 +103,17 @@ class QuoteCheck:
     note_retired: str | None = None
     match_start: int | None = None  # the matched span in the note's full text
     match_end: int | None = None
-    quote: str = ""  # the quote as matched (normalised, NFC); what grounds the answer's specifics
+    # The quote as matched (normalised, NFC) without its retired text (struck words, the
+    # old wording of a correction): what grounds the answer's specifics. `retired_text`
+    # is what was left out, so a reply can say a specific is only there as a retired value.
+    quote: str = ""
+    retired_text: str = ""
 
 
 @dataclass(frozen=True)
 class _Indexed:
     blocks: tuple[Block, ...]
-    # Per block: normalised NFC text, and for each of its chars the block offsets where
+    # Per block: normalised NFC text, and for each of its chars the note offsets where
     # the source chars it came from start and end.
     normalised: tuple[tuple[str, tuple[int, ...], tuple[int, ...]], ...]
     body: str  # the blocks' normalised texts joined: detects quotes that span blocks
@@ -169,7 +174,7 @@ def _indexed(text: str, body_offset: int) -> _Indexed:
     blocks = _blocks_cached(text, body_offset)
     normalised = []
     for b in blocks:
-        s, offs = normalize(b.text)
+        s, offs = normalize_pieces(text, b.pieces)
         s, starts, ends = nfc_with_offsets(s, offs)
         normalised.append((s, tuple(starts), tuple(ends)))
     # The body's normalised form is the blocks' joined by one space (what the blank
@@ -224,23 +229,60 @@ def _contains(index: _Indexed, forms: list[str]) -> bool:
     return any(f in index.body for f in forms)
 
 
-def _occurrences(index: _Indexed, forms: list[str]) -> list[tuple[Block, int, int]]:
-    """Every (block, start, end) where a reading of the quote occurs; note offsets."""
+@dataclass(frozen=True)
+class _Occurrence:
+    block: Block
+    start: int  # the match in the note's full text
+    end: int
+    norm: str  # the block's normalised text, the match at [i, j)
+    starts: tuple[int, ...]
+    i: int
+    j: int
+
+
+def _occurrences(index: _Indexed, forms: list[str]) -> list[_Occurrence]:
+    """Every place where a reading of the quote occurs inside one block."""
     seen: set[tuple[int, int]] = set()
-    out: list[tuple[Block, int, int]] = []
+    out: list[_Occurrence] = []
     for block, (s, starts, ends) in zip(index.blocks, index.normalised):
         for form in forms:
             i = s.find(form)
             while i != -1:
-                start = block.start + starts[i]
-                end = block.start + ends[i + len(form) - 1]
+                start = starts[i]
+                end = ends[i + len(form) - 1]
                 if (start, end) not in seen:
                     seen.add((start, end))
-                    out.append((block, start, end))
+                    out.append(_Occurrence(block, start, end, s, starts, i, i + len(form)))
                     if len(out) >= MAX_OCCURRENCES:
                         return out
                 i = s.find(form, i + 1)
     return out
+
+
+def _live_and_retired(occ: _Occurrence, hidden: list[tuple[int, int]]) -> tuple[str, str]:
+    """The matched text without its retired and hidden parts, and its retired parts.
+
+    Retired: struck text and the old wording of a correction (its whole ``(was: …)``
+    marker is left out of the live text). Hidden text is in neither.
+    """
+    block = occ.block
+    struck = list(block.marks().struck) if "~" in block.text else []
+    markers = [(c.marker_start, c.marker_end) for c in block.corrections]
+    old = [(c.start, c.end) for c in block.corrections]
+    if not (struck or markers or hidden):
+        return occ.norm[occ.i : occ.j], ""
+    out_live = merged(struck + markers + hidden)
+    retired = merged(struck + old)
+    live_chars, retired_chars = [], []
+    for k in range(occ.i, occ.j):
+        pos = occ.starts[k]
+        if not overlaps(out_live, pos, pos + 1):
+            live_chars.append(occ.norm[k])
+        elif overlaps(retired, pos, pos + 1):
+            retired_chars.append(occ.norm[k])
+        else:
+            retired_chars.append(" ")
+    return " ".join("".join(live_chars).split()), " ".join("".join(retired_chars).split())
 
 
 def _distance(a: int, b: int, c: int, d: int) -> int:
@@ -248,7 +290,10 @@ def _distance(a: int, b: int, c: int, d: int) -> int:
     return max(0, c - b, a - d)
 
 
-def _stamp_occurrence(note: Note, retired_note: str | None, block: Block, start: int, end: int) -> QuoteCheck:
+def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence) -> QuoteCheck:
+    block, start, end = occ.block, occ.start, occ.end
+    hidden = hidden_spans(note)
+    live, retired_text = _live_and_retired(occ, hidden)
     common = dict(
         path=note.path,
         heading=block.heading,
@@ -258,9 +303,20 @@ def _stamp_occurrence(note: Note, retired_note: str | None, block: Block, start:
         note_retired=retired_note,
         match_start=start,
         match_end=end,
+        quote=unicodedata.normalize("NFC", live),
+        retired_text=unicodedata.normalize("NFC", retired_text),
     )
     where = f'{note.path} under "{block.heading}"' if block.heading else note.path
     after = f"; the current version is in {note.superseded_by}" if note.superseded_by else ""
+    if note.unreadable:
+        return QuoteCheck(UNVERIFIED, f"{note.path}: {note.unreadable}", **common)
+    if overlaps(hidden, start, end):
+        return QuoteCheck(
+            UNVERIFIED,
+            f"quote is hidden in the note: it sits in a comment of {where} (<!-- … --> or %% … %%), "
+            "which the note's editor does not show",
+            **common,
+        )
     if retired_note:
         return QuoteCheck(
             SUPERSEDED,
@@ -273,11 +329,17 @@ def _stamp_occurrence(note: Note, retired_note: str | None, block: Block, start:
             f"quote sits in retired text of {where} ({block.retired}); do not answer from it{after}",
             **common,
         )
+    if "~" in block.text and overlaps(list(block.marks().struck), start, end):
+        return QuoteCheck(
+            SUPERSEDED,
+            f"quote holds struck-through text of {where} (~~…~~ is retired text); do not answer from it",
+            **common,
+        )
     if block.corrections:
         for c in block.corrections:
-            overlaps = start < c.end and end > c.start
+            overlaps_old = start < c.end and end > c.start
             whole = start <= c.marker_start and end >= c.marker_end
-            if overlaps and not whole:
+            if overlaps_old and not whole:
                 return QuoteCheck(
                     SUPERSEDED,
                     f"quote sits in the old wording of an in-place correction in {where}: "
@@ -293,6 +355,8 @@ def _stamp_occurrence(note: Note, retired_note: str | None, block: Block, start:
         if touched:
             # Show the correction nearest to the quote: the one the answer rests on.
             c = min(touched, key=lambda c: _distance(start, end, c.marker_start, c.marker_end))
+            if normalize_nfc(c.old) not in common["retired_text"]:
+                common["retired_text"] = " ".join(x for x in (common["retired_text"], normalize_nfc(c.old)) if x)
             return QuoteCheck(
                 CORRECTED,
                 f"quote found in {where}; the quoted {c.unit} carries an in-place correction, "
@@ -341,7 +405,7 @@ def _check(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.da
             retired,
         )
     if found:
-        checks = [replace(_stamp_occurrence(note, retired, *occ), quote=forms[0]) for occ in found]
+        checks = [_stamp_occurrence(note, retired, occ) for occ in found]
         weakest = min(checks, key=lambda c: STRENGTH[c.stamp])  # first weakest: stable
         if len({c.stamp for c in checks}) > 1:
             weakest = _with_reason(
@@ -352,7 +416,7 @@ def _check(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.da
         return weakest
     if _contains(index, forms):
         return _unverified(
-            f"quote spans blocks in {note.path}: it must sit inside one paragraph, list or heading",
+            f"quote spans blocks in {note.path}: it must sit inside one paragraph, list item, table row or heading",
             note,
             retired,
         )
@@ -800,12 +864,15 @@ def ungrounded(answer: str, quotes: Sequence[str]) -> list[Specific]:
     return missing
 
 
-def _says(missing: list[Specific]) -> str:
+def _listed(missing: list[Specific]) -> str:
     shown = [m.text for m in missing[:3]]
     more = f" (and {len(missing) - 3} more)" if len(missing) > 3 else ""
-    listed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    return (shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]) + more
+
+
+def _says(missing: list[Specific]) -> str:
     them = "it" if len(missing) == 1 else "them"
-    return f"the answer says {listed}{more}; no quote contains {them}"
+    return f"the answer says {_listed(missing)}; no quote contains {them}"
 
 
 def overall_stamp(
@@ -837,6 +904,14 @@ def overall_stamp(
                 missing = ungrounded(answer, [c.quote for c in checks])
                 if missing:
                     quoted = "the quote is" if n == 1 else "the quotes are"
+                    retired = [t for c in checks if (t := _strip_old_wording(normalize_nfc(c.retired_text)))]
+                    old = [m for m in missing if any(_supported(m, t, specifics(t)) for t in retired)]
+                    if old:
+                        holds = "the quote holds" if n == 1 else "the quotes hold"
+                        return UNVERIFIED, _one_line(
+                            f"the answer says {_listed(old)}; {holds} {'it' if len(old) == 1 else 'them'} "
+                            f"only as the retired value ({quoted} {stamp})"
+                        )
                     return UNVERIFIED, _one_line(f"{_says(missing)} ({quoted} {stamp})")
             if not_in_brain_claimed:
                 reason += " (the reader also said the brain does not hold the answer)"
