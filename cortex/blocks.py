@@ -120,20 +120,25 @@ def _line_prefix(line: str, prev: int) -> tuple[int, int]:
     if heading:
         return heading.end(), _FRESH
     kind: int | None = None
-    if line[pos] == ">":
-        if prev in (_PARA, _LIST) and not _QUOTE_BANNER.match(line):
-            # A hard-wrapped line that happens to begin with ">": text, not a quote.
-            return pos, prev
-        pos = _QUOTE_MARKS.match(line, pos).end()  # type: ignore[union-attr]
-        kind = _QUOTE
-    m = _BULLET.match(line, pos)
-    if m:
-        return m.end(), kind if kind is not None else _LIST
-    m = _ORDERED.match(line, pos)
-    if m:
-        if kind is None and prev == _PARA:
-            return pos, _PARA  # "released in\n2024. Then": the number is text
-        return m.end(), kind if kind is not None else _LIST
+    if line[pos] == ">" and prev in (_PARA, _LIST) and not _QUOTE_BANNER.match(line):
+        # A hard-wrapped line that happens to begin with ">": text, not a quote.
+        return pos, prev
+    while True:  # containers nest: "> - > 1. text"
+        if line.startswith(">", pos):
+            pos = _QUOTE_MARKS.match(line, pos).end()  # type: ignore[union-attr]
+            kind = _QUOTE
+            continue
+        m = _BULLET.match(line, pos)
+        if m and m.end() > pos:
+            pos, kind = m.end(), _LIST if kind is None else kind
+            continue
+        m = _ORDERED.match(line, pos)
+        if m:
+            if kind is None and prev == _PARA:
+                return pos, _PARA  # "released in\n2024. Then": the number is text
+            pos, kind = m.end(), _LIST if kind is None else kind
+            continue
+        break
     if kind is not None:
         return pos, kind
     # Lazy continuation: a plain line continues a list item or a blockquote.
@@ -393,9 +398,9 @@ def claim_units(text: str, markers: list[tuple[int, int]], unit: str = "sentence
     overlap (as `_WAS` finds them). Returns (start, end, unit name) in `text` offsets.
     """
     end = len(text.rstrip())
-    start = len(text) - len(text.lstrip())
     if unit != "sentence":
-        return [(start, max(end, m_end), unit) for _, m_end in markers]
+        return [(0, max(end, m_end), unit) for _, m_end in markers]
+    start = len(text) - len(text.lstrip())
     breaks = _sentence_breaks(text, start, end, markers)
     ends, nexts = [e for e, _ in breaks], [n for _, n in breaks]
     out: list[tuple[int, int, str]] = []
