@@ -19,8 +19,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .notes import Note, headings_of
+from .notes import Note
 from .search import idf
+from .structure import structure
 from .tokenize import STOPWORDS, tokenize
 
 # A term is distinctive when at most this share of the scope's notes holds it (or at
@@ -87,19 +88,12 @@ def make_tag(sha: str, position: int) -> str:
 
 
 def sections(note: Note) -> list[str]:
-    """The note's text cut at its headings: frontmatter-free preamble, then one piece per heading."""
-    lines = note.body.splitlines(keepends=True)
-    heads = {h for _, h in headings_of(note.body)}
-    pieces: list[list[str]] = [[]]
-    in_fence = False
-    for line in lines:
-        stripped = line.lstrip()
-        if stripped.startswith("```") or stripped.startswith("~~~"):
-            in_fence = not in_fence
-        if not in_fence and line.startswith("#") and line.lstrip("#").strip().rstrip("#").strip() in heads:
-            pieces.append([])
-        pieces[-1].append(line)
-    return ["".join(p) for p in pieces if "".join(p).strip()]
+    """The note's text cut at its headings (as CommonMark reads them, so none in code):
+    frontmatter-free preamble, then one piece per heading."""
+    body = note.body
+    cuts = [0] + [h.start for h in structure(body).headings if h.start > 0]
+    pieces = [body[a:b] for a, b in zip(cuts, cuts[1:] + [len(body)])]
+    return [p for p in pieces if p.strip()]
 
 
 def build_pack(sha: str, notes: list[Note], question: str, budget: float, first: int = 0) -> Pack:

@@ -363,29 +363,18 @@ def proper_only(question: str, titles: list[str]) -> set[str]:
     return (named - plain) & lower
 
 
-_ITEM = re.compile(r"^[ \t]{0,3}(?:>[ \t]?)*(?:[-*+]|\d{1,9}[.)])[ \t]")
-
-
 def _passages(f: PackedFile) -> list[tuple[Block, str]]:
-    """The passages of a packed file: each paragraph, and each item of a list on its own.
+    """The passages of a packed file: its blocks of prose, one per paragraph, list item
+    and table row (CommonMark's blocks: a list's items are blocks of their own).
 
     A list holds separate facts: taking it whole would let one item answer half a
     question and another item the other half.
     """
     out = []
     for block in blocks_of(f.note):
-        if block.kind in ("heading", "code") or (f.parts and block.text.strip() not in f.text):
+        if block.kind in ("heading", "code", "html") or (f.parts and block.text.strip() not in f.text):
             continue
-        items: list[list[str]] = []
-        for line in block.text.splitlines():
-            if _ITEM.match(line) or not items:
-                items.append([line])
-            else:
-                items[-1].append(line)
-        if len(items) > 1:
-            out.extend((block, "\n".join(item).strip()) for item in items if "".join(item).strip())
-        else:
-            out.append((block, block.text))
+        out.append((block, block.text))
     return out
 
 

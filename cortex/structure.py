@@ -367,7 +367,9 @@ def structure(body: str) -> Structure:
     return Structure(body, tuple(leaves), tuple(code_blocks))
 
 
-def _table_row(body: str, lines: list[Span], row_map: list[int], cells: list[Inline], quote: int, in_list: bool) -> Leaf:
+def _table_row(
+    body: str, lines: list[Span], row_map: list[int], cells: list[Inline], quote: int, in_list: bool
+) -> Leaf:
     """A table row: its line (from the first cell's leading pipe to the last cell), cells placed in order."""
     first = row_map[0]
     a, b = lines[first]

@@ -429,7 +429,9 @@ def test_nested_items_are_units_of_their_own(eol: str) -> None:
     assert check("Glazes from the Amaco catalogue", n).stamp == VERIFIED  # a sibling child
     assert check("Firing schedule is weekly on Mondays", n).stamp == VERIFIED
     assert check("Clay from the Westerwald supplier", n).stamp == CORRECTED
-    assert check("Suppliers for the studio Clay from the Westerwald", n).stamp == UNVERIFIED  # parent + child: two blocks
+    assert (
+        check("Suppliers for the studio Clay from the Westerwald", n).stamp == UNVERIFIED
+    )  # parent + child: two blocks
 
     # A marker on the parent corrects the parent's own lines, not its children.
     n = make(lines(eol, '- Suppliers for the studio (was: "shop")', "  - Glazes from the Amaco catalogue"))
