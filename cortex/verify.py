@@ -618,6 +618,67 @@ _UNIT_KEYS = {
     "mhz": "MHz",
     "ghz": "GHz",
     "x": "x",
+    # Length, speed, volume and weight in words: "5 miles" is not "5 km".
+    "mi": "mi",
+    "mile": "mi",
+    "miles": "mi",
+    "kilometre": "km",
+    "kilometres": "km",
+    "kilometer": "km",
+    "kilometers": "km",
+    "metre": "m",
+    "metres": "m",
+    "meter": "m",
+    "meters": "m",
+    "centimetre": "cm",
+    "centimetres": "cm",
+    "centimeter": "cm",
+    "centimeters": "cm",
+    "millimetre": "mm",
+    "millimetres": "mm",
+    "millimeter": "mm",
+    "millimeters": "mm",
+    "ft": "ft",
+    "foot": "ft",
+    "feet": "ft",
+    "inch": "inch",
+    "inches": "inch",
+    "yd": "yd",
+    "yard": "yd",
+    "yards": "yd",
+    "mph": "mph",
+    "kph": "km/h",
+    "km/h": "km/h",
+    "litre": "l",
+    "litres": "l",
+    "liter": "l",
+    "liters": "l",
+    "millilitre": "ml",
+    "millilitres": "ml",
+    "milliliter": "ml",
+    "milliliters": "ml",
+    "gal": "gal",
+    "gallon": "gal",
+    "gallons": "gal",
+    "kilogram": "kg",
+    "kilograms": "kg",
+    "kilo": "kg",
+    "kilos": "kg",
+    "gram": "g",
+    "grams": "g",
+    "milligram": "mg",
+    "milligrams": "mg",
+    "tonne": "t",
+    "tonnes": "t",
+    "ton": "ton",
+    "tons": "ton",
+    "degree": "°",
+    "degrees": "°",
+    "kcal": "kcal",
+    "calorie": "kcal",
+    "calories": "kcal",
+    "decade": "decade",
+    "decades": "decade",
 }
 _SYMBOL_UNITS = ("€", "$", "£", "¥")
 _CODE_UNITS = ("EUR", "USD", "GBP", "JPY", "CHF")
@@ -630,6 +691,32 @@ _AMOUNTS = [
         rf"(?<![^\W\d_]){_NOT_NUM_BEFORE}{_NUM}\s?(?P<u>{_UNIT_AFTER})(?![^\W_])",
     )
 ]
+# Numbers written as words (zero to ninety-nine): "six months" is "6 months".
+_SMALL_NUMBERS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_NUMBER_WORD_VALUES = {
+    **{w: i for i, w in enumerate(_SMALL_NUMBERS)},
+    **{t: 20 + 10 * i for i, t in enumerate(_TENS)},
+}
+_NUMBER_WORD = (
+    rf"(?<![\w-])(?P<nw>(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_SMALL_NUMBERS[1:10])}))?"
+    rf"|{'|'.join(sorted(_SMALL_NUMBERS, key=len, reverse=True))})(?![\w-])"
+)
+_WORD_NUMBER = re.compile(_NUMBER_WORD, re.IGNORECASE)
+# A unit after a number word is a word of two letters or more ("one a day" holds no ampere).
+_WORD_UNITS = "|".join(re.escape(u) for u in sorted(_UNIT_KEYS, key=len, reverse=True) if len(u) > 1 and u.isalpha())
+_WORD_AMOUNT = re.compile(rf"{_NUMBER_WORD}\s(?P<u>{_WORD_UNITS})(?![^\W_])", re.IGNORECASE)
+
+
+def _word_value(words: str) -> str:
+    """The digits of a number written as words: "twenty-one" -> "21"."""
+    parts = re.split(r"[- ]", words.casefold())
+    return str(sum(_NUMBER_WORD_VALUES[p] for p in parts))
+
+
 _NUMBER = re.compile(
     rf"(?<![^\W\d_]){_NOT_NUM_BEFORE}(?P<n>{_DIGITS}(?:[.,/]{_DIGITS})*)"
     r"(?:st|nd|rd|th)?(?![^\W_])"
@@ -761,6 +848,14 @@ def specifics(text: str) -> list[Specific]:
             if unit is not None:
                 found.append((m.start(), Specific("amount", m.group().strip(), (_number_key(m["n"]), unit))))
                 work = _mask(work, m.start(), m.end())
+    for m in _WORD_AMOUNT.finditer(work):
+        unit = _UNIT_KEYS.get(m["u"].casefold())
+        if unit is not None:
+            found.append((m.start(), Specific("amount", m.group().strip(), (_word_value(m["nw"]), unit))))
+            work = _mask(work, m.start(), m.end())
+    for m in _WORD_NUMBER.finditer(work):
+        found.append((m.start(), Specific("number", m["nw"], (_word_value(m["nw"]),))))
+        work = _mask(work, m.start(), m.end())
     for m in _NUMBER.finditer(work):
         found.append((m.start(), Specific("number", m["n"], (_number_key(m["n"]),))))
         work = _mask(work, m.start(), m.end())
@@ -841,7 +936,7 @@ def _supported(spec: Specific, text: str, facts: list[Specific]) -> bool:
     if spec.kind in ("time", "amount"):
         return any(f.kind == spec.kind and f.key == spec.key for f in facts)
     if spec.kind == "number":
-        return _number_occurs(spec.key[0], text)
+        return _number_occurs(spec.key[0], text) or any(f.kind == "number" and f.key == spec.key for f in facts)
     return _occurs(spec.text, text)
 
 

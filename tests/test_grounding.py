@@ -367,3 +367,109 @@ def test_answer_read_like_its_quotes_markers_possessives_and_old_wording() -> No
     was = 'Order cut-off moved to 14:00 (was: "16:00") because the night shift starts'
     assert missing(was, was) == []
     assert missing("The cut-off is 16:00.", was) == ["16:00"]
+
+
+# --- issue 20: units, number words, retired values --------------------------------------
+
+_UNIT_PAIRS = [("km", "miles"), ("kg", "lb"), ("months", "weeks"), ("metres", "feet"), ("litres", "gallons")]
+
+
+@given(st.integers(min_value=1, max_value=9999), st.sampled_from(_UNIT_PAIRS), st.booleans())
+def test_a_number_with_another_unit_is_not_grounded(n: int, units, spelled_out: bool) -> None:
+    mine, other = units
+    quote = f"The route we planned for the charity ride is {n} {mine} end to end"
+    assert missing(f"It is {n} {mine}.", quote) == []
+    assert missing(f"It is {n} {other}.", quote) == [f"{n} {other}"]
+    assert missing(f"It is {n}.", quote) == []  # the bare number is there
+
+
+_WORDS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+_TENS = {30: "thirty", 40: "forty", 50: "fifty", 60: "sixty", 70: "seventy", 80: "eighty", 90: "ninety"}
+_SPELLED = {**dict(enumerate(_WORDS)), **_TENS}
+
+
+@given(st.sampled_from(sorted(_SPELLED)), st.sampled_from(sorted(_SPELLED)), st.booleans())
+def test_numbers_written_as_words_are_numbers(n: int, m: int, word_in_answer: bool) -> None:
+    written = _SPELLED[n]
+    answer_n = written if word_in_answer else str(n)
+    quote_n = str(n) if word_in_answer else written
+    quote = f"The colony needed {quote_n} frames of comb before the winter came"
+    assert missing(f"It needed {answer_n} frames.", quote) == []
+    if m != n:
+        wrong = _SPELLED[m] if word_in_answer else str(m)
+        assert missing(f"It needed {wrong} frames.", quote) == [wrong]
+    # With a unit: "six months" is "6 months", and not "6 weeks".
+    q2 = f"The trial of the new feeder ran for {quote_n} months in the end"
+    assert missing(f"It ran {answer_n} months.", q2) == []
+    assert missing(f"It ran {answer_n} weeks.", q2) != []
+
+
+def test_compound_number_words() -> None:
+    quote = "There are 21 hives on the north slope of the orchard"
+    assert missing("There are twenty-one hives.", quote) == []
+    assert missing("There are twenty one hives.", quote) == []
+    assert missing("There are twenty-two hives.", quote) == ["twenty-two"]
+
+
+def _stamp(body: str, quote: str, answer: str) -> tuple[str, str]:
+    n = note(body)
+    check = check_quote(quote, n, {n.path: n}, TODAY)
+    return overall_stamp([check], False, 0, answer=answer)
+
+
+@pytest.mark.parametrize(
+    "body,quote,answer,retired",
+    [
+        # The old value inside a (was: …) marker.
+        (
+            'The trial lasts 3 months (was: "6 months") in total.\n',
+            'The trial lasts 3 months (was: "6 months")',
+            "It lasts 6 months.",
+            "6 months",
+        ),
+        (
+            '- Cone 6 glaze firing (was: "cone 5") every Friday\n',
+            'Cone 6 glaze firing (was: "cone 5") every Friday',
+            "They fire at cone 5.",
+            "5",
+        ),
+    ],
+)
+def test_a_value_held_only_as_retired_text_grounds_nothing(body, quote, answer, retired) -> None:
+    stamp, reason = _stamp(body, quote, answer)
+    assert stamp == UNVERIFIED
+    assert f"the answer says {retired}; the quote holds it only as the retired value" in reason
+
+
+def test_struck_text_never_grounds_an_answer() -> None:
+    stamp, reason = _stamp(
+        "The shed is ~~12~~ 14 metres long and painted green.\n",
+        "metres long and painted green",
+        "It is 12 metres long.",
+    )
+    assert stamp == UNVERIFIED and "12 metres" in reason
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Yes. The shed is painted green on 1 March 2026.",  # "Yes." before a verbatim claim
+        "It was painted on 2026-03-01.",  # the same date, another spelling
+        "On Sunday 1 March 2026.",
+        "In March 2026.",
+    ],
+)
+def test_controls_stay_verified(answer: str) -> None:
+    stamp, reason = _stamp(
+        "The shed is painted green on 1 March 2026 by the whole family.\n",
+        "The shed is painted green on 1 March 2026",
+        answer,
+    )
+    assert stamp == VERIFIED, reason
+
+
+def test_the_current_value_of_a_corrected_claim_still_grounds() -> None:
+    stamp, reason = _stamp(
+        'The trial lasts 3 months (was: "6 months") in total.\n', "The trial lasts 3 months", "It lasts three months."
+    )
+    assert stamp == CORRECTED, reason
