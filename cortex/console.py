@@ -373,7 +373,17 @@ class Console:
             (key, json.dumps(value, indent=2, sort_keys=True, default=str) if not isinstance(value, str) else value)
             for key, value in sorted(detail.items())
         ]
-        return self.render(request, session, "status.html", title="Status", rows=rows, head=self.brain.head() or "")
+        unreadable, unreadable_total = await run_in_threadpool(self.pages.unreadable)
+        return self.render(
+            request,
+            session,
+            "status.html",
+            title="Status",
+            rows=rows,
+            head=self.brain.head() or "",
+            unreadable=unreadable,
+            unreadable_total=unreadable_total,
+        )
 
     # -- activity ---------------------------------------------------------
 

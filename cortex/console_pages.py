@@ -205,6 +205,13 @@ class Pages:
             "unshown": [ch.path for ch in changes[MAX_DIFF_FILES:]],
         }
 
+    def unreadable(self, limit: int = 200) -> tuple[list[tuple[str, str]], int]:
+        """Notes at the head whose frontmatter or retirement fields could not be read, with
+        why (no quote of them is VERIFIED), at most `limit`; and how many there are."""
+        snap = self.brain.corpus.built() or self.brain.snapshot()
+        rows = sorted((p, n.unreadable) for p, n in snap.notes.items() if n.unreadable)
+        return rows[:limit], len(rows)
+
     def folder(self, folder: str) -> dict[str, Any]:
         head = self.brain.head()
         if head is None:
@@ -267,6 +274,7 @@ class Pages:
             "superseded_link": superseded,
             "frontmatter": [(k, redact(_value(v))) for k, v in note.frontmatter.items()] if markdown else [],
             "frontmatter_error": note.frontmatter_error,
+            "unreadable": note.unreadable,
             "warnings": list(note.warnings),
             "history": [commit_row(c) for c in history],
             "more_history": more,

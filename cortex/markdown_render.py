@@ -1,8 +1,10 @@
 """Markdown to sanitised HTML for the owner's console.
 
 Notes are untrusted text (guests propose them, hand edits come from anywhere),
-so the renderer never passes markup through: raw HTML in a note is escaped
-(markdown-it's `html: False`), and a link or image may only point at http,
+so the renderer never passes markup through: raw HTML in a note is read as
+CommonMark reads it (the one reading, `cortex.structure.parser`) but rendered as
+escaped text, a comment marked as hidden in editors (so a proposal cannot hide text
+from the owner's review), and a link or image may only point at http,
 https, mailto or a relative address. Nothing else reaches an `href` or `src`,
 so there is no script, no event handler and no `javascript:` link to sanitise
 after the fact. We render safely rather than clean up afterwards: no separate
@@ -14,8 +16,10 @@ from __future__ import annotations
 import re
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 
 from .redact import redact
+from .structure import parser
 
 ALLOWED_SCHEMES = frozenset({"http", "https", "mailto"})
 # A URL scheme as browsers read one: a letter, then letters, digits, + . - up to ':'.
@@ -36,10 +40,19 @@ def link_allowed(url: str) -> bool:
     return m.group(1) in ALLOWED_SCHEMES
 
 
+def _escaped_html(renderer, tokens, idx, options, env) -> str:
+    content = tokens[idx].content
+    shown = escapeHtml(content)
+    if content.lstrip().startswith("<!--"):
+        return f'<span class="md-hidden" title="hidden in editors">{shown}</span>'
+    return f'<code class="md-html">{shown}</code>' if tokens[idx].type == "html_inline" else f"<pre>{shown}</pre>"
+
+
 def _parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.enable(["table", "strikethrough"])
+    md = parser()
     md.validateLink = link_allowed  # type: ignore[method-assign]  # replaces the default deny-list
+    md.add_render_rule("html_block", _escaped_html)
+    md.add_render_rule("html_inline", _escaped_html)
 
     def link_open(renderer, tokens, idx, options, env):
         # Notes may link anywhere on the web: never pass the console's context along.

@@ -137,6 +137,8 @@ class Note:
             out["superseded_by"] = self.superseded_by
         if self.valid_until:
             out["valid_until"] = self.valid_until.isoformat()
+        if self.unreadable:
+            out["unreadable"] = self.unreadable
         return out
 
 

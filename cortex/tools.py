@@ -146,6 +146,8 @@ class Tools:
             reply["archived"] = True
         if note.frontmatter_error:
             reply["frontmatter_error"] = note.frontmatter_error
+        if note.unreadable:
+            reply["unreadable"] = note.unreadable
         return reply
 
     def _links(self, sha: str, note: Note) -> dict[str, Any]:
