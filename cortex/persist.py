@@ -63,7 +63,7 @@ _LEN = struct.Struct("<I")
 # (a new frontmatter rule, another tokeniser, another index layout) makes every saved
 # file stale. Hashing their source is blunt (a comment edit also means one rebuild) but
 # never serves a note parsed by rules the running code no longer has.
-_SHAPING_MODULES = ("notes", "tokenize", "corpus", "search", "persist")
+_SHAPING_MODULES = ("structure", "notes", "tokenize", "corpus", "search", "persist")
 
 # When the server saves (a save costs CPU and holds the corpus lock for `Index.save`,
 # see `IndexFile.save`): after the first snapshot of a start (a full build, or a load

@@ -42,7 +42,7 @@ LAYERS = {
         "redisproc",
     },
     "store": {"gitstore"},
-    "pure": {"notes", "blocks", "tokenize", "paths", "redact", "fences", "errors", "config"},
+    "pure": {"structure", "notes", "blocks", "tokenize", "paths", "redact", "fences", "errors", "config"},
 }
 ORDER = list(LAYERS)
 # The MCP SDK's server side lives with the doors; `cortex bench` also drives the SDK's client.
