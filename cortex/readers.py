@@ -20,7 +20,7 @@ from .blocks import Block, blocks_of
 from .notes import Note
 from .pack import Pack, PackedFile, question_terms, variants
 from .tokenize import tokenize
-from .verify import specifics, too_generic
+from .verify import Specific, specifics, too_generic
 
 QUOTE_CHARS = 400
 
@@ -306,13 +306,13 @@ class OfflineReader:
                     )
                     if bound < self.bar * total:
                         continue
-                for block, text in _passages(f):
+                for block, text, beside in _passages(f):
                     own = set(tokenize(text))
                     inside = [t for t in weights if forms[t] & own]
                     if not inside:
                         continue
                     around = own | (
-                        (context | set(tokenize(" ".join(block.heading_path))))
+                        (context | set(tokenize(" ".join((*block.heading_path, beside)))))
                         - proper_only(question, [*names, *block.heading_path])
                     )
                     score = sum(w for t, w in weights.items() if forms[t] & around) / total
@@ -321,7 +321,7 @@ class OfflineReader:
                     quote = _excerpt(
                         text, lambda line: sum(weights[t] for t in weights if forms[t] & set(tokenize(line)))
                     )
-                    if too_generic(quote) or (wants and not any(x.kind in wants for x in specifics(quote))):
+                    if too_generic(quote) or (wants and not any(_answers(x, wants) for x in specifics(quote))):
                         continue
                     key = (block.retired is None, round(score, 6), -rank, sum(weights[t] for t in inside))
                     if best is None or key > best[0]:
@@ -333,6 +333,12 @@ class OfflineReader:
         reply.citations.append((best[1], best[2]))
         reply.answer = "From the notes:\n" + best[2]
         return reply
+
+
+def _answers(spec: Specific, wants: frozenset[str] | set[str] | tuple[str, ...]) -> bool:
+    """Whether `spec` is of a kind the question asks for. A number written as a word
+    alone ("one cracked slate") answers no "how much": it grounds, but never qualifies."""
+    return spec.kind in wants and not (spec.kind == "number" and spec.text[:1].isalpha())
 
 
 def identity(note: Note) -> list[str]:
@@ -363,19 +369,31 @@ def proper_only(question: str, titles: list[str]) -> set[str]:
     return (named - plain) & lower
 
 
-def _passages(f: PackedFile) -> list[tuple[Block, str]]:
+def _passages(f: PackedFile) -> list[tuple[Block, str, str]]:
     """The passages of a packed file: its blocks of prose, one per paragraph, list item
-    and table row (CommonMark's blocks: a list's items are blocks of their own).
+    and table row (CommonMark's blocks: a list's items are blocks of their own), each
+    with the text it is read beside: a table row is read with its table's header row.
 
     A list holds separate facts: taking it whole would let one item answer half a
     question and another item the other half.
     """
     out = []
+    header, prev = "", None
     for block in blocks_of(f.note):
+        if block.kind == "table row" and not (
+            prev is not None and prev.kind == "table row" and _next_rows(prev, block)
+        ):
+            header = block.text  # the first row of a table
+        prev = block
         if block.kind in ("heading", "code", "html") or (f.parts and block.text.strip() not in f.text):
             continue
-        out.append((block, block.text))
+        out.append((block, block.text, header if block.kind == "table row" and block.text != header else ""))
     return out
+
+
+def _next_rows(a: Block, b: Block) -> bool:
+    """Whether row `b` follows row `a` in one table (the delimiter row may sit between)."""
+    return b.line - a.line <= 2
 
 
 def _excerpt(text: str, line_score) -> str:

@@ -169,9 +169,7 @@ def test_every_specific_of_the_answer_is_live_text_of_a_quote(doors, stub, name)
 
 
 def test_the_controls_stay_verified(doors, stub):
-    for reply in ask_both(
-        doors, stub, "unit", "The Heron probe's test track is 12 km long", "Yes. It is 12 km long."
-    ):
+    for reply in ask_both(doors, stub, "unit", "The Heron probe's test track is 12 km long", "Yes. It is 12 km long."):
         assert reply["stamp"] == "VERIFIED", reply["stamp_reason"]
 
 

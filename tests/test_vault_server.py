@@ -30,7 +30,7 @@ VAULT: dict[str, bytes] = {
     ),
     # BOM, CRLF, a tab, an alias and a heading in the link, no final newline.
     "Café/Menu du jour.md": (
-        b"\xef\xbb\xbf# Menu\r\n\r\n\t- Dessert: [[creme brulee|the custard]]\r\n"
+        b"\xef\xbb\xbf# Menu\r\n\r\n-\tDessert: [[creme brulee|the custard]]\r\n"
         b"- Method: [[notes/Creme brulee#Steps]]\r\n- Code: `[[Creme brulee]]`"
     ),
     # LF, no final newline, an embed, a link inside a fence that must stay.
@@ -71,7 +71,7 @@ def test_move_rewrites_links_in_one_commit_and_paging(tmp_path: Path):
                 assert "Links rewritten in: Café/Menu du jour.md" in store.commit_info(after_sha).message
                 after = all_files(store, after_sha)
                 assert after["Café/Menu du jour.md"] == (
-                    b"\xef\xbb\xbf# Menu\r\n\r\n\t- Dessert: [[Burnt cream|the custard]]\r\n"
+                    b"\xef\xbb\xbf# Menu\r\n\r\n-\tDessert: [[Burnt cream|the custard]]\r\n"
                     b"- Method: [[desserts/Burnt cream#Steps]]\r\n- Code: `[[Creme brulee]]`"
                 )
                 assert after["notes/plan.md"] == (
