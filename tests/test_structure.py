@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 
 from cortex.blocks import _blocks_cached, blocks_of
 from cortex.notes import code_spans, headings_of, parse_note, sections
-from cortex.structure import line_spans, structure
+from cortex.structure import _parsed, _simple_leaves, line_spans, structure
 
 
 def reference() -> MarkdownIt:
@@ -206,3 +206,26 @@ def test_crlf_and_lone_cr_lines_map_to_the_right_offsets() -> None:
     (struck,) = para.marks().struck
     assert body[struck[0] : struck[1]] == "~~x~~"
     assert re.fullmatch(r"[\r\n]*", body[para.end :])
+
+
+_SIMPLE = st.lists(
+    st.one_of(
+        st.sampled_from(
+            ["", "  ", "\t", "# ", "## ", "###### ", "####### ", "#", "#tag", "**User:** ", "_x_ ", "*", "**"]
+        ),
+        st.text(st.sampled_from("ab Z#*_\t1.-é"), max_size=12),
+    ),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_SIMPLE, max_size=12), st.sampled_from(["\n", "\r\n"]))
+def test_the_shortcut_for_plain_notes_reads_as_the_parser_does(lines: list[str], eol: str) -> None:
+    """Paragraphs and ATX headings are read without the parser; where the shortcut answers,
+    it answers exactly as markdown-it does."""
+    body = eol.join(lines)
+    spans = line_spans(body)
+    simple = _simple_leaves(body, spans)
+    if simple is not None:
+        assert tuple(simple) == _parsed(body, spans).leaves
