@@ -17,7 +17,7 @@ from typing import Any
 import frontmatter
 import yaml
 
-from .structure import inside, merged, structure
+from .structure import headings, inside, merged, structure
 
 # libyaml's safe loader when present: about 10x faster than the pure-Python one,
 # which matters when a cold start parses 10,000 frontmatters.
@@ -298,7 +298,7 @@ def _expansion_error(data: Any) -> str | None:
 def headings_of(body: str) -> list[tuple[int, str]]:
     """(level, text) of each heading of `body` as CommonMark reads it (ATX or setext,
     never in code), empty headings left out."""
-    return [(h.level, h.text) for h in structure(body).headings if h.text]
+    return [(h.level, h.text) for h in headings(body) if h.text]
 
 
 # ---------------------------------------------------------------------------
@@ -323,6 +323,8 @@ def code_spans(body: str) -> list[tuple[int, int]]:
     """(start, end) of the code of `body`, sorted and disjoint: code blocks (fenced and
     indented, as CommonMark reads them) and inline code spans. A `#tag` or a `[[link]]`
     written as code is an example, not one."""
+    if "`" not in body and "~~~" not in body and "    " not in body and "\t" not in body:
+        return []  # no fence, no indented line, no code span: no code (the common case)
     return structure(body).code()
 
 
@@ -364,8 +366,7 @@ def body_tags(body: str) -> tuple[str, ...]:
         if key in seen:
             continue
         if spans is None:
-            st = structure(body)
-            spans = merged(st.code() + [(h.start, h.end) for h in st.headings])
+            spans = merged(code_spans(body) + [(h.start, h.end) for h in headings(body)])
         if not _outside(spans, here):
             continue
         seen.add(key)

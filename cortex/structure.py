@@ -77,6 +77,13 @@ def line_spans(body: str) -> list[Span]:
     """(start, end) of each line of `body`, without its line ending, as CommonMark cuts lines."""
     out: list[Span] = []
     pos = 0
+    if "\r" not in body:  # the common case, without a regex match per line
+        for line in body.split("\n"):
+            out.append((pos, pos + len(line)))
+            pos += len(line) + 1
+        if len(out) > 1 and out[-1][0] == len(body):
+            out.pop()  # the text ends with a line ending: no empty last line
+        return out
     for m in _LINE_END.finditer(body):
         out.append((pos, m.start()))
         pos = m.end()
@@ -325,14 +332,26 @@ def _atx_content(line: str, level: int) -> str:
     return line[level:end].strip()
 
 
-def _simple_leaves(body: str, lines: list[Span]) -> list[Leaf] | None:
-    """The leaves of a body made only of paragraphs and ATX headings, or None for any other."""
+def headings(body: str) -> list[Leaf]:
+    """The headings of `body` (`structure(body).headings`, without building the rest for a
+    plain note: a cold build needs a note's headings, not its paragraphs)."""
+    if not body:
+        return []
+    found = _simple_leaves(body, line_spans(body), paragraphs=False)
+    return found if found is not None else structure(body).headings
+
+
+def _simple_leaves(body: str, lines: list[Span], paragraphs: bool = True) -> list[Leaf] | None:
+    """The leaves of a body made only of paragraphs and ATX headings (only its headings
+    when not `paragraphs`), or None for any other body."""
     if "\x00" in body:  # markdown-it reads NUL as U+FFFD: leave it to the parser
         return None
     leaves: list[Leaf] = []
     first = -1
 
     def close(last: int) -> None:
+        if not paragraphs:
+            return
         content = "\n".join(body[a:b] for a, b in lines[first:last]).strip()
         pieces = _place(body, lines, first, content)
         leaves.append(
