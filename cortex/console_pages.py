@@ -20,6 +20,7 @@ from .paths import check_path
 from .proposals import Proposal, ProposalQueue, tomb_key
 from .redact import redact
 from .review import LIST_BODY_CHARS, TOMBSTONES, Review
+from .structure import structure
 
 PAGE_ROWS = 50  # activity rows per page
 MAX_SCAN = 2_000  # commits one activity page may walk looking for matches
@@ -75,11 +76,11 @@ def _value(v: Any) -> str:
 
 
 def _without_title(body: str, title: str) -> str:
-    """The body less a leading `# <title>` line: the page's own heading already shows it."""
-    stripped = body.lstrip("\n")
-    first, _, rest = stripped.partition("\n")
-    if first.startswith("# ") and first[2:].strip().rstrip("#").strip() == title:
-        return rest
+    """The body less a leading level-1 heading that is the title: the page's own heading
+    already shows it. Headings as CommonMark reads them (ATX or setext)."""
+    leaves = structure(body).leaves
+    if leaves and leaves[0].kind == "heading" and leaves[0].level == 1 and leaves[0].text == title:
+        return body[leaves[0].end :].lstrip("\r\n")
     return body
 
 
