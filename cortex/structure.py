@@ -312,10 +312,10 @@ def structure(body: str) -> Structure:
 
 # A line can start a block other than a paragraph or an ATX heading only with one of these
 # (indentation, block quote, list, rule, setext underline, fence, HTML, table, link
-# reference). A body whose every line starts otherwise is paragraphs and ATX headings,
-# which `_simple_leaves` reads without the parser: measured, a cold build of 10,000 short
-# notes took 1.34x as long with every note parsed. `tests/test_structure.py` holds the
-# two readings equal.
+# reference). A body whose every line starts otherwise, or is a flat bullet item, is
+# paragraphs, ATX headings and list items, which `_simple_leaves` reads without the
+# parser: measured, a cold build of 10,000 short notes took 1.34x as long with every note
+# parsed. `tests/test_structure.py` holds the two readings equal.
 _BLOCK_STARTS = frozenset(" \t>-+*_=#`~<|[:0123456789")
 _EMPHASIS_START = re.compile(r"[*_]+[^\s*_]")  # "**User:** hi": emphasis, never a list or a rule
 _ATX_OPEN = re.compile(r"#{1,6}(?=[ \t]|$)")
@@ -341,27 +341,37 @@ def headings(body: str) -> list[Leaf]:
     return found if found is not None else structure(body).headings
 
 
+def _safe_start(text: str) -> bool:
+    """Whether a line (or an item's text) starting with `text` can only be paragraph text."""
+    c = text[0]
+    return c not in _BLOCK_STARTS or (c in "*_" and _EMPHASIS_START.match(text) is not None)
+
+
 def _simple_leaves(body: str, lines: list[Span], paragraphs: bool = True) -> list[Leaf] | None:
-    """The leaves of a body made only of paragraphs and ATX headings (only its headings
-    when not `paragraphs`), or None for any other body."""
+    """The leaves of a body made only of paragraphs, ATX headings and flat bullet lists
+    (``- text`` in column 0, one space, its text a paragraph); only its headings when not
+    `paragraphs`; None for any other body."""
     if "\x00" in body:  # markdown-it reads NUL as U+FFFD: leave it to the parser
         return None
     leaves: list[Leaf] = []
-    first = -1
+    first, kind = -1, "paragraph"
 
     def close(last: int) -> None:
         if not paragraphs:
             return
-        content = "\n".join(body[a:b] for a, b in lines[first:last]).strip()
+        skip = 2 if kind == "list item" else 0  # the item's marker
+        a0 = lines[first][0] + skip
+        content = "\n".join([body[a0 : lines[first][1]], *(body[a:b] for a, b in lines[first + 1 : last])]).strip()
         pieces = _place(body, lines, first, content)
         leaves.append(
             Leaf(
-                "paragraph",
+                kind,
                 first,
                 last,
                 lines[first][0],
                 lines[last - 1][1],
                 pieces,
+                in_list=kind == "list item",
                 inlines=(Inline(content, pieces),),
             )
         )
@@ -384,10 +394,16 @@ def _simple_leaves(body: str, lines: list[Span], paragraphs: bool = True) -> lis
                 pieces = _place(body, lines, i, text)
                 leaves.append(Leaf("heading", i, i + 1, a, b, pieces, m.end(), text, inlines=(Inline(text, pieces),)))
                 continue
-        elif c in _BLOCK_STARTS and not (c in "*_" and _EMPHASIS_START.match(line)):
+            # "#tag" or seven #s: paragraph text
+        elif c in "-*+" and line[1:2] == " " and len(line) > 2 and _safe_start(line[2:]):
+            if first >= 0:
+                close(i)  # a bullet item interrupts a paragraph or the item before it
+            first, kind = i, "list item"
+            continue
+        elif not _safe_start(line):
             return None
         if first < 0:
-            first = i
+            first, kind = i, "paragraph"
     if first >= 0:
         close(len(lines))
     return leaves

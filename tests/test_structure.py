@@ -208,22 +208,21 @@ def test_crlf_and_lone_cr_lines_map_to_the_right_offsets() -> None:
     assert re.fullmatch(r"[\r\n]*", body[para.end :])
 
 
-_SIMPLE = st.lists(
-    st.one_of(
-        st.sampled_from(
-            ["", "  ", "\t", "# ", "## ", "###### ", "####### ", "#", "#tag", "**User:** ", "_x_ ", "*", "**"]
-        ),
-        st.text(st.sampled_from("ab Z#*_\t1.-é"), max_size=12),
+_SIMPLE = st.builds(
+    lambda prefix, rest: prefix + rest,
+    st.sampled_from(
+        ["", "", "  ", "\t", "# ", "## ", "###### ", "####### ", "#", "#tag ", "**User:** ", "_x_ ", "*", "**"]
+        + ["- ", "- ", "* ", "+ ", "- **x** ", "-", "- - ", "* * *", "1. ", "- #tag ", "- # h", "-  "]
     ),
-    max_size=30,
-).map("".join)
+    st.text(st.sampled_from("ab Z#*_\t1.-é"), max_size=12),
+)
 
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(_SIMPLE, max_size=12), st.sampled_from(["\n", "\r\n"]))
 def test_the_shortcut_for_plain_notes_reads_as_the_parser_does(lines: list[str], eol: str) -> None:
-    """Paragraphs and ATX headings are read without the parser; where the shortcut answers,
-    it answers exactly as markdown-it does."""
+    """Paragraphs, ATX headings and flat bullet lists are read without the parser; where
+    the shortcut answers, it answers exactly as markdown-it does."""
     body = eol.join(lines)
     spans = line_spans(body)
     simple = _simple_leaves(body, spans)
