@@ -8,10 +8,10 @@ cold start runs it) alternately with this checkout's code and with a baseline ch
 prints the medians and their ratio. Alternating keeps a noisy shared machine's drift out
 of the ratio. Also times `parse_note` alone over the same notes, in-process, both ways.
 
-With `--lists`, every paragraph of every note becomes a list item ("- " in front), so no note
-takes the shortcut for plain notes and every one goes through the parser: the worst case.
+With `--quoted`, every paragraph of every note becomes a block quote ("> " in front), which
+the shortcut for plain notes does not read: every note goes through the parser, the worst case.
 
-Usage: ``python bench/reading_bench.py --baseline /tmp/base --notes 10000 [--long] [--lists] [--runs 3]``
+Usage: ``python bench/reading_bench.py --baseline /tmp/base --notes 10000 [--long] [--quoted] [--runs 3]``
 """
 
 from __future__ import annotations
@@ -40,12 +40,12 @@ PARSE = r"""
 import json, sys, time
 from cortex.bench import conversation_notes, synthetic_notes
 from cortex.notes import parse_note
-n, long, lists = int(sys.argv[1]), sys.argv[2] == "long", sys.argv[3] == "lists"
+n, long, quoted = int(sys.argv[1]), sys.argv[2] == "long", sys.argv[3] == "quoted"
 files = conversation_notes(n) if long else synthetic_notes(n)
 texts = [(p, d.decode()) for p, d in files.items()]
-if lists:
+if quoted:
     import re
-    texts = [(p, re.sub(r"(?m)^(?=[A-Za-z*])", "- ", t)) for p, t in texts]
+    texts = [(p, re.sub(r"(?m)^(?=[A-Za-z*])", "> ", t)) for p, t in texts]
 t0 = time.perf_counter()
 for p, t in texts:
     parse_note(p, t)
@@ -62,20 +62,20 @@ def run(code: str, checkout: Path, *args: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _make_brain(root: Path, n: int, long: bool, lists: bool) -> Path:
-    """`cortex.bench.make_brain`'s brain; with `lists`, its paragraph lines made list items."""
+def _make_brain(root: Path, n: int, long: bool, quoted: bool) -> Path:
+    """`cortex.bench.make_brain`'s brain; with `quoted`, its paragraph lines block-quoted."""
     import re
 
     from cortex.bench import conversation_notes, make_brain, synthetic_notes
     from cortex.gitstore import GitStore
 
-    if not lists:
+    if not quoted:
         return make_brain(root, n, long=long)
     files = conversation_notes(n) if long else synthetic_notes(n)
-    files = {p: re.sub(rb"(?m)^(?=[A-Za-z*])", b"- ", d) for p, d in files.items()}
+    files = {p: re.sub(rb"(?m)^(?=[A-Za-z*])", b"> ", d) for p, d in files.items()}
     files["profile.md"] = b"---\ntitle: Profile\n---\nA synthetic owner.\n"
-    path = root / "brain-lists.git"
-    GitStore.init(path, files, bare=True, message="bench: every paragraph a list item")
+    path = root / "brain-quoted.git"
+    GitStore.init(path, files, bare=True, message="bench: every paragraph a block quote")
     return path
 
 
@@ -84,7 +84,7 @@ def main() -> int:
     ap.add_argument("--baseline", required=True, help="a checkout of the code to compare with")
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--long", action="store_true", help="chat transcripts of 5-20 KB (25,000: the 300 MB brain)")
-    ap.add_argument("--lists", action="store_true", help="every paragraph a list item: no note takes the shortcut")
+    ap.add_argument("--quoted", action="store_true", help="every paragraph a block quote: no note takes the shortcut")
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
     base = Path(args.baseline).resolve()
@@ -93,15 +93,15 @@ def main() -> int:
 
     print(f"machine: {machine()}", flush=True)
     kind = "long" if args.long else "short"
-    lists = "lists" if args.lists else "plain"
+    quoted = "quoted" if args.quoted else "plain"
     parse = {"now": [], "baseline": []}
     sample = min(args.notes, 2_000)
     for _ in range(args.runs):
-        parse["baseline"].append(run(PARSE, base, str(sample), kind, lists)["parse_s"])
-        parse["now"].append(run(PARSE, ROOT, str(sample), kind, lists)["parse_s"])
+        parse["baseline"].append(run(PARSE, base, str(sample), kind, quoted)["parse_s"])
+        parse["now"].append(run(PARSE, ROOT, str(sample), kind, quoted)["parse_s"])
     with tempfile.TemporaryDirectory() as tmp:
         print(f"making a brain of {args.notes:,} {kind} notes ...", file=sys.stderr, flush=True)
-        brain = _make_brain(Path(tmp), args.notes, args.long, args.lists)
+        brain = _make_brain(Path(tmp), args.notes, args.long, args.quoted)
         size = sum(f.stat().st_size for f in brain.rglob("*") if f.is_file()) / 2**20
         builds = {"now": [], "baseline": []}
         for _ in range(args.runs):
@@ -114,7 +114,7 @@ def main() -> int:
             {
                 "notes": args.notes,
                 "kind": kind,
-                "paragraphs": "list items" if args.lists else "plain",
+                "paragraphs": "block quotes" if args.quoted else "plain",
                 "repo_mb": round(size, 1),
                 "cold_build_s": {"baseline": round(b, 2), "now": round(n, 2), "ratio": round(n / b, 2)},
                 "cold_build_runs": {k: [round(x, 2) for x in v] for k, v in builds.items()},
