@@ -464,3 +464,13 @@ def test_form_posts_need_a_content_length(server):
 
     r = c.post("/console/guests/add", content=chunks(), headers={"Content-Type": "application/x-www-form-urlencoded"})
     assert r.status_code == 411
+
+
+def test_the_console_reads_markdown_as_the_verifier_does_and_shows_hidden_text_as_hidden():
+    """One reading (issue 20): a comment is an HTML token, shown escaped and marked hidden, so a
+    proposal cannot hide text from the owner's review; a fence inside a longer fence is code."""
+    html = render_markdown("a <!-- inline note --> b\n\n<!--\nblock comment\n-->\n\n````\n```\n# not a heading\n````\n")
+    assert html.count('class="md-hidden"') == 2
+    assert "&lt;!-- inline note --&gt;" in html and "block comment" in html
+    assert "<!--" not in html and "<h1>" not in html
+    assert render_markdown("Old plan (DEPRECATED)\n===\n").startswith("<h1>Old plan (DEPRECATED)</h1>")

@@ -183,3 +183,19 @@ def test_a_move_rewrites_the_real_link_after_a_code_example_not_the_example(door
     assert r.data["links_rewritten"] == ["notes/linker.md"]
     text = call(owner, "brain_read", path="notes/linker.md").data["text"]
     assert text == body.replace("The real link: [[Target]]", "The real link: [[Renamed]]")
+
+
+def test_a_note_whose_retirement_cannot_be_read_is_flagged_where_it_shows(doors):
+    from test_console import owner as console_owner
+
+    owner_url, _ = doors
+    read = call(owner_url, "brain_read", path="notes/bad-date.md").data
+    assert read["unreadable"] == "valid_until '31/12/2025' is not a date (YYYY-MM-DD); its status is unknown"
+    hits = call(owner_url, "brain_search", query="Heron probe bad-date launch").data["hits"]
+    flagged = {h["path"]: h.get("unreadable") for h in hits}
+    assert flagged["notes/bad-date.md"].startswith("valid_until '31/12/2025'")
+    assert flagged.get("notes/setext.md") is None
+    page = console_owner(owner_url.removesuffix("/mcp")).get("/console/status").text
+    for name in ("yaml-error", "bad-date", "no-such-day", "unknown-status"):
+        assert f"notes/{name}.md" in page, name
+    assert "notes/setext.md" not in page
