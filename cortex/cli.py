@@ -84,10 +84,13 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     """Drop the brain's saved index, build it from the notes and save it again."""
     import time
 
+    from .brainlock import BrainLock
     from .brains import open_brain
 
     settings = Settings.from_env(brain=args.brain)
     brain = open_brain(settings)[0]
+    # The saved index is the server's to write while it serves: refused in one line, naming it.
+    lock = BrainLock.acquire(brain.store.git_dir, settings.brain, "reindexed")  # noqa: F841 - held until exit
     saved = brain.corpus.saved
     if saved is None:
         from .persist import index_file

@@ -275,6 +275,11 @@ class GitStore:
         wd = self._repo.workdir
         return Path(wd) if wd else None
 
+    @property
+    def git_dir(self) -> Path:
+        """The repository's Git folder (`.git/`, or the bare repository itself)."""
+        return Path(self._repo.path)
+
     # -- reading ----------------------------------------------------------
 
     def head(self) -> str | None:

@@ -8,6 +8,7 @@ class to start, kill and restart real servers. This module never imports
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import socket
@@ -15,7 +16,13 @@ import subprocess
 import time
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; the ping alone guards the folder
+    fcntl = None  # type: ignore[assignment]
+
 NOT_INSTALLED = "disabled: redis-server not installed"
+LOCK_NAME = "cortex-redis.lock"
 
 
 def redis_server_binary() -> str | None:
@@ -30,6 +37,7 @@ class RedisProcess:
         self.folder = Path(folder)
         self.binary = binary or redis_server_binary()
         self.proc: subprocess.Popen | None = None
+        self._lock: int | None = None
 
     @property
     def socket_path(self) -> Path:
@@ -50,7 +58,14 @@ class RedisProcess:
                 "use a shorter CORTEX_HOME or set REDIS_URL"
             )
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.socket_path.unlink(missing_ok=True)
+        # Asked before the socket is touched: removing it first made the ping always fail,
+        # and a second server then ran on the same data folder and AOF (issue 21).
+        if self.ping():
+            # A private Redis left running by a server that was killed (kill -9 skips
+            # every cleanup), or another Cortex's: two servers on one AOF would corrupt it.
+            raise RuntimeError(f"a redis-server is already running on {self.socket_path}; stop it first")
+        self._lock_folder()
+        self.socket_path.unlink(missing_ok=True)  # a dead server's socket file: nothing answers on it
         # No TCP port (port 0): only this user can reach the unix socket (perm 700).
         args = [
             self.binary,
@@ -75,10 +90,13 @@ class RedisProcess:
             "--logfile",
             str(self.folder / "redis.log"),
         ]
-        if self.ping():
-            # A private Redis left running by a server that was killed (kill -9 skips
-            # every cleanup): two servers on one AOF would corrupt it, so refuse.
-            raise RuntimeError(f"a redis-server is already running on {self.socket_path}; stop it first")
+        try:
+            return self._run(args, timeout)
+        except BaseException:
+            self._unlock_folder()
+            raise
+
+    def _run(self, args: list[str], timeout: float) -> "RedisProcess":
         self.proc = subprocess.Popen(
             args,
             stdin=subprocess.DEVNULL,
@@ -97,6 +115,26 @@ class RedisProcess:
             time.sleep(0.02)
         self.stop()
         raise RuntimeError(f"redis-server did not answer within {timeout:.0f}s")
+
+    def _lock_folder(self) -> None:
+        """Hold an flock on the data folder while this server runs: a second Cortex on the same
+        folder refuses even when the socket is gone. The kernel drops it when this process ends."""
+        if fcntl is None or self._lock is not None:
+            return
+        fd = os.open(self.folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise RuntimeError(
+                f"another Cortex runs a redis-server on the data folder {self.folder}; one server per folder"
+            ) from None
+        self._lock = fd
+
+    def _unlock_folder(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def ping(self) -> bool:
         try:
@@ -120,6 +158,7 @@ class RedisProcess:
                 self.proc.kill()
                 self.proc.wait(timeout=5)
         self.proc = None
+        self._unlock_folder()
 
     def kill(self) -> None:
         """Kill without a chance to flush: a crash, for tests."""
@@ -127,6 +166,7 @@ class RedisProcess:
             self.proc.kill()
             self.proc.wait(timeout=5)
         self.proc = None
+        self._unlock_folder()
 
     def wipe(self) -> None:
         """Delete the data files (AOF folder, RDB): the server must be stopped."""

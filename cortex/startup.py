@@ -184,6 +184,7 @@ def serve(settings: Settings) -> int:
 
     def build() -> Any:
         nonlocal private
+        from .brainlock import BrainLock
         from .redisproc import NOT_INSTALLED, RedisProcess, redis_server_binary
         from .server import assemble, banner, make_app  # 0.5 s of imports (pygit2, numpy): after the port opens
 
@@ -197,7 +198,12 @@ def serve(settings: Settings) -> int:
                     settings.redis_url = private.url
                 except RuntimeError as exc:
                     off = f"disabled: {exc}"
-        parts = state["parts"] = assemble(settings)
+        parts = assemble(settings)
+        # One writer per brain (issue 21): refused in one line, naming the holder, before
+        # the watcher, the doors or any write start.
+        url = f"http://{settings.host}:{settings.port}/mcp"
+        state["lock"] = BrainLock.acquire(parts.brain.store.git_dir, settings.brain, "served", url)
+        state["parts"] = parts
         parts.queue_off = off
         print(banner(parts), flush=True)
         if off:

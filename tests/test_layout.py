@@ -40,6 +40,7 @@ LAYERS = {
         "search",
         "proposals",
         "redisproc",
+        "brainlock",
     },
     "store": {"gitstore"},
     "pure": {"structure", "notes", "blocks", "tokenize", "paths", "redact", "fences", "errors", "config"},

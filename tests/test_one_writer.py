@@ -1,0 +1,103 @@
+"""One brain, one server (issue 21): real `cortex serve` processes on one brain, a
+`cortex reindex` beside a running server, and two private Redis servers on one folder."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import TOKEN, call
+from guestkit import need_redis
+from reliakit import ROOT, ServeProcess
+
+from cortex.brainlock import LOCK_NAME
+from cortex.brains import init_in_place
+from cortex.redisproc import RedisProcess
+
+
+def serve_process(tmp_path: Path, brain: Path, name: str) -> ServeProcess:
+    return ServeProcess(
+        tmp_path / f"home-{name}", brain, {"CORTEX_TOKEN": TOKEN}, tmp_path / "bin", tmp_path / f"{name}.log"
+    )
+
+
+@pytest.fixture
+def working_tree_brain(tmp_path: Path) -> Path:
+    folder = tmp_path / "notes"
+    (folder / "notes").mkdir(parents=True)
+    (folder / "notes" / "a.md").write_text("# A\n\nThe first note.\n")
+    init_in_place(folder)
+    return folder
+
+
+def test_a_second_server_on_one_brain_refuses_naming_the_first(tmp_path, working_tree_brain):
+    first = serve_process(tmp_path, working_tree_brain, "first")
+    first.start()
+    try:
+        second = serve_process(tmp_path, working_tree_brain, "second")
+        with pytest.raises(AssertionError, match="did not start"):
+            second.start(timeout=30)
+        said = second.output()
+        want = f"this brain ({working_tree_brain}) is already served by PID {first.proc.pid} at {first.url}/mcp"
+        assert want in said, said
+        # The first one still serves and writes, and every acknowledged append is there.
+        for n in range(5):
+            r = call(f"{first.url}/mcp", "brain_write", path="notes/a.md", mode="append", content=f"line {n}\n")
+            assert r.error is None, r.error
+        text = call(f"{first.url}/mcp", "brain_read", path="notes/a.md").data["text"]
+        assert all(f"line {n}" in text for n in range(5))
+        assert (working_tree_brain / "notes" / "a.md").read_text() == text
+    finally:
+        first.stop()
+    # A crash frees the brain: the kernel drops the lock with the process.
+    again = serve_process(tmp_path, working_tree_brain, "again")
+    again.start()
+    again.kill()
+    after = serve_process(tmp_path, working_tree_brain, "after")
+    after.start()
+    after.stop()
+    # The lock lives in the Git folder, never among the owner's files.
+    assert (working_tree_brain / ".git" / LOCK_NAME).exists()
+    assert not (working_tree_brain / LOCK_NAME).exists()
+
+
+def test_reindex_beside_a_running_server_refuses_in_one_line(tmp_path, working_tree_brain):
+    server = serve_process(tmp_path, working_tree_brain, "server")
+    server.start()
+    try:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
+        env.update(CORTEX_HOME=str(tmp_path / "home-reindex"), CORTEX_TOKEN=TOKEN)
+        r = subprocess.run(
+            [sys.executable, "-m", "cortex.cli", "reindex", "--brain", str(working_tree_brain)],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        assert r.returncode == 1
+        assert r.stderr.strip().splitlines() == [
+            f"cortex reindex: this brain ({working_tree_brain}) is already served by PID {server.proc.pid} "
+            f"at {server.url}/mcp; one process writes to a brain at a time: stop it first, or use that server"
+        ]
+    finally:
+        server.stop()
+
+
+def test_a_second_private_redis_on_one_folder_refuses(tmp_path):
+    need_redis()
+    folder = tmp_path / "redis"
+    first = RedisProcess(folder).start()
+    try:
+        with pytest.raises(RuntimeError, match="already running on"):
+            RedisProcess(folder).start()
+        assert first.ping()  # the first one's socket was not touched
+        # Even with its socket file gone, the folder stays the first one's.
+        first.socket_path.unlink()
+        with pytest.raises(RuntimeError, match="another Cortex runs a redis-server on the data folder"):
+            RedisProcess(folder).start()
+    finally:
+        first.stop()
+    RedisProcess(folder).start().stop()  # stopped, the folder is free again
