@@ -24,6 +24,7 @@ import contextlib
 import hmac
 import json
 import logging
+import math
 import re
 from typing import Annotated, Any, Callable, Literal
 
@@ -75,7 +76,11 @@ def run_tool(fn: Callable[[], dict[str, Any]]) -> Any:
     """
     try:
         reply = fn()
-        text = reply_text(reply)
+        try:
+            text = reply_text(reply)
+        except ValueError:  # a NaN or an infinity (frontmatter's `.nan`): strict JSON has neither
+            reply = finite(reply)
+            text = reply_text(reply)
         if might_hold_secret(text):  # one test over the whole reply; nearly every reply is clean
             reply = redact_value(reply)
             text = reply_text(reply)
@@ -90,8 +95,19 @@ def run_tool(fn: Callable[[], dict[str, Any]]) -> Any:
 
 
 def reply_text(reply: dict[str, Any]) -> str:
-    """A reply as compact JSON, the text block beside the structured copy."""
-    return json.dumps(reply, ensure_ascii=False, separators=(",", ":"), default=str)
+    """A reply as compact, strict JSON (ValueError on a NaN), the text block beside the structured copy."""
+    return json.dumps(reply, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False)
+
+
+def finite(value: Any) -> Any:
+    """`value` with every NaN or infinity as a string ("nan", "inf"): what strict parsers accept."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
 
 
 def storage_error(exc: BaseException) -> str:

@@ -14,7 +14,7 @@ import difflib
 import json
 from typing import Any
 
-from .brain import Actor, Brain, append_text, strict_text
+from .brain import Actor, Brain, append_text, strict_text, within_cap
 from .errors import BadInput, StoreError
 from .fences import DATA_NOTICE, fence, new_nonce
 from .gitstore import View
@@ -213,7 +213,7 @@ class Review:
                 "parent": view.sha,
             }
             return {
-                path: new_text.encode("utf-8"),
+                path: within_cap(new_text.encode("utf-8"), path, f"accept of a {p.mode}"),
                 rpath: (json.dumps(receipt, indent=2, sort_keys=True) + "\n").encode("utf-8"),
             }
 
