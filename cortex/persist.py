@@ -63,7 +63,8 @@ _LEN = struct.Struct("<I")
 # (a new frontmatter rule, another tokeniser, another index layout) makes every saved
 # file stale. Hashing their source is blunt (a comment edit also means one rebuild) but
 # never serves a note parsed by rules the running code no longer has.
-_SHAPING_MODULES = ("structure", "notes", "tokenize", "corpus", "search", "persist")
+# `tests/test_persist.py` fails when a module the corpus builds with is missing here.
+_SHAPING_MODULES = ("structure", "notes", "tokenize", "reading", "paths", "corpus", "search", "persist")
 
 # When the server saves (a save costs CPU and holds the corpus lock for `Index.save`,
 # see `IndexFile.save`): after the first snapshot of a start (a full build, or a load
@@ -236,6 +237,8 @@ def _check(snap: Snapshot, sha: str) -> None:
         and snap.real.keys() <= snap.notes.keys()
         and all(isinstance(t, dt.datetime) for d in (snap.changed, snap.real) for t in d.values())
         and len(snap.index) == len(snap.notes)
+        # Beyond counts: the index holds exactly the notes' paths, each in its own place.
+        and snap.index.holds_exactly(snap.notes.keys())
     )
     if not ok:
         raise Unusable("its contents are inconsistent")

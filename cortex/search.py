@@ -269,6 +269,14 @@ class Index:
     def __contains__(self, doc_id: object) -> bool:
         return doc_id in self._slot
 
+    def holds_exactly(self, doc_ids: Iterable[str]) -> bool:
+        """Whether the index's documents are exactly `doc_ids`, each id in the slot it names:
+        a loaded index that disagrees with its notes would fail every search."""
+        ids = self._ids
+        return self._slot.keys() == set(doc_ids) and all(
+            0 <= s < len(ids) and ids[s] == d for d, s in self._slot.items()
+        )
+
     def add(self, doc_id: str, fields: Mapping[str, str], names: Iterable[str] = ()) -> None:
         """Index (or re-index) a document from its field texts.
 

@@ -549,3 +549,46 @@ def test_advancing_over_a_merge_is_a_build_from_scratch(tmp_path):
     day = {p: t.day for p, t in brain.snapshot().changed.items()}
     assert day == {"notes/a.md": 3, "notes/b.md": 4, "notes/c.md": 4}  # the side's notes: by the merge
     assert_same(brain, fresh(repo))
+
+
+def test_notes_that_disagree_with_their_index_mean_a_rebuild(saved_brain):
+    """A file whose notes name a path its index does not hold (same counts, a valid
+    checksum) is not loaded: every search would fail on it (issue 21)."""
+    repo, home = saved_brain
+    path = next((home / "index").iterdir())
+    data = path.read_bytes()
+    rest = data[len(MAGIC) + 32 :]
+    (size,) = struct.unpack_from("<I", rest)
+    header = json.loads(rest[4 : 4 + size])
+    part = rest[4 + size : 4 + size + header["notes_bytes"]]
+    sha, time_, notes, blobs, changed, real = persist._NotesUnpickler(io.BytesIO(part)).load()
+    old, new = sorted(notes)[0], "notes/not-in-the-index.md"
+    note = notes.pop(old)
+    object.__setattr__(note, "path", new)
+    notes[new], blobs[new], changed[new] = note, blobs.pop(old), changed.pop(old)
+    if old in real:
+        real[new] = real.pop(old)
+    path.write_bytes(_resealed(data, notes=pickle.dumps((sha, time_, notes, blobs, changed, real))))
+    lines: list[str] = []
+    brain, saved = opened(repo, home, lines)
+    brain.snapshot()
+    assert saved.loads == 0 and "inconsistent" in saved.rebuilds[0]
+    assert len(lines) == 1
+    assert_same(brain, fresh(repo))
+
+
+def test_the_fingerprint_covers_every_module_the_corpus_builds_with():
+    """A new module that decides what is parsed or indexed must be in the fingerprint, or a
+    saved file made by older rules would be served."""
+    from test_layout import GRAPH
+
+    seen, todo = set(), ["corpus", "persist"]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo += GRAPH[module]
+    not_shaping = {"errors", "gitstore"}  # exception types; the store reads blobs, never shapes them
+    assert seen - not_shaping <= set(persist._SHAPING_MODULES), sorted(
+        seen - not_shaping - set(persist._SHAPING_MODULES)
+    )
