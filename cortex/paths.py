@@ -52,6 +52,40 @@ _BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\
 # joiners stay allowed: Persian and Indic names need them.)
 _LOOKALIKE_SLASH = set("\u2044\u2215\u29f8\uff0f")
 _INVISIBLE = set("\u200b\u2060\ufeff")
+# Windows' reserved device names: `con.md` or `NUL.txt` cannot be made on Windows at all.
+_DEVICES = frozenset(
+    ["CON", "PRN", "AUX", "NUL"] + [f"{p}{n}" for p in ("COM", "LPT") for n in "0123456789\u00b9\u00b2\u00b3"]
+)
+# Code points that draw nothing but are not format characters (Unicode's
+# Other_Default_Ignorable_Code_Point, and the Braille blank, which draws as a space).
+_BLANK_LETTERS = set("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\u2800")
+_JOINERS = "\u200c\u200d"  # ZWNJ and ZWJ: Persian and Indic words need them, between letters
+
+
+def invisible(seg: str) -> str | None:
+    """The first code point of `seg` that shows nothing where it stands, or None.
+
+    Unicode's default-ignorable code points (every format character, the variation
+    selectors, the Hangul fillers, the tag characters and the rest of
+    Other_Default_Ignorable_Code_Point) and the Braille blank; a ZWNJ or ZWJ only counts
+    outside a word (Persian and Indic names write it between two letters).
+    """
+    for i, c in enumerate(seg):
+        o = ord(c)
+        if c in _JOINERS:
+            if 0 < i < len(seg) - 1 and seg[i - 1].isalpha() and seg[i + 1].isalpha():
+                continue
+            return c
+        if (
+            unicodedata.category(c) == "Cf"
+            or c in _BLANK_LETTERS
+            or 0xFE00 <= o <= 0xFE0F
+            or 0x180B <= o <= 0x180F
+            or 0xFFF0 <= o <= 0xFFF8
+            or 0xE0000 <= o <= 0xE0FFF
+        ):
+            return c
+    return None
 
 
 def check_path(path: str, *, for_write: bool = True) -> str:
@@ -60,8 +94,10 @@ def check_path(path: str, *, for_write: bool = True) -> str:
     Any name Git and the common file systems accept is a note's name: accents, CJK,
     apostrophes, commas, `+`, `&`, parentheses, spaces inside. Refused, because they
     are dangerous or do not travel: `..` and absolute paths, `.git/` (and `.cortex/`
-    for writes), control characters, bidi controls, a segment with a leading or
-    trailing space or dot, and the characters Windows forbids (`<>:"|?*\\`). Reads
+    for writes), control characters, bidi controls, and for writes a segment with any
+    white space or a dot at its start or end, any code point that shows nothing
+    (`invisible`), a Windows device name (`con.md`, `COM1.txt`, any case), and the
+    characters Windows forbids (`<>:"|?*\\`). Reads
     accept any existing file except under `.git/`; writes only `.md` files, never
     INDEX.md. One rule for tools, the watcher, guests and the console.
     """
@@ -94,10 +130,18 @@ def check_path(path: str, *, for_write: bool = True) -> str:
     if path in GENERATED:
         raise BadInput(f"{path} is generated on every write and cannot be written")
     for seg in segments:
-        if seg != seg.strip(" ") or seg.startswith(".") or seg.endswith("."):
+        if seg != seg.strip() or seg.startswith(".") or seg.endswith("."):
             raise BadInput(
                 f"path segment {seg!r} starts or ends with a space or a dot, which Windows and macOS tools drop or hide"
             )
+        hidden = invisible(seg)
+        if hidden is not None:
+            raise BadInput(
+                f"path segment {seg!r} contains U+{ord(hidden):04X} ({unicodedata.name(hidden, 'unnamed')}), "
+                "which shows nothing: the name would look like another one"
+            )
+        if seg.split(".", 1)[0].rstrip().upper() in _DEVICES:
+            raise BadInput(f"path segment {seg!r} is a Windows device name, which Windows cannot make into a file")
         bad = sorted(set(seg) & _WINDOWS_FORBIDDEN)
         if bad:
             raise BadInput(f"path segment {seg!r} contains {' '.join(bad)}, which Windows does not allow in names")

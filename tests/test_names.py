@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import TOKEN, RunningServer, call, make_settings
 from guestkit import redis_proc  # noqa: F401  (fixture)
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from test_existing_repo import git, vault_on
 
@@ -187,3 +187,72 @@ def test_edit_in_a_crlf_note_matches_and_writes_crlf(tmp_path, vault):
     data = (vault / "Café/Crème brûlée.md").read_bytes()
     assert data == NAMES["Café/Crème brûlée.md"].replace("Cream", "Milk").encode()
     assert b"\n" not in data.replace(b"\r\n", b"")
+
+
+# -- issue 21: the rule matches its words ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path,words",
+    [
+        ("notes/\u3164.md", "U+3164 (HANGUL FILLER)"),
+        ("notes/a\u115fb.md", "U+115F"),
+        ("notes/\u2800.md", "U+2800 (BRAILLE PATTERN BLANK)"),
+        ("notes/a\u034f.md", "U+034F"),
+        ("notes/\u2764\ufe0f.md", "U+FE0F"),
+        ("notes/\u00a0x.md", "space"),
+        ("notes/x.md\u3000", "space"),
+        ("\u2002notes/x.md", "space"),
+        ("con.md", "Windows device name"),
+        ("notes/nul.md", "Windows device name"),
+        ("aux.md", "Windows device name"),
+        ("notes/COM1.md", "Windows device name"),
+        ("LPT9/x.md", "Windows device name"),
+        ("notes/Con.txt.md", "Windows device name"),
+    ],
+)
+def test_invisible_names_space_edges_and_device_names_are_refused(path, words):
+    with pytest.raises(BadInput) as refused:
+        check_path(path)
+    assert words in str(refused.value) and "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize("path", ["notes/می\u200cخواهم.md", "notes/consul.md", "notes/com10.md", "notes/x .md"])
+def test_joiners_inside_words_and_names_like_devices_are_accepted(path):
+    assert check_path(path) == path
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.characters(blacklist_categories=("Cs",)), st.sampled_from(["start", "inside", "end"]))
+def test_every_code_point_by_its_unicode_category(c, where):
+    """A code point that shows nothing is refused anywhere in a name; white space is refused
+    at a segment's edges; letters, digits, marks and symbols of every script are accepted."""
+    assume(c != "/")  # the separator: "no/te.md" is a note in a folder
+    # At a segment's end: the end of a folder's name (a note's name ends in .md).
+    path = {"start": f"notes/{c}note.md", "inside": f"notes/no{c}te.md", "end": f"note{c}/x.md"}[where]
+    category = unicodedata.category(c)
+    shows_nothing = (
+        category == "Cf"
+        or c in "\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\u2800"
+        or 0xFE00 <= ord(c) <= 0xFE0F
+        or 0x180B <= ord(c) <= 0x180F
+        or 0xFFF0 <= ord(c) <= 0xFFF8
+        or 0xE0000 <= ord(c) <= 0xE0FFF
+        or (c in "\u200c\u200d" and where != "inside")
+    )
+    refused = (
+        shows_nothing
+        or category == "Cc"
+        or (c.isspace() and where != "inside")
+        or c in '<>:"|?*\\'
+        or c in "\u2044\u2215\u29f8\uff0f"
+        or (c == "." and where != "inside")
+    )
+    if c in "\u200c\u200d" and where == "inside":
+        refused = False  # between two letters: Persian and Indic words need it
+    try:
+        check_path(path)
+        accepted = True
+    except BadInput:
+        accepted = False
+    assert accepted is not refused, (hex(ord(c)), category, where)
