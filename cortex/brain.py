@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from .corpus import Corpus, SavedSnapshot, Snapshot
 from .errors import AlreadyApplied, BadInput, Conflict, StoreError
 from .gitstore import Change, Changes, CommitInfo, GitStore, Identity, View, WriteResult
-from .notes import LinkResolver, Note, link_text, parse_note, rewrite_links
+from .notes import LinkResolver, Note, link_key, link_text, parse_note, rewrite_links
 from .paths import MAX_CONTENT_BYTES, check_content, check_path, check_text
 from .reading import decode, is_note_path
 
@@ -149,6 +149,12 @@ def render_index(notes: dict[str, Note]) -> bytes:
             )
         out.append("")
     return "\n".join(out).encode("utf-8")
+
+
+def _link_name(path_or_link: str) -> str:
+    """The name a bare `[[link]]` compares: the last segment, without `.md`."""
+    name = path_or_link.strip().rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
 
 
 def occurrences(text: str, find: str) -> int:
@@ -586,30 +592,43 @@ class Brain:
         return sorted(self._relinked(snap.sha, path, target, self.store.blob_bytes(blob)))
 
     def _relinked(self, sha: str, path: str, target: str, moved: bytes) -> dict[str, bytes]:
-        """New bytes of each note whose links point to `path`, with those links naming `target`.
+        """New bytes of each note whose links a move of `path` to `target` must rewrite.
 
-        Obsidian's rename: only the link target text changes; a note that is not
-        valid UTF-8 is left alone (rewriting it could not keep its other bytes).
-        Keys are the notes' paths before the move (`path` for the moved note's own
-        links to itself).
+        The links to `path` come to name `target` (Obsidian's rename: only the link target
+        text changes). And a link to another note that the new name would capture (a bare
+        `[[Budget]]` that meant `private/Budget.md`, once `notes/Budget.md` exists), or a
+        link of the moved note that its new folder would resolve elsewhere, is rewritten to
+        the path of the note it meant: a move never changes where another link points. A
+        note that is not valid UTF-8 is left alone (rewriting it could not keep its other
+        bytes). Keys are the notes' paths before the move (`path` for the moved note).
         """
         snap = self.corpus.peek(sha)
         _, back = snap.link_map()
         after = LinkResolver([p for p in snap.notes if p != path] + [target])
-        by_source: dict[str, list[Any]] = {}
-        for source, link in back.get(path, []):
-            by_source.setdefault(source, []).append(link)
+        new_name = link_key(_link_name(target))
+        by_source: dict[str, dict[int, str]] = {}
+        links_of: dict[str, list[Any]] = {}
+        for meant, entries in back.items():
+            for source, link in entries:
+                if meant == path:
+                    text = link_text(target, link.target, after)
+                else:
+                    bare = "/" not in link.target and link_key(_link_name(link.target)) == new_name
+                    if not (bare or source == path):
+                        continue
+                    if after.resolve(link.target, target if source == path else source) == meant:
+                        continue  # still points where it did
+                    text = link_text(meant, link.target, after)
+                by_source.setdefault(source, {})[link.start] = text
+                links_of.setdefault(source, []).append(link)
         out: dict[str, bytes] = {}
-        for source, links in sorted(by_source.items()):
+        for source, replacement in sorted(by_source.items()):
             data = moved if source == path else self.store.blob_bytes(snap.blobs[source])
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 continue
-            note = snap.notes[source]
-            new = rewrite_links(
-                text, note.body_offset, links, {lk.start: link_text(target, lk.target, after) for lk in links}
-            )
+            new = rewrite_links(text, snap.notes[source].body_offset, links_of[source], replacement)
             if new != text:  # a bare [[Name]] that still names the note needs no change
                 out[source] = new.encode("utf-8")
         return out

@@ -1,5 +1,6 @@
 """Small refusals and strict replies (issue 21): an edit's `find` counts overlapping
-occurrences, no write grows a note past the content cap, and every reply is strict JSON."""
+occurrences, no write grows a note past the content cap, every reply is strict JSON, and a
+move never changes where another link points."""
 
 from __future__ import annotations
 
@@ -57,3 +58,35 @@ def test_a_nan_in_frontmatter_is_a_string_in_strict_json(server):
 
     data = json.loads(r.text, parse_constant=refuse)  # Python's parser would take NaN otherwise
     assert data["frontmatter"] == {"title": "Odd numbers", "ratio": "nan", "ceiling": "inf", "floor": "-inf"}
+
+
+# -- a move never changes where another link points -------------------------------------
+
+
+def test_a_move_that_would_capture_another_notes_link_rewrites_it_to_its_old_target(brain):
+    brain.write("private/Budget.md", "create", ME, content="# Budget\n\nThe private budget.\n")
+    brain.write("notes/foo.md", "create", ME, content="# Foo\n\nSee [[Home]].\n")
+    brain.write("notes/Home.md", "create", ME, content="# Home\n")
+    brain.write("notes/reader.md", "create", ME, content="Budget: [[Budget]], foo: [[foo]].\n")
+    r = brain.write("notes/foo.md", "move", ME, to="notes/Budget.md")
+    assert r["links_rewritten"] == ["notes/reader.md"]
+    text = brain.read("notes/reader.md")[2].text
+    assert text == "Budget: [[private/Budget]], foo: [[notes/Budget]].\n"  # the bare name is now shared
+    # Both links point where they meant: the private budget, and the moved note.
+    snap = brain.snapshot()
+    from cortex.notes import LinkResolver
+
+    resolver = LinkResolver(snap.notes)
+    assert [resolver.resolve(lk.target, "notes/reader.md") for lk in snap.notes["notes/reader.md"].links] == [
+        "private/Budget.md",
+        "notes/Budget.md",
+    ]
+
+
+def test_the_moved_notes_own_links_keep_their_targets_in_its_new_folder(brain):
+    brain.write("a/Note.md", "create", ME, content="# A note\n")
+    brain.write("b/Note.md", "create", ME, content="# B note\n")
+    brain.write("a/x.md", "create", ME, content="Nearest: [[Note]].\n")
+    r = brain.write("a/x.md", "move", ME, to="b/x.md")
+    assert r["links_rewritten"] == ["b/x.md"]
+    assert brain.read("b/x.md")[2].text == "Nearest: [[a/Note]].\n"
