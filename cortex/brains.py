@@ -9,6 +9,7 @@ inside the installed package, or in the source checkout when running from one.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Callable
 
@@ -88,7 +89,9 @@ def init_in_place(
 
     `git init` on main, then one first commit holding every file exactly as it is
     (the person's own .gitignore respected), authored as the owner. Nothing is added
-    unless `template`; tool folders such as .obsidian/ go into .git/info/exclude.
+    unless `template`; tool folders such as .obsidian/ go into .git/info/exclude, and so
+    do names that are not valid UTF-8 (Git cannot store them), listed as left out. An init
+    that fails removes what it made: the folder is as it was, and init can run again.
     """
     inside = GitStore.repository_at(path)
     if inside is not None:
@@ -96,12 +99,22 @@ def init_in_place(
             f"{path} is already in the Git repository {inside}: serve it with cortex serve --brain {inside}"
         )
     present = [name for name in LEAVE_OUT if (path / name.rstrip("/")).exists()]
-    store = GitStore.init_here(path, branch="main", exclude=LEAVE_OUT)
     extra = {p: d for p, d in seed_files().items() if not (path / p).exists()} if template else {}
-    identity = store.owner_identity(author)
-    message = commit_message("init: the notes as they were", Actor(door="cli", tool="cortex init"))
-    sha, count = store.commit_tree_as_is(extra, message, identity, progress)
-    return sha, count, present
+    try:
+        store = GitStore.init_here(path, branch="main", exclude=LEAVE_OUT)
+        identity = store.owner_identity(author)
+        message = commit_message("init: the notes as they were", Actor(door="cli", tool="cortex init"))
+        sha, count, unnamable = store.commit_tree_as_is(extra, message, identity, progress)
+        if unnamable:
+            store.exclude(unnamable, "Names that are not valid UTF-8, which Git cannot store: left out by cortex init")
+    except BaseException:
+        # A failed init leaves the folder as it was, so running it again works.
+        shutil.rmtree(path / ".git", ignore_errors=True)
+        for rel in extra:
+            (path / rel).unlink(missing_ok=True)
+        raise
+    shown = [f"{os.fsencode(name)!r} (not valid UTF-8)" for name in unnamable]
+    return sha, count, present + shown
 
 
 def open_brain(settings: Settings) -> tuple[Brain, bool]:

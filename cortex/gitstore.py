@@ -237,24 +237,45 @@ class GitStore:
             f.writelines(f"{name}\n" for name in exclude)
         return GitStore(path, branch)
 
+    def exclude(self, names: Iterable[str], why: str) -> None:
+        """Add `names` (paths from the top, surrogate escapes allowed) to .git/info/exclude,
+        as their bytes on disk, each anchored and with glob characters escaped."""
+        lines = [f"# {why}\n".encode()]
+        for name in names:
+            raw = os.fsencode(name)
+            for ch in (b"\\", b"*", b"?", b"[", b"!", b"#"):
+                raw = raw.replace(ch, b"\\" + ch)
+            lines.append(b"/" + raw + b"\n")
+        with open(Path(self._repo.path) / "info" / "exclude", "ab") as f:
+            f.writelines(lines)
+
     def commit_tree_as_is(
         self, extra: Mapping[str, bytes], message: str, author: Identity | None, progress: Callable[[str], None]
-    ) -> tuple[str, int]:
+    ) -> tuple[str, int, list[str]]:
         """The first commit of a working tree: every file as it is on disk (ignore rules kept),
-        plus `extra` files written first. (commit SHA, files committed)."""
+        plus `extra` files written first. (commit SHA, files committed, names left out).
+
+        A file or folder whose name is not valid UTF-8 (Git stores names as UTF-8) is left
+        out, and its name is returned (as Python decodes it, with surrogate escapes)."""
         wd = self.workdir
         assert wd is not None
         for rel, data in extra.items():
             write_file_atomic(wd / rel, data)
         with self._lock:
-            files = []
+            files: list[str] = []
+            unnamable: list[str] = []
             for folder, dirs, names in os.walk(wd):
                 rel_folder = os.path.relpath(folder, wd)
                 rel_folder = "" if rel_folder == "." else rel_folder.replace(os.sep, "/") + "/"
-                dirs[:] = [d for d in dirs if d != ".git" and not self._repo.path_is_ignored(rel_folder + d + "/")]
+                unnamable += [rel_folder + d + "/" for d in dirs if not _utf8(d)]
+                dirs[:] = [
+                    d for d in dirs if d != ".git" and _utf8(d) and not self._repo.path_is_ignored(rel_folder + d + "/")
+                ]
                 for name in names:
                     rel = rel_folder + name
-                    if not self._repo.path_is_ignored(rel):
+                    if not _utf8(name):
+                        unnamable.append(rel)
+                    elif not self._repo.path_is_ignored(rel):
                         files.append(rel)
             index = self._repo.index
             started = time.monotonic()
@@ -268,7 +289,7 @@ class GitStore:
             sig = self._signature()
             by = self._signature(*author) if author else sig
             oid = self._repo.create_commit(self.ref, by, by if author else sig, message, tree, [])
-            return str(oid), len(files)
+            return str(oid), len(files), sorted(unnamable)
 
     @property
     def workdir(self) -> Path | None:
@@ -1137,6 +1158,15 @@ def _prune_empty_folders(folder: Path, root: Path) -> None:
         except OSError:
             return
         folder = folder.parent
+
+
+def _utf8(name: str) -> bool:
+    """Whether a name from the file system is valid UTF-8 (no surrogate escapes)."""
+    try:
+        name.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def write_file_atomic(target: Path, data: bytes) -> None:
