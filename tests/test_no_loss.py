@@ -21,10 +21,12 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from reliakit import fsck
 
 from cortex.brain import Actor, Brain
+from cortex.brainlock import BrainLock
 from cortex.brains import init_brain
 from cortex.editor import Editor
 from cortex.errors import BadInput, Conflict, StoreError
 from cortex.gitstore import GitStore
+from cortex.notes import LinkResolver
 from cortex.paths import collision
 from cortex.proposals import ProposalQueue
 from cortex.review import Review
@@ -250,7 +252,17 @@ def test_healthz_reports_a_held_hand_edit(tmp_path):
 
 # -- the property: any sequence of writes keeps every note it did not name -----------
 
+
+def resolved_links(brain: Brain) -> dict[str, list[str | None]]:
+    """Per note at the head, where each of its [[links]] points (None: nowhere), in order."""
+    snap = brain.snapshot()
+    resolver = LinkResolver(snap.notes)
+    return {p: [resolver.resolve(lk.target, p) for lk in n.links] for p, n in snap.notes.items() if n.links}
+
+
 PATHS = ["x.md", "x.md/y.md", "x.md/y.md/z.md", "x.md/z.md", "w/x.md", "w/x.md/y.md", "w.md", "w/y.md"]
+# Bare link names that several PATHS share a stem with: a move can make one capture another's link.
+LINK_NAMES = ["x", "y", "z", "w", "w/x"]
 EXAMPLES = int(os.environ.get("CORTEX_PROPERTY_EXAMPLES", "12"))
 
 
@@ -270,14 +282,20 @@ class NoLoss(RuleBasedStateMachine):
         self.editor = Editor(self.brain, debounce_ms=0)  # its hooks sync the working tree
         self.queue = ProposalQueue(NoLoss.redis_url, prefix=f"noloss{NoLoss.counter}:")
         self.review = Review(self.brain, self.queue)
+        # This process serves the brain: a second one must refuse and change nothing.
+        self.lock = BrainLock.acquire(self.brain.store.git_dir, path, "served", "http://127.0.0.1:1/mcp")
 
     def teardown(self) -> None:
         if hasattr(self, "queue"):
             self.queue.close()
+        if getattr(self, "lock", None) is not None:
+            self.lock.release()
 
     def _do(self, fn, changes: set[str], removes: set[str] = frozenset()) -> None:
         """Run one write; `changes` may change, `removes` may go; nothing else may move."""
         self.before = head_files(self.brain)
+        self.links_before = resolved_links(self.brain)
+        self.moved: tuple[str, str] | None = None
         self.changes, self.removes = changes | {"INDEX.md"}, removes
         try:
             fn()
@@ -302,7 +320,41 @@ class NoLoss(RuleBasedStateMachine):
 
     @rule(src=st.sampled_from(PATHS), dst=st.sampled_from(PATHS))
     def move(self, src: str, dst: str) -> None:
-        self._do(lambda: self.brain.write(src, "move", OWNER, to=dst), {dst}, {src})
+        # A move may rewrite the links of any note that has some (and only their link text).
+        linking = {p for p, data in head_files(self.brain).items() if b"[[" in data}
+
+        def go() -> None:
+            self.brain.write(src, "move", OWNER, to=dst)
+            self.moved = (src, dst)
+
+        self._do(go, {dst} | linking, {src})
+
+    @rule(path=st.sampled_from(PATHS), names=st.lists(st.sampled_from(LINK_NAMES), min_size=1, max_size=3))
+    def link(self, path: str, names: list[str]) -> None:
+        text = "".join(f"see [[{n}]]\n" for n in names)
+        self._do(lambda: self.brain.write(path, "replace", OWNER, content=text), {path})
+
+    @rule()
+    def second_server(self) -> None:
+        def go() -> None:
+            with pytest.raises(StoreError, match="is already served by PID"):
+                BrainLock.acquire(self.brain.store.git_dir, Path(self.brain.store.path), "served")
+
+        self._do(go, set())
+
+    @invariant()
+    def a_move_never_changes_where_another_link_points(self) -> None:
+        if getattr(self, "moved", None) is None:
+            return
+        src, dst = self.moved
+        after = resolved_links(self.brain)
+        for source, targets in self.links_before.items():
+            now = after.get(dst if source == src else source)
+            want = [dst if t == src else t for t in targets]
+            assert now is not None and len(now) == len(want), (source, targets, now)
+            for was, then in zip(want, now):
+                # A dangling link may come to name the moved note; any other link keeps its note.
+                assert then == was or (was is None and then == dst), (source, self.moved, targets, now)
 
     @rule(
         path=st.sampled_from(PATHS),
