@@ -213,7 +213,7 @@ class Review:
                 "parent": view.sha,
             }
             return {
-                path: within_cap(new_text.encode("utf-8"), path, f"accept of a {p.mode}"),
+                path: within_cap(new_text.encode("utf-8"), path, f"accept ({p.mode})"),
                 rpath: (json.dumps(receipt, indent=2, sort_keys=True) + "\n").encode("utf-8"),
             }
 

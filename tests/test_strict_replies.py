@@ -8,6 +8,7 @@ import json
 
 import pytest
 from conftest import call
+from guestkit import redis_proc  # noqa: F401  (fixture)
 
 from cortex.brain import Actor, Brain
 from cortex.errors import BadInput, Conflict
@@ -90,3 +91,19 @@ def test_the_moved_notes_own_links_keep_their_targets_in_its_new_folder(brain):
     r = brain.write("a/x.md", "move", ME, to="b/x.md")
     assert r["links_rewritten"] == ["b/x.md"]
     assert brain.read("b/x.md")[2].text == "Nearest: [[a/Note]].\n"
+
+
+def test_accepting_an_append_that_would_pass_the_cap_is_refused(brain, redis_proc):
+    from cortex.proposals import ProposalQueue
+    from cortex.review import Review
+
+    brain.write("notes/big.md", "create", ME, content="x" * (MAX_CONTENT_BYTES - 10))
+    queue = ProposalQueue(redis_proc.url, prefix="cap:")
+    try:
+        proposal, _ = queue.admit("guest", "notes/big.md", "append", "y" * 100, "", 1000)
+        head = brain.store.head()
+        with pytest.raises(BadInput, match=r"after this accept \(append\); the limit is"):
+            Review(brain, queue).accept(Actor(door="owner", tool="brain_accept"), proposal.id)
+        assert brain.store.head() == head
+    finally:
+        queue.close()
