@@ -250,8 +250,24 @@ def main(args) -> int:
                 f"  {kind:<11} n={rk['questions']:<4} recall@1 {rk['recall@1']:.3f}  recall@5 "
                 f"{rk['recall@5']:.3f}  recall@10 {rk['recall@10']:.3f}  MRR {rk['MRR']:.3f}"
             )
+    reworded_file = ROOT / "reworded.jsonl"
+    reworded = (
+        [json.loads(line) for line in reworded_file.read_text().splitlines() if line.strip()]
+        if not args.questions and reworded_file.exists()
+        else []
+    )
+    if reworded:
+        # Issue 22's set, kept apart so the figures above stay comparable from one issue to the next.
+        rk = retrieval(tools, reworded)
+        print(
+            f"reworded (no content word shared with the gold note; eval/reworded.jsonl) n={rk['questions']}  "
+            f"recall@1 {rk['recall@1']:.3f}  recall@5 {rk['recall@5']:.3f}  recall@10 {rk['recall@10']:.3f}  "
+            f"MRR {rk['MRR']:.3f}"
+        )
     if not getattr(args, "no_ask", False):
         print(ask_line("offline reader", ask_part(tools, qs)))
+        if reworded:
+            print(ask_line("offline reader, reworded", ask_part(tools, reworded)))
         model_asker = Asker(brain, OfflineReader())  # replaced below, once the stub runs
         stub = StubMessagesServer(lambda body: (500, {}))
         try:
