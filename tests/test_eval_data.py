@@ -1,0 +1,42 @@
+"""The public eval's data keeps its promises: every gold note is live, and a reworded
+question shares no content word with its gold note in any form."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cortex.notes import parse_note
+from cortex.pack import FRAMING, variants
+from cortex.tokenize import STOPWORDS, tokenize
+
+EVAL = Path(__file__).resolve().parent.parent / "eval"
+REWORDED = [json.loads(line) for line in (EVAL / "reworded.jsonl").read_text().splitlines() if line.strip()]
+# Words that frame a question (and contractions' pieces), never its content.
+QUESTION_WORDS = frozenset("i me my we our us you your what which who whom when where why how".split())
+
+
+def content_words(question: str) -> set[str]:
+    words = {t.split("'")[0] for t in tokenize(question)}
+    return {w for w in words if len(w) > 1 and w not in STOPWORDS and w not in FRAMING and w not in QUESTION_WORDS}
+
+
+def test_reworded_questions_are_well_formed_and_spread_over_many_notes():
+    assert len(REWORDED) >= 40
+    assert [q["id"] for q in REWORDED] == [f"r{i:03d}" for i in range(1, len(REWORDED) + 1)]
+    assert all(set(q) == {"id", "question", "gold", "kind"} and q["kind"] == "reworded" and q["gold"] for q in REWORDED)
+    golds = [g for q in REWORDED for g in q["gold"]]
+    assert max(golds.count(g) for g in golds) <= 2 and len(set(golds)) >= 100
+
+
+@pytest.mark.parametrize("q", REWORDED, ids=[q["id"] for q in REWORDED])
+def test_a_reworded_question_shares_no_content_word_with_its_gold_note(q):
+    for gold in q["gold"]:
+        text = (EVAL / "brain" / gold).read_text()
+        note = parse_note(gold, text)
+        assert not gold.startswith("archive/") and note.status in ("current",) and note.valid_until is None, gold
+        held = set(tokenize(text + " " + gold))
+        shared = sorted(w for w in content_words(q["question"]) if variants(w) & held)
+        assert not shared, (q["question"], gold, shared)
