@@ -341,6 +341,36 @@ def headings(body: str) -> list[Leaf]:
     return found if found is not None else structure(body).headings
 
 
+def _text_leaf(
+    body: str,
+    lines: list[Span],
+    kind: str,
+    first: int,
+    last: int,
+    content: str,
+    level: int = 0,
+    text: str = "",
+    quote: int = 0,
+    in_list: bool = False,
+) -> Leaf:
+    """A leaf of inline text (a heading, a paragraph, an item's paragraph) on lines
+    `first`..`last`, its `content` placed back on them."""
+    pieces = _place(body, lines, first, content)
+    return Leaf(
+        kind,
+        first,
+        last,
+        lines[first][0],
+        lines[last - 1][1],
+        pieces,
+        level,
+        text,
+        quote,
+        in_list,
+        (Inline(content, pieces),),
+    )
+
+
 def _safe_start(text: str) -> bool:
     """Whether a line (or an item's text) starting with `text` can only be paragraph text."""
     c = text[0]
@@ -362,19 +392,7 @@ def _simple_leaves(body: str, lines: list[Span], paragraphs: bool = True) -> lis
         skip = 2 if kind == "list item" else 0  # the item's marker
         a0 = lines[first][0] + skip
         content = "\n".join([body[a0 : lines[first][1]], *(body[a:b] for a, b in lines[first + 1 : last])]).strip()
-        pieces = _place(body, lines, first, content)
-        leaves.append(
-            Leaf(
-                kind,
-                first,
-                last,
-                lines[first][0],
-                lines[last - 1][1],
-                pieces,
-                in_list=kind == "list item",
-                inlines=(Inline(content, pieces),),
-            )
-        )
+        leaves.append(_text_leaf(body, lines, kind, first, last, content, in_list=kind == "list item"))
 
     for i, (a, b) in enumerate(lines):
         line = body[a:b]
@@ -391,8 +409,7 @@ def _simple_leaves(body: str, lines: list[Span], paragraphs: bool = True) -> lis
                     close(i)
                     first = -1
                 text = _atx_content(line, m.end())
-                pieces = _place(body, lines, i, text)
-                leaves.append(Leaf("heading", i, i + 1, a, b, pieces, m.end(), text, inlines=(Inline(text, pieces),)))
+                leaves.append(_text_leaf(body, lines, "heading", i, i + 1, text, m.end(), text))
                 continue
             # "#tag" or seven #s: paragraph text
         elif c in "-*+" and line[1:2] == " " and len(line) > 2 and _safe_start(line[2:]):
@@ -434,27 +451,12 @@ def _parsed(body: str, lines: list[Span]) -> Structure:
         if t in ("paragraph_open", "heading_open") and tok.map:
             inline = tokens[i + 1]
             first, last = tok.map
-            pieces = _place(body, lines, first, inline.content)
             if t == "heading_open":
                 kind, level, text = "heading", int(tok.tag[1]), inline.content.strip()
             else:
                 kind = "list item" if parents and parents[-1] == "list_item_open" else "paragraph"
                 level, text = 0, ""
-            leaves.append(
-                Leaf(
-                    kind,
-                    first,
-                    last,
-                    lines[first][0],
-                    lines[last - 1][1],
-                    pieces,
-                    level,
-                    text,
-                    quote,
-                    in_list,
-                    (Inline(inline.content, pieces),),
-                )
-            )
+            leaves.append(_text_leaf(body, lines, kind, first, last, inline.content, level, text, quote, in_list))
             i += 3
             continue
         if t in ("fence", "code_block", "html_block") and tok.map:
