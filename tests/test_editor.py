@@ -288,3 +288,16 @@ def test_git_status_running_beside_the_watcher_never_leaves_the_index_wrong(tree
     manual.poll_once()  # anything a busy lock kept back is synced now
     assert git("status", "--porcelain", cwd=tree) == ""
     assert all(f"notes/s{i}.md" in brain.files(brain.head()) for i in range(12))
+
+
+def test_a_late_watcher_never_takes_the_servers_own_syncs_for_hand_edits(tree: Path, brain: Brain, manual: Editor):
+    """Issue 21: the syncs of several writes, looked at only afterwards, are not hand edits
+    (each note's base is the blob the server itself put on disk)."""
+    manual.poll_once()
+    shas = [brain.write("notes/late.md", "create", TOOL, content="one\n")["sha"]]
+    for text in ("two\n", "three\n"):
+        shas.append(brain.write("notes/late.md", "replace", TOOL, content=text)["sha"])
+    manual.settle()
+    assert brain.store.head() == shas[-1]
+    assert not any(s.startswith("editor:") for s in subjects(tree))  # no hand edit was committed
+    assert (tree / "notes" / "late.md").read_text() == "three\n"
