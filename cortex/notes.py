@@ -538,7 +538,7 @@ def sections(text: str, body_offset: int) -> list[tuple[int, str, int, int]]:
     """(level, heading, start, end) of each section of the note: from its heading to the
     next heading of the same or a higher level (offsets in `text`; headings as
     CommonMark reads them, so none in code)."""
-    heads = [(h.level, h.text, body_offset + h.start) for h in structure(text[body_offset:]).headings]
+    heads = [(h.level, h.text, body_offset + h.start) for h in headings(text[body_offset:])]
     out = []
     for i, (level, heading, start) in enumerate(heads):
         end = next((s for lvl, _, s in heads[i + 1 :] if lvl <= level), len(text))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from .notes import Note
 from .search import idf
-from .structure import structure
+from .structure import headings
 from .tokenize import STOPWORDS, tokenize
 
 # A term is distinctive when at most this share of the scope's notes holds it (or at
@@ -91,7 +91,7 @@ def sections(note: Note) -> list[str]:
     """The note's text cut at its headings (as CommonMark reads them, so none in code):
     frontmatter-free preamble, then one piece per heading."""
     body = note.body
-    cuts = [0] + [h.start for h in structure(body).headings if h.start > 0]
+    cuts = [0] + [h.start for h in headings(body) if h.start > 0]
     pieces = [body[a:b] for a, b in zip(cuts, cuts[1:] + [len(body)])]
     return [p for p in pieces if p.strip()]
 

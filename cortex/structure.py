@@ -130,11 +130,12 @@ class Inline:
 
     def to_body(self, pos: int) -> int:
         """The body offset of char `pos` of `content` (the end of a line maps to its end)."""
-        line_starts = self._line_starts()
+        line_starts = self._line_starts
         k = bisect.bisect_right(line_starts, pos) - 1
         a, b = self.pieces[min(k, len(self.pieces) - 1)]
         return min(a + pos - line_starts[k], b)
 
+    @functools.cached_property
     def _line_starts(self) -> list[int]:
         starts, at = [0], 0
         for line in self.content.split("\n")[:-1]:
@@ -176,7 +177,6 @@ class Leaf:
     level: int = 0  # a heading's level
     text: str = ""  # a heading's text (its inline source, stripped)
     quote: int = 0
-    in_list: bool = False
     inlines: tuple[Inline, ...] = field(default=(), repr=False)
 
     def marks(self) -> Marks:
@@ -351,7 +351,6 @@ def _text_leaf(
     level: int = 0,
     text: str = "",
     quote: int = 0,
-    in_list: bool = False,
 ) -> Leaf:
     """A leaf of inline text (a heading, a paragraph, an item's paragraph) on lines
     `first`..`last`, its `content` placed back on them."""
@@ -366,7 +365,6 @@ def _text_leaf(
         level,
         text,
         quote,
-        in_list,
         (Inline(content, pieces),),
     )
 
@@ -392,7 +390,7 @@ def _simple_leaves(body: str, lines: list[Span], paragraphs: bool = True) -> lis
         skip = 2 if kind == "list item" else 0  # the item's marker
         a0 = lines[first][0] + skip
         content = "\n".join([body[a0 : lines[first][1]], *(body[a:b] for a, b in lines[first + 1 : last])]).strip()
-        leaves.append(_text_leaf(body, lines, kind, first, last, content, in_list=kind == "list item"))
+        leaves.append(_text_leaf(body, lines, kind, first, last, content))
 
     for i, (a, b) in enumerate(lines):
         line = body[a:b]
@@ -447,7 +445,6 @@ def _parsed(body: str, lines: list[Span]) -> Structure:
             parents.append(t)
         elif t.endswith("_close") and t not in ("paragraph_close", "heading_close", "tr_close", "th_close", "td_close"):
             parents.pop()
-        in_list = "list_item_open" in parents
         if t in ("paragraph_open", "heading_open") and tok.map:
             inline = tokens[i + 1]
             first, last = tok.map
@@ -456,7 +453,7 @@ def _parsed(body: str, lines: list[Span]) -> Structure:
             else:
                 kind = "list item" if parents and parents[-1] == "list_item_open" else "paragraph"
                 level, text = 0, ""
-            leaves.append(_text_leaf(body, lines, kind, first, last, inline.content, level, text, quote, in_list))
+            leaves.append(_text_leaf(body, lines, kind, first, last, inline.content, level, text, quote))
             i += 3
             continue
         if t in ("fence", "code_block", "html_block") and tok.map:
@@ -472,20 +469,18 @@ def _parsed(body: str, lines: list[Span]) -> Structure:
             if t != "html_block":
                 code_blocks.append((start, end))
             kind = "html" if t == "html_block" else "code"
-            leaves.append(Leaf(kind, first, last, start, end, pieces, quote=quote, in_list=in_list))
+            leaves.append(Leaf(kind, first, last, start, end, pieces, quote=quote))
         elif t == "tr_open" and tok.map:
             row_cells, row_map = [], tok.map
         elif t == "inline" and parents and parents[-1] in ("thead_open", "tbody_open"):
             row_cells.append(Inline(tok.content, ()))
         elif t == "tr_close":
-            leaves.append(_table_row(body, lines, row_map, row_cells, quote, in_list))
+            leaves.append(_table_row(body, lines, row_map, row_cells, quote))
         i += 1
     return Structure(body, tuple(leaves), tuple(code_blocks))
 
 
-def _table_row(
-    body: str, lines: list[Span], row_map: list[int], cells: list[Inline], quote: int, in_list: bool
-) -> Leaf:
+def _table_row(body: str, lines: list[Span], row_map: list[int], cells: list[Inline], quote: int) -> Leaf:
     """A table row: its line (from the first cell's leading pipe to the last cell), cells placed in order."""
     first = row_map[0]
     a, b = lines[first]
@@ -504,4 +499,4 @@ def _table_row(
         start -= 1
     end = a + len(src.rstrip())
     inlines = tuple(p for p in placed if p.pieces and p.content)
-    return Leaf("table row", first, first + 1, a, b, ((start, end),), quote=quote, in_list=in_list, inlines=inlines)
+    return Leaf("table row", first, first + 1, a, b, ((start, end),), quote=quote, inlines=inlines)
