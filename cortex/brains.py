@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .brain import Actor, Brain, commit_message, render_index
 from .config import Settings
@@ -20,6 +20,9 @@ from .gitstore import GitStore
 from .notes import parse_note
 from .persist import IndexFile, index_file
 from .reading import is_note_path
+
+if TYPE_CHECKING:
+    from .meaning import Meaning
 
 _HERE = Path(__file__).resolve().parent
 
@@ -152,6 +155,28 @@ def open_brain(settings: Settings) -> tuple[Brain, bool]:
 
 
 PERSIST_POLICIES = ("on", "off")
+MEANING_POLICIES = ("on", "off")
+
+
+def make_meaning(settings: Settings, brain: Brain, log=None) -> Meaning:
+    """The brain's meaning arm (not started): its vectors beside the saved index, in the
+    state folder, unless CORTEX_PERSIST_INDEX=off keeps nothing between starts."""
+    from .meaning import Meaning
+    from .persist import brain_identity, file_key
+
+    if settings.meaning not in MEANING_POLICIES:
+        raise StoreError(f"CORTEX_MEANING must be on or off, not {settings.meaning!r}")
+    identity = brain_identity(brain.store.path, brain.store.branch)
+    folder = settings.home / "index"
+    vectors = None if settings.persist_index == "off" else folder / f"{file_key(identity)}.cvec"
+    return Meaning(
+        settings.embed_model,
+        settings.model_cache or settings.home / "models",
+        vectors,
+        identity,
+        log=log,
+        enabled=settings.meaning == "on",
+    )
 
 
 def saved_index(settings: Settings, store: GitStore) -> IndexFile | None:

@@ -86,6 +86,14 @@ class Settings:
     # CORTEX_BUILD_WORKERS: processes a full index build parses notes in; unset: one a core
     # (up to 4) for a brain of 2,000 notes or more, else 1 (the server's own process)
     build_workers: int | None = None
+    # CORTEX_MEANING: on (search and ask by meaning too, once the background embedding is
+    # done) or off (lexical only); CORTEX_EMBED_MODEL: a folder of model.onnx + tokenizer.json
+    # to use instead of the pinned all-MiniLM-L6-v2
+    meaning: str = "on"
+    embed_model: str | None = None
+    # CORTEX_MODEL_CACHE: where the converted model is kept (shared by every brain and
+    # state folder of the user: converting costs ~5 s); default $XDG_CACHE_HOME/cortex/models
+    model_cache: Path | None = None
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides) -> "Settings":
@@ -121,6 +129,12 @@ class Settings:
             author=env.get("CORTEX_AUTHOR") or None,
             persist_index=(env.get("CORTEX_PERSIST_INDEX") or "on").strip().lower(),
             build_workers=_positive("CORTEX_BUILD_WORKERS", env.get("CORTEX_BUILD_WORKERS")),
+            meaning=(env.get("CORTEX_MEANING") or "on").strip().lower(),
+            embed_model=env.get("CORTEX_EMBED_MODEL") or None,
+            model_cache=Path(
+                env.get("CORTEX_MODEL_CACHE")
+                or Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cortex" / "models"
+            ).expanduser(),
         )
         for key, value in overrides.items():
             setattr(s, key, value)

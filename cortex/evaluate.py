@@ -45,6 +45,102 @@ def load(brain_dir: Path, questions: Path):
     return brain, qs
 
 
+def attach_meaning(brain, log=print) -> str:
+    """Embed the eval brain (in worker processes, as the server does) and attach the arm;
+    returns the line that says how it went (or why it is off)."""
+    import time
+
+    from .config import Settings
+    from .meaning import Meaning
+
+    settings = Settings.from_env()
+    meaning = Meaning(settings.embed_model, settings.model_cache, None, "eval", log=log)
+    started = time.monotonic()
+    if not meaning.prepare():
+        return f"meaning: off ({meaning.reason})"
+    snap = brain.snapshot()
+    meaning.catch_up(snap)
+    brain.meaning = meaning
+    spent = time.monotonic() - started
+    return (
+        f"meaning: {meaning.files.model_id}, {meaning.store.passages:,} passages of {len(snap.notes)} notes "
+        f"embedded in {spent:.1f} s ({meaning.store.passages / spent:.0f} passages/s, model load included)"
+    )
+
+
+def fusion_table(brain, tools, groups: dict[str, list[dict]]) -> list[str]:
+    """recall@5 of the fusion rules measured for issue 22, on each half of each question set
+    (even lines chose the rule in use; odd lines are held out)."""
+    import numpy as np
+
+    from . import ranking
+    from .corpus import is_live
+    from .search import idf
+    from .tokenize import tokenize
+
+    snap, corpus, meaning = brain.snapshot(), brain.corpus, brain.meaning
+    day = EVAL_DAY.date()
+    live = {p for p, n in snap.notes.items() if is_live(n, day) and not p.startswith("archive/")}
+
+    def rules(q: dict) -> dict[str, list[str]]:
+        found = corpus.search(snap, q["question"], 50, live.__contains__)
+        lex = [p for p, _ in found.hits]
+        lex_score = dict(found.hits)
+        close = meaning.closeness(snap, q["question"])
+        cos = {p: c for p, c in close.by_note().items() if p in live}
+        dense = sorted(cos, key=lambda p: (-cos[p], p))
+        dr = {p: i for i, p in enumerate(dense)}
+        lr = {p: i for i, p in enumerate(lex)}
+        terms = {}
+        for t in set(tokenize(q["question"])):
+            holders = corpus.matching(snap, {t})
+            if holders:
+                terms[t] = (idf(len(snap.notes), len(holders)), holders)
+        total = sum(w for w, _ in terms.values()) or 1.0
+        top = max(lex_score.values(), default=1.0) or 1.0
+
+        def by(score) -> list[str]:
+            return sorted(cos, key=lambda p: (-score(p), p))
+
+        def cover(p: str) -> float:
+            return sum(w for w, h in terms.values() if p in h) / total
+
+        def rare(p: str) -> int:
+            return sum(1 for _, h in terms.values() if len(h) <= ranking.RARE_DF and p in h)
+
+        return {
+            "BM25 alone": lex,
+            "dense alone": dense,
+            "RRF k=60": by(lambda p: ranking.rrf((dr.get(p), lr.get(p)))),
+            "RRF k=10, dense x2": by(lambda p: 2 / (11 + dr[p]) + (1 / (11 + lr[p]) if p in lr else 0)),
+            "blend 0.6 cos + 0.4 BM25/max": by(lambda p: 0.6 * cos[p] + 0.4 * lex_score.get(p, 0.0) / top),
+            "blend 0.8 cos + 0.2 BM25/max": by(lambda p: 0.8 * cos[p] + 0.2 * lex_score.get(p, 0.0) / top),
+            "dense + rare-term boost 0.1": by(lambda p: cos[p] + 0.1 * rare(p)),
+            "in use: cos + 0.3 covered^2 + 0.03 rare": by(lambda p: ranking.fused(cos[p], cover(p), rare(p))),
+        }
+
+    def hit(q: dict, ranked: list[str]) -> bool:
+        top5, gold = set(ranked[:5]), set(q["gold"])
+        return gold <= top5 if q.get("kind") == "multi" else bool(gold & top5)
+
+    names: list[str] = []
+    cells: dict[tuple[str, str], list[bool]] = {}
+    for label, qs in groups.items():
+        for i, q in enumerate(qs, 1):
+            if not q["gold"]:
+                continue
+            half = f"{label} {'even' if i % 2 == 0 else 'odd'}"
+            for name, ranked in rules(q).items():
+                if name not in names:
+                    names.append(name)
+                cells.setdefault((name, half), []).append(hit(q, ranked))
+    halves = [f"{label} {h}" for label in groups for h in ("even", "odd")]
+    rows = ["fusion (recall@5)".ljust(42) + "".join(h.rjust(16) for h in halves)]
+    for name in names:
+        rows.append(name.ljust(42) + "".join(f"{np.mean(cells[(name, h)]):16.3f}" for h in halves))
+    return rows
+
+
 def retrieval(tools, qs) -> dict:
     ks = (1, 5, 10)
     hits = {k: 0 for k in ks}
@@ -228,6 +324,7 @@ def stub_model(brain) -> Callable[[dict], tuple[int, dict]]:
 
 def main(args) -> int:
     from .ask import Asker
+    from .config import Settings
     from .readers import AnthropicReader, OfflineReader
     from .tools import Tools
 
@@ -237,6 +334,20 @@ def main(args) -> int:
     tools = Tools(brain, Asker(brain, OfflineReader()))
     by_kind = collections.Counter(q.get("kind", "?") for q in qs)
     print(f"eval brain: {len(brain.snapshot().notes)} notes; {len(qs)} questions {dict(by_kind)}")
+    reworded_file = ROOT / "reworded.jsonl"
+    reworded = (
+        [json.loads(line) for line in reworded_file.read_text().splitlines() if line.strip()]
+        if not args.questions and reworded_file.exists()
+        else []
+    )
+    lexical = retrieval(tools, qs)
+    print(
+        "lexical only (CORTEX_MEANING=off): "
+        + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in lexical.items())
+        + (f"; reworded recall@5 {retrieval(tools, reworded)['recall@5']:.3f}" if reworded else "")
+    )
+    if (Settings.from_env().meaning or "on") != "off":
+        print(attach_meaning(brain))
     r = retrieval(tools, qs)
     print(
         "retrieval (brain_search, default filters): "
@@ -250,12 +361,6 @@ def main(args) -> int:
                 f"  {kind:<11} n={rk['questions']:<4} recall@1 {rk['recall@1']:.3f}  recall@5 "
                 f"{rk['recall@5']:.3f}  recall@10 {rk['recall@10']:.3f}  MRR {rk['MRR']:.3f}"
             )
-    reworded_file = ROOT / "reworded.jsonl"
-    reworded = (
-        [json.loads(line) for line in reworded_file.read_text().splitlines() if line.strip()]
-        if not args.questions and reworded_file.exists()
-        else []
-    )
     if reworded:
         # Issue 22's set, kept apart so the figures above stay comparable from one issue to the next.
         rk = retrieval(tools, reworded)
@@ -264,6 +369,8 @@ def main(args) -> int:
             f"recall@1 {rk['recall@1']:.3f}  recall@5 {rk['recall@5']:.3f}  recall@10 {rk['recall@10']:.3f}  "
             f"MRR {rk['MRR']:.3f}"
         )
+    if brain.meaning is not None:
+        print("\n".join(fusion_table(brain, tools, {"questions": qs, **({"reworded": reworded} if reworded else {})})))
     if not getattr(args, "no_ask", False):
         print(ask_line("offline reader", ask_part(tools, qs)))
         if reworded:

@@ -99,6 +99,11 @@ def code_fingerprint() -> str:
 _fingerprint: list[str] = []
 
 
+def file_key(brain: str) -> str:
+    """The file name stem of a brain's files in the state folder."""
+    return hashlib.blake2b(brain.encode(), digest_size=10).hexdigest()
+
+
 def brain_identity(path: Path, branch: str) -> str:
     """What names one brain: its repository's resolved path and the branch served."""
     return f"{Path(path).resolve()}\n{branch}"
@@ -250,8 +255,7 @@ class IndexFile:
     def __init__(self, folder: Path, brain: str, log: Callable[[str], None] | None = None):
         self.folder = Path(folder)
         self.brain = brain
-        key = hashlib.blake2b(brain.encode(), digest_size=10).hexdigest()
-        self.path = self.folder / f"{key}.cidx"
+        self.path = self.folder / f"{file_key(brain)}.cidx"
         self._log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self._save_lock = threading.Lock()  # one save at a time (the hourly one, shutdown's)
         self._stop = threading.Event()  # ends keep_saving's thread

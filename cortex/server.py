@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from .ask import AnswerCache, Asker, MemoryCache
-from .brains import open_brain
+from .brains import make_meaning, open_brain
 from .config import Settings, load_or_make_secret
 from .parts import Parts
 from .persist import IndexFile
@@ -16,6 +16,7 @@ from .tools import Tools
 
 def assemble(settings: Settings) -> Parts:
     brain, _ = open_brain(settings)
+    brain.meaning = make_meaning(settings, brain, log=_say)
     if settings.token:
         token, new = settings.token, False
     else:
@@ -72,6 +73,12 @@ def make_reader(settings: Settings) -> Reader:
     return OfflineReader()
 
 
+def _say(line: str) -> None:
+    import sys
+
+    print(line, file=sys.stderr, flush=True)
+
+
 def warm_up(parts: Parts) -> None:
     """Build the corpus and its index in the background: reads are served at once,
     and the first search waits only for what is left of the build."""
@@ -86,6 +93,11 @@ def warm_up(parts: Parts) -> None:
 
     parts.brain.corpus.progress = progress
     parts.brain.corpus.warm()
+    meaning = parts.brain.meaning
+    if meaning is not None:
+        # After the port opens and the index is on its way: search is lexical until it is done.
+        meaning.progress = _meaning_progress()
+        meaning.start(parts.brain.corpus)
     saved = parts.brain.corpus.saved
     if isinstance(saved, IndexFile):
         # Its first round waits for the build (or load) warm() started and saves it when
@@ -93,8 +105,26 @@ def warm_up(parts: Parts) -> None:
         saved.keep_saving(parts.brain.corpus)
 
 
+def _meaning_progress():
+    """Prints how far the first embedding has got, at most every 5 s, and when it is done."""
+    import time
+
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done >= total or now - last[0] >= 5.0:
+            last[0] = now
+            _say(f"meaning: {done:,} of {total:,} notes embedded" + (" - done" if done >= total else ""))
+
+    return progress
+
+
 def save_on_shutdown(parts: Parts) -> None:
-    """A clean shutdown saves the head's index if it moved since the last save."""
+    """A clean shutdown saves the head's index if it moved since the last save, and the vectors."""
+    if parts.brain.meaning is not None:
+        parts.brain.meaning.stop()
+        parts.brain.meaning.save()
     saved, corpus = parts.brain.corpus.saved, parts.brain.corpus
     if not isinstance(saved, IndexFile):
         return

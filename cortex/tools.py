@@ -13,6 +13,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from .ask import DEFAULT_K, Asker
 from .blocks import blocks_of
 from .brain import Actor, Brain, check_request_id
@@ -21,7 +23,9 @@ from .errors import BadInput
 from .fences import DATA_NOTICE, fence, new_nonce
 from .notes import Note, find_section, sections
 from .paths import check_text, in_scope
+from .ranking import RARE_DF, RELATED, fused, name_key, note_names
 from .redact import redact
+from .search import SearchResult, idf
 from .tokenize import tokenize
 
 MAX_K = 50
@@ -81,6 +85,8 @@ class Tools:
     def __init__(self, brain: Brain, asker: Asker):
         self.brain = brain
         self.asker = asker
+        self._names: tuple[str, dict[str, set[str]]] | None = None  # (sha, name key -> notes): names first
+        self._masks: dict[tuple, np.ndarray] = {}  # search filters' verdicts for the meaning arm
 
     # -- read and write ---------------------------------------------------
 
@@ -284,17 +290,25 @@ class Tools:
             else None
         )
         key = (day, prefix, None if scope is None else tuple(scope))
+        allow = self._allow(snap, day, prefix, scope, include_retired)
         wider = None if include_retired else (self._allow(snap, day, prefix, scope, True), (*key, True))
-        found = self.brain.corpus.search(
-            snap,
-            query,
-            k,
-            self._allow(snap, day, prefix, scope, include_retired),
-            within,
-            (*key, include_retired),
-            wider,
-        )
+        meaning = self.brain.meaning
+        close = meaning.closeness(snap, query, within) if meaning is not None else None
+        if close is not None:
+            found = self._by_meaning(
+                snap, query, k, close, weights, allow, wider[0] if wider else None, within, (*key, include_retired)
+            )
+        else:
+            found = self.brain.corpus.search(snap, query, k, allow, within, (*key, include_retired), wider)
+        named = self._named(snap, query, allow, within)
+        if named:  # an exact title, alias or file name comes first, whatever the scores say
+            rest = [(p, sc) for p, sc in found.hits if p not in named]
+            top = max((sc for _, sc in found.hits), default=0.0)
+            hits = ([(p, top) for p in sorted(named)] + rest)[: max(k, len(named))]
+            found = replace(found, hits=hits, total=max(found.total, len(named)))
         reply: dict[str, Any] = {"sha": snap.sha, "query": query, "total": found.total}
+        if meaning is not None:
+            reply["meaning"] = meaning.line(snap, within)
         left = (found.reach or 0) - found.total
         if left:
             reply["left_out"] = (
@@ -305,7 +319,10 @@ class Tools:
             note = snap.notes[path]
             hit = note.summary()
             hit["score"] = round(score, 4)
-            heading, passage = best_passage(note, weights)
+            near = close.spans_of(path) if close is not None else []
+            heading, passage = best_passage(note, weights, near[0][1] if near else None)
+            if near:
+                hit["closeness"] = round(near[0][0], 4)
             hit["heading"] = heading
             hit["passage"] = passage
             retired = note.retired_reason(day)
@@ -320,6 +337,62 @@ class Tools:
                 f"{found.total - len(hits)} more matching note(s); raise k (max {MAX_K}) or narrow with prefix"
             )
         return reply
+
+    def _by_meaning(self, snap, query, k, close, weights, allow, wider, within, key) -> SearchResult:
+        """Hits ordered by `ranking.fused`: the closest passage's cosine, plus the share of
+        the query's words the note holds, plus its rare ones. A match is a note holding a
+        query term or with a passage at RELATED or closer; `reach` counts those the default
+        filters left out. Only `within` (a prefix or scope, when given) was scored."""
+        corpus = self.brain.corpus
+        scope = set(within) if within is not None else None
+        at = close.index()
+        cos = close.best
+        cover = np.zeros(len(cos))
+        rare = np.zeros(len(cos))
+        found = {t: corpus.matching(snap, {t}, scope) for t in weights}
+        if scope is not None:  # a scope's own rarity: how common a word is outside it takes no part
+            weights = {t: idf(len(scope), len(h)) for t, h in found.items() if h}
+        total = sum(weights.values()) or 1.0
+        for t, w in weights.items():
+            holders = found[t]
+            rows = np.fromiter((at[p] for p in holders if p in at), dtype=np.int64)
+            cover[rows] += w / total
+            if len(holders) <= RARE_DF:
+                rare[rows] += 1
+        scores = fused(cos, cover, rare)
+        match = (cos >= RELATED) | (cover > 0)
+        ok = self._mask(snap, close, allow, key)
+        kept = np.flatnonzero(match & ok)
+        order = kept[np.lexsort((kept, -scores[kept]))][:k]
+        reach = len(kept) if wider is None else int((match & self._mask(snap, close, wider, (*key[:-1], True))).sum())
+        return SearchResult([(close.paths[i], float(scores[i])) for i in order], len(kept), reach)
+
+    def _mask(self, snap: Snapshot, close, allow, key) -> np.ndarray:
+        """`allow`'s verdict on each note of `close`, kept per commit and filter key
+        (asked once per note, not once per query: a live check is a date comparison)."""
+        cache_key = (snap.sha, key, len(close.paths))
+        found = self._masks.get(cache_key)
+        if found is None:
+            found = np.fromiter((allow(p) for p in close.paths), dtype=bool, count=len(close.paths))
+            if len(self._masks) >= 16:
+                self._masks.pop(next(iter(self._masks)))
+            self._masks[cache_key] = found
+        return found
+
+    def _named(self, snap: Snapshot, query: str, allow, within) -> set[str]:
+        """Notes whose title, alias or file name is the query itself (case and punctuation aside)."""
+        key = name_key(query)
+        if not key:
+            return set()
+        if self._names is None or self._names[0] != snap.sha:
+            names: dict[str, set[str]] = {}
+            for path, note in snap.notes.items():
+                for name in note_names(path, note.title, note.aliases):
+                    names.setdefault(name, set()).add(path)
+            self._names = (snap.sha, names)
+        found = self._names[1].get(key, set())
+        scope = set(within) if within is not None else None
+        return {p for p in found if allow(p) and (scope is None or p in scope)}
 
     def _allow(self, snap: Snapshot, day: dt.date, prefix: str | None, scope: list[str] | None, include_retired: bool):
         """The search filter; the index keeps its verdicts per key (see `search`), so each
@@ -412,12 +485,14 @@ def _passage_score(text: str, weights: dict[str, float]) -> tuple[float, float]:
     return (sum(w for t, w in weights.items() if t in plain), sum(w for t, w in weights.items() if t in linked))
 
 
-def best_passage(note: Note, weights: dict[str, float]) -> tuple[str, str]:
+def best_passage(note: Note, weights: dict[str, float], closest: int | None = None) -> tuple[str, str]:
     """The passage that matches the query best, with its heading, capped for a search hit.
 
     Blocks are scored by the rarity (idf) of the query terms they hold outside links,
     then inside links, then earliest; a long block (a list of a thousand lines) is cut
     to start at its best line, so the passage shows the match and not the block's top.
+    A note that holds none of the query's words, found by meaning, shows block `closest`
+    (the first block of its closest passage).
     """
     best = None
     best_score: tuple[float, float] = (-1.0, -1.0)
@@ -433,8 +508,14 @@ def best_passage(note: Note, weights: dict[str, float]) -> tuple[str, str]:
             best, best_score = block, score
             if score >= most:
                 break
+    if best_score <= (0.0, 0.0) and closest is not None and 0 <= closest < len(blocks := blocks_of(note)):
+        best = blocks[closest]
     if best is None:
         return "", ""
+    return _shown(best, best_score, weights)
+
+
+def _shown(best, best_score: tuple[float, float], weights: dict[str, float]) -> tuple[str, str]:
     raw = best.text
     if len(raw) > PASSAGE_CHARS and best_score > (0.0, 0.0):
         lines = raw.splitlines()

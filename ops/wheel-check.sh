@@ -10,6 +10,7 @@ trap 'kill "${SERVER:-0}" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 "$PY" -m pip wheel -q --no-deps -w "$WORK/dist" "$ROOT"
 "$PY" -m venv "$WORK/venv"
 "$WORK/venv/bin/pip" install -q "$WORK"/dist/*.whl
+"$WORK/venv/bin/pip" install -q --no-deps --require-hashes -r "$ROOT/ops/model-requirements.txt"
 cd "$WORK"
 export CORTEX_HOME="$WORK/home" PATH="$WORK/venv/bin:/usr/bin:/bin"
 cortex init "$WORK/brain" >/dev/null

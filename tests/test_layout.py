@@ -41,9 +41,25 @@ LAYERS = {
         "proposals",
         "redisproc",
         "brainlock",
+        "meaning",
+        "embedder",
+        "vectors",
     },
     "store": {"gitstore"},
-    "pure": {"structure", "notes", "blocks", "tokenize", "paths", "redact", "fences", "errors", "config"},
+    "pure": {
+        "structure",
+        "notes",
+        "blocks",
+        "passages",
+        "ranking",
+        "model_graph",
+        "tokenize",
+        "paths",
+        "redact",
+        "fences",
+        "errors",
+        "config",
+    },
 }
 ORDER = list(LAYERS)
 # The MCP SDK's server side lives with the doors; `cortex bench` also drives the SDK's client.
@@ -52,6 +68,9 @@ ONLY = {
     "redis": {"proposals"},
     "anthropic": {"readers"},
     "mcp": {"doors", "guestdoor", "bench"},
+    "onnxruntime": {"embedder"},
+    "tokenizers": {"embedder"},
+    "onnx": {"model_graph"},
 }
 
 

@@ -1,0 +1,52 @@
+"""How brain_search orders notes once the meaning arm is on: the fusion rule, and names first.
+
+Pure functions over plain numbers, so `cortex eval` can score every alternative on the
+same questions. The rule in use (`fused`) was chosen on the even lines of the public eval
+(questions.jsonl and reworded.jsonl) and is reported on the odd lines; DESIGN.md
+("Meaning") has the table of the alternatives measured.
+
+    score = cosine + COVERAGE * covered² + RARE * rare terms held
+
+`covered` is the share of the query terms' IDF weight that the note holds (0..1): a
+note that says the question's own words gains up to COVERAGE. `rare terms held` counts
+the query terms that at most RARE_DF notes of the brain hold (names, numbers, codes),
+which dense vectors blur. Plain reciprocal-rank fusion lost to this on both halves:
+BM25's confident wrong hits on reworded questions pushed the right note down.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+
+COVERAGE = 0.3
+RARE = 0.03
+RARE_DF = 3
+# A note only the meaning arm finds counts as a match at this cosine or more (it is
+# still ranked below any note that scores higher): about the closest a passage of the
+# eval brain comes to a question it does not answer, at the median.
+RELATED = 0.25
+
+
+def fused(cosine, cover, rare):
+    """The rule in use, on floats or numpy arrays alike (cover: 0..1, rare: a count)."""
+    return cosine + COVERAGE * cover * cover + RARE * rare
+
+
+def rrf(ranks: Iterable[int | None], k: int = 60) -> float:
+    """Reciprocal-rank fusion of 0-based ranks (None: not ranked by that arm)."""
+    return sum(1.0 / (k + r + 1) for r in ranks if r is not None)
+
+
+def name_key(text: str) -> str:
+    """How a query and a note's title, alias or file name compare for "names first":
+    case, accents' composition, punctuation and runs of space or -/_ do not matter."""
+    text = unicodedata.normalize("NFC", text).casefold()
+    words = "".join(ch if ch.isalnum() else " " for ch in text).split()
+    return " ".join(words)
+
+
+def note_names(path: str, title: str, aliases: Iterable[str]) -> set[str]:
+    stem = path.rsplit("/", 1)[-1]
+    stem = stem[:-3] if stem.endswith(".md") else stem
+    return {k for k in (name_key(title), name_key(stem), *(name_key(a) for a in aliases)) if k}
