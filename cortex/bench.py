@@ -896,6 +896,59 @@ def _frame_name(frame: str) -> str:
     return f"{path}:{name}" if path else name
 
 
+def bench_meaning(root: Path, n: int) -> dict:
+    """The meaning arm on a synthetic brain: the first full embedding (niced worker
+    processes, as `cortex serve` runs it), the vector file's size, and brain_search's
+    in-process p50 with the arm on against the same queries lexical, in one run."""
+    from .ask import Asker
+    from .brains import make_meaning
+    from .config import Settings
+    from .readers import OfflineReader
+    from .server import assemble
+    from .tools import Tools
+
+    brain_path = make_brain(root, n)
+    settings = Settings.from_env({"CORTEX_HOME": str(root / "home"), "CORTEX_TOKEN": "b" * 32}, brain=brain_path)
+    parts = assemble(settings)
+    brain = parts.brain
+    snap = brain.snapshot()
+    rss_lexical = rss_mb()
+    meaning = make_meaning(settings, brain)
+    if not meaning.prepare():
+        return {"notes": n, "meaning": meaning.reason}
+    started = time.monotonic()
+    meaning.catch_up(snap)
+    spent = time.monotonic() - started
+    size = meaning.vector_path.stat().st_size if meaning.vector_path and meaning.vector_path.exists() else 0
+    words = sorted({w for note in list(snap.notes.values())[:50] for w in note.title.lower().split() if len(w) > 3})
+    queries = [f"notes about {a} and {b}" for a, b in zip(words[::2], words[1::2])][:40] or ["notes"]
+    lexical = Tools(brain, Asker(brain, OfflineReader()))
+    brain.meaning = None
+
+    def median_s(fn) -> float:
+        fn()
+        return statistics.median(_timed(fn) for _ in range(5))
+
+    lex = [median_s(lambda q=q: lexical.search(q)) for q in queries]
+    brain.meaning = meaning
+    dense = [median_s(lambda q=q: lexical.search(q)) for q in queries]
+    embed = [median_s(lambda q=q: meaning.embed_query(q)) for q in queries]
+    return {
+        "notes": n,
+        "passages": meaning.store.passages,
+        "first_embed_s": spent,
+        "passages_per_s": meaning.store.passages / spent,
+        "vector_file_mb": size / 1e6,
+        "vector_file_mb_per_1000_notes": size / 1e6 / n * 1000,
+        "search_lexical_p50_ms": statistics.median(lex) * 1000,
+        "search_meaning_p50_ms": statistics.median(dense) * 1000,
+        "search_ratio": statistics.median(dense) / statistics.median(lex),
+        "query_embedding_p50_ms": statistics.median(embed) * 1000,
+        "rss_lexical_mb": rss_lexical,
+        "rss_meaning_mb": rss_mb(),
+    }
+
+
 def machine() -> str:
     cpu = ""
     try:
@@ -915,6 +968,7 @@ PARTS = {
     "long": bench_long,
     "persist": bench_persist,
     "persist-long": bench_persist_long,
+    "meaning": bench_meaning,
 }
 
 
@@ -931,7 +985,7 @@ def run_one(part: str, n: int) -> None:
 
 def main(args) -> int:
     sizes = [int(s) for s in str(args.sizes).split(",") if s]
-    heavy = ("scale", "long", "persist", "persist-long")
+    heavy = ("scale", "long", "persist", "persist-long", "meaning")
     parts = [p for p in PARTS if p not in heavy] if args.part == "all" else [args.part]
     print(f"machine: {machine()}", flush=True)
     for part in parts:

@@ -114,6 +114,26 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         f"Indexed {len(snap.notes):,} notes at {snap.sha[:12]} in {built:.1f} s; saved {saved.size / 1e6:.1f} MB "
         f"to {saved.path} in {time.monotonic() - started - built:.1f} s.",
     )
+    return _reindex_meaning(settings, brain, snap)
+
+
+def _reindex_meaning(settings: Settings, brain: Brain, snap) -> int:
+    """Bring the meaning arm's vectors up to the head (the notes without vectors only), with a bar."""
+    import time
+
+    from .brains import make_meaning
+
+    meaning = make_meaning(settings, brain, log=lambda line: print(line, file=sys.stderr))
+    if meaning.state == "off" or not meaning.prepare():
+        print(f"Meaning: {meaning.reason}; search and ask stay lexical.")
+        return 0
+    meaning.progress = progress_bar("embedding notes")
+    started = time.monotonic()
+    meaning.catch_up(snap)
+    print(
+        f"Meaning: {meaning.store.passages:,} passages of {len(snap.notes):,} notes up to date in "
+        f"{time.monotonic() - started:.1f} s ({meaning.files.model_id})."
+    )
     return 0
 
 

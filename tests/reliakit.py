@@ -260,7 +260,9 @@ class ServeProcess:
 
     def start(self, timeout: float = 30) -> dict[str, Any]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "REDIS_"))}
-        env.update(PATH=str(self.bindir), CORTEX_HOME=str(self.home), PYTHONUNBUFFERED="1")
+        # The meaning arm is off unless a test asks (its model's memory and its workers' CPU
+        # are no part of what these suites measure; tests/test_meaning.py serves with it on).
+        env.update(PATH=str(self.bindir), CORTEX_HOME=str(self.home), PYTHONUNBUFFERED="1", CORTEX_MEANING="off")
         if self.brain is not None:
             env["CORTEX_BRAIN"] = str(self.brain)
         env.update(self.env)
