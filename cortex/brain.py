@@ -315,8 +315,9 @@ class Brain:
                 return {"index": "ready", "notes": 0}
             self.corpus.warm()
             state = self.corpus.state()
-        if self.meaning is not None:
-            state = {**state, **self.meaning.status()}
+        if self.meaning is not None:  # how far the arm has got; its reason and more: ?detail=1
+            full = self.meaning.status()
+            state = {**state, "meaning": full["meaning"], "meaning_notes": full["meaning_notes"]}
         return state
 
     def read(self, path: str, at: str | None = None) -> tuple[str, str, Note]:

@@ -48,6 +48,8 @@ def sync_parts(parts: Parts, app_args: dict[str, Any]) -> dict[str, Any]:
 
     def combined_health() -> dict[str, Any]:
         body = dict(health() if health else {})
+        if parts.brain.meaning is not None:
+            body.update(parts.brain.meaning.status())
         for r in runners:
             body.update(r.status())
         return body

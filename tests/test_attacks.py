@@ -211,12 +211,13 @@ def test_public_healthz_says_only_liveness_head_count_index_and_guest_door(serve
     init_brain(remote, bare=True)
     proc = serve({"CORTEX_REMOTE": str(remote)})
     public = httpx.get(f"{proc.url}/healthz").json()
-    assert set(public) == {"ok", "sha", "index", "notes", "guest_door"}, public
+    assert set(public) == {"ok", "sha", "index", "notes", "guest_door", "meaning", "meaning_notes"}, public
     assert str(remote) not in httpx.get(f"{proc.url}/healthz").text
     assert httpx.get(f"{proc.url}/healthz?detail=1").status_code == 401
     assert httpx.get(f"{proc.url}/healthz?detail=1", headers={"Authorization": "Bearer wrong"}).status_code == 401
     detail = httpx.get(f"{proc.url}/healthz?detail=1", headers={"Authorization": f"Bearer {TOKEN}"}).json()
     assert "remote" in detail and detail["sha"] == public["sha"]
+    assert detail["meaning_reason"] == "CORTEX_MEANING=off"  # why, for the owner only
 
 
 HOSTS = [
