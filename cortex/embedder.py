@@ -155,6 +155,8 @@ class Embedder:
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
         self.files = files
+        # int8 kernels differ between onnxruntime releases: vectors are keyed by it too
+        self.runtime = f"onnxruntime {ort.__version__}"
         names = [i.name for i in self.session.get_inputs()]
         self._feeds = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in names]
         if "input_ids" not in names:

@@ -184,7 +184,7 @@ class Meaning:
             self.state, self.reason = "unavailable", str(exc)
             self.log(f"meaning: off, search and ask stay lexical: {exc}")
             return False
-        self.key = f"{self.files.model_id}/{passage_code()}"
+        self.key = f"{self.files.model_id}/{self._query.runtime}/{passage_code()}"
         self.store = self._load(self._query.dim)
         return True
 

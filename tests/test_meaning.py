@@ -250,10 +250,8 @@ def test_load_and_advance_ranks_as_a_fresh_build(n: int, more: int, seed: int) -
         for i in range(n, n + more):  # the notes committed since the save
             rows = full.get(f"blob{i}")
             loaded.add(f"blob{i}", rows.q.astype(np.float32) * rows.scale[:, None], rows.spans)
-        assert _ranking(loaded, query, n + more) == pytest.approx(_ranking(fresh, query, n + more), abs=2e-2)
-        assert [p for p, _ in _ranking(loaded, query, n + more)][:1] == [
-            p for p, _ in _ranking(fresh, query, n + more)
-        ][:1]
+        # int8 of a dequantised row is the same int8 row (its peak is 127 by construction)
+        assert _ranking(loaded, query, n + more) == _ranking(fresh, query, n + more)
 
 
 # -- on a real brain ---------------------------------------------------------------------
