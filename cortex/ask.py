@@ -177,7 +177,8 @@ class Asker:
         meaning = self.brain.meaning
         # Scored over the scope's own passages only (a guest's ranking, timing and coverage
         # owe nothing to notes outside it); None until the arm has embedded this commit.
-        close = meaning.closeness(snap, question, sorted(allowed)) if meaning is not None else None
+        scope_paths = sorted(allowed)
+        close = meaning.closeness(snap, question, scope_paths) if meaning is not None else None
         if close is not None:
             nearest = sorted(range(len(close.paths)), key=lambda i: (-float(close.best[i]), close.paths[i]))[:k]
             order += [close.paths[i] for i in nearest if close.paths[i] not in order]
@@ -194,14 +195,14 @@ class Asker:
         reads_all = getattr(self.reader, "reads_all", False) and not capped
         sweep = 0 if capped else self.sweep
         first = order if reads_all else order[:k]
-        pack = self._pack(snap, first, question, weights, holders, 0, float("inf") if reads_all else None, close)
+        pack = self._pack(snap, first, question, weights, holders, 0, float("inf") if reads_all else None)
         reply = self.reader.read(question, pack)
         read, left, packs, tokens = set(pack.paths), set(pack.left_for_budget), 1, reply.tokens_sent
         while reply.error is None and reply.not_in_brain and not reply.citations and packs <= sweep and not reads_all:
             rest = [p for p in order if p in matching and p not in read]
             if not rest:
                 break
-            pack = self._pack(snap, rest, question, weights, holders, len(read), None, close)
+            pack = self._pack(snap, rest, question, weights, holders, len(read), None)
             if not pack.files:
                 break
             reply = self.reader.read(question, pack)
@@ -222,7 +223,7 @@ class Asker:
             left,
             packs,
             k if reads_all else None,
-            self._meaning_said(snap, close, sorted(allowed) if scoped else None),
+            self._meaning_said(snap, close, scope_paths if scoped else None),
         )
         result["sha"] = snap.sha
         if result["stamp"] != UNVERIFIED:
@@ -230,20 +231,12 @@ class Asker:
         return dict(result, cached=False)
 
     def _pack(
-        self,
-        snap: Snapshot,
-        paths: list[str],
-        question: str,
-        weights,
-        holders,
-        first: int,
-        budget: float | None,
-        close=None,
+        self, snap: Snapshot, paths: list[str], question: str, weights, holders, first: int, budget: float | None
     ) -> Pack:
         pack = build_pack(
             snap.sha, [snap.notes[p] for p in paths], question, self.pack_bytes if budget is None else budget, first
         )
-        pack.weights, pack.holders, pack.closeness = weights, holders, close
+        pack.weights, pack.holders = weights, holders
         return pack
 
     def _meaning_said(self, snap: Snapshot, close, scope: list[str] | None) -> tuple[str, tuple[str, float] | None]:

@@ -96,14 +96,10 @@ def fusion_table(brain, tools, groups: dict[str, list[dict]]) -> list[str]:
             holders = corpus.matching(snap, {t})
             if holders:
                 terms[t] = (idf(len(snap.notes), len(holders)), holders)
-        total = sum(w for w, _ in terms.values()) or 1.0
         top = max(lex_score.values(), default=1.0) or 1.0
 
         def by(score) -> list[str]:
             return sorted(cos, key=lambda p: (-score(p), p))
-
-        def cover(p: str) -> float:
-            return sum(w for w, h in terms.values() if p in h) / total
 
         def rare(p: str) -> int:
             return sum(1 for _, h in terms.values() if len(h) <= ranking.RARE_DF and p in h)
@@ -116,7 +112,8 @@ def fusion_table(brain, tools, groups: dict[str, list[dict]]) -> list[str]:
             "blend 0.6 cos + 0.4 BM25/max": by(lambda p: 0.6 * cos[p] + 0.4 * lex_score.get(p, 0.0) / top),
             "blend 0.8 cos + 0.2 BM25/max": by(lambda p: 0.8 * cos[p] + 0.2 * lex_score.get(p, 0.0) / top),
             "dense + rare-term boost 0.1": by(lambda p: cos[p] + 0.1 * rare(p)),
-            "in use: cos + 0.3 covered^2 + 0.03 rare": by(lambda p: ranking.fused(cos[p], cover(p), rare(p))),
+            # brain_search itself: names first, then cos + 0.3 covered^2 + 0.03 rare terms
+            "in use (brain_search)": [h["path"] for h in tools.search(q["question"], k=10)["hits"]],
         }
 
     def hit(q: dict, ranked: list[str]) -> bool:

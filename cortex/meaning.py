@@ -153,11 +153,11 @@ class Meaning:
         self._query_lock = threading.Lock()
         self._target: tuple[str, int, int] = ("", 0, 0)  # (head, notes with vectors, notes)
         self._ready_sha: str | None = None
+        self._ready_passages = 0  # of the ready head: counted once, said in every search reply
         self._scopes: dict[Any, ScopeMatrix] = {}
         self._scopes_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.embedded_since_start = 0
         self.rate: float | None = None  # passages a second over the last full catch-up
         self.progress: Callable[[int, int], None] | None = None  # (notes done, notes) while embedding
 
@@ -224,7 +224,7 @@ class Meaning:
         done = total - sum(1 for p, b in snap.blobs.items() if p in snap.notes and b in todo)
         self._target = (snap.sha, done, total)
         if todo and len(todo) <= NOTES_PER_TASK and self._query is not None:
-            # A commit's few notes: embedded in this thread (~30 ms a note on one core),
+            # A commit's few notes: embedded in this thread (16 ms median for one edited eval note, 10-30 ms),
             # so a write is searchable by meaning at once, without starting a worker.
             with self._query_lock:
                 embedder = self._query
@@ -240,6 +240,7 @@ class Meaning:
             return
         store.keep_only({b for p, b in snap.blobs.items() if p in snap.notes})
         self._target = (snap.sha, total, total)
+        self._ready_passages = store.passages_of(b for p, b in snap.blobs.items() if p in snap.notes)
         self._ready_sha = snap.sha
         self.state = "ready"
         self.save()
@@ -282,7 +283,6 @@ class Meaning:
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         spent = time.monotonic() - started
-        self.embedded_since_start += passages
         if passages and spent > 0:
             self.rate = passages / spent
         return done
@@ -292,13 +292,12 @@ class Meaning:
         if self.store is None or self.vector_path is None or not self.store.dirty:
             return
         try:
-            size = self.store.save(self.vector_path)
+            self.store.save(self.vector_path)
         except OSError as exc:
             self.log(f"meaning: could not save the vectors to {self.vector_path} ({exc})")
             return
         with self._scopes_lock:
             self._scopes.clear()  # their rows now live in the new file
-        self.size = size
 
     # -- questions ------------------------------------------------------------
 

@@ -18,7 +18,6 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from .notes import Note
 from .search import idf
@@ -66,9 +65,6 @@ class Pack:
     # (None when the pack was built without the scope's statistics).
     weights: dict[str, float] | None = None
     holders: dict[str, frozenset[str]] | None = None
-    # The meaning arm's cosines of the question to the scope's passages (meaning.Closeness),
-    # when it is ready: the offline reader's second bar reads them.
-    closeness: Any = None
 
     @property
     def notes_by_tag(self) -> dict[str, Note]:

@@ -44,9 +44,3 @@ def name_key(text: str) -> str:
     text = unicodedata.normalize("NFC", text).casefold()
     words = "".join(ch if ch.isalnum() else " " for ch in text).split()
     return " ".join(words)
-
-
-def note_names(path: str, title: str, aliases: Iterable[str]) -> set[str]:
-    stem = path.rsplit("/", 1)[-1]
-    stem = stem[:-3] if stem.endswith(".md") else stem
-    return {k for k in (name_key(title), name_key(stem), *(name_key(a) for a in aliases)) if k}

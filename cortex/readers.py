@@ -224,13 +224,11 @@ class AnthropicReader:
 # context for its items (+1), light verbs ("take", "give", "become") as framing words
 # (+10, and "Which train did I take to…", absent, comes back).
 OFFLINE_BAR = 0.65
-# A second bar, measured once the meaning arm was ready and not taken: a passage covering
-# MEANING_WORDS of the weight, in a passage at least MEANING_BAR close to the question.
-# Chosen on the even half (absent never VERIFIED there): 0.4 and 0.75, +2 answers on the
-# even half and +0 on the odd (70/130 either way); and it VERIFIED "What colour is the
-# interior of our … Volvo?" with the line naming the car's green. Off (None) by default.
-MEANING_WORDS = 0.4
-MEANING_BAR: float | None = None
+# Measured with the meaning arm and not taken (issue 22): a second bar passing a block
+# that covers 40% of the weight inside an embedded passage at cosine 0.75 or closer.
+# Chosen on the even half (absent never VERIFIED there), it gained 2 answers there and
+# none on the odd half (70/130 either way), and it VERIFIED "What colour is the interior
+# of our … Volvo?" with the line naming the car's green.
 
 
 _NUMERIC = frozenset({"number", "amount", "time", "date"})
@@ -289,17 +287,9 @@ class OfflineReader:
     name = "offline-extractive"
     reads_all = True
 
-    def __init__(
-        self,
-        bar: float = OFFLINE_BAR,
-        own: float = 0.0,
-        words: float = MEANING_WORDS,
-        close: float | None = MEANING_BAR,
-    ):
+    def __init__(self, bar: float = OFFLINE_BAR, own: float = 0.0):
         self.bar = bar
         self.own = own
-        self.words = words  # the second bar: this share of the weight ...
-        self.close = close  # ... in a passage at least this close to the question
 
     def read(self, question: str, pack: Pack) -> ReaderReply:
         reply = ReaderReply(reader=self.name, tokens_sent=0)
@@ -308,11 +298,8 @@ class OfflineReader:
         forms = {t: variants(t) for t in weights}
         wants = expects(question)
         best = None
-        close = pack.closeness if self.close is not None else None
-        floor = min(self.bar, self.words) if close is not None else self.bar
         if total > 0:
             for rank, f in enumerate(pack.files):
-                near = _block_closeness(close, f.path) if close is not None else {}
                 names = identity(f.note)
                 context = set(tokenize(" ".join((f.path, *names))))
                 if pack.holders is not None:
@@ -322,9 +309,9 @@ class OfflineReader:
                     bound = sum(
                         w for t, w in weights.items() if f.path in pack.holders.get(t, ()) or forms[t] & context
                     )
-                    if bound < floor * total:
+                    if bound < self.bar * total:
                         continue
-                for index, block, text, beside in _passages(f):
+                for block, text, beside in _passages(f):
                     own = set(tokenize(text))
                     inside = [t for t in weights if forms[t] & own]
                     if not inside:
@@ -334,11 +321,7 @@ class OfflineReader:
                         - proper_only(question, [*names, *block.heading_path])
                     )
                     score = sum(w for t, w in weights.items() if forms[t] & around) / total
-                    if sum(weights[t] for t in inside) < self.own * total:
-                        continue
-                    if score < self.bar and not (
-                        close is not None and score >= self.words and near.get(index, 0.0) >= (self.close or 2.0)
-                    ):
+                    if score < self.bar or sum(weights[t] for t in inside) < self.own * total:
                         continue
                     quote = _excerpt(
                         text, lambda line: sum(weights[t] for t in weights if forms[t] & set(tokenize(line)))
@@ -391,16 +374,7 @@ def proper_only(question: str, titles: list[str]) -> set[str]:
     return (named - plain) & lower
 
 
-def _block_closeness(close: Any, path: str) -> dict[int, float]:
-    """Block index -> the cosine of the embedded passage holding it, for one note."""
-    out: dict[int, float] = {}
-    for cos, first, last in close.spans_of(path):
-        for i in range(first, last + 1):
-            out[i] = max(out.get(i, 0.0), cos)
-    return out
-
-
-def _passages(f: PackedFile) -> list[tuple[int, Block, str, str]]:
+def _passages(f: PackedFile) -> list[tuple[Block, str, str]]:
     """The passages of a packed file: its blocks of prose, one per paragraph, list item
     and table row (CommonMark's blocks: a list's items are blocks of their own), each
     with the text it is read beside: a table row is read with its table's header row.
@@ -410,7 +384,7 @@ def _passages(f: PackedFile) -> list[tuple[int, Block, str, str]]:
     """
     out = []
     header, prev = "", None
-    for index, block in enumerate(blocks_of(f.note)):
+    for block in blocks_of(f.note):
         if block.kind == "table row" and not (
             prev is not None and prev.kind == "table row" and _next_rows(prev, block)
         ):
@@ -418,7 +392,7 @@ def _passages(f: PackedFile) -> list[tuple[int, Block, str, str]]:
         prev = block
         if block.kind in ("heading", "code", "html") or (f.parts and block.text.strip() not in f.text):
             continue
-        out.append((index, block, block.text, header if block.kind == "table row" and block.text != header else ""))
+        out.append((block, block.text, header if block.kind == "table row" and block.text != header else ""))
     return out
 
 

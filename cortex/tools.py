@@ -23,7 +23,8 @@ from .errors import BadInput
 from .fences import DATA_NOTICE, fence, new_nonce
 from .notes import Note, find_section, sections
 from .paths import check_text, in_scope
-from .ranking import RARE_DF, RELATED, fused, name_key, note_names
+from .ranking import RARE_DF, RELATED, fused, name_key
+from .reading import index_names
 from .redact import redact
 from .search import SearchResult, idf
 from .tokenize import tokenize
@@ -387,7 +388,7 @@ class Tools:
         if self._names is None or self._names[0] != snap.sha:
             names: dict[str, set[str]] = {}
             for path, note in snap.notes.items():
-                for name in note_names(path, note.title, note.aliases):
+                for name in {name_key(n) for n in index_names(note)} - {""}:
                     names.setdefault(name, set()).add(path)
             self._names = (snap.sha, names)
         found = self._names[1].get(key, set())

@@ -343,13 +343,13 @@ def test_a_guests_ranking_and_coverage_owe_nothing_to_notes_outside_its_scope(
         got = []
         for q in ("what vehicle do we own", "where did we travel after getting married", "sourdough starter"):
             s = tools.search(q, k=5, scope=scope)
-            a = tools.ask(q, scope=scope) if hasattr(tools, "ask") else None
+            a = tools.ask(q, scope=scope)
             got.append(
                 (
                     [(h["path"], h["score"], h.get("closeness")) for h in s["hits"]],
                     s["total"],
                     s["meaning"],
-                    a and (a["stamp"], a["coverage"].split("; sha ")[0], a["coverage"].rsplit("; ", 1)[-1]),
+                    (a["stamp"], a["coverage"].split("; sha ")[0], a["coverage"].rsplit("; ", 1)[-1]),
                 )
             )
         replies.append(got)
