@@ -23,6 +23,8 @@ import threading
 from collections import OrderedDict
 from typing import Any, Protocol
 
+import numpy as np
+
 from .brain import Brain
 from .corpus import Snapshot, in_archive
 from .pack import Pack, build_pack, distinctive, question_terms, rarity, variants
@@ -122,7 +124,7 @@ def evidence(
 # (cosine); a closer one makes a miss UNVERIFIED: the notes may say it in other words.
 # Chosen on the even half of the public eval so that at least 95% of its absent questions
 # stay NOT IN BRAIN (their closest passages are near: topical near-misses); DESIGN.md.
-NEAR_BAR = 0.70
+NEAR_BAR = 0.71
 
 DEFAULT_SWEEP = 2  # two more packs reached every matching note of the 176-note eval brain
 
@@ -178,9 +180,10 @@ class Asker:
         # Scored over the scope's own passages only (a guest's ranking, timing and coverage
         # owe nothing to notes outside it); None until the arm has embedded this commit.
         scope_paths = sorted(allowed)
-        close = meaning.closeness(snap, question, scope_paths) if meaning is not None else None
+        close = meaning.closeness(snap, question, scope_paths, private=scoped) if meaning is not None else None
         if close is not None:
-            nearest = sorted(range(len(close.paths)), key=lambda i: (-float(close.best[i]), close.paths[i]))[:k]
+            # paths are sorted, so a stable sort breaks ties by path, as everywhere else
+            nearest = np.argsort(-close.best, kind="stable")[:k]
             order += [close.paths[i] for i in nearest if close.paths[i] not in order]
         if matching - set(order):
             # Everything else that holds a distinctive term, by how much of the question's

@@ -310,18 +310,21 @@ class Meaning:
         with self._query_lock:
             return self._query.embed([text])[0]
 
-    def closeness(self, snap: Snapshot, text: str, paths: list[str] | None = None) -> Closeness | None:
+    def closeness(
+        self, snap: Snapshot, text: str, paths: list[str] | None = None, private: bool = False
+    ) -> Closeness | None:
         """`text`'s cosine to the passages of `paths` (None: every note of `snap`), or None
-        while the arm is not ready for `snap`. Only the scope's own rows are scored."""
+        while the arm is not ready for `snap`. `private` (a guest's scope): only the scope's
+        own rows are read, never a pass over the whole file."""
         if not self.ready_for(snap) or self.store is None:
             return None
-        matrix = self._matrix(snap, paths)
+        matrix = self._matrix(snap, paths, private)
         cos = matrix.cosines(self.embed_query(text))
         best, rows = matrix.best_per_note(cos)
         return Closeness(matrix.paths, best, rows, cos, matrix)
 
-    def _matrix(self, snap: Snapshot, paths: list[str] | None) -> ScopeMatrix:
-        key = (snap.sha, None if paths is None else tuple(paths))
+    def _matrix(self, snap: Snapshot, paths: list[str] | None, private: bool) -> ScopeMatrix:
+        key = (snap.sha, None if paths is None else tuple(paths), private)
         with self._scopes_lock:
             found = self._scopes.get(key)
         if found is not None:
@@ -329,7 +332,7 @@ class Meaning:
         chosen = sorted(snap.notes) if paths is None else paths
         store = self.store
         assert store is not None
-        matrix = ScopeMatrix(store, ((p, snap.blobs[p]) for p in chosen if p in snap.blobs))
+        matrix = ScopeMatrix(store, ((p, snap.blobs[p]) for p in chosen if p in snap.blobs), private)
         with self._scopes_lock:
             if len(self._scopes) >= 8:  # a few scopes (owner, prefixes, guests) of the head
                 self._scopes.pop(next(iter(self._scopes)))

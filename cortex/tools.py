@@ -294,7 +294,8 @@ class Tools:
         allow = self._allow(snap, day, prefix, scope, include_retired)
         wider = None if include_retired else (self._allow(snap, day, prefix, scope, True), (*key, True))
         meaning = self.brain.meaning
-        close = meaning.closeness(snap, query, within) if meaning is not None else None
+        # A scope (a guest's) is scored over its own rows only: its timing owes nothing to the rest.
+        close = meaning.closeness(snap, query, within, private=scope is not None) if meaning is not None else None
         if close is not None:
             found = self._by_meaning(
                 snap, query, k, close, weights, allow, wider[0] if wider else None, within, (*key, include_retired)

@@ -194,7 +194,7 @@ class ScopeMatrix:
     are gathered into `extra`. Scoring is exact: int8 matrix-vector products.
     """
 
-    def __init__(self, store: VectorStore, blobs_by_path: Iterable[tuple[str, str]]):
+    def __init__(self, store: VectorStore, blobs_by_path: Iterable[tuple[str, str]], private: bool = False):
         self.base_q, self.base_scale = store.base_q, store.base_scale
         n_base = len(self.base_scale)
         paths, locs, spans, extra, extra_scale, starts = [], [], [], [], [], [0]
@@ -224,9 +224,9 @@ class ScopeMatrix:
         self.extra_scale = np.concatenate(extra_scale) if extra else np.empty(0, np.float32)
         self.n_base = n_base
         in_base = self.loc[self.loc < n_base]
-        # Most of the file: score all of it and pick; a small scope: gather its rows only
-        # (a guest's scope costs what its own rows cost, whatever else the brain holds).
-        self.whole = len(in_base) * 2 >= n_base and n_base > 0
+        # Most of the file: score all of it and pick; a small or `private` scope (a guest's)
+        # gathers its own rows only, so it costs what they cost, whatever else the brain holds.
+        self.whole = not private and len(in_base) * 2 >= n_base and n_base > 0
         self.base_loc = in_base
 
     @property

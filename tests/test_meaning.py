@@ -233,6 +233,17 @@ def test_another_models_or_brains_vectors_are_never_used(tmp_path: Path, model, 
         VectorStore.load(path, dim, model, brain)
 
 
+def test_a_guests_scope_reads_its_own_rows_only_and_scores_as_a_whole_pass(tmp_path: Path) -> None:
+    path = tmp_path / "v.cvec"
+    _store(n=6).save(path)
+    loaded = VectorStore.load(path, 8, "m", "b")
+    pairs = [(f"note{i}.md", f"blob{i}") for i in range(6)]
+    owner, guest = ScopeMatrix(loaded, pairs), ScopeMatrix(loaded, pairs, private=True)
+    assert owner.whole and not guest.whole  # the same rows; the guest's never a pass over the file
+    query = np.ones(8, np.float32) / np.sqrt(8)
+    assert np.array_equal(owner.cosines(query), guest.cosines(query))
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(1, 12), st.integers(0, 6), st.integers(0, 1000))
 def test_load_and_advance_ranks_as_a_fresh_build(n: int, more: int, seed: int) -> None:
