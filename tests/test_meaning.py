@@ -476,3 +476,31 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def test_a_real_vault_crlf_nfd_names_and_a_400_kb_hub_note(
+    tmp_path: Path, model: ModelFiles, embedder: Embedder
+) -> None:
+    """What people have: CRLF line ends, an NFD file name, a 400 KB hub note of links."""
+    import unicodedata
+
+    hub = "# Hub\r\n\r\n" + "".join(
+        f"- [[notes/topic-{i}|Topic {i}]] see https://example.com/{i}\r\n" for i in range(8_000)
+    )
+    assert len(hub.encode()) > 400_000
+    cafe = unicodedata.normalize("NFD", "notes/café-by-the-harbour.md")
+    files = {
+        **NOTES,
+        "hub.md": hub,
+        cafe: "# Café by the harbour\r\n\r\nWe meet for espresso on Saturdays near the boats.\r\n",
+    }
+    brain = _armed(tmp_path, model, files)
+    snap = brain.snapshot()
+    found = passages.note_passages(snap.notes["hub.md"], 254, embedder.lengths, embedder.cut)
+    assert all(n <= 254 for n in embedder.lengths([p.text for p in found]))
+    assert not any("https" in p.text for p in found)
+    tools = Tools(brain, Asker(brain, OfflineReader()))
+    hit = tools.search("where do we get coffee near the sea", k=3)["hits"][0]
+    assert hit["path"] == cafe and "espresso" in hit["passage"]
+    # names first, whichever Unicode form the query is in
+    assert tools.search(unicodedata.normalize("NFC", "Café by the harbour"))["hits"][0]["path"] == cafe
