@@ -8,7 +8,14 @@ time to the open port (/healthz), to the first brain_read and the first
 brain_search answered over MCP, the size of the brain_context reply, and the
 server's RSS after those calls. Medians over the runs.
 
-Usage: python bench/vault_bench.py [--notes 1000] [--runs 5]
+With --meaning: one fresh start with the meaning arm on (the converted model already in
+its cache, as `make` leaves it) and no saved vectors. While the first full embed runs, a
+client keeps calling brain_read and brain_search; the bench prints how long the embed took,
+those calls' latencies during it and after it (when search is by meaning), and the peak
+RSS of the server and of its embedding workers. --short makes every note about 800 bytes
+(one or two passages), so a 10,000-note brain embeds in minutes.
+
+Usage: python bench/vault_bench.py [--notes 1000] [--runs 5] [--meaning [--short]]
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ WORDS = (
 NAMES = ["Café", "Crème brûlée", "O'Brien, Pat", "C++ & Rust (notes)", "日記", "Résumé", "Zürich trip", "naïve plan"]
 
 
-def vault(root: Path, n: int, seed: int = 5) -> Path:
+def vault(root: Path, n: int, seed: int = 5, short: bool = False) -> Path:
     rng = random.Random(seed)
     repo = root / "vault"
     (repo / ".obsidian").mkdir(parents=True)
@@ -50,7 +57,7 @@ def vault(root: Path, n: int, seed: int = 5) -> Path:
         folder = rng.choice(["Notes", "Projects", "People", "Journal", "Café", "日記"])
         name = f"{rng.choice(NAMES)} {i}" if i % 7 == 0 else f"{rng.choice(WORDS)} {rng.choice(WORDS)} {i}"
         titles.append(name)
-        size = rng.choice([800] * 6 + [3_000] * 3 + [30_000, 80_000])
+        size = 800 if short else rng.choice([800] * 6 + [3_000] * 3 + [30_000, 80_000])
         body = []
         while sum(map(len, body)) < size:
             line = " ".join(rng.choice(WORDS) for _ in range(12))
@@ -108,10 +115,79 @@ async def calls(url: str) -> dict[str, float]:
     return out
 
 
-def one_start(repo: Path, home: Path) -> dict[str, float]:
+def tree_rss_mb(pid: int) -> tuple[float, float]:
+    """(RSS of the process, summed RSS of its children): the server and its workers."""
+    kids = 0.0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            try:
+                kids += rss_mb(int(child))
+            except (FileNotFoundError, ProcessLookupError):
+                pass
+    return rss_mb(pid), kids
+
+
+async def embedding_calls(url: str, health: str, pid: int, titles: list[str]) -> dict[str, float]:
+    """brain_read and brain_search once a second until /healthz says meaning is ready, then 40 searches."""
+    rng = random.Random(7)
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=120)
+    reads, during, after, lexical_replies = [], [], [], 0
+    peak, peak_kids, state = 0.0, 0.0, {}
+    started = time.perf_counter()
+    async with Client(streamable_http_client(url, http_client=http)) as client:
+        while True:
+            state = httpx2.get(health, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=5).json()
+            own, kids = tree_rss_mb(pid)
+            peak, peak_kids = max(peak, own), max(peak_kids, kids)
+            if state.get("meaning") != "embedding" and state.get("meaning") != "starting":
+                break
+            t = time.perf_counter()
+            await client.call_tool("brain_read", {"path": rng.choice(titles)})
+            reads.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            reply = await client.call_tool("brain_search", {"query": f"{rng.choice(WORDS)} {rng.choice(WORDS)}"})
+            during.append(time.perf_counter() - t)
+            lexical_replies += "lexical until" in reply.structured_content.get("meaning", "")
+            await asyncio.sleep(1.0)
+        embed_s = time.perf_counter() - started
+        for _ in range(40):
+            t = time.perf_counter()
+            reply = await client.call_tool("brain_search", {"query": f"{rng.choice(WORDS)} {rng.choice(WORDS)}"})
+            after.append(time.perf_counter() - t)
+        line = reply.structured_content.get("meaning", "")
+    own, kids = tree_rss_mb(pid)
+    ms = lambda xs, q: 1000 * sorted(xs)[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")  # noqa: E731
+    return {
+        "state": state.get("meaning"),
+        "notes": state.get("meaning_notes"),
+        "passages": state.get("meaning_passages"),
+        "rate": state.get("meaning_rate"),
+        "embed_s": embed_s,
+        "calls_during": len(during),
+        "lexical_replies": lexical_replies,
+        "read_p50_ms": ms(reads, 0.5),
+        "read_max_ms": ms(reads, 1.0),
+        "search_during_p50_ms": ms(during, 0.5),
+        "search_during_max_ms": ms(during, 1.0),
+        "search_after_p50_ms": ms(after, 0.5),
+        "search_after_p90_ms": ms(after, 0.9),
+        "last_meaning_line": line,
+        "rss_peak_mb": peak,
+        "rss_workers_peak_mb": peak_kids,
+        "rss_after_mb": own,
+    }
+
+
+def serve(repo: Path, home: Path, meaning: bool = False) -> tuple[subprocess.Popen, int, float]:
+    """`cortex serve` as a process, once its port answers: (process, port, seconds to the open port)."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "REDIS_"))}
     env.update(CORTEX_HOME=str(home), CORTEX_TOKEN=TOKEN, CORTEX_BRAIN=str(repo), PATH="/usr/bin:/bin")
+    if meaning:
+        cache = os.environ.get("CORTEX_MODEL_CACHE") or str(Path.home() / ".cache" / "cortex" / "models")
+        env.update(CORTEX_MEANING="on", CORTEX_MODEL_CACHE=cache)
+    else:
+        env.update(CORTEX_MEANING="off")
     started = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "cortex.cli", "serve", "--port", str(port)],
@@ -120,16 +196,31 @@ def one_start(repo: Path, home: Path) -> dict[str, float]:
         stderr=subprocess.DEVNULL,
         cwd=ROOT,
     )
+    while True:
+        try:
+            httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=0.5).raise_for_status()
+            return proc, port, time.perf_counter() - started
+        except httpx2.HTTPError:
+            if proc.poll() is not None or time.perf_counter() - started > 120:
+                proc.kill()
+                raise SystemExit("cortex serve did not start") from None
+            time.sleep(0.02)
+
+
+def one_meaning_start(repo: Path, home: Path) -> dict[str, float]:
+    proc, port, _ = serve(repo, home, meaning=True)
+    titles = sorted(str(p.relative_to(repo)) for p in repo.rglob("*.md"))
     try:
-        while True:
-            try:
-                httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=0.5).raise_for_status()
-                break
-            except httpx2.HTTPError:
-                if proc.poll() is not None or time.perf_counter() - started > 120:
-                    raise SystemExit("cortex serve did not start")
-                time.sleep(0.02)
-        port_s = time.perf_counter() - started
+        base = f"http://127.0.0.1:{port}"
+        return asyncio.run(embedding_calls(f"{base}/mcp", f"{base}/healthz?detail=1", proc.pid, titles))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
+def one_start(repo: Path, home: Path) -> dict[str, float]:
+    proc, port, port_s = serve(repo, home)
+    try:
         figures = asyncio.run(calls(f"http://127.0.0.1:{port}/mcp"))
         figures["port_open_s"] = port_s
         figures["start_to_first_read_s"] = port_s + figures["first_read_s"]
@@ -144,15 +235,21 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--notes", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--meaning", action="store_true", help="one start with the meaning arm: the first full embed")
+    parser.add_argument("--short", action="store_true", help="every note about 800 bytes")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        repo = vault(Path(tmp), args.notes)
+        repo = vault(Path(tmp), args.notes, short=args.short)
         size = sum(p.stat().st_size for p in repo.rglob("*.md"))
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
         print(
             f"vault: {args.notes + 1} notes on master, {size / 1e6:.1f} MB, hub note "
             f"{(repo / 'Notes' / 'Rust libraries.md').stat().st_size / 1e3:.0f} KB; {args.runs} fresh starts"
         )
+        if args.meaning:
+            for key, value in one_meaning_start(repo, Path(tmp) / "home").items():
+                print(f"  {key:24s} {value:10.2f}" if isinstance(value, float) else f"  {key:24s} {value}")
+            return
         runs = [one_start(repo, Path(tmp) / f"home{i}") for i in range(args.runs)]
         for key in ("port_open_s", "start_to_first_read_s", "first_read_s", "first_search_s", "context_kb", "rss_mb"):
             values = [r[key] for r in runs]

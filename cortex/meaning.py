@@ -133,8 +133,8 @@ class Meaning:
         vector_path: Path | None,
         brain: str,
         log: Callable[[str], None] | None = None,
-        workers: int = 1,
-        threads: int | None = None,
+        workers: int | None = None,
+        threads: int = 1,
         enabled: bool = True,
     ):
         self.model_setting = model_setting
@@ -142,8 +142,10 @@ class Meaning:
         self.vector_path = vector_path
         self.brain = brain
         self.log = log or (lambda line: None)
-        self.workers = max(1, workers)
-        self.threads = threads or max(1, min(2, os.cpu_count() or 1))
+        # One single-threaded worker a core (up to 4): on 2 cores, 2x1 embedded full passages
+        # at 23.5/s against 19.9/s for 1x2 threads, and short ones at 29.3 against 24.3.
+        self.workers = workers or max(1, min(4, os.cpu_count() or 1))
+        self.threads = threads
         self.state = "starting" if enabled else "off"
         self.reason = "CORTEX_MEANING=off" if not enabled else ""
         self.store: VectorStore | None = None
