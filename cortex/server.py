@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .ask import AnswerCache, Asker, MemoryCache
+from .ask import AnswerCache, Asker, MemoryCache, ReaderOrder
 from .brains import make_meaning, open_brain
 from .config import Settings, load_or_make_secret
 from .parts import Parts
@@ -22,8 +22,17 @@ def assemble(settings: Settings) -> Parts:
     else:
         token, new = load_or_make_secret(settings.home / "owner-token")
     url_secret = settings.url_secret or load_or_make_secret(settings.home / "url-secret")[0]
+    reader = make_reader(settings)
+    server_model = reader if settings.anthropic_key else None
+    order = ReaderOrder(settings.reader, server_model, OfflineReader() if server_model else reader)
     asker = Asker(
-        brain, make_reader(settings), answer_cache(settings), pack_bytes=settings.pack_bytes, sweep=settings.ask_sweep
+        brain,
+        reader,
+        answer_cache(settings),
+        pack_bytes=settings.pack_bytes,
+        sweep=settings.ask_sweep,
+        order=order,
+        client_timeout=settings.reader_timeout,
     )
     parts = Parts(settings, brain, Tools(brain, asker), token, url_secret, new)
     # issue 7: hand edits on a working tree; pushes and fetches in hosted mode (threads start with the app)

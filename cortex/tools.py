@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .ask import DEFAULT_K, Asker
+from .ask import DEFAULT_K, Asker, SampleNeeded
 from .blocks import blocks_of
 from .brain import Actor, Brain, check_request_id
 from .corpus import Snapshot, in_archive, is_live
@@ -24,6 +24,7 @@ from .fences import DATA_NOTICE, fence, new_nonce
 from .notes import Note, find_section, sections
 from .paths import check_text, in_scope
 from .ranking import RARE_DF, RELATED, fused, name_key
+from .readers import ClientTurn
 from .reading import index_names
 from .redact import redact
 from .search import SearchResult, idf
@@ -52,6 +53,11 @@ PASSAGE_CHARS = 400
 # A question is a sentence or a paragraph; past this it is a document, which would be
 # tokenized and scored against every note and sent in every pack.
 MAX_QUESTION_CHARS = 2_000
+# Said in the server's instructions, in brain_context's reply and in brain_verify's description.
+VERIFY_ADVICE = (
+    "After answering from the notes yourself, call brain_verify with the answer and the verbatim "
+    "sentences it relied on (each with its note's path), and tell the user the overall stamp it returns."
+)
 # Notes one ask may read: 20 packed notes already fill the default 60 KB pack.
 MAX_ASK_K = 20
 # brain_context: room for its own fields (sha, notice, nonce, left-out lines), and
@@ -437,13 +443,23 @@ class Tools:
         as_of: str | None = None,
         scope: list[str] | None = None,
         door: str = "owner",
-    ) -> dict[str, Any]:
+        seat: ClientTurn | None = None,
+    ) -> dict[str, Any] | SampleNeeded:
+        """brain_ask. `seat`: the client's session on a trusted door, whose model may read."""
         check_text(question, "question")
         if not question.strip():
             raise BadInput("question is empty")
         if len(question) > MAX_QUESTION_CHARS:
             raise BadInput(f"question is longer than {MAX_QUESTION_CHARS} characters")
-        return self.asker.ask(question, _check_k(k, DEFAULT_K, MAX_ASK_K), as_of, scope, door)
+        return self.asker.ask(question, _check_k(k, DEFAULT_K, MAX_ASK_K), as_of, scope, door, seat=seat)
+
+    def verify(
+        self, answer: Any, citations: Any, question: str | None = None, as_of: str | None = None
+    ) -> dict[str, Any]:
+        """brain_verify: stamp an answer the client's own model wrote from the notes."""
+        if question is not None and len(question) > MAX_QUESTION_CHARS:
+            raise BadInput(f"question is longer than {MAX_QUESTION_CHARS} characters")
+        return self.asker.verify(answer, citations, question, as_of)
 
     def context(self, project: str | None = None, budget: int | None = None) -> dict[str, Any]:
         if budget is None:
@@ -648,7 +664,7 @@ def boot_context(
     snap: Snapshot, today: dt.date, project: str | None, nonce: str, cap: int = CONTEXT_REPLY_BYTES
 ) -> dict[str, Any]:
     """The boot call: profile, recent log entries and a router of live notes, under `cap` bytes of JSON."""
-    reply: dict[str, Any] = {"sha": snap.sha, "notice": DATA_NOTICE, "nonce": nonce}
+    reply: dict[str, Any] = {"sha": snap.sha, "notice": DATA_NOTICE, "nonce": nonce, "verify": VERIFY_ADVICE}
     budget = cap - CONTEXT_FIELDS_BYTES - json_size(reply)
     profile = snap.notes.get("profile.md")
     profile_cap = min(PROFILE_BYTES, budget // 3)
