@@ -43,6 +43,7 @@ from .readers import CLIENT_TIMEOUT_S, ClientTurn, Reader, ReaderReply, client_r
 from .redact import might_hold_secret, redact
 from .tokenize import tokenize
 from .verify import NOT_IN_BRAIN, UNVERIFIED, QuoteCheck, check_quote, neutralize_answer, overall_stamp
+from .working import in_working
 
 DEFAULT_K = 8
 MAX_CITATIONS = 20  # brain_verify: quotes in one call
@@ -156,7 +157,7 @@ def cache_key(question: str, sha: str, reader: str, k: int, door: str, scope: li
 def usable(snap: Snapshot, path: str, day: dt.date, as_of: bool) -> bool:
     """Whether a note may be read to answer: live, and valid on `day` when asked as of a date."""
     note = snap.notes[path]
-    if in_archive(path) or note.is_retired(day):
+    if in_archive(path) or in_working(path) or note.is_retired(day):  # working/ holds intentions, not facts
         return False
     return note.valid_on(day) if as_of else True
 

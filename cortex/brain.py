@@ -588,6 +588,25 @@ class Brain:
         reply.update(push_fields(result))
         return reply
 
+    def rewrite(self, path: str, actor: Actor, subject: str, edit: Callable[[str | None], str]) -> dict[str, Any]:
+        """One commit that sets `path` to `edit(its text at the head)` (None: no such file),
+        applied again to a fresh head if another writer moved it meanwhile: a change made
+        from what the file says now, never from what it said when a caller last read it."""
+        path = self.resolve(check_path(path))
+
+        def change(view: View) -> Changes:
+            raw = view.read(path)
+            text = strict_text(raw, path) if raw is not None else None
+            return {path: within_cap(edit(text).encode("utf-8"), path, "replace")}
+
+        self._before_write([path])
+        result = self._commit(change, subject, actor, "")
+        self._sync_workdir(result)
+        reply: dict[str, Any] = {"sha": result.sha, "parent": result.parent, "path": path}
+        reply["blob"] = result.new_blobs.get(path)
+        reply.update(push_fields(result))
+        return reply
+
     def _linking(self, path: str, target: str | None) -> list[str]:
         """The notes of the head whose text a move of `path` to `target` rewrites, sorted."""
         snap = self.snapshot()

@@ -137,6 +137,8 @@ class Console:
             Route("/console/commit/{sha}", self.page(self.commit), methods=get),
             Route("/console/notes", self.page(self.notes), methods=get),
             Route("/console/note/{path:path}", self.page(self.note), methods=get),
+            Route("/console/working", self.page(self.working), methods=get),
+            Route("/console/working/{item}/{action}", self.page(self.working_change), methods=post),
             Route("/console/guests", self.page(self.guests), methods=get),
             Route("/console/guests/add", self.page(self.guest_add), methods=post),
             Route("/console/guests/{name}/revoke", self.page(self.guest_revoke), methods=post),
@@ -447,6 +449,47 @@ class Console:
         return self.render(request, session, "note.html", **data)
 
     # -- guests -----------------------------------------------------------
+
+    async def working(
+        self,
+        request: Request,
+        session: Session | None,
+        form: dict[str, str],
+        status: int = 200,
+        error: str | None = None,
+        notice: str | None = None,
+    ) -> Response:
+        listed = await run_in_threadpool(self.parts.tools.working.act, self._actor("console_working"), "list")
+        projects: dict[str, list[dict[str, Any]]] = {}
+        for item in listed["items"]:
+            projects.setdefault(item["project"], []).append(item)
+        return self.render(
+            request,
+            session,
+            "working.html",
+            status=status,
+            title="Working",
+            error=error,
+            notice=notice,
+            sha=listed["sha"],
+            projects=sorted(projects.items()),
+            closed=listed["closed_not_listed"],
+        )
+
+    async def working_change(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
+        item, action = request.path_params["item"], request.path_params["action"]
+        if action not in ("file", "drop", "touch"):
+            raise Refused(404, "no such action")
+        args = {"file": {"into": form.get("into", "")}, "drop": {"reason": form.get("reason", "")}}.get(action, {})
+        try:
+            done = await run_in_threadpool(
+                lambda: self.parts.tools.working.act(self._actor("console_working"), action, id=item, **args)
+            )
+        except CortexError as exc:
+            return await self.working(request, session, form, status=400, error=f"Not changed: {exc}")
+        return await self.working(
+            request, session, form, notice=f"Item {item} is {done['state']} (commit {done['sha'][:12]})."
+        )
 
     async def guests(
         self,

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator, Protocol
 
 from .errors import NotReady
 from .gitstore import Change, GitStore
-from .notes import LinkResolver, Note, WikiLink, parse_note
+from .notes import LinkResolver, Note, WikiLink, log_entries, parse_note
 from .reading import decode, index_note, is_note_path, read_lazily, read_notes
 from .search import Index, IndexBuilder, idf
 from .tokenize import tokenize
@@ -111,6 +111,20 @@ class Snapshot:
     def live(self, path: str, today: dt.date) -> bool:
         note = self.notes.get(path)
         return note is not None and is_live(note, today)
+
+    def log_entries(self, today: dt.date, days: int) -> list[tuple[str, str, str]]:
+        """(path, heading, body) of every `log/YYYY-MM-DD.md` entry of the last `days` days
+        up to `today`, newest first."""
+        out = []
+        since = today - dt.timedelta(days=days - 1)
+        for path in sorted((p for p in self.notes if p.startswith("log/")), reverse=True):
+            try:
+                day = dt.date.fromisoformat(path[4:14])
+            except ValueError:
+                continue
+            if since <= day <= today:
+                out.extend((path, heading, body) for heading, body in log_entries(self.notes[path].body))
+        return out
 
     def link_map(self) -> tuple[LinkResolver, dict[str, list[tuple[str, WikiLink]]]]:
         """The resolver of this commit's note names and, per note, the links pointing to it.

@@ -315,9 +315,12 @@ def trusted_server(tools: Tools, door: str, review: Review | None = None) -> MCP
         prefix: Annotated[str | None, Field(description="Only paths starting with this, e.g. projects/")] = None,
         include_retired: Annotated[bool, Field(description="Also archive/ and retired notes")] = False,
         as_of: When = None,
+        include_working: Annotated[
+            bool, Field(description="Also working/ (open items: intentions, not facts)")
+        ] = False,
     ) -> dict[str, Any]:
         """Search live notes: path, title, score, best passage with its heading, tags, status. archive/ and retired notes are left out (and counted) unless include_retired."""
-        return run_tool(lambda: tools.search(query, k, prefix, include_retired, as_of))
+        return run_tool(lambda: tools.search(query, k, prefix, include_retired, as_of, None, include_working))
 
     @mcp.tool(annotations=READ)
     def brain_corpus(
@@ -367,8 +370,45 @@ def trusted_server(tools: Tools, door: str, review: Review | None = None) -> MCP
             ),
         ] = None,
     ) -> dict[str, Any]:
-        """The boot call: the owner's profile, the last 7 days of log entries and a router of live notes (last real change first, then what the profile and projects link to), under 16 KB by default; it says how many notes it left out. Call this first."""
+        """The boot call: the owner's profile, the last 7 days of log entries, the open working items (focus, decisions, questions, handoffs; aged ones marked) and a router of live notes (last real change first, then what the profile and projects link to), under 16 KB by default; it says how many notes and items it left out. Call this first."""
         return run_tool(lambda: tools.context(project, budget))
+
+    @mcp.tool(annotations=APPEND)
+    def brain_working(
+        ctx: Context,
+        action: Annotated[
+            Literal["add", "list", "file", "drop", "touch"],
+            Field(
+                description="add an item, list open items, file one into a note, drop one, or touch one to keep it open"
+            ),
+        ],
+        kind: Annotated[
+            Literal["focus", "decision", "question", "handoff"] | None, Field(description="add: the item's kind")
+        ] = None,
+        text: Annotated[str | None, Field(description="add: the item, one line")] = None,
+        project: Annotated[
+            str | None, Field(description="add, list: the project key, e.g. kiln (none: general)")
+        ] = None,
+        id: Annotated[str | None, Field(description="file, drop, touch: the item's id, e.g. w7k2a")] = None,
+        into: Annotated[str | None, Field(description="file: the note (it must exist) the item went into")] = None,
+        reason: Annotated[str | None, Field(description="drop: why")] = None,
+        include_closed: Annotated[bool, Field(description="list: filed, done and dropped items too")] = False,
+    ) -> dict[str, Any]:
+        """Working state: what the owner is in the middle of, kept in working/<project>.md as one Markdown line an item (hand-editable). An item stays open until filed into a note that was written, or dropped; it is never deleted, and reads as aged after 14 days with no change. Each change is one commit."""
+        args = {"kind": kind, "text": text, "project": project, "id": id, "into": into, "reason": reason}
+        if action == "list":
+            args = {"project": project, "include_closed": include_closed}
+        return run_tool(lambda: tools.working_state(actor(ctx, "brain_working"), action, **args))
+
+    @mcp.tool(annotations=READ)
+    def brain_handoff(
+        project: Annotated[str, Field(description="The project key, e.g. kiln")],
+        budget: Annotated[
+            int | None, Field(description="Reply size in bytes of JSON, 2,000-100,000 (default 16,000)")
+        ] = None,
+    ) -> dict[str, Any]:
+        """Resume one project: its page (projects/<project>.md or the note whose frontmatter says project: <project>), its open items newest first (aged ones marked), its log entries tagged with it from the last 14 days, and the notes its page links to or that link to it, by last real change; fenced like brain_context, under the budget, saying what it left out."""
+        return run_tool(lambda: tools.handoff(project, budget))
 
     if review is not None:
         review_tools(mcp, review, actor)

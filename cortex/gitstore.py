@@ -414,6 +414,18 @@ class GitStore:
             c = self._repo[sha].peel(pygit2.Commit)
             return _commit_time(c)
 
+    def line_times(self, sha: str, path: str) -> list[dt.datetime]:
+        """For each line of `path` at commit `sha`, the time of the last commit that changed
+        it (Git blame): how working items age with no writer."""
+        with self._lock:
+            commit = self._repo[sha].peel(pygit2.Commit)
+            blame = self._repo.blame(path, newest_commit=commit.id)
+            out: list[dt.datetime] = []
+            for hunk in blame:
+                when = _commit_time(self._repo[hunk.final_commit_id].peel(pygit2.Commit))
+                out.extend([when] * hunk.lines_in_hunk)
+            return out
+
     def commit_at(self, when: dt.datetime) -> str | None:
         """The commit that was head at `when`: first-parent walk from the head."""
         with self._lock:

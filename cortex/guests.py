@@ -25,6 +25,7 @@ from .config import GUEST_DEFAULTS, GUEST_SHARE, QUEUE_CAP
 from .errors import BadInput, Conflict
 from .gitstore import View
 from .paths import check_path
+from .working import FOLDER as WORKING
 
 GUEST_DIR = ".cortex/guests/"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
@@ -79,6 +80,8 @@ def check_scope(scope: Any) -> str:
         raise PolicyError(f"scope {scope!r} is not a note path or a folder ending in '/': {exc}") from None
     if scope.startswith("archive/") or scope == "archive/":
         raise PolicyError("archive/ is excluded from every corpus read; it cannot be a guest scope")
+    if scope.lower().startswith(WORKING):
+        raise PolicyError(f"{WORKING} holds the owner's working state, which no guest sees; it cannot be a guest scope")
     return scope
 
 

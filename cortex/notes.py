@@ -626,3 +626,14 @@ def _merge_tags(front: tuple[str, ...], body: tuple[str, ...]) -> tuple[str, ...
     """Frontmatter tags, then body tags not already among them (compared case-insensitively)."""
     seen = {t.casefold() for t in front}
     return front + tuple(t for t in body if t.casefold() not in seen)
+
+
+def log_entries(body: str) -> list[tuple[str, str]]:
+    """The `## HH:MM · tags` entries of a day log, newest first."""
+    entries: list[tuple[str, list[str]]] = []
+    for line in body.splitlines():
+        if line.startswith("## "):
+            entries.append((line[3:].strip(), []))
+        elif entries:
+            entries[-1][1].append(line)
+    return [(h, "\n".join(lines).strip()) for h, lines in reversed(entries)]

@@ -29,6 +29,8 @@ from .reading import index_names
 from .redact import redact
 from .search import SearchResult, idf
 from .tokenize import tokenize
+from .working import in_working
+from .workstate import Working, context_items
 
 MAX_K = 50
 MAX_HISTORY = 100
@@ -63,6 +65,7 @@ MAX_ASK_K = 20
 # brain_context: room for its own fields (sha, notice, nonce, left-out lines), and
 # the share of the rest the recent logs may take before the router.
 CONTEXT_FIELDS_BYTES = 1_000
+WORKING_SHARE = 0.2  # of brain_context's budget kept for open working items
 LOG_SHARE = 1 / 3
 
 
@@ -91,6 +94,7 @@ class Tools:
 
     def __init__(self, brain: Brain, asker: Asker):
         self.brain = brain
+        self.working = Working(brain)
         self.asker = asker
         self._names: tuple[str, dict[str, set[str]]] | None = None  # (sha, name key -> notes): names first
         self._masks: dict[tuple, np.ndarray] = {}  # search filters' verdicts for the meaning arm
@@ -281,8 +285,10 @@ class Tools:
         include_retired: bool = False,
         as_of: str | None = None,
         scope: list[str] | None = None,
+        include_working: bool = False,
     ) -> dict[str, Any]:
         check_text(query, "query")
+        include_working = include_working and scope is None  # no guest ever reaches working/
         if prefix is not None:
             check_text(prefix, "prefix")
         k = _check_k(k, 10)
@@ -296,9 +302,11 @@ class Tools:
             if (prefix or scope is not None)
             else None
         )
-        key = (day, prefix, None if scope is None else tuple(scope))
-        allow = self._allow(snap, day, prefix, scope, include_retired)
-        wider = None if include_retired else (self._allow(snap, day, prefix, scope, True), (*key, True))
+        key = (day, prefix, None if scope is None else tuple(scope), include_working)
+        allow = self._allow(snap, day, prefix, scope, include_retired, include_working)
+        wider = (
+            None if include_retired else (self._allow(snap, day, prefix, scope, True, include_working), (*key, True))
+        )
         meaning = self.brain.meaning
         # A scope (a guest's) is scored over its own rows only: its timing owes nothing to the rest.
         close = meaning.closeness(snap, query, within, private=scope is not None) if meaning is not None else None
@@ -402,13 +410,24 @@ class Tools:
         scope = set(within) if within is not None else None
         return {p for p in found if allow(p) and (scope is None or p in scope)}
 
-    def _allow(self, snap: Snapshot, day: dt.date, prefix: str | None, scope: list[str] | None, include_retired: bool):
+    def _allow(
+        self,
+        snap: Snapshot,
+        day: dt.date,
+        prefix: str | None,
+        scope: list[str] | None,
+        include_retired: bool,
+        include_working: bool = False,
+    ):
         """The search filter; the index keeps its verdicts per key (see `search`), so each
-        note is asked once per index version and day, not once per query."""
+        note is asked once per index version and day, not once per query. working/ holds
+        intentions, not facts: left out unless asked for."""
         notes = snap.notes
 
         def allow(path: str) -> bool:
             if prefix and not path.startswith(prefix):
+                return False
+            if not include_working and in_working(path):
                 return False
             if scope is not None and not in_scope(path, scope):
                 return False
@@ -467,7 +486,25 @@ class Tools:
         if not isinstance(budget, int) or isinstance(budget, bool) or budget < MIN_CONTEXT_BYTES:
             raise BadInput(f"budget must be a whole number of bytes from {MIN_CONTEXT_BYTES}")
         snap = self.brain.snapshot()
-        return boot_context(snap, self.brain.today(), project, new_nonce(), min(budget, MAX_CONTEXT_BYTES))
+        cap = min(budget, MAX_CONTEXT_BYTES)
+        reply = boot_context(snap, self.brain.today(), project, new_nonce(), cap - int(cap * WORKING_SHARE))
+        # Open working items, newest first, in their own share of the budget.
+        room = cap - json_size(reply) - 200
+        items, left = context_items(self.brain, snap, project, room)
+        reply["open_items"] = items
+        if left:
+            reply["open_items_left_out"] = (
+                f"{left} open item(s) over the budget; brain_working(action='list') or brain_handoff lists them"
+            )
+        return reply
+
+    def working_state(self, actor: Actor, action: str, **args: Any) -> dict[str, Any]:
+        """brain_working: add, list, file, drop or touch an item, one commit a change."""
+        return self.working.act(actor, action, **args)
+
+    def handoff(self, project: str, budget: int | None = None) -> dict[str, Any]:
+        check_text(project, "project")
+        return self.working.handoff(project, budget)
 
 
 def _fit(items: list[dict[str, Any]], cap: int) -> list[dict[str, Any]]:
@@ -676,19 +713,11 @@ def boot_context(
         reply["profile"] = fence("profile.md", text, nonce)
         budget -= json_size(reply["profile"])
     # Recent logs first so they are never crowded out by the router.
-    logs = []
-    since = today - dt.timedelta(days=LOG_DAYS - 1)
-    for path in sorted((p for p in snap.notes if p.startswith("log/")), reverse=True):
-        try:
-            day = dt.date.fromisoformat(path[4:14])
-        except ValueError:
-            continue
-        if day < since or day > today:
-            continue
-        for heading, body in log_entries(snap.notes[path].body):
-            if project and project.lower() not in heading.lower():
-                continue
-            logs.append((path, heading, body))
+    logs = [
+        (path, heading, body)
+        for path, heading, body in snap.log_entries(today, LOG_DAYS)
+        if not project or project.lower() in heading.lower()
+    ]
     log_items, log_left = [], 0
     log_budget = int(budget * LOG_SHARE)
     for path, heading, body in logs:
@@ -704,7 +733,11 @@ def boot_context(
     if log_left:
         reply["recent_log_left_out"] = f"{log_left} entr(ies) over the budget; brain_read the log/ files"
     rows = []
-    live = [p for p in snap.notes if p != "profile.md" and snap.live(p, today) and not p.startswith("log/")]
+    live = [
+        p
+        for p in snap.notes
+        if p != "profile.md" and snap.live(p, today) and not p.startswith("log/") and not in_working(p)
+    ]
     if project:
         live = [p for p in live if project in p or project in snap.notes[p].tags]
     live = _router_order(snap, live)
@@ -734,14 +767,3 @@ def boot_context(
             "reach them with brain_search or brain_corpus(query=...)"
         )
     return reply
-
-
-def log_entries(body: str) -> list[tuple[str, str]]:
-    """The `## HH:MM · tags` entries of a day log, newest first."""
-    entries: list[tuple[str, list[str]]] = []
-    for line in body.splitlines():
-        if line.startswith("## "):
-            entries.append((line[3:].strip(), []))
-        elif entries:
-            entries[-1][1].append(line)
-    return [(h, "\n".join(lines).strip()) for h, lines in reversed(entries)]

@@ -44,10 +44,12 @@ LAYERS = {
         "meaning",
         "embedder",
         "vectors",
+        "workstate",
     },
     "store": {"gitstore"},
     "pure": {
         "structure",
+        "working",
         "notes",
         "blocks",
         "passages",
@@ -62,12 +64,13 @@ LAYERS = {
     },
 }
 ORDER = list(LAYERS)
-# The MCP SDK's server side lives with the doors; `cortex bench` also drives the SDK's client.
+# The MCP SDK's server side lives with the doors; `cortex bench` and `cortex eval` also drive the SDK's client.
 ONLY = {
     "pygit2": {"gitstore"},
     "redis": {"proposals"},
     "anthropic": {"readers"},
-    "mcp": {"doors", "guestdoor", "bench"},
+    "mcp": {"doors", "guestdoor", "bench", "evaluate"},
+    "mcp_types": {"doors", "evaluate"},
     "onnxruntime": {"embedder"},
     "tokenizers": {"embedder"},
     "onnx": {"model_graph"},
