@@ -52,6 +52,7 @@ FRONTMATTER_BYTES = 8_000
 PROFILE_BYTES = 6_000
 LOG_DAYS = 7
 PASSAGE_CHARS = 400
+MASK_WINDOW = 4_000  # characters past a passage's cut that are masked with it
 # A question is a sentence or a paragraph; past this it is a document, which would be
 # tokenized and scored against every note and sent in every pack.
 MAX_QUESTION_CHARS = 2_000
@@ -532,11 +533,19 @@ def _passage_score(text: str, weights: dict[str, float]) -> tuple[float, float]:
     folded = text.casefold()
     if folded.isascii() and not any(t in folded for t in weights):
         return (0.0, 0.0)  # ASCII terms are substrings of the folded text: none here, no need to tokenize
-    if not _LINKISH.search(text):
-        plain, linked = set(tokenize(text)), set()
-    else:
-        plain = set(tokenize(_LINKISH.sub(" ", text)))
-        linked = set(tokenize(text)) - plain
+    # Line by line (no term or link spans a line break), stopping once every query term is
+    # found outside links: then no term can count as linked, so the score is final. An 80 KB
+    # block of common words was tokenized whole for every hit.
+    want, plain, seen = set(weights), set(), set()
+    for line in text.split("\n"):
+        if _LINKISH.search(line):
+            plain.update(tokenize(_LINKISH.sub(" ", line)))
+            seen.update(tokenize(line))
+        else:
+            plain.update(tokenize(line))
+        if want <= plain:
+            break
+    linked = seen - plain
     return (sum(w for t, w in weights.items() if t in plain), sum(w for t, w in weights.items() if t in linked))
 
 
@@ -573,11 +582,22 @@ def best_passage(note: Note, weights: dict[str, float], closest: int | None = No
 def _shown(best, best_score: tuple[float, float], weights: dict[str, float]) -> tuple[str, str]:
     raw = best.text
     if len(raw) > PASSAGE_CHARS and best_score > (0.0, 0.0):
+        # The earliest best line; a line holding every term is the best, so the scan stops
+        # there (a hub note's list of 8,000 lines was tokenized whole for every hit).
         lines = raw.splitlines()
-        top = max(range(len(lines)), key=lambda i: (_passage_score(lines[i], weights), -i))
+        most = (sum(weights.values()), 0.0)
+        top, top_score = 0, (-1.0, -1.0)
+        for i, line in enumerate(lines):
+            score = _passage_score(line, weights)
+            if score > top_score:
+                top, top_score = i, score
+                if score >= most:
+                    break
         if top:
             raw = "… " + "\n".join(lines[top:])
-    text = redact(" ".join(raw.split()))  # masked before the cut, so the cut cannot split a secret
+    # Masked before the cut, so the cut cannot split a secret: a window that holds any
+    # credential shape (a PEM key is under 4,000 characters), not the whole 80 KB block.
+    text = redact(" ".join(raw[: PASSAGE_CHARS + MASK_WINDOW].split()))
     if len(text) > PASSAGE_CHARS:
         text = text[:PASSAGE_CHARS].rsplit(" ", 1)[0] + f" … [passage cut at {PASSAGE_CHARS} chars; brain_read for all]"
     return best.heading, text
