@@ -593,6 +593,10 @@ class Corpus:
         """Each of `terms` the index knows, with its IDF in `snap` (rarer weighs more)."""
         return self._query(snap, lambda index: {t: idf(len(index), index.df(t)) for t in terms if index.df(t)})
 
+    def with_index(self, snap: Snapshot, ask: Callable[[Index], Any]) -> Any:
+        """`ask(index)` of `snap`'s index, held still while it runs (see `_query`)."""
+        return self._query(snap, ask)
+
     def matching(self, snap: Snapshot, terms: set[str], within: set[str] | None = None) -> set[str]:
         """Notes of `snap` holding at least one of `terms` (of `within` only, when given)."""
         return self._query(snap, lambda index: index.matching_tokens(terms, within))

@@ -95,7 +95,6 @@ class Closeness:
     rows: np.ndarray  # the row of each note's best passage
     cos: np.ndarray  # every row's cosine, in the scope's order
     matrix: ScopeMatrix
-    _at: dict[str, int] | None = None
 
     def by_note(self) -> dict[str, float]:
         return {p: float(c) for p, c in zip(self.paths, self.best)}
@@ -107,10 +106,9 @@ class Closeness:
         return self.paths[i], float(self.best[i])
 
     def index(self) -> dict[str, int]:
-        """Path -> its position in `paths` (and `best`)."""
-        if self._at is None:
-            self._at = {p: i for i, p in enumerate(self.paths)}
-        return self._at
+        """Path -> its position in `paths` (and `best`): the matrix's, built once per scope
+        (a dict of 10,000 paths cost 4.5 ms a query)."""
+        return self.matrix.index()
 
     def spans_of(self, path: str) -> list[tuple[float, int, int]]:
         """(cosine, first block, last block) of each passage of `path`, closest first
@@ -353,9 +351,7 @@ class Meaning:
             return f"meaning: off ({self.reason}); lexical only"
         if snap is not None and self.ready_for(snap) and self.store is not None:
             if paths is None:
-                return (
-                    f"meaning: on ({len(snap.notes):,} notes, {self.store.passages_of(snap.blobs.values()):,} passages)"
-                )
+                return f"meaning: on ({len(snap.notes):,} notes, {self._ready_passages:,} passages)"
             return f"meaning: on ({len(paths):,} notes in scope)"
         head, done, total = self._target
         if paths is not None and snap is not None and self.store is not None:

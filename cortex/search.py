@@ -58,7 +58,7 @@ import math
 import sys
 from array import array
 from collections import Counter
-from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import BinaryIO
@@ -663,9 +663,23 @@ class Index:
     def matching_tokens(self, query_tokens: Iterable[str], within: Collection[str] | None = None) -> set[str]:
         """Ids of documents containing at least one of `query_tokens` (of `within` only, when given,
         at a cost that follows `within`'s size)."""
-        slots, _ = self._accumulate([t for t in set(query_tokens) if self.df(t)], within)
         ids = self._ids
-        return {ids[s] for s in slots.tolist()}  # type: ignore[misc]
+        return {ids[s] for s in self.matching_slots(query_tokens, within).tolist()}  # type: ignore[misc]
+
+    def matching_slots(self, query_tokens: Iterable[str], within: Collection[str] | None = None) -> np.ndarray:
+        """`matching_tokens` as the documents' slots (ascending), for callers that map them
+        to their own rows (`slot_table`) without a Python set of ids."""
+        slots, _ = self._accumulate([t for t in set(query_tokens) if self.df(t)], within)
+        return slots
+
+    def slot_table(self, ids: Sequence[str]) -> np.ndarray:
+        """For each slot of this index as it stands, the position of its document in `ids`, or -1."""
+        table = np.full(len(self._ids), -1, dtype=np.int64)
+        for i, doc_id in enumerate(ids):
+            slot = self._slot.get(doc_id)
+            if slot is not None:
+                table[slot] = i
+        return table
 
     def score_tokens(self, query_tokens: Iterable[str], doc_id: str) -> float:
         """The score `search_tokens` gives `doc_id` (0.0 if it shares no term or is absent)."""

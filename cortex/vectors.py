@@ -217,6 +217,8 @@ class ScopeMatrix:
             spans.append(rows.spans)
             starts.append(starts[-1] + n)
         self.paths = paths
+        self._at: dict[str, int] | None = None
+        self.tables: dict[tuple, np.ndarray] = {}  # an index's slot -> position in `paths` (see Tools)
         self.loc = np.concatenate(locs) if locs else np.empty(0, np.int64)
         self.spans = np.concatenate(spans) if spans else np.empty((0, 2), np.int32)
         self.starts = np.asarray(starts, dtype=np.int64)
@@ -252,6 +254,12 @@ class ScopeMatrix:
         if len(self.extra_scale):
             out[~is_base] = _scored(self.extra, self.extra_scale, query)[self.loc[~is_base] - self.n_base]
         return out
+
+    def index(self) -> dict[str, int]:
+        """Path -> its position in `paths`, built on first use and kept with the matrix."""
+        if self._at is None:
+            self._at = {p: i for i, p in enumerate(self.paths)}
+        return self._at
 
     def best_per_note(self, cos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(each note's best cosine, the row it came from), in `paths` order."""
