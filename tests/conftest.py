@@ -18,9 +18,9 @@ import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from cortex.brains import init_brain
-from cortex.config import Settings
-from cortex.server import assemble, make_app
+from cortex.app.brain_setup import init_brain
+from cortex.app.server import assemble, make_app
+from cortex.settings import Settings
 
 TOKEN = "owner-token-for-tests-0123456789"
 URL_SECRET = "url-secret-for-tests-abcdefghij"

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from conftest import RunningServer, make_settings
 
-from cortex.guests import add_guest
-from cortex.proposals import ProposalQueue
-from cortex.redisproc import RedisProcess, redis_server_binary
-from cortex.server import assemble, make_app
+from cortex.app.server import assemble, make_app
+from cortex.guests.policy import add_guest
+from cortex.guests.queue import ProposalQueue
+from cortex.guests.redis_process import RedisProcess, redis_server_binary
 
 
 def need_redis() -> None:

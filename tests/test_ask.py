@@ -11,11 +11,11 @@ import pytest
 from conftest import call
 from guestkit import redis_proc  # noqa: F401  (fixture)
 
-from cortex.ask import Asker
-from cortex.brain import Actor, Brain
-from cortex.evaluate import StubMessagesServer, unpack
-from cortex.gitstore import GitStore
-from cortex.readers import AnthropicReader, OfflineReader
+from cortex.app.evaluate import StubMessagesServer, unpack
+from cortex.ask.asker import Asker
+from cortex.ask.readers import AnthropicReader, OfflineReader
+from cortex.brain.brain import Actor, Brain
+from cortex.store.git import GitStore
 
 ME = Actor("owner", "brain_write", "pytest")
 
@@ -172,7 +172,7 @@ def test_model_answer_adding_a_wrong_number_is_unverified_naming_it(
 
 def test_model_answer_paraphrasing_a_date_correctly_is_verified(brain: Brain, model_asker: Asker, stub: StubMessages):
     # "1 March 2026" and "2026-03-01" are the same date (the forms are listed in
-    # cortex.verify.specifics); the numbers and names are as quoted.
+    # cortex.ask.verify.specifics); the numbers and names are as quoted.
     brain.write("notes/mites.md", "create", ME, content=MITES)
     stub.scenario = {
         "answer": "On 1 March 2026 the north hive dropped 14 mites in 24 hours.",
@@ -186,7 +186,7 @@ def test_model_answer_paraphrasing_a_date_correctly_is_verified(brain: Brain, mo
 
 
 def test_guest_door_stamps_by_the_same_rules_with_quotes_hidden(brain: Brain, model_asker: Asker, stub: StubMessages):
-    from cortex.guestdoor import guest_reply
+    from cortex.http.guest_door import guest_reply
 
     brain.write("notes/mites.md", "create", ME, content=MITES)
     stub.scenario = {
@@ -239,7 +239,7 @@ def test_not_in_brain_only_when_every_note_holding_a_distinctive_term_was_read(b
         (),
         {
             "name": "nothing",
-            "read": lambda self, q, p: __import__("cortex.readers", fromlist=["ReaderReply"]).ReaderReply(
+            "read": lambda self, q, p: __import__("cortex.ask.readers", fromlist=["ReaderReply"]).ReaderReply(
                 reader="nothing", not_in_brain=True
             ),
         },
@@ -311,7 +311,7 @@ def test_brain_ask_over_http_on_the_template(server):
 
 
 def test_redis_answer_cache_is_shared_and_survives_a_dead_redis(brain: Brain, redis_proc):
-    from cortex.proposals import RedisAnswerCache
+    from cortex.guests.queue import RedisAnswerCache
 
     first = Asker(brain, OfflineReader(), RedisAnswerCache(redis_proc.url))
     second = Asker(brain, OfflineReader(), RedisAnswerCache(redis_proc.url))  # another instance

@@ -16,7 +16,7 @@ from conftest import TOKEN, call
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 from reliakit import ServeProcess, initialize_body
 
-from cortex.brains import init_brain
+from cortex.app.brain_setup import init_brain
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 

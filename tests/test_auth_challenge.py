@@ -18,7 +18,7 @@ from conftest import TOKEN, URL_SECRET, call
 from mcp.shared.exceptions import MCPError
 from test_doors import post_initialize
 
-from cortex.doors import OAUTH_PROBES
+from cortex.http.doors import OAUTH_PROBES
 
 SEND = "send Authorization: Bearer <owner token>"
 BARE = 'Bearer realm="cortex"'

@@ -22,10 +22,10 @@ from guestkit import need_redis, redis_proc  # noqa: F401  (fixtures)
 from reliakit import ServeProcess, md_cell, write_section
 from test_doors import post_initialize
 
-from cortex.brains import init_brain
-from cortex.guests import add_guest
-from cortex.redisproc import redis_server_binary
-from cortex.server import assemble, make_app
+from cortex.app.brain_setup import init_brain
+from cortex.app.server import assemble, make_app
+from cortex.guests.policy import add_guest
+from cortex.guests.redis_process import redis_server_binary
 
 HOOK_SECRET = "webhook-secret-for-tests-5550123"
 NOTE_CREDENTIAL = "sk-ant-api03-" + "N0te5ecret" * 5

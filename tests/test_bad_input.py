@@ -26,8 +26,8 @@ import pytest
 from conftest import TOKEN, RunningServer, make_settings
 from reliakit import ACCEPT, RawSession, describe, initialize_body, md_cell, rpc_messages, write_section
 
-from cortex.brains import init_brain
-from cortex.server import assemble, make_app
+from cortex.app.brain_setup import init_brain
+from cortex.app.server import assemble, make_app
 
 
 @dataclass

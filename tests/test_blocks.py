@@ -1,4 +1,4 @@
-"""Blocks of a note and the matching normalisation (cortex.blocks)."""
+"""Blocks of a note and the matching normalisation (cortex.notes.blocks)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cortex.blocks import Block, blocks_of, normalize, quote_forms
-from cortex.notes import parse_note
+from cortex.notes.blocks import Block, blocks_of, normalize, quote_forms
+from cortex.notes.note import parse_note
 
 TEMPLATE = Path(__file__).resolve().parent.parent / "brain-template"
 

@@ -17,10 +17,10 @@ from conftest import TOKEN, RunningServer, make_settings
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 from test_doors import post_initialize
 
-from cortex.brain import Actor
-from cortex.console_auth import Sessions, Signer, Throttle, credential_ok
-from cortex.markdown_render import link_allowed, render_markdown
-from cortex.server import assemble, make_app
+from cortex.app.server import assemble, make_app
+from cortex.brain.brain import Actor
+from cortex.http.console.auth import Sessions, Signer, Throttle, credential_ok
+from cortex.http.console.markdown import link_allowed, render_markdown
 
 OWNER = Actor(door="owner", tool="brain_write", client="test")
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')

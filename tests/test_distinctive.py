@@ -1,6 +1,6 @@
 """Distinctive terms and the offline reader's bar (issue 14): pure parts, no I/O.
 
-What a question's evidence is (cortex.pack), what kind of answer it asks for, and
+What a question's evidence is (cortex.ask.pack), what kind of answer it asks for, and
 that the offline reader quotes one passage that clears the bar or says not_in_brain.
 """
 
@@ -9,8 +9,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cortex.notes import parse_note
-from cortex.pack import (
+from cortex.ask.pack import (
     DISTINCT_FLOOR,
     DISTINCT_SHARE,
     Pack,
@@ -21,7 +20,8 @@ from cortex.pack import (
     rarity,
     variants,
 )
-from cortex.readers import OfflineReader, expects
+from cortex.ask.readers import OfflineReader, expects
+from cortex.notes.note import parse_note
 
 
 def test_question_terms_drop_framing_possessives_and_contractions() -> None:
@@ -130,7 +130,7 @@ def test_offline_reader_never_joins_passages() -> None:
 
 
 def test_the_eval_split_is_even_lines_to_choose_on_and_odd_lines_held_out() -> None:
-    from cortex.evaluate import halves
+    from cortex.app.evaluate import halves
 
     qs = [{"id": f"q{i}"} for i in range(1, 6)]
     even, odd = halves(qs)

@@ -10,10 +10,10 @@ from typing import Callable
 
 import pytest
 
-from cortex.brain import Actor, Brain
-from cortex.brains import init_brain
-from cortex.editor import Editor, ignored
-from cortex.gitstore import GitStore
+from cortex.app.brain_setup import init_brain
+from cortex.brain.brain import Actor, Brain
+from cortex.brain.watcher import Editor, ignored
+from cortex.store.git import GitStore
 
 TOOL = Actor(door="owner", tool="brain_write", client="pytest")
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from cortex.notes import parse_note
-from cortex.pack import FRAMING, variants
-from cortex.tokenize import STOPWORDS, tokenize
+from cortex.ask.pack import FRAMING, variants
+from cortex.index.tokenize import STOPWORDS, tokenize
+from cortex.notes.note import parse_note
 
 EVAL = Path(__file__).resolve().parent.parent / "eval"
 REWORDED = [json.loads(line) for line in (EVAL / "reworded.jsonl").read_text().splitlines() if line.strip()]

@@ -15,10 +15,10 @@ import pytest
 from conftest import TOKEN, call
 from reliakit import ROOT, ServeProcess
 
-from cortex.brain import Actor
-from cortex.brains import open_brain
-from cortex.config import Settings
+from cortex.app.brain_setup import open_brain
+from cortex.brain.brain import Actor
 from cortex.errors import StoreError
+from cortex.settings import Settings
 
 ME = Actor(door="owner", tool="brain_write", client="pytest")
 GIT_ENV = {
@@ -177,7 +177,7 @@ def test_init_makes_a_plain_folder_a_brain_in_place(tmp_path, capsys, monkeypatc
 
 
 def test_hand_edits_are_authored_by_the_owner_tool_writes_by_cortex(tmp_path):
-    from cortex.editor import Editor
+    from cortex.brain.watcher import Editor
 
     repo = vault_on(tmp_path, "master", FILES)
     brain, _ = open_brain(settings_for(tmp_path, repo))
@@ -219,7 +219,7 @@ def test_a_docusaurus_site_gets_no_index_and_no_other_file_touched(tmp_path):
 
 
 def test_a_persons_own_index_md_is_never_touched(tmp_path: Path):
-    from cortex.brains import init_in_place
+    from cortex.app.brain_setup import init_in_place
 
     folder = tmp_path / "vault"
     (folder / "notes").mkdir(parents=True)
@@ -240,7 +240,7 @@ def test_a_persons_own_index_md_is_never_touched(tmp_path: Path):
 
 
 def test_an_index_md_cortex_wrote_is_still_kept_up_to_date(tmp_path: Path):
-    from cortex.brains import init_brain
+    from cortex.app.brain_setup import init_brain
 
     brain_path = tmp_path / "brain.git"
     init_brain(brain_path, bare=True)  # from the template: INDEX.md with Cortex's marker line
@@ -284,8 +284,8 @@ def test_init_leaves_out_a_name_git_cannot_store_and_says_so(tmp_path: Path):
 
 
 def test_an_init_that_fails_leaves_the_folder_as_it_was(tmp_path: Path, monkeypatch):
-    from cortex.brains import init_in_place
-    from cortex.gitstore import GitStore
+    from cortex.app.brain_setup import init_in_place
+    from cortex.store.git import GitStore
 
     folder = tmp_path / "vault"
     (folder / "notes").mkdir(parents=True)

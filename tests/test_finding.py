@@ -11,11 +11,11 @@ import pytest
 from conftest import call
 from guestkit import Clock
 
-from cortex.ask import Asker
-from cortex.brain import Actor, Brain
-from cortex.gitstore import GitStore
-from cortex.readers import OfflineReader
-from cortex.tools import CONTEXT_REPLY_BYTES, CORPUS_REPLY_BYTES, Tools
+from cortex.ask.asker import Asker
+from cortex.ask.readers import OfflineReader
+from cortex.brain.brain import Actor, Brain
+from cortex.store.git import GitStore
+from cortex.tools.trusted import CONTEXT_REPLY_BYTES, CORPUS_REPLY_BYTES, Tools
 
 ME = Actor("owner", "brain_write", "pytest")
 WORD = "zebrafinch"  # one distinctive word planted in every kind of note

@@ -23,10 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reliakit import write_section
 
-from cortex.notes import MAX_FRONTMATTER_BYTES, STATUSES, parse_note
-from cortex.tokenize import tokenize
-from cortex.tools import _jsonable
-from cortex.verify import (
+from cortex.ask.verify import (
     CORRECTED,
     NOT_IN_BRAIN,
     STRENGTH,
@@ -37,6 +34,9 @@ from cortex.verify import (
     check_quote,
     overall_stamp,
 )
+from cortex.index.tokenize import tokenize
+from cortex.notes.note import MAX_FRONTMATTER_BYTES, STATUSES, parse_note
+from cortex.tools.trusted import _jsonable
 
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = dt.date(2026, 3, 1)
@@ -349,9 +349,9 @@ def test_overall_stamp_is_the_weakest_and_order_free(checks, claimed, unread, rn
 _DIGEST_SCRIPT = r"""
 import datetime as dt, hashlib, json, random, sys
 sys.path.insert(0, sys.argv[1])
-from cortex.notes import parse_note
-from cortex.tokenize import tokenize
-from cortex.verify import check_quote, overall_stamp
+from cortex.notes.note import parse_note
+from cortex.index.tokenize import tokenize
+from cortex.ask.verify import check_quote, overall_stamp
 rng = random.Random(20260301)
 words = %r
 blocks = ['> **SUPERSEDED** by x', '## SUPERSEDED: old', '## Plan', '- item', '> quoted']

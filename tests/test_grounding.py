@@ -1,7 +1,7 @@
 """Grounding (issue 14): every specific an answer states must be in a verified quote,
 and quotes match their notes under canonical Unicode equivalence (NFC), nothing wider.
 
-Pure functions of cortex.verify, tested without I/O, exhaustively with hypothesis on
+Pure functions of cortex.ask.verify, tested without I/O, exhaustively with hypothesis on
 pairs of answers and quotes that differ by a digit, a unit, a superscript or a date
 format.
 """
@@ -15,8 +15,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from cortex.notes import parse_note
-from cortex.verify import (
+from cortex.ask.verify import (
     CORRECTED,
     UNVERIFIED,
     VERIFIED,
@@ -27,6 +26,7 @@ from cortex.verify import (
     specifics,
     ungrounded,
 )
+from cortex.notes.note import parse_note
 
 TODAY = dt.date(2026, 3, 1)
 

@@ -20,11 +20,11 @@ from guestkit import clock, gserver, need_redis, redis_proc  # noqa: F401  (fixt
 from reliakit import ready_health
 from test_doors import post_initialize
 
-from cortex.brain import Actor
+from cortex.app.server import assemble, make_app
+from cortex.brain.brain import Actor
 from cortex.cli import main as cli_main
-from cortex.guests import hash_secret, revoke_guest
-from cortex.redisproc import RedisProcess, redis_server_binary
-from cortex.server import assemble, make_app
+from cortex.guests.policy import hash_secret, revoke_guest
+from cortex.guests.redis_process import RedisProcess, redis_server_binary
 
 OWNER_ACT = Actor(door="owner", tool="brain_write", client="test")
 
@@ -215,7 +215,7 @@ def test_cli_add_list_revoke(tmp_path, brain_path, monkeypatch, capsys):
 
 def test_without_redis_the_guest_door_is_disabled_and_trusted_doors_work(tmp_path, brain_path):
     parts = assemble(make_settings(tmp_path, brain_path))
-    from cortex.guests import add_guest
+    from cortex.guests.policy import add_guest
 
     _, secret, _ = add_guest(parts.brain, "alice", ["notes/public/"])
     with RunningServer(make_app(parts), parts.settings) as running:

@@ -1,8 +1,9 @@
-"""The house rules of the code itself: imports run one way, one module per outside system,
-and the README's module map names exactly the modules there are.
+"""The house rules of the code itself: the folders are the layers and imports run down
+them, one module per outside system, and the README's module map names exactly the
+modules there are.
 
-Imports are read from the source (every `import`, also inside functions), so an
-import hidden in a function cannot hide a cycle.
+Imports are read from the source (every `import`, relative or absolute, also inside
+functions), so an import hidden in a function cannot hide a cycle.
 """
 
 from __future__ import annotations
@@ -16,96 +17,88 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "cortex"
-MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
+# Modules by dotted name under cortex/: "ask.asker", "settings", ...
+MODULES = sorted(
+    ".".join(p.relative_to(PACKAGE).with_suffix("").parts) for p in PACKAGE.rglob("*.py") if p.name != "__init__.py"
+)
 
-# The layers of docs/DESIGN.md, top to bottom. A module may import its own layer or below.
-LAYERS = {
-    "entry": {"cli", "startup", "server", "bench", "evaluate"},
-    "doors": {"doors", "guestdoor", "console", "console_pages", "console_auth", "markdown_render", "diffview"},
-    "tools": {"tools", "parts"},
-    "services": {
-        "brains",
-        "brain",
-        "review",
-        "guests",
-        "ask",
-        "readers",
-        "pack",
-        "verify",
-        "editor",
-        "remote",
-        "corpus",
-        "persist",
-        "reading",
-        "search",
-        "proposals",
-        "redisproc",
-        "brainlock",
-        "meaning",
-        "embedder",
-        "vectors",
-        "workstate",
-    },
-    "store": {"gitstore"},
-    "pure": {
-        "structure",
-        "working",
-        "notes",
-        "blocks",
-        "passages",
-        "ranking",
-        "model_graph",
-        "tokenize",
-        "paths",
-        "redact",
-        "fences",
-        "errors",
-        "config",
-    },
-}
-ORDER = list(LAYERS)
+# The layers of docs/DESIGN.md, top to bottom: a folder each, plus the command at the top
+# and the two modules every layer may use at the bottom. A module may import its own
+# layer or any below it.
+ORDER = ["cli", "app", "http", "tools", "ask", "guests", "brain", "meaning", "index", "store", "notes", "base"]
+BASE = {"settings", "errors"}
+
+
+def layer_name(module: str) -> str:
+    if module in BASE:
+        return "base"
+    return module.split(".")[0]
+
+
+def layer(module: str) -> int:
+    return ORDER.index(layer_name(module))
+
+
 # The MCP SDK's server side lives with the doors; `cortex bench` and `cortex eval` also drive the SDK's client.
 ONLY = {
-    "pygit2": {"gitstore"},
-    "redis": {"proposals"},
-    "anthropic": {"readers"},
-    "mcp": {"doors", "guestdoor", "bench", "evaluate"},
-    "mcp_types": {"doors", "evaluate"},
-    "onnxruntime": {"embedder"},
-    "tokenizers": {"embedder"},
-    "onnx": {"model_graph"},
+    "pygit2": {"store.git"},
+    "redis": {"guests.queue"},
+    "anthropic": {"ask.readers"},
+    "mcp": {"http.doors", "http.guest_door", "app.bench", "app.evaluate"},
+    "mcp_types": {"http.doors", "app.evaluate"},
+    "onnxruntime": {"meaning.embedder"},
+    "tokenizers": {"meaning.embedder"},
+    "onnx": {"meaning.model_graph"},
 }
+
+
+def _resolve(base: str, names: list[str]) -> set[str]:
+    """The cortex modules `from cortex.<base> import <names>` reaches: the submodules it
+    names, else the module itself."""
+    found = {f"{base}.{n}" if base else n for n in names} & set(MODULES)
+    if found:
+        return found
+    return {base} & set(MODULES)
 
 
 def imports_of(module: str) -> tuple[set[str], set[str]]:
     """(cortex modules, outside top-level packages) that `module` imports anywhere in its source."""
-    tree = ast.parse((PACKAGE / f"{module}.py").read_text())
+    path = PACKAGE / (module.replace(".", "/") + ".py")
+    here = module.split(".")[:-1]  # the package `module` is in
+    tree = ast.parse(path.read_text())
     inner, outer = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level == 1:
-                if node.module:
-                    inner.add(node.module.split(".")[0])
-                else:
-                    inner.update(a.name for a in node.names if a.name in MODULES)
-            elif node.level == 0 and node.module:
+            names = [a.name for a in node.names]
+            if node.level:
+                parts = here[: len(here) - node.level + 1] + (node.module.split(".") if node.module else [])
+                inner |= _resolve(".".join(parts), names)
+            elif node.module and (node.module == "cortex" or node.module.startswith("cortex.")):
+                inner |= _resolve(node.module.removeprefix("cortex").lstrip("."), names)
+            elif node.module:
                 outer.add(node.module.split(".")[0])
         elif isinstance(node, ast.Import):
-            outer.update(a.name.split(".")[0] for a in node.names)
-    return inner & set(MODULES), outer
+            for a in node.names:
+                if a.name.startswith("cortex."):
+                    inner |= {a.name.removeprefix("cortex.")} & set(MODULES)
+                else:
+                    outer.add(a.name.split(".")[0])
+    return inner - {module}, outer
 
 
 GRAPH = {m: imports_of(m)[0] for m in MODULES}
 
 
-def layer(module: str) -> int:
-    return next(i for i, name in enumerate(ORDER) if module in LAYERS[name])
-
-
-def test_every_module_has_a_layer_and_imports():
-    assert set(MODULES) == set().union(*LAYERS.values()), "a module is missing from LAYERS (or one is gone)"
+def test_every_module_sits_in_a_layer_folder_and_imports():
+    strays = [m for m in MODULES if layer_name(m) not in ORDER]
+    assert not strays, f"modules outside the layer folders: {strays}"
     for module in MODULES:
         importlib.import_module(f"cortex.{module}")
+
+
+def test_the_layer_test_sees_absolute_and_relative_imports():
+    assert "notes.blocks" in GRAPH["ask.verify"]  # an absolute `from cortex.notes.blocks import`
+    assert {"meaning.embedder", "notes.blocks"} <= GRAPH["meaning.arm"]  # `from cortex.meaning import embedder`
 
 
 def test_no_import_cycle():
@@ -131,18 +124,16 @@ def test_no_import_cycle():
 
 def test_imports_run_one_way():
     upward = [
-        f"{m} ({ORDER[layer(m)]}) imports {n} ({ORDER[layer(n)]})"
-        for m in MODULES
-        for n in GRAPH[m]
-        if layer(n) < layer(m)
+        f"{m} ({layer_name(m)}) imports {n} ({layer_name(n)})" for m in MODULES for n in GRAPH[m] if layer(n) < layer(m)
     ]
     assert not upward
 
 
 def test_no_door_touches_the_store():
-    for module in LAYERS["doors"] | LAYERS["tools"]:
-        assert "gitstore" not in GRAPH[module], f"{module} imports gitstore"
-        source = (PACKAGE / f"{module}.py").read_text()
+    for module in (m for m in MODULES if layer_name(m) in ("http", "tools")):
+        assert "store.git" not in GRAPH[module], f"{module} imports the Git store"
+        text = (PACKAGE / (module.replace(".", "/") + ".py")).read_text().splitlines()
+        source = "\n".join(line for line in text if not line.lstrip().startswith(("from ", "import ")))
         assert ".store." not in source and ".store)" not in source, f"{module} reaches into brain.store"
 
 
@@ -156,7 +147,7 @@ def test_readme_module_map_matches_the_tree():
     readme = (ROOT / "README.md").read_text()
     section = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
     listing = section.split("```", 2)[1]  # the module map itself, not the prose around it
-    named = set(re.findall(r"^\s+([a-z_]+)\.py\b", listing, re.MULTILINE))
-    assert named == set(MODULES) | {"__init__"} or named == set(MODULES), (
+    named = {n.replace("/", ".") for n in re.findall(r"^\s+([a-z0-9_/]+)\.py\b", listing, re.MULTILINE)}
+    assert named == set(MODULES), (
         f"README names {sorted(named - set(MODULES))} that do not exist, and leaves out {sorted(set(MODULES) - named)}"
     )

@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_console import owner
 
-from cortex.brain import Actor
-from cortex.redact import _PATTERNS, redact, redact_value
+from cortex.brain.brain import Actor
+from cortex.notes.redact import _PATTERNS, redact, redact_value
 
 OWNER = Actor(door="owner", tool="brain_write", client="test")
 A = "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2"  # 32 letters and digits

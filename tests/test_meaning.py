@@ -22,18 +22,18 @@ from conftest import TOKEN, call
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cortex import passages
-from cortex.ask import Asker
-from cortex.brain import Brain
-from cortex.embedder import PINNED, Embedder, ModelFiles, ModelUnavailable, default_source, locate
-from cortex.gitstore import GitStore
-from cortex.meaning import Meaning
-from cortex.model_graph import build_model_bytes, read_safetensors
-from cortex.notes import parse_note
-from cortex.persist import Unusable
-from cortex.readers import OfflineReader
-from cortex.tools import Tools
-from cortex.vectors import ScopeMatrix, VectorStore, quantize
+from cortex.ask.asker import Asker
+from cortex.ask.readers import OfflineReader
+from cortex.brain.brain import Brain
+from cortex.index.saved import Unusable
+from cortex.meaning import passages
+from cortex.meaning.arm import Meaning
+from cortex.meaning.embedder import PINNED, Embedder, ModelFiles, ModelUnavailable, default_source, locate
+from cortex.meaning.model_graph import build_model_bytes, read_safetensors
+from cortex.meaning.vectors import ScopeMatrix, VectorStore, quantize
+from cortex.notes.note import parse_note
+from cortex.store.git import GitStore
+from cortex.tools.trusted import Tools
 
 DATA = Path(__file__).parent / "data"
 CACHE = Path(os.environ.get("CORTEX_MODEL_CACHE") or Path.home() / ".cache" / "cortex" / "models")
@@ -97,7 +97,7 @@ def test_weights_that_are_not_the_pinned_ones_are_refused_before_use(tmp_path: P
     for name in ("tokenizer.json", "config.json"):
         (fake / name).write_bytes((source / name).read_bytes())
     (fake / "model.safetensors").write_bytes(b"\0" * 64)
-    from cortex.embedder import _converted
+    from cortex.meaning.embedder import _converted
 
     with pytest.raises(ModelUnavailable, match="not the pinned"):
         _converted(fake, tmp_path / "cache")
@@ -368,7 +368,7 @@ def test_a_guests_ranking_and_coverage_owe_nothing_to_notes_outside_its_scope(
 
 
 def test_absent_questions_stay_not_in_brain_and_close_misses_are_unverified(tmp_path: Path, model: ModelFiles) -> None:
-    from cortex.ask import NEAR_BAR
+    from cortex.ask.asker import NEAR_BAR
 
     brain = _armed(tmp_path, model)
     asker = Asker(brain, OfflineReader())

@@ -15,11 +15,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from test_existing_repo import git, vault_on
 
-from cortex.brain import Actor
-from cortex.editor import Editor
+from cortex.app.server import assemble, make_app
+from cortex.brain.brain import Actor
+from cortex.brain.watcher import Editor
 from cortex.errors import BadInput
-from cortex.paths import check_path, same_name
-from cortex.server import assemble, make_app
+from cortex.notes.paths import check_path, same_name
 
 ME = Actor(door="owner", tool="brain_write", client="pytest")
 NFD = unicodedata.normalize("NFD", "Résumé.md")
@@ -134,7 +134,7 @@ def test_every_mode_on_such_names_over_http_keeps_every_other_byte(tmp_path, vau
 def test_append_keeps_crlf_and_a_missing_final_newline_is_not_invented(tmp_path, vault):
     from test_existing_repo import settings_for
 
-    from cortex.brains import open_brain
+    from cortex.app.brain_setup import open_brain
 
     brain, _ = open_brain(settings_for(tmp_path, vault))
     brain.write("Café/Crème brûlée.md", "append", ME, content="Serve cold.")
@@ -148,7 +148,7 @@ def test_append_keeps_crlf_and_a_missing_final_newline_is_not_invented(tmp_path,
 def test_the_watcher_obeys_the_same_rule(tmp_path, vault):
     from test_existing_repo import settings_for
 
-    from cortex.brains import open_brain
+    from cortex.app.brain_setup import open_brain
 
     brain, _ = open_brain(settings_for(tmp_path, vault))
     editor = Editor(brain, debounce_ms=0)
@@ -180,7 +180,7 @@ def test_a_guest_cannot_imitate_an_existing_note_by_case_or_normalisation(tmp_pa
 def test_edit_in_a_crlf_note_matches_and_writes_crlf(tmp_path, vault):
     from test_existing_repo import settings_for
 
-    from cortex.brains import open_brain
+    from cortex.app.brain_setup import open_brain
 
     brain, _ = open_brain(settings_for(tmp_path, vault))
     brain.write("Café/Crème brûlée.md", "edit", ME, find="# Crème brûlée\n\nCream", content="# Crème brûlée\n\nMilk")

@@ -20,16 +20,16 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from reliakit import fsck
 
-from cortex.brain import Actor, Brain
-from cortex.brainlock import BrainLock
-from cortex.brains import init_brain
-from cortex.editor import Editor
+from cortex.app.brain_setup import init_brain
+from cortex.brain.brain import Actor, Brain
+from cortex.brain.lock import BrainLock
+from cortex.brain.watcher import Editor
 from cortex.errors import BadInput, Conflict, StoreError
-from cortex.gitstore import GitStore
-from cortex.notes import LinkResolver
-from cortex.paths import collision
-from cortex.proposals import ProposalQueue
-from cortex.review import Review
+from cortex.guests.queue import ProposalQueue
+from cortex.guests.review import Review
+from cortex.notes.note import LinkResolver
+from cortex.notes.paths import collision
+from cortex.store.git import GitStore
 
 OWNER = Actor(door="owner", tool="brain_write", client="pytest")
 
@@ -227,7 +227,7 @@ def test_healthz_reports_a_held_hand_edit(tmp_path):
     import httpx2
     from conftest import TOKEN, RunningServer, make_settings
 
-    from cortex.server import assemble, make_app
+    from cortex.app.server import assemble, make_app
 
     path = tmp_path / "tree"
     init_brain(path)

@@ -8,7 +8,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cortex.notes import fast_frontmatter, parse_note
+from cortex.notes.note import fast_frontmatter, parse_note
 
 TODAY = dt.date(2026, 11, 30)
 

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from vaultkit import HUB_QUERIES, hub_vault
 
-from cortex.brain import Actor, Brain
-from cortex.gitstore import GitStore
-from cortex.tools import CORPUS_REPLY_BYTES, Tools
+from cortex.brain.brain import Actor, Brain
+from cortex.store.git import GitStore
+from cortex.tools.trusted import CORPUS_REPLY_BYTES, Tools
 
 ME = Actor("owner", "brain_write", "pytest")
 

@@ -8,7 +8,7 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cortex.notes import (
+from cortex.notes.note import (
     LinkResolver,
     body_tags,
     find_section,

@@ -6,9 +6,9 @@ and measure questions ask for the specific that answers them.
 
 from __future__ import annotations
 
-from cortex.notes import parse_note
-from cortex.pack import Pack, PackedFile
-from cortex.readers import OfflineReader, expects, proper_only
+from cortex.ask.pack import Pack, PackedFile
+from cortex.ask.readers import OfflineReader, expects, proper_only
+from cortex.notes.note import parse_note
 
 
 def _pack(

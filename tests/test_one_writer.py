@@ -13,9 +13,9 @@ from conftest import TOKEN, call
 from guestkit import need_redis
 from reliakit import ROOT, ServeProcess
 
-from cortex.brainlock import LOCK_NAME
-from cortex.brains import init_in_place
-from cortex.redisproc import RedisProcess
+from cortex.app.brain_setup import init_in_place
+from cortex.brain.lock import LOCK_NAME
+from cortex.guests.redis_process import RedisProcess
 
 
 def serve_process(tmp_path: Path, brain: Path, name: str) -> ServeProcess:

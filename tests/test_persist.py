@@ -27,15 +27,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import cortex
-from cortex import persist
-from cortex.brain import Brain
-from cortex.brains import open_brain
+from cortex.app.brain_setup import open_brain
+from cortex.brain.brain import Brain
 from cortex.cli import main as cli_main
-from cortex.config import Settings
-from cortex.corpus import DATE_WALK_LIMIT, gc_paused
 from cortex.errors import StoreError
-from cortex.gitstore import GitStore
-from cortex.persist import MAGIC, IndexFile, index_file
+from cortex.index import saved as persist
+from cortex.index.corpus import DATE_WALK_LIMIT, gc_paused
+from cortex.index.saved import MAGIC, IndexFile, index_file
+from cortex.settings import Settings
+from cortex.store.git import GitStore
 
 QUERIES = ["bees", "hive south", "garden of thoughts", "plan", "note", "alpha beta gamma", "archive"]
 FILES = {
@@ -422,9 +422,9 @@ def test_load_and_advance_is_a_build_from_scratch(start, before, after):
 SAVER = r"""
 import sys
 from pathlib import Path
-from cortex.brain import Brain
-from cortex.gitstore import GitStore
-from cortex.persist import index_file
+from cortex.brain.brain import Brain
+from cortex.store.git import GitStore
+from cortex.index.saved import index_file
 
 repo, home = Path(sys.argv[1]), Path(sys.argv[2])
 store = GitStore(repo)
@@ -582,13 +582,13 @@ def test_the_fingerprint_covers_every_module_the_corpus_builds_with():
     saved file made by older rules would be served."""
     from test_layout import GRAPH
 
-    seen, todo = set(), ["corpus", "persist"]
+    seen, todo = set(), ["index.corpus", "index.saved"]
     while todo:
         module = todo.pop()
         if module not in seen:
             seen.add(module)
             todo += GRAPH[module]
-    not_shaping = {"errors", "gitstore"}  # exception types; the store reads blobs, never shapes them
+    not_shaping = {"errors", "store.git"}  # exception types; the store reads blobs, never shapes them
     assert seen - not_shaping <= set(persist._SHAPING_MODULES), sorted(
         seen - not_shaping - set(persist._SHAPING_MODULES)
     )

@@ -10,10 +10,10 @@ import pytest
 from conftest import TOKEN, acall, call, client
 from guestkit import clock, commit_count, gserver, redis_proc  # noqa: F401  (fixtures)
 
-from cortex.brain import Actor
+from cortex.brain.brain import Actor
 from cortex.errors import BadInput, QueueUnavailable
-from cortex.proposals import ProposalQueue
-from cortex.review import Review
+from cortex.guests.queue import ProposalQueue
+from cortex.guests.review import Review
 
 OWNER = Actor(door="owner", tool="brain_accept", client="test")
 
@@ -27,8 +27,8 @@ def queue(redis_proc, clock):
 
 @pytest.fixture
 def review(brain_path, queue):
-    from cortex.brain import Brain
-    from cortex.gitstore import GitStore
+    from cortex.brain.brain import Brain
+    from cortex.store.git import GitStore
 
     return Review(Brain(GitStore(brain_path)), queue)
 

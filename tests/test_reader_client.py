@@ -24,7 +24,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CreateMessageResult, ErrorData, TextContent
 
-from cortex.server import assemble, make_app
+from cortex.app.server import assemble, make_app
 
 A = "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2"
 KEY = "sk-ant-api03-" + A  # built by concatenation: no credential-shaped literal in the repository

@@ -1,7 +1,7 @@
 """A full read of a brain in worker processes (reading.py) gives exactly what one
 process reads: the same notes, texts and search results, the index array for array.
 
-Real Git repositories in temp folders and real `python -m cortex.reading` workers.
+Real Git repositories in temp folders and real `python -m cortex.index.reading` workers.
 The brain looks like a person's: a repository on `master`, accented, NFD, CJK and
 apostrophe file names, CRLF, invalid UTF-8, a broken frontmatter, a 400 KB hub,
 and files that are not notes.
@@ -22,13 +22,13 @@ from test_existing_repo import settings_for, vault_on
 from test_persist import QUERIES as _QUERIES
 from vaultkit import hub_note
 
-from cortex import reading
-from cortex.brain import Brain
-from cortex.brains import open_brain
+from cortex.app.brain_setup import open_brain
+from cortex.brain.brain import Brain
 from cortex.errors import BadInput
-from cortex.gitstore import GitStore
-from cortex.reading import build_workers, is_note_path, read_notes
-from cortex.search import IndexBuilder
+from cortex.index import reading
+from cortex.index.bm25 import IndexBuilder
+from cortex.index.reading import build_workers, is_note_path, read_notes
+from cortex.store.git import GitStore
 
 QUERIES = [*_QUERIES, "café", "東京", "don't", "rust libraries", "naïve résumé", "the"]
 

@@ -43,9 +43,9 @@ from reliakit import (
     write_section,
 )
 
-from cortex.brain import Actor
-from cortex.gitstore import GitStore
-from cortex.server import assemble, make_app
+from cortex.app.server import assemble, make_app
+from cortex.brain.brain import Actor
+from cortex.store.git import GitStore
 
 OWNER = Actor(door="owner", tool="brain_write", client="reliability-setup")
 
@@ -543,7 +543,7 @@ def small_disk(tmp_path):
 
 
 def _disk_server(tmp_path: Path, disk: Path):
-    from cortex.brains import init_brain
+    from cortex.app.brain_setup import init_brain
 
     brain = disk / "brain.git"
     init_brain(brain, bare=True)

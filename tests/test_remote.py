@@ -15,10 +15,10 @@ import pytest
 from conftest import RunningServer, call, make_settings
 from starlette.applications import Starlette
 
-from cortex.brain import Actor, Brain
-from cortex.brains import init_brain
-from cortex.gitstore import Auth
-from cortex.remote import RemoteStore, local_path, signature_ok, webhook_route
+from cortex.app.brain_setup import init_brain
+from cortex.brain.brain import Actor, Brain
+from cortex.store.git import Auth
+from cortex.store.remote import RemoteStore, local_path, signature_ok, webhook_route
 
 ME = Actor(door="owner", tool="brain_write", client="pytest")
 ENV = {
@@ -173,7 +173,7 @@ def test_two_http_servers_on_one_remote(tmp_path: Path, remote: Path):
             tmp_path / name / "unused",
             env={"CORTEX_REMOTE": str(remote), "CORTEX_FETCH_INTERVAL": "0.5"},
         )
-        from cortex.server import assemble, make_app
+        from cortex.app.server import assemble, make_app
 
         parts = assemble(settings)
         servers.append(RunningServer(make_app(parts), parts.settings).__enter__())

@@ -11,7 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from cortex.search import Index, IndexBuilder, SearchResult, idf
+from cortex.index.bm25 import Index, IndexBuilder, SearchResult, idf
 
 
 class LuceneIdfOkapi(BM25Okapi):
@@ -218,7 +218,7 @@ def test_incremental_equals_rebuild(ops, queries, k):
     assert len(index) == len(rebuilt) == len(live)
     assert all(d in index for d in live)
     for q in queries:
-        # bit-for-bit, not merely within 1e-9: see "Exactness" in cortex/search.py
+        # bit-for-bit, not merely within 1e-9: see "Exactness" in cortex/index/bm25.py
         assert index.search_tokens(q, k) == rebuilt.search_tokens(q, k)
         assert index.matching_tokens(q) == rebuilt.matching_tokens(q)
         for d in live:

@@ -15,11 +15,11 @@ import pytest
 from conftest import TOKEN, RunningServer, call, make_settings
 from guestkit import redis_proc  # noqa: F401  (fixture)
 
-from cortex.brain import Actor
-from cortex.evaluate import StubMessagesServer, unpack
-from cortex.guests import add_guest
-from cortex.proposals import ProposalQueue
-from cortex.server import assemble, make_app
+from cortex.app.evaluate import StubMessagesServer, unpack
+from cortex.app.server import assemble, make_app
+from cortex.brain.brain import Actor
+from cortex.guests.policy import add_guest
+from cortex.guests.queue import ProposalQueue
 
 ME = Actor("owner", "brain_write", "pytest")
 

@@ -12,7 +12,7 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from cortex.startup import Starting
+from cortex.app.startup import Starting
 
 
 def inner_app(started: list[str]) -> Starlette:
@@ -72,7 +72,7 @@ def test_cortex_serve_opens_its_port_before_the_brain_is_built(tmp_path):
 
     from reliakit import free_port, ready_health
 
-    from cortex.brains import init_brain
+    from cortex.app.brain_setup import init_brain
 
     brain = tmp_path / "brain.git"
     init_brain(brain, bare=True)
@@ -101,7 +101,7 @@ def test_cortex_serve_opens_its_port_before_the_brain_is_built(tmp_path):
 def test_ctrl_c_stops_cortex_serve_cleanly_without_a_traceback(tmp_path):
     from reliakit import ServeProcess
 
-    from cortex.brains import init_brain
+    from cortex.app.brain_setup import init_brain
 
     brain = tmp_path / "brain.git"
     init_brain(brain, bare=True)
@@ -139,9 +139,9 @@ def test_reads_writes_and_healthz_are_served_while_the_index_is_still_being_buil
     search that cannot wait is told to come back; once the build ends, the search answers."""
     from conftest import call, make_settings
 
-    from cortex import brain as brain_module
-    from cortex.brain import Actor
-    from cortex.server import assemble, make_app
+    from cortex.app.server import assemble, make_app
+    from cortex.brain import brain as brain_module
+    from cortex.brain.brain import Actor
 
     ACTOR = Actor(door="owner", tool="brain_write", client="pytest 1.0")
     first = assemble(make_settings(tmp_path, brain_path))

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from cortex.brain import Actor, Brain
+from cortex.brain.brain import Actor, Brain
 from cortex.errors import BadInput, Conflict
-from cortex.gitstore import GitStore, hash_blob
+from cortex.store.git import GitStore, hash_blob
 
 ME = Actor(door="owner", tool="brain_write", client="pytest 1.0")
 
@@ -218,8 +218,8 @@ def test_capture_appends_a_log_entry_in_the_brain_time_zone(brain_path: Path):
 def test_one_note_change_parses_only_that_note_once(brain_path: Path, monkeypatch, index):
     """A write parses the note it wrote once: the INDEX.md check (when there is one) hands
     the note to the corpus, which parses it itself otherwise."""
-    import cortex.brain as brain_mod
-    import cortex.corpus as corpus_mod
+    import cortex.brain.brain as brain_mod
+    import cortex.index.corpus as corpus_mod
 
     brain = Brain(GitStore(brain_path), index=index)
     brain.snapshot()

@@ -10,10 +10,10 @@ import pytest
 from conftest import call
 from guestkit import redis_proc  # noqa: F401  (fixture)
 
-from cortex.brain import Actor, Brain
+from cortex.brain.brain import Actor, Brain
 from cortex.errors import BadInput, Conflict
-from cortex.gitstore import GitStore
-from cortex.paths import MAX_CONTENT_BYTES
+from cortex.notes.paths import MAX_CONTENT_BYTES
+from cortex.store.git import GitStore
 
 ME = Actor("owner", "brain_write", "pytest")
 
@@ -75,7 +75,7 @@ def test_a_move_that_would_capture_another_notes_link_rewrites_it_to_its_old_tar
     assert text == "Budget: [[private/Budget]], foo: [[notes/Budget]].\n"  # the bare name is now shared
     # Both links point where they meant: the private budget, and the moved note.
     snap = brain.snapshot()
-    from cortex.notes import LinkResolver
+    from cortex.notes.note import LinkResolver
 
     resolver = LinkResolver(snap.notes)
     assert [resolver.resolve(lk.target, "notes/reader.md") for lk in snap.notes["notes/reader.md"].links] == [
@@ -94,8 +94,8 @@ def test_the_moved_notes_own_links_keep_their_targets_in_its_new_folder(brain):
 
 
 def test_accepting_an_append_that_would_pass_the_cap_is_refused(brain, redis_proc):
-    from cortex.proposals import ProposalQueue
-    from cortex.review import Review
+    from cortex.guests.queue import ProposalQueue
+    from cortex.guests.review import Review
 
     brain.write("notes/big.md", "create", ME, content="x" * (MAX_CONTENT_BYTES - 10))
     queue = ProposalQueue(redis_proc.url, prefix="cap:")

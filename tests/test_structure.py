@@ -1,4 +1,4 @@
-"""One reading of Markdown (cortex.structure): what Cortex sees is what CommonMark sees.
+"""One reading of Markdown (cortex.notes.structure): what Cortex sees is what CommonMark sees.
 
 A differential property test: on generated Markdown that mixes fences of both kinds and
 lengths, indentation, inline backticks, setext and ATX headings, nested lists, block
@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from cortex.blocks import _blocks_cached, blocks_of
-from cortex.notes import code_spans, headings_of, parse_note, sections
-from cortex.structure import _parsed, _simple_leaves, line_spans, structure
+from cortex.notes.blocks import _blocks_cached, blocks_of
+from cortex.notes.note import code_spans, headings_of, parse_note, sections
+from cortex.notes.structure import _parsed, _simple_leaves, line_spans, structure
 
 
 def reference() -> MarkdownIt:

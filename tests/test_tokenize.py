@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cortex import tokenize as tokmod
-from cortex.tokenize import tokenize
+from cortex.index import tokenize as tokmod
+from cortex.index.tokenize import tokenize
 
 
 def _reference(text: str) -> list[str]:

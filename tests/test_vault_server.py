@@ -15,9 +15,9 @@ from pathlib import Path
 from conftest import RunningServer, acall, client, make_settings
 from vaultkit import hub_note
 
-from cortex.gitstore import GitStore
-from cortex.server import assemble, make_app
-from cortex.tools import CONTEXT_REPLY_BYTES, CORPUS_REPLY_BYTES, MAX_CONTEXT_BYTES
+from cortex.app.server import assemble, make_app
+from cortex.store.git import GitStore
+from cortex.tools.trusted import CONTEXT_REPLY_BYTES, CORPUS_REPLY_BYTES, MAX_CONTEXT_BYTES
 
 HUB = hub_note("Rust", 400_000)
 # A heading deep inside the hub, for a one-section read.

@@ -1,4 +1,4 @@
-"""The brain_ask verifier (cortex.verify): stamp table, generic quotes, answer fencing."""
+"""The brain_ask verifier (cortex.ask.verify): stamp table, generic quotes, answer fencing."""
 
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from cortex.blocks import blocks_of, normalize
-from cortex.notes import Note, parse_note
-from cortex.verify import (
+from cortex.ask.verify import (
     ANSWER_LINE_PREFIX,
     CORRECTED,
     NOT_IN_BRAIN,
@@ -26,6 +24,8 @@ from cortex.verify import (
     neutralize_answer,
     overall_stamp,
 )
+from cortex.notes.blocks import blocks_of, normalize
+from cortex.notes.note import Note, parse_note
 
 TODAY = dt.date(2026, 3, 1)
 

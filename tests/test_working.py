@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 from test_editor import brain, manual, tree  # noqa: F401  (fixtures)
 from test_reader_client import serve, ts_call
 
-from cortex.brain import Actor, Brain
-from cortex.gitstore import GitStore
-from cortex.guests import PolicyError, check_scope
-from cortex.working import WorkingError, add, change, derived_id, parse_items, project_of, project_path
-from cortex.workstate import Working
+from cortex.brain.brain import Actor, Brain
+from cortex.brain.working_state import Working
+from cortex.guests.policy import PolicyError, check_scope
+from cortex.notes.working import WorkingError, add, change, derived_id, parse_items, project_of, project_path
+from cortex.store.git import GitStore
 
 DAY = dt.date(2026, 12, 1)
 A = Actor(door="owner", tool="brain_working", client="agent-a 1")

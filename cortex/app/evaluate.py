@@ -1,0 +1,535 @@
+"""`cortex eval`: retrieval and ask figures on the public sample brain in eval/.
+
+Retrieval: recall@1/5/10 and MRR of brain_search's default results against each
+question's gold notes (a hit is any gold note; a multi-note question counts at
+k only when all its gold notes are in the top k). Ask, twice: with the offline
+reader, with the model reader (`AnthropicReader`, the real `anthropic` SDK)
+pointed at a local stub of the Messages API whose "model" picks a passage the way
+the offline reader does but sees only the packs it is sent (so the pack, the
+budget and the sweep of further packs are what differ), and with the same stub as
+the client's own model: the MCP SDK's Python client over real HTTP, answering
+brain_ask's sampling requests (`ClientAsks`: one request an ask, no sweep). For each: the stamp
+distribution, absent questions stamped NOT IN BRAIN (and VERIFIED), answerable
+questions VERIFIED with a gold note cited, and how many cited notes are gold.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime as dt
+import json
+import re
+import tempfile
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from cortex.app.brain_setup import data_dir
+
+ROOT = data_dir("eval_data", "eval")  # shipped in the wheel; the repository's eval/ in a clone
+# The eval brain's dates are written against this day (see eval/README.md).
+EVAL_DAY = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
+
+
+def load(brain_dir: Path, questions: Path):
+    from cortex.brain.brain import Brain, render_index
+    from cortex.index.reading import is_note_path
+    from cortex.notes.note import parse_note
+    from cortex.store.git import GitStore
+
+    files = {p.relative_to(brain_dir).as_posix(): p.read_bytes() for p in sorted(brain_dir.rglob("*.md"))}
+    files["INDEX.md"] = render_index({p: parse_note(p, d.decode()) for p, d in files.items() if is_note_path(p)})
+    tmp = tempfile.mkdtemp(prefix="cortex-eval-")
+    store = GitStore.init(Path(tmp) / "eval.git", files, bare=True, message="eval: sample brain")
+    brain = Brain(store, clock=lambda: EVAL_DAY)
+    qs = [json.loads(line) for line in questions.read_text().splitlines() if line.strip()]
+    return brain, qs
+
+
+def attach_meaning(brain, log=print) -> str:
+    """Embed the eval brain (in worker processes, as the server does) and attach the arm;
+    returns the line that says how it went (or why it is off)."""
+    import time
+
+    from cortex.meaning.arm import Meaning
+    from cortex.settings import Settings
+
+    settings = Settings.from_env()
+    meaning = Meaning(settings.embed_model, settings.model_cache, None, "eval", log=log)
+    started = time.monotonic()
+    if not meaning.prepare():
+        return f"meaning: off ({meaning.reason})"
+    snap = brain.snapshot()
+    meaning.catch_up(snap)
+    brain.meaning = meaning
+    spent = time.monotonic() - started
+    return (
+        f"meaning: {meaning.files.model_id}, {meaning.store.passages:,} passages of {len(snap.notes)} notes "
+        f"embedded in {spent:.1f} s ({meaning.store.passages / spent:.0f} passages/s, model load included)"
+    )
+
+
+def fusion_table(brain, tools, groups: dict[str, list[dict]]) -> list[str]:
+    """recall@5 of the fusion rules measured for issue 22, on each half of each question set
+    (even lines chose the rule in use; odd lines are held out)."""
+    import numpy as np
+
+    from cortex.index import ranking
+    from cortex.index.bm25 import idf
+    from cortex.index.corpus import is_live
+    from cortex.index.tokenize import tokenize
+
+    snap, corpus, meaning = brain.snapshot(), brain.corpus, brain.meaning
+    day = EVAL_DAY.date()
+    live = {p for p, n in snap.notes.items() if is_live(n, day) and not p.startswith("archive/")}
+
+    def rules(q: dict) -> dict[str, list[str]]:
+        found = corpus.search(snap, q["question"], 50, live.__contains__)
+        lex = [p for p, _ in found.hits]
+        lex_score = dict(found.hits)
+        close = meaning.closeness(snap, q["question"])
+        cos = {p: c for p, c in close.by_note().items() if p in live}
+        dense = sorted(cos, key=lambda p: (-cos[p], p))
+        dr = {p: i for i, p in enumerate(dense)}
+        lr = {p: i for i, p in enumerate(lex)}
+        terms = {}
+        for t in set(tokenize(q["question"])):
+            holders = corpus.matching(snap, {t})
+            if holders:
+                terms[t] = (idf(len(snap.notes), len(holders)), holders)
+        top = max(lex_score.values(), default=1.0) or 1.0
+
+        def by(score) -> list[str]:
+            return sorted(cos, key=lambda p: (-score(p), p))
+
+        def rare(p: str) -> int:
+            return sum(1 for _, h in terms.values() if len(h) <= ranking.RARE_DF and p in h)
+
+        return {
+            "BM25 alone": lex,
+            "dense alone": dense,
+            "RRF k=60": by(lambda p: ranking.rrf((dr.get(p), lr.get(p)))),
+            "RRF k=10, dense x2": by(lambda p: 2 / (11 + dr[p]) + (1 / (11 + lr[p]) if p in lr else 0)),
+            "blend 0.6 cos + 0.4 BM25/max": by(lambda p: 0.6 * cos[p] + 0.4 * lex_score.get(p, 0.0) / top),
+            "blend 0.8 cos + 0.2 BM25/max": by(lambda p: 0.8 * cos[p] + 0.2 * lex_score.get(p, 0.0) / top),
+            "dense + rare-term boost 0.1": by(lambda p: cos[p] + 0.1 * rare(p)),
+            # brain_search itself: names first, then cos + 0.3 covered^2 + 0.03 rare terms
+            "in use (brain_search)": [h["path"] for h in tools.search(q["question"], k=10)["hits"]],
+        }
+
+    def hit(q: dict, ranked: list[str]) -> bool:
+        top5, gold = set(ranked[:5]), set(q["gold"])
+        return gold <= top5 if q.get("kind") == "multi" else bool(gold & top5)
+
+    names: list[str] = []
+    cells: dict[tuple[str, str], list[bool]] = {}
+    for label, qs in groups.items():
+        for i, q in enumerate(qs, 1):
+            if not q["gold"]:
+                continue
+            half = f"{label} {'even' if i % 2 == 0 else 'odd'}"
+            for name, ranked in rules(q).items():
+                if name not in names:
+                    names.append(name)
+                cells.setdefault((name, half), []).append(hit(q, ranked))
+    halves = [f"{label} {h}" for label in groups for h in ("even", "odd")]
+    rows = ["fusion (recall@5)".ljust(42) + "".join(h.rjust(16) for h in halves)]
+    for name in names:
+        rows.append(name.ljust(42) + "".join(f"{np.mean(cells[(name, h)]):16.3f}" for h in halves))
+    return rows
+
+
+def retrieval(tools, qs) -> dict:
+    ks = (1, 5, 10)
+    hits = {k: 0 for k in ks}
+    rr = 0.0
+    scored = [q for q in qs if q["gold"]]
+    for q in scored:
+        ranked = [h["path"] for h in tools.search(q["question"], k=10)["hits"]]
+        gold = set(q["gold"])
+        need_all = q.get("kind") == "multi"
+        for k in ks:
+            top = set(ranked[:k])
+            if (gold <= top) if need_all else bool(gold & top):
+                hits[k] += 1
+        rank = next((i + 1 for i, p in enumerate(ranked) if p in gold), None)
+        rr += 1 / rank if rank else 0
+    n = len(scored)
+    return {"questions": n, **{f"recall@{k}": hits[k] / n for k in ks}, "MRR": rr / n}
+
+
+def ask_part(tools, qs) -> dict:
+    """Stamp figures of brain_ask over `qs` (absent questions have no gold)."""
+    stamps = collections.Counter()
+    cited, cited_gold = 0, 0
+    quotes, quotes_gold = 0, 0
+    verified_gold = 0
+    absent_nib = 0
+    absent_stamps: collections.Counter = collections.Counter()
+    for q in qs:
+        r = tools.ask(q["question"])
+        stamps[r["stamp"]] += 1
+        if not q["gold"]:
+            absent_nib += r["stamp"] == "NOT IN BRAIN"
+            absent_stamps[r["stamp"]] += 1
+            continue
+        paths = {x["path"] for x in r["quotes"] if x.get("path")}
+        quotes += len(paths)
+        quotes_gold += len(paths & set(q["gold"]))
+        if paths:
+            cited += 1
+            cited_gold += bool(paths & set(q["gold"]))
+        verified_gold += r["stamp"] == "VERIFIED" and bool(paths & set(q["gold"]))
+    absent = sum(1 for q in qs if not q["gold"])
+    answerable = len(qs) - absent
+    return {
+        "stamps": dict(stamps.most_common()),
+        "answers_citing_a_gold_note": f"{cited_gold}/{cited}",
+        "cited_notes_that_are_gold": f"{quotes_gold}/{quotes}",
+        "cited_gold_share": quotes_gold / quotes if quotes else 0.0,
+        "absent_questions_stamped_not_in_brain": f"{absent_nib}/{absent}",
+        "absent_nib_share": absent_nib / absent if absent else 0.0,
+        "absent_verified": absent_stamps["VERIFIED"],
+        "absent_corrected": absent_stamps["CORRECTED"],
+        "answerable_verified_with_gold": f"{verified_gold}/{answerable}",
+        "answerable_verified_gold_share": verified_gold / answerable if answerable else 0.0,
+    }
+
+
+def ask_line(label: str, a: dict) -> str:
+    return (
+        f"ask ({label}): absent NOT IN BRAIN {a['absent_questions_stamped_not_in_brain']} "
+        f"({a['absent_nib_share']:.0%}), absent VERIFIED {a['absent_verified']} "
+        f"(CORRECTED {a['absent_corrected']}); "
+        f"answerable VERIFIED citing a gold note {a['answerable_verified_with_gold']} "
+        f"({a['answerable_verified_gold_share']:.0%}); cited notes that are gold "
+        f"{a['cited_notes_that_are_gold']} ({a['cited_gold_share']:.0%}); answers citing a gold "
+        f"note {a['answers_citing_a_gold_note']}; stamps {a['stamps']}"
+    )
+
+
+class StubMessagesServer:
+    """A local HTTP server that speaks enough of the Messages API for the `anthropic` SDK.
+
+    `respond(body)` gets each request's JSON body and returns (status, JSON payload);
+    `message` and `tool_reply` build the payloads. Used by `cortex eval` for the
+    model-reader figures and by the tests for scripted model replies.
+    """
+
+    def __init__(self, respond: Callable[[dict], tuple[int, dict]]):
+        self.respond = respond
+        self.requests: list[dict] = []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                stub.requests.append(
+                    {"body": body, "auth": self.headers.get("x-api-key") or self.headers.get("authorization")}
+                )
+                status, payload = stub.respond(body)
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                try:
+                    self.wfile.write(data)
+                except BrokenPipeError:
+                    pass  # the client gave up first: the timeout case
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    @staticmethod
+    def message(content: list, stop: str) -> dict:
+        return {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "stub-model",
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 1234, "output_tokens": 56},
+        }
+
+    @classmethod
+    def tool_reply(cls, tool_input: dict) -> tuple[int, dict]:
+        """A 200 reply that calls the `answer` tool with `tool_input`."""
+        return 200, cls.message(
+            [{"type": "tool_use", "id": "toolu_1", "name": "answer", "input": tool_input}], "tool_use"
+        )
+
+
+# One file of a rendered pack: its header line, then its text up to the next header.
+PACK_FILE = re.compile(r"^=== FILE (\S+)(?: \(part: ([^)]*)\))? \[tag: (\w+)\] ===$", re.MULTILINE)
+
+
+def unpack(prompt: str) -> tuple[list[tuple[str, str | None, str, str]], str]:
+    """(path, parts, tag, text) of each file of a rendered pack, and the question."""
+    body, _, question = prompt.rpartition("\n\nQuestion: ")
+    heads = list(PACK_FILE.finditer(body))
+    files = []
+    for i, m in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
+        files.append((m.group(1), m.group(2), m.group(3), body[m.end() + 1 : end]))
+    return files, question
+
+
+def stub_model(brain) -> Callable[[dict], tuple[int, dict]]:
+    """The eval's stand-in for a model: the offline reader's choice over only the files sent.
+
+    It looks the cited notes up in the served snapshot (it runs in-process) so the
+    offline reader can cut them into blocks, and answers through the `answer` tool.
+    """
+
+    def respond(body: dict) -> tuple[int, dict]:
+        files, question = unpack(body["messages"][0]["content"])
+        return StubMessagesServer.tool_reply(stub_answer(brain, files, question))
+
+    return respond
+
+
+def stub_answer(brain, files: list[tuple[str, str | None, str, str]], question: str) -> dict:
+    """What the stub model answers from `files` (path, parts, tag, text): the offline
+    reader's choice among only those files, as the `answer` tool's input."""
+    from cortex.ask.asker import evidence, usable
+    from cortex.ask.pack import Pack, PackedFile
+    from cortex.ask.readers import OfflineReader
+
+    snap = brain.snapshot()
+    day = brain.today()
+    _, weights, holders, _ = evidence(brain, snap, question, {p for p in snap.notes if usable(snap, p, day, False)})
+    pack = Pack(
+        sha=snap.sha,
+        files=[PackedFile(tag, path, snap.notes[path], text, parts) for path, parts, tag, text in files],
+        weights=weights,
+        holders=holders,
+    )
+    reply = OfflineReader().read(question, pack)
+    return {
+        "answer": reply.answer,
+        "citations": [{"tag": t, "quote": q} for t, q in reply.citations],
+        "not_in_brain": reply.not_in_brain,
+    }
+
+
+FENCED_FILE = re.compile(
+    r"^⟦BEGIN NOTE (\w+)⟧ (.+?)(?: \(part: ([^)]*)\))? \[tag: (\w+)\][^\n]*\n(.*?)^⟦END NOTE \1⟧", re.M | re.S
+)
+
+
+def unfence(text: str) -> tuple[list[tuple[str, str | None, str, str]], str]:
+    """(path, parts, tag, text) of each file of a pack as the client's model is sent it, and the question."""
+    body, _, question = text.rpartition("\n\nQuestion: ")
+    files = [(m.group(2), m.group(3), m.group(4), m.group(5)) for m in FENCED_FILE.finditer(body)]
+    return files, question
+
+
+class ClientAsks:
+    """brain_ask over real HTTP with the MCP SDK's Python client, whose sampling callback is
+    the stub model reading the fenced pack it is sent: the eval's stand-in for a client
+    whose own model reads (CORTEX_READER=client). `ask(question)` as `Tools.ask`."""
+
+    def __init__(self, brain):
+        import secrets
+        import socket
+
+        import uvicorn
+
+        from cortex.ask.asker import Asker, ReaderOrder
+        from cortex.ask.readers import OfflineReader
+        from cortex.http.doors import build_app
+        from cortex.settings import Settings
+        from cortex.tools.trusted import Tools
+
+        self.brain, self.token = brain, secrets.token_urlsafe(24)
+        asker = Asker(brain, OfflineReader(), order=ReaderOrder("client", None, OfflineReader()))
+        settings = Settings.from_env({}, home=Path(tempfile.mkdtemp(prefix="cortex-eval-home-")), brain=Path("."))
+        app = build_app(settings, Tools(brain, asker), self.token, secrets.token_urlsafe(24))
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/mcp"
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        self.thread = threading.Thread(target=lambda: self.server.run(sockets=[self.sock]), daemon=True)
+        self.thread.start()
+        while not self.server.started:
+            threading.Event().wait(0.01)
+        self.requests = 0
+
+    async def _ask_all(self, questions: list[str]) -> list[dict]:
+        import httpx2
+        from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp_types import CreateMessageResult, TextContent
+
+        async def sampling(context, params):
+            self.requests += 1
+            files, question = unfence(params.messages[0].content.text)
+            text = json.dumps(stub_answer(self.brain, files, question))
+            return CreateMessageResult(role="assistant", content=TextContent(type="text", text=text), model="stub")
+
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {self.token}"}, timeout=60)
+        out = []
+        async with Client(streamable_http_client(self.url, http_client=http), sampling_callback=sampling) as c:
+            for q in questions:
+                result = await c.call_tool("brain_ask", {"question": q})
+                out.append(result.structured_content)
+        return out
+
+    def ask_all(self, questions: list[str]) -> list[dict]:
+        import asyncio
+
+        return asyncio.run(self._ask_all(questions))
+
+    def close(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+def main(args) -> int:
+    from cortex.ask.asker import Asker
+    from cortex.ask.readers import AnthropicReader, OfflineReader
+    from cortex.settings import Settings
+    from cortex.tools.trusted import Tools
+
+    brain_dir = Path(args.brain_dir) if args.brain_dir else ROOT / "brain"
+    questions = Path(args.questions) if args.questions else ROOT / "questions.jsonl"
+    brain, qs = load(brain_dir, questions)
+    tools = Tools(brain, Asker(brain, OfflineReader()))
+    by_kind = collections.Counter(q.get("kind", "?") for q in qs)
+    print(f"eval brain: {len(brain.snapshot().notes)} notes; {len(qs)} questions {dict(by_kind)}")
+    reworded_file = ROOT / "reworded.jsonl"
+    reworded = (
+        [json.loads(line) for line in reworded_file.read_text().splitlines() if line.strip()]
+        if not args.questions and reworded_file.exists()
+        else []
+    )
+    lexical = retrieval(tools, qs)
+    print(
+        "lexical only (CORTEX_MEANING=off): "
+        + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in lexical.items())
+        + (f"; reworded recall@5 {retrieval(tools, reworded)['recall@5']:.3f}" if reworded else "")
+    )
+    if (Settings.from_env().meaning or "on") != "off":
+        print(attach_meaning(brain))
+    r = retrieval(tools, qs)
+    print(
+        "retrieval (brain_search, default filters): "
+        + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in r.items())
+    )
+    for kind in sorted(by_kind):
+        sub = [q for q in qs if q.get("kind") == kind and q["gold"]]
+        if sub:
+            rk = retrieval(tools, sub)
+            print(
+                f"  {kind:<11} n={rk['questions']:<4} recall@1 {rk['recall@1']:.3f}  recall@5 "
+                f"{rk['recall@5']:.3f}  recall@10 {rk['recall@10']:.3f}  MRR {rk['MRR']:.3f}"
+            )
+    if reworded:
+        # Issue 22's set, kept apart so the figures above stay comparable from one issue to the next.
+        rk = retrieval(tools, reworded)
+        print(
+            f"reworded (no content word shared with the gold note; eval/reworded.jsonl) n={rk['questions']}  "
+            f"recall@1 {rk['recall@1']:.3f}  recall@5 {rk['recall@5']:.3f}  recall@10 {rk['recall@10']:.3f}  "
+            f"MRR {rk['MRR']:.3f}"
+        )
+    if brain.meaning is not None:
+        print("\n".join(fusion_table(brain, tools, {"questions": qs, **({"reworded": reworded} if reworded else {})})))
+    if not getattr(args, "no_ask", False):
+        print(ask_line("offline reader", ask_part(tools, qs)))
+        if reworded:
+            print(ask_line("offline reader, reworded", ask_part(tools, reworded)))
+        model_asker = Asker(brain, OfflineReader())  # replaced below, once the stub runs
+        stub = StubMessagesServer(lambda body: (500, {}))
+        try:
+            model_asker.reader = AnthropicReader("stub-model", "eval-key-not-real", timeout=30.0, base_url=stub.url)
+            stub.respond = stub_model(brain)
+            print(ask_line("model reader, stub model", ask_part(Tools(brain, model_asker), qs)))
+            model_asker.sweep, model_asker.cache = 0, type(model_asker.cache)()
+            print(ask_line("model reader, stub model, CORTEX_ASK_SWEEP=0", ask_part(Tools(brain, model_asker), qs)))
+        finally:
+            stub.close()
+        client = ClientAsks(brain)
+        try:
+            replies = client.ask_all([q["question"] for q in qs])
+        finally:
+            client.close()
+        answered = dict(zip((q["question"] for q in qs), replies))
+        readers = collections.Counter(r["reader"].split("/")[0] for r in replies)
+        print(
+            ask_line(
+                f"client's model through MCP sampling, stub model; {client.requests} sampling requests, "
+                f"readers {dict(readers)}",
+                ask_part(type("Answered", (), {"ask": staticmethod(answered.__getitem__)})(), qs),
+            )
+        )
+    return 0
+
+
+def bar_table(bars: list[float]) -> list[str]:
+    """The offline reader's precision/recall trade-off on the public eval, one row a bar."""
+    from cortex.ask.asker import Asker
+    from cortex.ask.readers import OfflineReader
+    from cortex.tools.trusted import Tools
+
+    brain, qs = load(ROOT / "brain", ROOT / "questions.jsonl")
+    rows = ["bar   absent NOT IN BRAIN (VERIFIED)   answerable VERIFIED with gold   cited notes gold"]
+    for bar in bars:
+        a = ask_part(Tools(brain, Asker(brain, OfflineReader(bar))), qs)
+        rows.append(
+            f"{bar:<5} {a['absent_questions_stamped_not_in_brain']:>6} ({a['absent_nib_share']:.0%}) "
+            f"({a['absent_verified']:>2})"
+            f"        {a['answerable_verified_with_gold']:>8} ({a['answerable_verified_gold_share']:.0%})"
+            f"              {a['cited_notes_that_are_gold']:>8} ({a['cited_gold_share']:.0%})"
+        )
+    return rows
+
+
+def halves(qs: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The fixed split used to choose the offline reader's rules: (even lines, odd lines).
+
+    Lines are counted from 1 in questions.jsonl. Issue 14's recall work chose on the even
+    half and held the odd half out; both are reported with the choice.
+    """
+    return [q for i, q in enumerate(qs, 1) if i % 2 == 0], [q for i, q in enumerate(qs, 1) if i % 2 == 1]
+
+
+def halves_table(bars: list[float]) -> list[str]:
+    """The four ask figures of the offline reader on each half of the split, one row a bar."""
+    from cortex.ask.asker import Asker
+    from cortex.ask.readers import OfflineReader
+    from cortex.tools.trusted import Tools
+
+    brain, qs = load(ROOT / "brain", ROOT / "questions.jsonl")
+    rows = []
+    for bar in bars:
+        tools = Tools(brain, Asker(brain, OfflineReader(bar)))
+        for label, half in zip(("even (chosen on)", "odd (held out)"), halves(qs)):
+            a = ask_part(tools, half)
+            rows.append(
+                f"{bar:<5} {label:<17} absent NOT IN BRAIN {a['absent_questions_stamped_not_in_brain']} "
+                f"VERIFIED {a['absent_verified']}; answerable VERIFIED with gold "
+                f"{a['answerable_verified_with_gold']} ({a['answerable_verified_gold_share']:.0%}); "
+                f"cited notes gold {a['cited_notes_that_are_gold']} ({a['cited_gold_share']:.0%})"
+            )
+    return rows
+
+
+if __name__ == "__main__":  # python3 -m cortex.app.evaluate --bars | --halves: the tables in cortex/ask/readers.py
+    import sys
+
+    if sys.argv[1:] == ["--bars"]:
+        print("\n".join(bar_table([0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9])))
+    elif sys.argv[1:] == ["--halves"]:
+        print("\n".join(halves_table([0.6, 0.65])))

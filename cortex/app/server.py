@@ -1,0 +1,234 @@
+"""Putting it together: settings -> brain -> tools -> doors -> uvicorn."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from cortex.app.brain_setup import make_meaning, open_brain
+from cortex.ask.asker import AnswerCache, Asker, MemoryCache, ReaderOrder
+from cortex.ask.readers import AnthropicReader, OfflineReader, Reader
+from cortex.http.parts import Parts
+from cortex.index.saved import IndexFile
+from cortex.settings import Settings, load_or_make_secret
+from cortex.tools.trusted import Tools
+
+
+def assemble(settings: Settings) -> Parts:
+    brain, _ = open_brain(settings)
+    brain.meaning = make_meaning(settings, brain, log=_say)
+    if settings.token:
+        token, new = settings.token, False
+    else:
+        token, new = load_or_make_secret(settings.home / "owner-token")
+    url_secret = settings.url_secret or load_or_make_secret(settings.home / "url-secret")[0]
+    reader = make_reader(settings)
+    server_model = reader if settings.anthropic_key else None
+    order = ReaderOrder(settings.reader, server_model, OfflineReader() if server_model else reader)
+    asker = Asker(
+        brain,
+        reader,
+        answer_cache(settings),
+        pack_bytes=settings.pack_bytes,
+        sweep=settings.ask_sweep,
+        order=order,
+        client_timeout=settings.reader_timeout,
+    )
+    parts = Parts(settings, brain, Tools(brain, asker), token, url_secret, new)
+    # issue 7: hand edits on a working tree; pushes and fetches in hosted mode (threads start with the app)
+    if settings.remote:
+        parts.remote = brain.store
+    elif brain.store.workdir is not None:
+        from cortex.brain.watcher import Editor
+
+        parts.editor = Editor(brain, settings.debounce_ms, author=settings.author)
+    return parts
+
+
+def sync_parts(parts: Parts, app_args: dict[str, Any]) -> dict[str, Any]:
+    """issue 7: build_app's arguments plus the webhook route, the sync threads and their health."""
+    from cortex.store.remote import webhook_route
+
+    runners = [r for r in (parts.editor, parts.remote) if r is not None]
+    routes = list(app_args.pop("extra_routes", None) or [])
+    routes.append(webhook_route(parts.remote, parts.settings.webhook_secret))
+    health = app_args.get("health")
+    startup = list(app_args.get("on_startup") or [])
+
+    def combined_health() -> dict[str, Any]:
+        body = dict(health() if health else {})
+        if parts.brain.meaning is not None:
+            body.update(parts.brain.meaning.status())
+        for r in runners:
+            body.update(r.status())
+        return body
+
+    parts.health = combined_health  # the console's Status page shows it to the signed-in owner
+    app_args.update(extra_routes=routes, health=combined_health, on_startup=startup + [r.start for r in runners])
+    return app_args
+
+
+def answer_cache(settings: Settings) -> AnswerCache:
+    """In Redis when one is configured (shared by every instance), else in memory."""
+    if settings.redis_url:
+        from cortex.guests.queue import RedisAnswerCache
+
+        return RedisAnswerCache(settings.redis_url)
+    return MemoryCache()
+
+
+def make_reader(settings: Settings) -> Reader:
+    """The model reader when a key is set, else the offline extractive reader."""
+    if settings.anthropic_key:
+        return AnthropicReader(settings.reader_model, settings.anthropic_key)
+    return OfflineReader()
+
+
+def _say(line: str) -> None:
+    import sys
+
+    print(line, file=sys.stderr, flush=True)
+
+
+def warm_up(parts: Parts) -> None:
+    """Build the corpus and its index in the background: reads are served at once,
+    and the first search waits only for what is left of the build."""
+    import sys
+
+    def progress(done: int, total: int) -> None:
+        print(
+            f"index: {done:,} of {total:,} files read" + (" - done" if done == total else ""),
+            file=sys.stderr,
+            flush=True,
+        )
+
+    parts.brain.corpus.progress = progress
+    parts.brain.corpus.warm()
+    meaning = parts.brain.meaning
+    if meaning is not None:
+        # After the port opens and the index is on its way: search is lexical until it is done.
+        meaning.progress = _meaning_progress()
+        meaning.start(parts.brain.corpus)
+    saved = parts.brain.corpus.saved
+    if isinstance(saved, IndexFile):
+        # Its first round waits for the build (or load) warm() started and saves it when
+        # it is new; then hourly while the head moves (persist.SAVE_EVERY_S says why).
+        saved.keep_saving(parts.brain.corpus)
+
+
+def _meaning_progress():
+    """Prints how far the first embedding has got, at most every 5 s, and when it is done."""
+    import time
+
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done >= total or now - last[0] >= 5.0:
+            last[0] = now
+            _say(f"meaning: {done:,} of {total:,} notes embedded" + (" - done" if done >= total else ""))
+
+    return progress
+
+
+def save_on_shutdown(parts: Parts) -> None:
+    """A clean shutdown saves the head's index if it moved since the last save, and the vectors."""
+    if parts.brain.meaning is not None:
+        parts.brain.meaning.stop()
+        parts.brain.meaning.save()
+    saved, corpus = parts.brain.corpus.saved, parts.brain.corpus
+    if not isinstance(saved, IndexFile):
+        return
+    saved.stop_saving()
+    if corpus.built() is not None:
+        try:
+            corpus.latest()  # one tree diff: commits the server never read are saved too
+        except Exception:  # noqa: BLE001 - the snapshot already built is still worth saving
+            pass
+        saved.save_or_say(corpus)
+
+
+def make_app(parts: Parts):
+    from cortex.http.console.routes import console_routes
+    from cortex.http.doors import build_app
+    from cortex.http.guest_door import guest_parts
+
+    guest = guest_parts(parts)  # first: it makes parts.queue from REDIS_URL, which the console shares
+    return build_app(
+        parts.settings,
+        parts.tools,
+        parts.owner_token,
+        parts.url_secret,
+        **sync_parts(parts, dict(guest, extra_routes=console_routes(parts))),
+    )
+
+
+def banner(parts: Parts) -> str:
+    s = parts.settings
+    host = "127.0.0.1" if s.host in ("0.0.0.0", "::") else s.host
+    base = f"http://{host}:{s.port}"
+    lines = [f"Cortex serving {s.brain} at {base}/mcp (head {(parts.brain.store.head() or '')[:12]})"]
+    if parts.new_token:
+        config = {
+            "mcpServers": {
+                "cortex": {
+                    "type": "http",
+                    "url": f"{base}/mcp",
+                    "headers": {"Authorization": f"Bearer {parts.owner_token}"},
+                }
+            }
+        }
+        lines += [
+            "",
+            "Owner token (shown once; kept in " + str(s.home / "owner-token") + "):",
+            f"  {parts.owner_token}",
+            "",
+            "Claude Code:",
+            f'  claude mcp add --transport http cortex {base}/mcp --header "Authorization: Bearer {parts.owner_token}"',
+            "Any MCP client (JSON config):",
+            "  " + json.dumps(config),
+            "Connector-style clients (the URL is the secret):",
+            f"  {base}/s/{parts.url_secret}/mcp",
+        ]
+    else:
+        lines.append(
+            f"Owner token: in {s.home / 'owner-token'} (or CORTEX_TOKEN); secret URL in {s.home / 'url-secret'}."
+        )
+    lines += client_snippets(parts, base)
+    return "\n".join(lines)
+
+
+def client_snippets(parts: Parts, base: str) -> list[str]:
+    """issue 7: Claude Desktop (via mcp-remote) and what runs alongside: hand edits, the remote."""
+    token = parts.owner_token if parts.new_token else "${CORTEX_TOKEN}"
+    desktop = {
+        "mcpServers": {
+            "cortex": {
+                "command": "npx",
+                "args": ["mcp-remote", f"{base}/mcp", "--header", "Authorization:${AUTH_HEADER}"],
+                "env": {"AUTH_HEADER": f"Bearer {token}"},
+            }
+        }
+    }
+    lines = [
+        "Claude Desktop (claude_desktop_config.json, through the mcp-remote stdio bridge):",
+        "  " + json.dumps(desktop),
+    ]
+    if not parts.new_token:
+        lines += [
+            "Claude Code:",
+            f'  claude mcp add --transport http cortex {base}/mcp --header "Authorization: Bearer {token}"',
+            f"Connector-style clients: {base}/s/<the secret in {parts.settings.home / 'url-secret'}>/mcp",
+        ]
+    if parts.editor is not None:
+        lines.append(
+            f"Hand edits: watching {parts.editor.root} (committed after "
+            f"{parts.settings.debounce_ms} ms of quiet, door editor)"
+        )
+    if parts.remote is not None:
+        hook = "POST /hooks/push (HMAC-SHA256)" if parts.settings.webhook_secret else "off (no CORTEX_WEBHOOK_SECRET)"
+        lines.append(
+            f"Remote: {parts.remote.display_url} (fetch every {parts.settings.fetch_interval:g} s; "
+            f"every write pushed; webhook {hook})"
+        )
+    return lines

@@ -1,0 +1,1 @@
+"""brain_ask and brain_verify: retrieve, pack, read, verify, stamp."""

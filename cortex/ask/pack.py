@@ -1,0 +1,258 @@
+"""The pack: the notes a reader model sees, whole and in rank order, under a budget.
+
+Each file block opens with `=== FILE <path> [tag: <tag>] ===`. Tags are opaque,
+issued per pack from the SHA and the position, and resolved by the server: the
+reader cites a tag, never a path. A note too large for the budget goes in by its
+best-matching sections, each labelled as a part; no note is cut mid-section.
+
+The pack also carries the question's *distinctive* terms (`distinctive`): the
+content words rare enough in the scope to be evidence, each with its rarity weight
+and the notes of the scope that hold it. A complete search reads every note that
+holds one of them; the offline reader answers only from a passage that covers
+enough of their weight.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from cortex.index.bm25 import idf
+from cortex.index.tokenize import STOPWORDS, tokenize
+from cortex.notes.note import Note
+from cortex.notes.structure import headings
+
+# A term is distinctive when at most this share of the scope's notes holds it (or at
+# most DISTINCT_FLOOR notes, so a small brain still has evidence). Measured on the
+# public eval (176 notes): at 10%, "hive" (30 notes), "honey" (34), "2026" (109) and
+# "vellmoor" (17) are context, while "hotline" (3), "swarm" (11) and "salary" (0) are
+# evidence. NOT IN BRAIN needs every note holding a distinctive term read, so the
+# share also bounds how many notes that takes.
+DISTINCT_SHARE = 0.10
+DISTINCT_FLOOR = 5
+# Words that frame a question rather than say what it is about; never evidence,
+# however rare they are in a brain ("What is the name of…", "the best time to…").
+FRAMING = frozenset(
+    """
+many much long often far big exactly according name names named called call best time
+times kind sort way ways thing things anything something everything ever usually currently
+get gets got go goes went come comes came use used using make made say says said tell know
+mention mentioned note notes brain please
+didn don doesn isn wasn aren weren won wouldn couldn shouldn haven hasn hadn
+""".split()
+)
+_APOSTROPHE_TAILS = ("s", "t", "re", "ll", "ve", "d", "m")
+_CONNECTOR = re.compile(r"[-./@:'_]+")
+
+
+@dataclass(frozen=True)
+class PackedFile:
+    tag: str
+    path: str
+    note: Note
+    text: str
+    parts: str | None = None  # e.g. "2 of 9 sections"; None when the note is whole
+
+
+@dataclass
+class Pack:
+    sha: str
+    files: list[PackedFile]
+    left_for_budget: list[str] = field(default_factory=list)
+    # The question's distinctive terms: rarity weight, and the scope's notes holding each
+    # (None when the pack was built without the scope's statistics).
+    weights: dict[str, float] | None = None
+    holders: dict[str, frozenset[str]] | None = None
+
+    @property
+    def notes_by_tag(self) -> dict[str, Note]:
+        return {f.tag: f.note for f in self.files}
+
+    @property
+    def paths(self) -> list[str]:
+        return [f.path for f in self.files]
+
+    def render(self) -> str:
+        out = []
+        for f in self.files:
+            label = f" (part: {f.parts})" if f.parts else ""
+            out.append(f"=== FILE {f.path}{label} [tag: {f.tag}] ===\n{f.text.rstrip()}\n")
+        return "\n".join(out)
+
+
+def make_tag(sha: str, position: int) -> str:
+    """An opaque tag for the file at `position` in a pack served from `sha`."""
+    return "t" + hashlib.sha256(f"{sha}:{position}".encode()).hexdigest()[:8]
+
+
+def sections(note: Note) -> list[str]:
+    """The note's text cut at its headings (as CommonMark reads them, so none in code):
+    frontmatter-free preamble, then one piece per heading."""
+    body = note.body
+    cuts = [0] + [h.start for h in headings(body) if h.start > 0]
+    pieces = [body[a:b] for a, b in zip(cuts, cuts[1:] + [len(body)])]
+    return [p for p in pieces if p.strip()]
+
+
+def build_pack(sha: str, notes: list[Note], question: str, budget: float, first: int = 0) -> Pack:
+    """Pack `notes` (best first) whole while they fit, else by their best sections.
+
+    `first`: how many files earlier packs of the same answer held, so tags stay unique.
+    """
+    terms = set(tokenize(question))
+    pack = Pack(sha=sha, files=[])
+    used = 0
+    for note in notes:
+        tag = make_tag(sha, first + len(pack.files))
+        header = 40 + len(note.path)
+        whole = len(note.body.encode("utf-8")) + header
+        if used + whole <= budget:
+            pack.files.append(PackedFile(tag, note.path, note, note.body))
+            used += whole
+            continue
+        secs = sections(note)
+        ranked = sorted(range(len(secs)), key=lambda i: (-len(terms.intersection(tokenize(secs[i]))), i))
+        chosen: list[int] = []
+        room = budget - used - header
+        for i in ranked:
+            if not terms.intersection(tokenize(secs[i])):
+                break
+            size = len(secs[i].encode("utf-8"))
+            if size <= room:
+                chosen.append(i)
+                room -= size
+        if not chosen:
+            pack.left_for_budget.append(note.path)
+            continue
+        chosen.sort()
+        text = "\n".join(secs[i].rstrip() for i in chosen)
+        part = f"{len(chosen)} of {len(secs)} sections" if len(chosen) < len(secs) else None
+        pack.files.append(PackedFile(tag, note.path, note, text, part))
+        used += len(text.encode("utf-8")) + header
+    return pack
+
+
+def question_terms(question: str) -> list[str]:
+    """The question's content terms that may be evidence, in order, without repeats.
+
+    Stopwords and framing words are dropped, and so are the leftovers of possessives
+    and contractions: "Rosa's" gives "rosa", "didn't" gives nothing.
+    """
+    out: list[str] = []
+    for t in tokenize(question):
+        if "'" in t:
+            head, _, tail = t.rpartition("'")
+            if tail in _APOSTROPHE_TAILS:
+                continue  # its parts are terms of their own
+        if t in STOPWORDS or t in FRAMING or (len(t) == 1 and t.isalpha()) or t in out:
+            continue
+        if out and not out[-1].isascii() and t in tokenize(out[-1]):
+            continue  # "škoda" then "skoda": one word, spelled with and without accents
+        out.append(t)
+    return out
+
+
+_SUFFIXES = ("ings", "ing", "ies", "ied", "es", "ed", "s")
+_ENDINGS = ("", "e", "s", "es", "ed", "ing", "ings")
+# Derivational endings (English word formation, not any brain's words): the longest
+# one is taken off a term to find its base ("electricity" -> "electric", "rental" ->
+# "rent", "extraction" -> "extract"), and the base with any of `_DERIVED` stands for the
+# term. A base keeps at least `_BASE_MIN` letters, so "supers" is not "sup".
+_DERIVATIONAL = tuple(
+    sorted(
+        """ational ations ation ions ion ances ance ences ence ments ment ness ities ity ically ical
+        ic als al ly ives ive ous ers er est ful ings ing ied ies ed es s e y""".split(),
+        key=len,
+        reverse=True,
+    )
+)
+_DERIVED = (
+    *_ENDINGS,
+    *"er ers ion ions ation ations al ally ly ity ic ical ive ment ments ance ence y ies ied ness est".split(),
+)
+_BASE_MIN = 4
+
+
+def variants(term: str) -> frozenset[str]:
+    """A term and its inflected and derived spellings, for matching only.
+
+    A light English fold used to decide which notes hold a question's term and whether
+    a passage covers it: plural, -ed, -ing on a stem of 3+ letters ("reared" ~
+    "rearing" ~ "rear"), and one derivational ending on a base of 4+ letters
+    (`derived_base`: "insures" ~ "insurance", "quickly" ~ "quick"). It may match a
+    false friend ("mated" ~ "mat", "station" ~ "state"); that makes a search read more
+    notes, and the offline reader's bar still asks for the rest of the question. The
+    verifier never folds anything.
+    """
+    out = set(tokenize(term)) | {term}  # an accented word also stands for its bare spelling
+    if not (term.isalpha() and term.isascii() and len(term) > 3):
+        return frozenset(out)
+    stem = term
+    for suffix in _SUFFIXES:
+        if term.endswith(suffix) and len(term) - len(suffix) >= 3 and not term.endswith("ss"):
+            stem = term[: -len(suffix)]
+            if suffix in ("ies", "ied"):
+                stem += "y"
+            break
+    if stem != term and len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+        stem = stem[:-1]  # planned -> plan
+    if stem.endswith("e") and len(stem) > 3:
+        stem = stem[:-1]  # produce -> produc(e/ed/ing)
+    if stem.endswith("y"):
+        out.update((stem, stem + "s", stem[:-1] + "ies", stem[:-1] + "ied"))
+    else:
+        out.update(stem + e for e in _ENDINGS)
+        if len(stem) >= 3 and stem[-1] not in "aeiouywx" and stem[-2] in "aeiou":
+            out.update(stem + stem[-1] + e for e in ("ed", "ing"))  # plan -> planned
+    base = derived_base(term)
+    out.update(base + e for e in _DERIVED)
+    if base.endswith("y"):
+        out.update(base[:-1] + e for e in ("ies", "ied", "ily", "iness"))
+    return frozenset(out)
+
+
+def derived_base(term: str) -> str:
+    """`term` less its longest derivational ending, when 4+ letters remain ("rental" -> "rent").
+
+    A doubled final consonant left behind is undone ("planning" -> "plan"), as for
+    inflections. A term with no such ending is its own base.
+    """
+    if len(term) > _BASE_MIN:
+        for ending in _DERIVATIONAL:
+            if term.endswith(ending) and len(term) - len(ending) >= _BASE_MIN:
+                base = term[: -len(ending)]
+                if len(base) > _BASE_MIN and base[-1] == base[-2] and base[-1] not in "lsz":
+                    base = base[:-1]
+                return base
+    return term
+
+
+def rarity(counts: Mapping[str, int], n_docs: int) -> dict[str, float]:
+    """The question's terms (term -> notes of the scope holding it) weighted by rarity.
+
+    The weight is the BM25 IDF, so a term no note holds weighs most. A compound
+    ("co-working", "2026/2027") stands for its parts when a note holds it, and its
+    parts stand for it when none does.
+    """
+    keep = dict(counts)
+    for term, n in counts.items():
+        parts = [p for p in _CONNECTOR.split(term) if p]
+        if len(parts) < 2:
+            continue
+        if n > 0:
+            for p in parts:
+                keep.pop(p, None)
+        else:
+            keep.pop(term, None)
+    return {t: idf(n_docs, n) for t in keep for n in (keep[t],)}
+
+
+def distinctive(counts: Mapping[str, int], n_docs: int) -> set[str]:
+    """The terms of `counts` rare enough in the scope to be evidence.
+
+    At most `DISTINCT_SHARE` of the `n_docs` notes (or `DISTINCT_FLOOR`) hold one.
+    """
+    limit = max(DISTINCT_FLOOR, DISTINCT_SHARE * n_docs)
+    return {t for t in rarity(counts, n_docs) if counts[t] <= limit}

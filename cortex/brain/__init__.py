@@ -1,0 +1,1 @@
+"""The Brain: one-commit writes, the working-tree watcher, the lock, working state."""

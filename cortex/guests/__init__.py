@@ -1,0 +1,1 @@
+"""Guests: their policies, the proposal queue in Redis, the owner's review."""

@@ -1,0 +1,468 @@
+"""The proposal queue in Redis: guest proposals wait here for the owner's decision.
+
+The only module that imports `redis`. Every state change is one Lua script, so
+admission, acceptance and the meters stay correct when several server
+processes share one Redis: Redis's atomic scripts are the coordination, no
+locks of our own.
+
+States: pending -> accepting -> committed (or back to pending if the commit is
+refused); pending -> rejected; pending -> expired after 30 days. `canceled` is a
+valid target of `move` (accepting -> canceled) but no tool reaches it yet. Git keeps what must
+outlive Redis (receipts, tombstones); Redis keeps only what Git should not.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import hashlib
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from cortex.errors import BadInput, QueueUnavailable, StoreError
+from cortex.settings import GUEST_SHARE, QUEUE_CAP
+
+MAX_AGE = 30 * 86_400  # a pending proposal expires after 30 days
+KEEP_DECIDED = 30 * 86_400  # decided ones stay this long, so a retried accept finds its commit
+METER_TTL = 2 * 86_400  # a day's meter key outlives its day, then Redis drops it
+# Short timeouts: a dead Redis must fail a guest call in about a second, not hang it.
+SOCKET_TIMEOUT = 1.0
+MAX_WHY_CHARS = 500
+
+
+def content_digest(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+def tomb_key(path: str, digest: str) -> str:
+    """The identity of a rejected proposal: its path and its content digest."""
+    return hashlib.sha256(f"{path}\n{digest}".encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Proposal:
+    id: str
+    guest: str
+    path: str
+    mode: str
+    content: str
+    why: str
+    digest: str
+    state: str
+    created: float
+    extra: dict[str, str] = field(default_factory=dict)  # commit, parent, reason, decided, ...
+
+    @classmethod
+    def from_hash(cls, h: dict[str, str]) -> "Proposal":
+        known = {"id", "guest", "path", "mode", "content", "why", "digest", "state", "created"}
+        return cls(
+            id=h["id"],
+            guest=h["guest"],
+            path=h["path"],
+            mode=h["mode"],
+            content=h["content"],
+            why=h.get("why", ""),
+            digest=h["digest"],
+            state=h["state"],
+            created=float(h["created"]),
+            extra={k: v for k, v in h.items() if k not in known},
+        )
+
+    def created_iso(self) -> str:
+        return dt.datetime.fromtimestamp(self.created, dt.timezone.utc).isoformat(timespec="seconds")
+
+
+# Shared by the scripts: pending proposals older than max_age become `expired`.
+# Lazy expiry inside the same script as admission and listing, so the cap never
+# counts a proposal that is already past its 30 days.
+_SWEEP = """
+local function sweep(p, now, max_age, keep)
+  local old = redis.call('ZRANGEBYSCORE', p..'open', '-inf', now - max_age)
+  for _, id in ipairs(old) do
+    local key = p..'p:'..id
+    local state = redis.call('HGET', key, 'state')
+    if state == 'pending' or not state then
+      redis.call('ZREM', p..'open', id)
+      if state then
+        redis.call('HSET', key, 'state', 'expired', 'decided', now)
+        redis.call('EXPIRE', key, keep)
+        local dk = redis.call('HGET', key, 'dkey')
+        if dk and redis.call('HGET', p..'dedupe', dk) == id then redis.call('HDEL', p..'dedupe', dk) end
+      end
+    end
+  end
+end
+local function close(p, id, key, keep)
+  redis.call('ZREM', p..'open', id)
+  redis.call('EXPIRE', key, keep)
+  local dk = redis.call('HGET', key, 'dkey')
+  if dk and redis.call('HGET', p..'dedupe', dk) == id then redis.call('HDEL', p..'dedupe', dk) end
+end
+"""
+
+# ARGV: prefix, now, max_age, keep, cap, daily_limit, meter_key, meter_ttl,
+#       id, guest, path, mode, content, why, digest, tombkey, dkey, guest_cap
+_ADMIT = (
+    _SWEEP
+    + """
+local p = ARGV[1]
+local now, max_age, keep = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local cap, limit, meter, meter_ttl = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7], tonumber(ARGV[8])
+local id, tk, dk = ARGV[9], ARGV[16], ARGV[17]
+if redis.call('EXISTS', p..'tombs:loaded') == 0 then return {'reload'} end
+sweep(p, now, max_age, keep)
+local tomb = redis.call('HGET', p..'tombs', tk)
+if tomb then return {'tombstone', tomb} end
+local dup = redis.call('HGET', p..'dedupe', dk)
+if dup and redis.call('ZSCORE', p..'open', dup) then return {'duplicate', dup} end
+local open = redis.call('ZCARD', p..'open')
+if open >= cap then return {'full', tostring(open)} end
+-- The guest's own share: at most `cap` (50) open proposals to look at, so a scan is cheap.
+local mine = 0
+for _, other in ipairs(redis.call('ZRANGE', p..'open', 0, -1)) do
+  if redis.call('HGET', p..'p:'..other, 'guest') == ARGV[10] then mine = mine + 1 end
+end
+if mine >= tonumber(ARGV[18]) then return {'guest_full', tostring(mine)} end
+local used = tonumber(redis.call('GET', meter) or '0')
+if used >= limit then return {'meter', tostring(used)} end
+redis.call('INCR', meter)
+redis.call('EXPIRE', meter, meter_ttl)
+redis.call('HSET', p..'p:'..id, 'id', id, 'guest', ARGV[10], 'path', ARGV[11], 'mode', ARGV[12],
+           'content', ARGV[13], 'why', ARGV[14], 'digest', ARGV[15], 'tkey', tk, 'dkey', dk,
+           'state', 'pending', 'created', ARGV[2])
+redis.call('ZADD', p..'open', now, id)
+redis.call('HSET', p..'dedupe', dk, id)
+return {'ok', id}
+"""
+)
+
+_SWEEP_ONLY = (
+    _SWEEP
+    + """
+sweep(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
+return redis.call('ZRANGE', ARGV[1]..'open', 0, -1)
+"""
+)
+
+# ARGV: prefix, now, max_age, keep, id
+_BEGIN_ACCEPT = (
+    _SWEEP
+    + """
+local p, id = ARGV[1], ARGV[5]
+sweep(p, tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
+local key = p..'p:'..id
+local state = redis.call('HGET', key, 'state')
+if not state then return 'missing' end
+if state == 'pending' then
+  redis.call('HSET', key, 'state', 'accepting', 'accepting_since', ARGV[2])
+  return 'go'
+end
+if state == 'accepting' then return 'resume' end
+return state
+"""
+)
+
+# ARGV: prefix, id, from_state, to_state, now, keep, field, value, field, value ...
+# Moves one proposal between states only if it is in from_state; closes it
+# (off the open set, TTL) unless the new state is still open.
+_MOVE = (
+    _SWEEP
+    + """
+local p, id, from, to = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local key = p..'p:'..id
+local state = redis.call('HGET', key, 'state')
+if not state then return 'missing' end
+if state ~= from then return state end
+redis.call('HSET', key, 'state', to)
+for i = 7, #ARGV, 2 do redis.call('HSET', key, ARGV[i], ARGV[i + 1]) end
+if to ~= 'pending' and to ~= 'accepting' then
+  redis.call('HSET', key, 'decided', ARGV[5])
+  close(p, id, key, tonumber(ARGV[6]))
+end
+return 'ok'
+"""
+)
+
+# ARGV: prefix, id, now, keep, reason, tomb_json
+_REJECT = (
+    _SWEEP
+    + """
+local p, id = ARGV[1], ARGV[2]
+local key = p..'p:'..id
+local state = redis.call('HGET', key, 'state')
+if not state then return 'missing' end
+if state ~= 'pending' then return state end
+redis.call('HSET', key, 'state', 'rejected', 'reason', ARGV[5], 'decided', ARGV[3])
+redis.call('HSET', p..'tombs', redis.call('HGET', key, 'tkey'), ARGV[6])
+close(p, id, key, tonumber(ARGV[4]))
+return 'ok'
+"""
+)
+
+# ARGV: key, limit, ttl. Returns the new count, or -1 when the limit is reached.
+_TAKE = """
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if used >= tonumber(ARGV[1]) then return -1 end
+used = redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
+return used
+"""
+
+_REFUND = """
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if used > 0 then return redis.call('DECR', KEYS[1]) end
+return 0
+"""
+
+
+def _guard(fn):
+    """Redis connection failures become QueueUnavailable, a one-line tool error."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+            raise QueueUnavailable("queue unavailable: Redis is not answering; try again later") from exc
+        except redis.exceptions.ResponseError as exc:
+            raise QueueUnavailable(
+                f"queue unavailable: Redis refused the command ({str(exc).split(chr(10))[0][:120]})"
+            ) from exc
+
+    return wrapper
+
+
+class ProposalQueue:
+    """Pending proposals, tombstones and the daily meters of one brain in one Redis."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "cortex:",
+        cap: int = QUEUE_CAP,
+        max_age: int = MAX_AGE,
+        clock: Callable[[], dt.datetime] | None = None,
+        tombstones: Callable[[], dict[str, str]] | None = None,
+    ):
+        # One quick retry (no backoff) re-dials a connection that a Redis restart
+        # broke; a Redis that is really gone fails in about 2 x SOCKET_TIMEOUT.
+        self.r = redis.Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_timeout=SOCKET_TIMEOUT,
+            socket_connect_timeout=SOCKET_TIMEOUT,
+            retry=Retry(NoBackoff(), 1),
+        )
+        self.prefix = prefix
+        self.cap = cap
+        self.max_age = max_age
+        self.clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
+        # Where tombstones come from when Redis has lost them: Git, set by the owner side.
+        self.tombstones = tombstones
+        self._admit = self.r.register_script(_ADMIT)
+        self._sweep = self.r.register_script(_SWEEP_ONLY)
+        self._begin = self.r.register_script(_BEGIN_ACCEPT)
+        self._move = self.r.register_script(_MOVE)
+        self._reject = self.r.register_script(_REJECT)
+        self._take = self.r.register_script(_TAKE)
+        self._refund = self.r.register_script(_REFUND)
+
+    # -- plumbing ---------------------------------------------------------
+
+    def _now(self) -> float:
+        return self.clock().timestamp()
+
+    def _day(self) -> str:
+        return self.clock().date().isoformat()
+
+    def _meter_key(self, kind: str, guest: str) -> str:
+        return f"{self.prefix}meter:{kind}:{guest}:{self._day()}"
+
+    def _sweep_args(self) -> list[Any]:
+        return [self.prefix, self._now(), self.max_age, KEEP_DECIDED]
+
+    def ping(self) -> bool:
+        try:
+            return bool(self.r.ping())
+        except redis.exceptions.RedisError:
+            return False
+
+    def close(self) -> None:
+        self.r.close()
+
+    # -- tombstones -------------------------------------------------------
+
+    @_guard
+    def reload_tombstones(self) -> int:
+        """Copy the tombstones kept in Git into Redis and mark them loaded.
+
+        Merged, never replaced: a reject that lands meanwhile keeps its entry.
+        """
+        found = self.tombstones() if self.tombstones else {}
+        pipe = self.r.pipeline(transaction=True)
+        if found:
+            pipe.hset(self.prefix + "tombs", mapping=found)
+        pipe.set(self.prefix + "tombs:loaded", "1")
+        pipe.execute()
+        return len(found)
+
+    @_guard
+    # -- guests -----------------------------------------------------------
+
+    @_guard
+    def admit(
+        self, guest: str, path: str, mode: str, content: str, why: str, daily_limit: int, max_pending: int = GUEST_SHARE
+    ) -> tuple[Proposal, bool]:
+        """Queue one proposal atomically; (proposal, newly_queued). BadInput when refused.
+
+        A resend of an open proposal (same guest, mode, path and content) returns
+        the queued one, so a guest may retry after a lost reply.
+        """
+        digest = content_digest(content)
+        tk = tomb_key(path, digest)
+        dk = hashlib.sha256(f"{guest}\n{mode}\n{tk}".encode()).hexdigest()
+        pid = "p_" + secrets.token_hex(8)
+        for _ in range(2):
+            now = self._now()
+            result = self._admit(
+                args=[
+                    self.prefix,
+                    now,
+                    self.max_age,
+                    KEEP_DECIDED,
+                    self.cap,
+                    daily_limit,
+                    self._meter_key("proposals", guest),
+                    METER_TTL,
+                    pid,
+                    guest,
+                    path,
+                    mode,
+                    content,
+                    why,
+                    digest,
+                    tk,
+                    dk,
+                    max_pending,
+                ]
+            )
+            verdict = result[0]
+            if verdict == "reload":
+                self.reload_tombstones()
+                continue
+            if verdict == "ok":
+                return self.get(pid) or Proposal(pid, guest, path, mode, content, why, digest, "pending", now), True
+            if verdict == "duplicate":
+                found = self.get(result[1])
+                if found is not None:
+                    return found, False
+                continue
+            if verdict == "tombstone":
+                # Not the owner's reason, nor who sent it before: that is between the owner
+                # and the guest it was written to.
+                raise BadInput(
+                    "refused: the owner has declined this content for this path; change the content to propose again"
+                )
+            if verdict == "full":
+                raise BadInput(
+                    f"queue full: {result[1]} proposals await review; try again after the owner reviews them"
+                )
+            if verdict == "guest_full":
+                raise BadInput(
+                    f"your share of the review queue is full: {result[1]} of your proposals await "
+                    f"the owner's review (limit {max_pending}); try again after the owner reviews them"
+                )
+            if verdict == "meter":
+                raise BadInput(f"daily proposal limit reached ({daily_limit} per day); try again tomorrow")
+            raise StoreError(f"unexpected queue reply {verdict!r}")
+        raise QueueUnavailable("queue unavailable: could not load the tombstones; try again later")
+
+    @_guard
+    def take(self, kind: str, guest: str, limit: int) -> int | None:
+        """Count one use of a daily meter; None when the day's limit is already used."""
+        used = self._take(keys=[self._meter_key(kind, guest)], args=[limit, METER_TTL])
+        return None if int(used) < 0 else int(used)
+
+    @_guard
+    def refund(self, kind: str, guest: str) -> None:
+        self._refund(keys=[self._meter_key(kind, guest)])
+
+    @_guard
+    def used(self, kind: str, guest: str) -> int:
+        return int(self.r.get(self._meter_key(kind, guest)) or 0)
+
+    # -- the owner --------------------------------------------------------
+
+    @_guard
+    def get(self, pid: str) -> Proposal | None:
+        h = self.r.hgetall(self.prefix + "p:" + pid)
+        return Proposal.from_hash(h) if h else None
+
+    @_guard
+    def open(self) -> list[Proposal]:
+        """Pending and accepting proposals, oldest first (expiring the old ones first)."""
+        ids = self._sweep(args=self._sweep_args())
+        pipe = self.r.pipeline(transaction=False)
+        for pid in ids:
+            pipe.hgetall(self.prefix + "p:" + pid)
+        return [Proposal.from_hash(h) for h in pipe.execute() if h]
+
+    @_guard
+    def begin_accept(self, pid: str) -> str:
+        """'go' (now accepting), 'resume' (was accepting), or the proposal's final state."""
+        return self._begin(args=self._sweep_args() + [pid])
+
+    @_guard
+    def move(self, pid: str, from_state: str, to_state: str, **fields: str) -> str:
+        """'ok', or the state the proposal was in instead of `from_state` ('missing' if none)."""
+        args: list[Any] = [self.prefix, pid, from_state, to_state, self._now(), KEEP_DECIDED]
+        for k, v in fields.items():
+            args += [k, v]
+        return self._move(args=args)
+
+    @_guard
+    def set_fields(self, pid: str, **fields: str) -> None:
+        self.r.hset(self.prefix + "p:" + pid, mapping=fields)
+
+    @_guard
+    def reject(self, pid: str, reason: str, tomb: dict[str, Any]) -> str:
+        """pending -> rejected, with its tombstone, in one script; 'ok' or the state it was in."""
+        return self._reject(
+            args=[self.prefix, pid, self._now(), KEEP_DECIDED, reason, json.dumps(tomb, sort_keys=True)]
+        )
+
+
+class RedisAnswerCache:
+    """brain_ask's answer cache in Redis (the ask.AnswerCache protocol).
+
+    Lives here because this is the one module that talks to Redis. A cache must
+    never fail an ask: when Redis is away, a get is a miss and a set is dropped.
+    """
+
+    TTL = 7 * 86_400  # keys embed the SHA, so old entries are dead weight, not wrong answers
+
+    def __init__(self, url: str, prefix: str = "cortex:"):
+        self.r = redis.Redis.from_url(
+            url, decode_responses=True, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=SOCKET_TIMEOUT
+        )
+        self.prefix = prefix
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        try:
+            raw = self.r.get(self.prefix + key)
+        except redis.exceptions.RedisError:
+            return None
+        return json.loads(raw) if raw else None
+
+    def set(self, key: str, value: dict[str, Any]) -> None:
+        try:
+            self.r.set(self.prefix + key, json.dumps(value), ex=self.TTL)
+        except redis.exceptions.RedisError:
+            pass

@@ -1,0 +1,1 @@
+"""The HTTP doors: the trusted MCP doors, the guest door and the owner's console."""

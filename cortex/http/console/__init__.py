@@ -1,0 +1,1 @@
+"""The owner's web console: routes, pages, sign-in, and inert Markdown and diffs."""

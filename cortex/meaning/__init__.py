@@ -1,0 +1,1 @@
+"""The meaning arm: the embedding model, passages and their vectors."""

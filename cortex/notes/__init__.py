@@ -1,0 +1,1 @@
+"""Notes as text: parsing, Markdown structure, blocks, paths, masking, fences (pure)."""

@@ -1,0 +1,639 @@
+"""Parsing one note: frontmatter, title, headings and whether the note is retired.
+
+Pure functions, no I/O: everything that decides what a note *says about itself*
+lives here so it can be tested without a repository.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+import frontmatter
+import yaml
+
+from cortex.notes.structure import headings, inside, merged, structure
+
+# libyaml's safe loader when present: about 10x faster than the pure-Python one,
+# which matters when a cold start parses 10,000 frontmatters.
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# python-frontmatter's YAML handler does the full parse behind the fast path; it is
+# given the safe loader above (its default is the pure-Python one).
+_YAML = frontmatter.YAMLHandler()
+
+RETIRED_STATUSES = frozenset({"superseded", "retracted"})
+STATUSES = frozenset({"current", "superseded", "retracted", "draft"})
+
+# Frontmatter bigger than this is treated as body, not parsed: a YAML bomb or a
+# pasted blob should never cost more than a bounded parse.
+MAX_FRONTMATTER_BYTES = 16_384
+# The byte cap does not bound what YAML aliases expand to: 350 bytes of
+# "billion laughs" anchors load as shared lists that a reply (JSON) would expand
+# to 9^9 strings, and `a: &a [*a]` loads as a list that contains itself. Parsed
+# frontmatter is walked as a reply would expand it and refused past these.
+MAX_FRONTMATTER_VALUES = 10_000
+MAX_FRONTMATTER_DEPTH = 32
+
+# Matched at the text's start, or after a byte-order mark (editors on Windows write one).
+_FRONTMATTER = re.compile(r"---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+# An opening `---` line followed by a `key:` line: frontmatter, even when it is never closed.
+_UNCLOSED = re.compile(r"---[ \t]*\r?\n[ \t]*[A-Za-z_][\w-]*[ \t]*:")
+BOM = "\ufeff"
+
+
+@dataclass(frozen=True)
+class Note:
+    """A parsed note. `body_offset` is where the body starts inside `text`.
+
+    Its text is kept until `read_text_from` hands it a source to read it from on
+    demand (the corpus does, with the note's blob): a brain's every note need not
+    sit in memory for the few a request reads. Equality ignores the text.
+    """
+
+    path: str
+    _text: str | None = field(repr=False, compare=False)
+    body_offset: int
+    frontmatter: dict[str, Any]
+    title: str
+    description: str
+    tags: tuple[str, ...]
+    status: str
+    superseded_by: str | None
+    valid_from: dt.date | None
+    valid_until: dt.date | None
+    headings: tuple[str, ...]
+    frontmatter_error: str | None = None
+    warnings: tuple[str, ...] = field(default=())
+    # Why the note's retirement (status, superseded_by, valid_until, valid_from) could not
+    # be read, or None: such a note is never "current", so no quote of it is VERIFIED.
+    unreadable: str | None = None
+    # Obsidian: frontmatter `aliases` (other titles) and the [[wikilinks]] of the body.
+    aliases: tuple[str, ...] = field(default=())
+    links: tuple[WikiLink, ...] = field(default=())
+    _source: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def text(self) -> str:
+        """The note's whole text: kept, or read from its source."""
+        if self._text is not None:
+            return self._text
+        if self._source is None:
+            raise RuntimeError(f"the text of {self.path} was not kept and has no source")
+        return self._source()
+
+    def read_text_from(self, source: Callable[[], str]) -> None:
+        """Stop keeping the text; read it from `source` (which must give the same text) when asked."""
+        object.__setattr__(self, "_source", source)
+        object.__setattr__(self, "_text", None)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A source is a live reader (a Git store); a pickled note carries neither it nor
+        # a text it was not keeping: whoever loads it gives it a source again.
+        return {**self.__dict__, "_source": None}
+
+    @property
+    def body(self) -> str:
+        """The text after the frontmatter: sliced on each use, never kept: a kept copy
+        held every note's text twice in memory (issue 15's memory budget)."""
+        return self.text[self.body_offset :] if self.body_offset else self.text
+
+    def retired_reason(self, today: dt.date) -> str | None:
+        """Why the whole note is retired on `today`, or None when it is live."""
+        if self.status in RETIRED_STATUSES:
+            reason = f"status: {self.status}"
+            if self.superseded_by:
+                reason += f" (superseded by {self.superseded_by})"
+            return reason
+        if self.valid_until is not None and self.valid_until < today:
+            return f"valid_until {self.valid_until.isoformat()} has passed"
+        return None
+
+    def is_retired(self, today: dt.date) -> bool:
+        return self.retired_reason(today) is not None
+
+    def valid_on(self, day: dt.date) -> bool:
+        """Whether the note's claim holds on `day` by its validity dates."""
+        if self.valid_from is not None and day < self.valid_from:
+            return False
+        if self.valid_until is not None and day > self.valid_until:
+            return False
+        return True
+
+    def summary(self) -> dict[str, Any]:
+        """The small, JSON-ready description used in replies and the router."""
+        out: dict[str, Any] = {"path": self.path, "title": self.title, "status": self.status}
+        if self.description:
+            out["description"] = self.description
+        if self.aliases:
+            out["aliases"] = list(self.aliases)
+        if self.tags:
+            out["tags"] = list(self.tags)
+        if self.superseded_by:
+            out["superseded_by"] = self.superseded_by
+        if self.valid_until:
+            out["valid_until"] = self.valid_until.isoformat()
+        if self.unreadable:
+            out["unreadable"] = self.unreadable
+        return out
+
+
+def split_frontmatter(text: str) -> tuple[str | None, int]:
+    """Return the raw YAML frontmatter (or None) and the offset where the body starts.
+
+    A byte-order mark before the opening `---` is skipped (it stays in the text)."""
+    match = _FRONTMATTER.match(text, 1 if text.startswith(BOM) else 0)
+    if not match:
+        return None, 0
+    return match.group(1) or "", match.end()
+
+
+def _as_date(value: Any) -> dt.date | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value).strip()[:10])
+    except ValueError:
+        return None
+
+
+def _as_tags(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        items = re.split(r"[,\s]+", value)
+    elif isinstance(value, (list, tuple)):
+        items = [str(v) for v in value if v is not None]
+    else:
+        items = [str(value)]
+    return tuple(t.strip().lstrip("#") for t in items if t and t.strip().lstrip("#"))
+
+
+# A fast path for the frontmatter most notes have: `key: plain words`, dates,
+# whole numbers and flow lists of plain words. Anything else (quotes, colons,
+# YAML 1.1 booleans like "yes", nesting) goes to the YAML parser. Measured: the
+# YAML constructor alone was 1.2 s of a 10,000-note cold start.
+_FAST_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$")
+_FAST_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9 _./-]*[A-Za-z0-9.]$|^[A-Za-z]$")
+_FAST_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_FAST_INT = re.compile(r"^(?:0|[1-9][0-9]{0,8})$")
+_YAML_WORDS = frozenset("y n yes no on off true false null".split())
+
+
+def _fast_scalar(value: str) -> tuple[bool, Any]:
+    if _FAST_DATE.match(value):
+        try:
+            return True, dt.date.fromisoformat(value)
+        except ValueError:
+            return False, None
+    if _FAST_INT.match(value):
+        return True, int(value)
+    if value.lower() in ("true", "false"):
+        return True, value.lower() == "true"
+    if _FAST_WORD.match(value) and value.lower() not in _YAML_WORDS and "  " not in value:
+        return True, value
+    return False, None
+
+
+def fast_frontmatter(raw: str) -> dict[str, Any] | None:
+    """The frontmatter as YAML would read it, or None when it is not of the simple kind."""
+    out: dict[str, Any] = {}
+    for line in raw.splitlines():
+        m = _FAST_KEY.match(line)
+        if not m or m.group(1) in out:
+            return None
+        value = (m.group(2) or "").strip()
+        if not value:
+            return None
+        if value.startswith("[") and value.endswith("]"):
+            items = [v.strip() for v in value[1:-1].split(",")] if value[1:-1].strip() else []
+            parsed = []
+            for item in items:
+                ok, v = _fast_scalar(item)
+                if not ok or not isinstance(v, str):
+                    return None
+                parsed.append(v)
+            out[m.group(1)] = parsed
+            continue
+        ok, v = _fast_scalar(value)
+        if not ok:
+            return None
+        out[m.group(1)] = v
+    return out
+
+
+def _load_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
+    if len(raw.encode("utf-8", "surrogatepass")) > MAX_FRONTMATTER_BYTES:
+        return {}, f"frontmatter larger than {MAX_FRONTMATTER_BYTES} bytes was not parsed"
+    fast = fast_frontmatter(raw)
+    if fast is not None:
+        return fast, None
+    try:
+        # A safe loader, as python-frontmatter uses: no tag can build an object.
+        data = _YAML.load(raw, Loader=_SafeLoader) if raw.strip() else {}
+    except yaml.MarkedYAMLError as exc:
+        # The line in the note: the YAML starts on the note's second line.
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 2}: " if mark is not None else ""
+        return {}, f"frontmatter is not valid YAML ({where}{exc.problem or exc.context or 'unreadable'})"
+    except yaml.YAMLError as exc:
+        return {}, f"frontmatter is not valid YAML ({str(exc).splitlines()[0]})"
+    except RecursionError:
+        return {}, "frontmatter nests too deeply"
+    except Exception as exc:  # noqa: BLE001 - the parser never raises
+        # The constructor, not the parser: `date: 2026-02-30` is valid YAML syntax whose
+        # timestamp cannot be built (ValueError), and `!!timestamp nope` fails inside
+        # PyYAML itself (AttributeError).
+        detail = " ".join(str(exc).split())[:200] or exc.__class__.__name__
+        return {}, f"frontmatter is not valid YAML ({detail})"
+    if data is None:
+        return {}, None
+    if not isinstance(data, dict):
+        return {}, "frontmatter is not a mapping"
+    too_big = _expansion_error(data)
+    if too_big:
+        return {}, too_big
+    return {str(k): v for k, v in data.items()}, None
+
+
+def _expansion_error(data: Any) -> str | None:
+    """Why `data` is unsafe to expand (aliases, self-reference, depth), or None."""
+    left = MAX_FRONTMATTER_VALUES
+    on_path: set[int] = set()
+
+    def walk(value: Any, depth: int) -> str | None:
+        nonlocal left
+        left -= 1
+        if left < 0:
+            return f"frontmatter expands to more than {MAX_FRONTMATTER_VALUES} values (YAML aliases) and was not parsed"
+        if depth > MAX_FRONTMATTER_DEPTH:
+            return f"frontmatter nests deeper than {MAX_FRONTMATTER_DEPTH} levels and was not parsed"
+        if isinstance(value, dict):
+            children = [*value.keys(), *value.values()]
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            children = list(value)
+        else:
+            return None
+        if id(value) in on_path:
+            return "frontmatter refers to itself (a recursive YAML alias) and was not parsed"
+        on_path.add(id(value))
+        for child in children:
+            error = walk(child, depth + 1)
+            if error:
+                return error
+        on_path.discard(id(value))
+        return None
+
+    return walk(data, 0)
+
+
+def headings_of(body: str) -> list[tuple[int, str]]:
+    """(level, text) of each heading of `body` as CommonMark reads it (ATX or setext,
+    never in code), empty headings left out."""
+    return [(h.level, h.text) for h in headings(body) if h.text]
+
+
+# ---------------------------------------------------------------------------
+# Obsidian conventions: aliases, body #tags, [[wikilinks]]
+
+
+def _as_aliases(meta: dict[str, Any]) -> tuple[str, ...]:
+    """Frontmatter `aliases` (or `alias`): a list, or one string (Obsidian accepts both)."""
+    out: list[str] = []
+    for key in ("aliases", "alias"):
+        value = meta.get(key)
+        items = value if isinstance(value, (list, tuple)) else [value]
+        for item in items:
+            if isinstance(item, (str, int, float)) and not isinstance(item, bool):
+                text = " ".join(str(item).split())
+                if text and text not in out:
+                    out.append(text)
+    return tuple(out)
+
+
+def code_spans(body: str) -> list[tuple[int, int]]:
+    """(start, end) of the code of `body`, sorted and disjoint: code blocks (fenced and
+    indented, as CommonMark reads them) and inline code spans. A `#tag` or a `[[link]]`
+    written as code is an example, not one."""
+    if "`" not in body and "~~~" not in body and "    " not in body and "\t" not in body:
+        return []  # no fence, no indented line, no code span: no code (the common case)
+    return structure(body).code()
+
+
+def _outside(spans: list[tuple[int, int]], pos: int) -> bool:
+    """Whether `pos` lies outside every span (sorted and disjoint)."""
+    return not inside(spans, pos)
+
+
+# Obsidian's tag: `#` at the start or after whitespace, then letters, digits, `_`, `-`
+# and `/` (nesting), with at least one character that is not a digit (#2024 is no tag).
+_TAG_NAME = re.compile(r"[^\W][\w/-]*")
+
+
+def body_tags(body: str) -> tuple[str, ...]:
+    """The `#tags` of a note's body, in order, once each; none from code or headings.
+
+    Code and headings are ruled out per match, not by a line-by-line scan, which cost
+    3 s more per 10,000 notes at cold start.
+    """
+    if "#" not in body:
+        return ()
+    out: list[str] = []
+    seen: set[str] = set()
+    spans: list[tuple[int, int]] | None = None
+    # str.find, then a match at each `#`: a regex search over the whole body found
+    # no literal prefix to skip by and cost 1.5 s per 10,000 notes.
+    at = body.find("#")
+    while at >= 0:
+        here, at = at, body.find("#", at + 1)
+        if here and not body[here - 1].isspace():
+            continue
+        m = _TAG_NAME.match(body, here + 1)
+        if m is None:
+            continue
+        tag = m.group().rstrip("/-")
+        if not tag or tag.replace("_", "").replace("-", "").replace("/", "").isdigit():
+            continue
+        key = tag.casefold()
+        if key in seen:
+            continue
+        if spans is None:
+            spans = merged(code_spans(body) + [(h.start, h.end) for h in headings(body)])
+        if not _outside(spans, here):
+            continue
+        seen.add(key)
+        out.append(tag)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class WikiLink:
+    """One `[[target#heading|alias]]`; `start`/`end` bound the target text in the note's body."""
+
+    target: str
+    heading: str | None
+    alias: str | None
+    start: int
+    end: int
+    embed: bool = False
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"target": self.target}
+        if self.heading:
+            out["heading"] = self.heading
+        if self.alias:
+            out["alias"] = self.alias
+        return out
+
+
+# A wikilink never spans lines; `]` and `[` cannot be inside one (Obsidian's rule too).
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n|#^]*)((?:[#^][^\[\]\n|]*)?)(?:\|([^\[\]\n]*))?\]\]")
+
+
+def wikilinks(body: str) -> tuple[WikiLink, ...]:
+    """Every `[[wikilink]]` (and `![[embed]]`) of `body` outside code, in order.
+
+    The target excludes `#heading` and `|alias`; its offsets are in `body`, so a
+    rename can replace exactly the target text and nothing else.
+    """
+    if "[[" not in body:
+        return ()
+    out: list[WikiLink] = []
+    spans: list[tuple[int, int]] | None = None
+    at = body.find("[[")
+    while at >= 0:
+        here, at = at, body.find("[[", at + 2)
+        m = _WIKILINK.match(body, here - 1 if here and body[here - 1] == "!" else here)
+        if m is None:
+            continue
+        if at >= 0 and at < m.end():
+            at = body.find("[[", m.end())
+        raw = m.group(2)
+        target = raw.strip()
+        if not target:
+            continue  # [[#heading]]: a link inside the same note
+        if spans is None:
+            spans = code_spans(body)
+        if not _outside(spans, m.start()):
+            continue
+        start = m.start(2) + len(raw) - len(raw.lstrip())
+        heading = m.group(3)[1:].strip() if m.group(3) else None
+        alias = m.group(4).strip() if m.group(4) is not None else None
+        out.append(WikiLink(target, heading or None, alias or None, start, start + len(target), embed=bool(m.group(1))))
+    return tuple(out)
+
+
+def link_key(text: str) -> str:
+    """How Obsidian compares link text and file names: canonical form, case folded."""
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+def _stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+class LinkResolver:
+    """Resolves `[[Name]]` to a note path the way Obsidian does.
+
+    A target without `/` names a file stem, case-insensitively and in either
+    Unicode form; when several notes share it, the one nearest the linking note
+    wins (most leading folders in common, then the shortest path, then by name).
+    A target with `/` is a path from the vault root (or from the linking note's
+    folder), `.md` optional.
+    """
+
+    def __init__(self, paths: Iterable[str]):
+        self.paths = sorted(paths)
+        self._by_stem: dict[str, list[str]] = {}
+        self._by_path: dict[str, str] = {}
+        for p in self.paths:
+            self._by_stem.setdefault(link_key(_stem(p)), []).append(p)
+            self._by_path[link_key(p[:-3] if p.lower().endswith(".md") else p)] = p
+
+    def resolve(self, target: str, source: str = "") -> str | None:
+        """The note `target` points to from the note at `source`, or None (a dangling link)."""
+        name = target.strip()
+        if name.lower().endswith(".md"):
+            name = name[:-3]
+        if not name:
+            return None
+        if "/" in name:
+            key = link_key(name.lstrip("/"))
+            hit = self._by_path.get(key)
+            if hit is None and _folder(source):
+                hit = self._by_path.get(link_key(_folder(source) + "/" + name))
+            return hit
+        found = self._by_stem.get(link_key(name))
+        if not found:
+            return None
+        if len(found) == 1:
+            return found[0]
+        home = _folder(source).split("/") if _folder(source) else []
+
+        def nearness(p: str) -> tuple[int, int, str]:
+            parts = _folder(p).split("/") if _folder(p) else []
+            common = 0
+            for a, b in zip(home, parts):
+                if a != b:
+                    break
+                common += 1
+            return (-common, len(parts), p)
+
+        return min(found, key=nearness)
+
+    def unique_stem(self, path: str) -> bool:
+        """Whether `[[stem]]` alone names `path` from anywhere (no other note shares the stem)."""
+        return len(self._by_stem.get(link_key(_stem(path)), [])) == 1
+
+
+def link_text(new_path: str, old_target: str, resolver: LinkResolver) -> str:
+    """What a link to a note now at `new_path` should say, keeping the old link's style.
+
+    A bare name stays a bare name when it still names one note only; otherwise (or
+    when the old link was a path) the link becomes the path from the root. `.md`
+    is kept only if the old link had it.
+    """
+    keep_md = old_target.strip().lower().endswith(".md")
+    if "/" not in old_target and resolver.unique_stem(new_path):
+        name = _stem(new_path)
+    else:
+        name = new_path[:-3] if new_path.lower().endswith(".md") else new_path
+    return name + ".md" if keep_md else name
+
+
+def rewrite_links(text: str, body_offset: int, links: Iterable[WikiLink], replacement: dict[int, str]) -> str:
+    """`text` with the target of each link whose start is in `replacement` replaced.
+
+    Only the target text changes: the `#heading`, the `|alias`, the brackets, and
+    every other byte (line endings, BOM, tabs, a missing final newline) stay.
+    """
+    out: list[str] = []
+    pos = 0
+    for link in sorted(links, key=lambda lk: lk.start):
+        new = replacement.get(link.start)
+        if new is None:
+            continue
+        start, end = body_offset + link.start, body_offset + link.end
+        out.append(text[pos:start])
+        out.append(new)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def sections(text: str, body_offset: int) -> list[tuple[int, str, int, int]]:
+    """(level, heading, start, end) of each section of the note: from its heading to the
+    next heading of the same or a higher level (offsets in `text`; headings as
+    CommonMark reads them, so none in code)."""
+    heads = [(h.level, h.text, body_offset + h.start) for h in headings(text[body_offset:])]
+    out = []
+    for i, (level, heading, start) in enumerate(heads):
+        end = next((s for lvl, _, s in heads[i + 1 :] if lvl <= level), len(text))
+        out.append((level, heading, start, end))
+    return out
+
+
+def find_section(text: str, body_offset: int, heading: str) -> tuple[int, int] | None:
+    """The (start, end) of the first section whose heading is `heading` (case and Unicode
+    form ignored, leading `#`s allowed), or None."""
+    want = link_key(" ".join(heading.strip().lstrip("#").split()))
+    for _, name, start, end in sections(text, body_offset):
+        if link_key(" ".join(name.split())) == want:
+            return start, end
+    return None
+
+
+def parse_note(path: str, text: str) -> Note:
+    """Parse a note's text. Never raises: bad frontmatter becomes `frontmatter_error`,
+    and whatever leaves its retirement unknown becomes `unreadable`."""
+    raw, offset = split_frontmatter(text)
+    meta: dict[str, Any] = {}
+    error = None
+    if raw is not None:
+        meta, error = _load_yaml(raw)
+    elif _UNCLOSED.match(text, 1 if text.startswith(BOM) else 0):
+        error = "frontmatter is not closed (no --- line after it)"
+    body = text[offset:]
+    heads = headings_of(body)
+    title = meta.get("title")
+    if not isinstance(title, str) or not title.strip():
+        first_h1 = next((h for lvl, h in heads if lvl == 1), None)
+        title = first_h1 or PurePosixPath(path).stem.replace("-", " ").replace("_", " ")
+    status = str(meta.get("status") or "current").strip().lower()
+    warnings: list[str] = []
+    unknown: list[str] = [error] if error else []
+    if status not in STATUSES:
+        warnings.append(f"unknown status {status!r}, read as current")
+        unknown.append(f"status {status!r} is not one of {', '.join(sorted(STATUSES))}")
+        status = "current"
+    superseded_by = meta.get("superseded_by")
+    if superseded_by is not None and not isinstance(superseded_by, str):
+        unknown.append("superseded_by is not a path")
+        superseded_by = None
+    dates = {}
+    for key in ("valid_from", "valid_until"):
+        value = meta.get(key)
+        dates[key] = _as_date(value)
+        if dates[key] is None and value is not None and value != "":
+            unknown.append(f"{key} {str(value)[:40]!r} is not a date (YYYY-MM-DD)")
+    description = meta.get("description")
+    return Note(
+        path=path,
+        _text=text,
+        body_offset=offset,
+        frontmatter=meta,
+        title=str(title).strip(),
+        description=str(description).strip() if description else "",
+        tags=_merge_tags(_as_tags(meta.get("tags")), body_tags(body)),
+        status=status,
+        superseded_by=superseded_by.strip() or None if superseded_by else None,
+        valid_from=dates["valid_from"],
+        valid_until=dates["valid_until"],
+        headings=tuple(h for _, h in heads),
+        frontmatter_error=error,
+        warnings=tuple(warnings),
+        unreadable=_unreadable(unknown, error),
+        aliases=_as_aliases(meta),
+        links=wikilinks(body),
+    )
+
+
+def _unreadable(problems: list[str], error: str | None) -> str | None:
+    """The one-line reason a note's retirement is unknown, or None."""
+    if not problems:
+        return None
+    if error:
+        inner = re.search(r"\((.*)\)$", error)
+        detail = inner.group(1) if inner else error.removeprefix("frontmatter ")
+        return f"frontmatter could not be read ({detail}); its status is unknown"
+    return f"{'; '.join(problems)}; its status is unknown"
+
+
+def _merge_tags(front: tuple[str, ...], body: tuple[str, ...]) -> tuple[str, ...]:
+    """Frontmatter tags, then body tags not already among them (compared case-insensitively)."""
+    seen = {t.casefold() for t in front}
+    return front + tuple(t for t in body if t.casefold() not in seen)
+
+
+def log_entries(body: str) -> list[tuple[str, str]]:
+    """The `## HH:MM · tags` entries of a day log, newest first."""
+    entries: list[tuple[str, list[str]]] = []
+    for line in body.splitlines():
+        if line.startswith("## "):
+            entries.append((line[3:].strip(), []))
+        elif entries:
+            entries[-1][1].append(line)
+    return [(h, "\n".join(lines).strip()) for h, lines in reversed(entries)]

@@ -1,0 +1,502 @@
+"""A note's Markdown structure, read the way the owner's editor reads it: CommonMark.
+
+Pure functions, no I/O. Everything in Cortex that asks "is this code, a heading, a list
+item, a block quote, struck out or hidden?" asks `structure(body)`: the verifier, search
+passages, headings and sections, body `#tags` and `[[wikilinks]]`, a move's link rewrite,
+the offline reader and the console. The reading is markdown-it-py's token stream (the
+CommonMark preset plus tables and strikethrough, HTML on so comments are seen), mapped
+back to offsets in the body; nothing here decides structure with line rules of its own.
+
+Obsidian habits CommonMark lacks are added on top, as Obsidian reads them: `%%comments%%`
+hide text (across blocks too; an unclosed `%%` hides the rest of the note), a callout
+(`> [!note] …`) is a block quote. Wikilinks and `#tags` are found in `cortex.notes.note`,
+outside the code ranges given here.
+
+Offsets are in the body string given; lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r``
+(CommonMark's line endings). The block parse is the costly part (measured: ~20 MB/s on
+long chat transcripts, ~8 MB/s on 2.5 KB notes, against ~100 MB/s for the rest of
+`parse_note`); inline parsing (code spans, strikethrough, inline HTML) runs only for the
+blocks a caller asks about.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from dataclasses import dataclass, field
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+Span = tuple[int, int]
+
+
+def parser() -> MarkdownIt:
+    """The one Markdown reading: CommonMark, tables, strikethrough; HTML recognised (never trusted)."""
+    md = MarkdownIt("commonmark", {"html": True, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    return md
+
+
+_MD = parser()
+_MD.disable("inline")  # block parse only; inline parsing runs per block, on demand (`Leaf.marks`)
+_MARKS = "cortex_marks"
+
+
+def _recording(rule, kind: str):
+    """Wrap an inline rule so a real (not silent) match records its span in the env."""
+
+    def wrapped(state, silent: bool) -> bool:
+        start, count, pending = state.pos, len(state.tokens), bool(state.pending)
+        ok = rule(state, silent)
+        if ok and not silent:
+            marks = state.env.setdefault(_MARKS, [])
+            # The first push flushes text waiting before the match into a token of its own.
+            for tok in state.tokens[count + pending :]:
+                if kind == "code" and tok.type == "code_inline":
+                    marks.append(("code", start, state.pos, None))
+                elif kind == "html" and tok.type == "html_inline" and tok.content.startswith("<!--"):
+                    marks.append(("hidden", start, state.pos, None))
+                elif kind == "strike":
+                    marks.append(("strike-token", start, start + len(tok.content), tok))
+                    start += len(tok.content)
+        return ok
+
+    return wrapped
+
+
+for _name, _kind in (("backticks", "code"), ("html_inline", "html"), ("strikethrough", "strike")):
+    _rule = next(r for r in _MD.inline.ruler.__rules__ if r.name == _name)
+    _MD.inline.ruler.at(_name, _recording(_rule.fn, _kind))
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def line_spans(body: str) -> list[Span]:
+    """(start, end) of each line of `body`, without its line ending, as CommonMark cuts lines."""
+    out: list[Span] = []
+    pos = 0
+    if "\r" not in body:  # the common case, without a regex match per line
+        for line in body.split("\n"):
+            out.append((pos, pos + len(line)))
+            pos += len(line) + 1
+        if len(out) > 1 and out[-1][0] == len(body):
+            out.pop()  # the text ends with a line ending: no empty last line
+        return out
+    for m in _LINE_END.finditer(body):
+        out.append((pos, m.start()))
+        pos = m.end()
+    if pos < len(body) or not out:
+        out.append((pos, len(body)))
+    return out
+
+
+def _place(body: str, lines: list[Span], first: int, content: str) -> tuple[Span, ...]:
+    """Where each line of `content` (cut by markdown-it from lines `first`, … of `body`) sits.
+
+    markdown-it hands a block's content with container markers (``>``, list indentation)
+    and outer whitespace removed, so each content line is the tail of its source line
+    (the last one right-stripped, a heading's without its closing ``#``s): the rightmost
+    occurrence is the one. A line whose tabs markdown-it expanded is placed by its text
+    without the added spaces.
+    """
+    out: list[Span] = []
+    for k, piece in enumerate(content.split("\n")):
+        if first + k >= len(lines):
+            break
+        a, b = lines[first + k]
+        src = body[a:b]
+        if not piece:
+            out.append((b, b))
+            continue
+        at = src.rfind(piece)
+        if at < 0:
+            piece = piece.lstrip(" ")
+            at = src.rfind(piece) if piece else -1
+            if at < 0:  # never seen; keep the line whole rather than guess inside it
+                at, piece = 0, src
+        out.append((a + at, a + at + len(piece)))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Inline:
+    """One run of inline Markdown (a paragraph's, a heading's or a table cell's) and where
+    each of its lines sits in the body, so inline spans map back to body offsets."""
+
+    content: str
+    pieces: tuple[Span, ...]
+
+    def to_body(self, pos: int) -> int:
+        """The body offset of char `pos` of `content` (the end of a line maps to its end)."""
+        line_starts = self._line_starts
+        k = bisect.bisect_right(line_starts, pos) - 1
+        a, b = self.pieces[min(k, len(self.pieces) - 1)]
+        return min(a + pos - line_starts[k], b)
+
+    @functools.cached_property
+    def _line_starts(self) -> list[int]:
+        starts, at = [0], 0
+        for line in self.content.split("\n")[:-1]:
+            at += len(line) + 1
+            starts.append(at)
+        return starts
+
+
+@dataclass(frozen=True)
+class Marks:
+    """Inline spans of a block, in body offsets: code spans, struck text (markers
+    included) and hidden text (HTML comments)."""
+
+    code: tuple[Span, ...] = ()
+    struck: tuple[Span, ...] = ()
+    hidden: tuple[Span, ...] = ()
+
+
+_NO_MARKS = Marks()
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A leaf block of the note as CommonMark reads it.
+
+    `kind`: "heading", "paragraph", "list item" (a paragraph directly inside a list item),
+    "table row", "code" (fenced or indented) or "html" (an HTML block, a comment included).
+    `start`/`end` span its source lines (first line's start to last line's end);
+    `pieces` span the text each line holds once container markers are taken off (for a
+    code block: the code lines, not the fences). `quote` is its block-quote depth.
+    """
+
+    kind: str
+    first: int  # 0-based index of its first source line
+    last: int  # one past its last source line
+    start: int
+    end: int
+    pieces: tuple[Span, ...]
+    level: int = 0  # a heading's level
+    text: str = ""  # a heading's text (its inline source, stripped)
+    quote: int = 0
+    inlines: tuple[Inline, ...] = field(default=(), repr=False)
+
+    def marks(self) -> Marks:
+        return _marks(self)
+
+
+@functools.lru_cache(maxsize=4096)
+def _marks(leaf: Leaf) -> Marks:
+    if not leaf.inlines:
+        return _NO_MARKS
+    code: list[Span] = []
+    struck: list[Span] = []
+    hidden: list[Span] = []
+    for inline in leaf.inlines:
+        if not any(c in inline.content for c in "`~<"):
+            continue
+        env: dict = {}
+        tokens: list[Token] = []
+        _MD.inline.parse(inline.content, _MD, env, tokens)
+        at = {id(tok): (a, b) for kind, a, b, tok in env.get(_MARKS, ()) if kind == "strike-token"}
+        for kind, a, b, _ in env.get(_MARKS, ()):
+            if kind == "code":
+                code.append((inline.to_body(a), inline.to_body(b)))
+            elif kind == "hidden":
+                hidden.append((inline.to_body(a), inline.to_body(b)))
+        opened: list[int] = []
+        for tok in _flatten(tokens):
+            if tok.type == "s_open" and id(tok) in at:
+                opened.append(at[id(tok)][0])
+            elif tok.type == "s_close" and id(tok) in at and opened:
+                struck.append((inline.to_body(opened.pop()), inline.to_body(at[id(tok)][1])))
+    return Marks(tuple(sorted(code)), tuple(sorted(struck)), tuple(sorted(hidden)))
+
+
+def _flatten(tokens: list[Token]):
+    for tok in tokens:
+        yield tok
+        if tok.children:
+            yield from _flatten(tok.children)
+
+
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Structure:
+    """A note body's leaf blocks in order, and what of it is code or hidden."""
+
+    body: str
+    leaves: tuple[Leaf, ...]
+    code_blocks: tuple[Span, ...]  # fenced and indented code, whole lines (fences included)
+
+    @property
+    def headings(self) -> list[Leaf]:
+        return [leaf for leaf in self.leaves if leaf.kind == "heading"]
+
+    def code(self) -> list[Span]:
+        """Every code range, sorted: code blocks, and the code spans of every block."""
+        spans = list(self.code_blocks)
+        if "`" in self.body:
+            for leaf in self.leaves:
+                if leaf.inlines and any("`" in i.content for i in leaf.inlines):
+                    spans.extend(leaf.marks().code)
+        return merged(spans)
+
+    def hidden(self) -> list[Span]:
+        """Text the editor hides, sorted: HTML comments (inline and whole blocks) and
+        Obsidian `%%comments%%` (outside code)."""
+        spans: list[Span] = []
+        if "<!--" in self.body:
+            for leaf in self.leaves:
+                if leaf.kind == "html":
+                    text = self.body[leaf.start : leaf.end]
+                    spans.extend((leaf.start + m.start(), leaf.start + m.end()) for m in _COMMENT.finditer(text))
+                elif any("<!--" in i.content for i in leaf.inlines):
+                    spans.extend(leaf.marks().hidden)
+        if "%%" in self.body:
+            spans.extend(self._percent_comments())
+        return merged(spans)
+
+    def _percent_comments(self) -> list[Span]:
+        code = self.code()
+        out: list[Span] = []
+        open_at = None
+        at = self.body.find("%%")
+        while at >= 0:
+            if not inside(code, at):
+                if open_at is None:
+                    open_at = at
+                else:
+                    out.append((open_at, at + 2))
+                    open_at = None
+            at = self.body.find("%%", at + 2)
+        if open_at is not None:
+            out.append((open_at, len(self.body)))  # Obsidian hides the rest of the note
+        return out
+
+
+def merged(spans: list[Span]) -> list[Span]:
+    """`spans` sorted, with overlapping or touching ones joined: disjoint, for `inside`."""
+    out: list[Span] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def inside(spans: list[Span], pos: int) -> bool:
+    """Whether offset `pos` lies inside one of `spans` (sorted and disjoint, as `merged` gives)."""
+    i = bisect.bisect_right(spans, (pos, float("inf"))) - 1
+    return i >= 0 and spans[i][0] <= pos < spans[i][1]
+
+
+def overlaps(spans: list[Span], start: int, end: int) -> bool:
+    """Whether [start, end) shares a char with one of `spans` (sorted and disjoint)."""
+    i = bisect.bisect_left(spans, (end, end)) - 1
+    return i >= 0 and spans[i][1] > start
+
+
+@functools.lru_cache(maxsize=64)
+def structure(body: str) -> Structure:
+    """The structure of a note's body (text after the frontmatter). Cached on the text."""
+    if not body:
+        return Structure(body, (), ())
+    lines = line_spans(body)
+    simple = _simple_leaves(body, lines)
+    if simple is not None:
+        return Structure(body, tuple(simple), ())
+    return _parsed(body, lines)
+
+
+# A line can start a block other than a paragraph or an ATX heading only with one of these
+# (indentation, block quote, list, rule, setext underline, fence, HTML, table, link
+# reference). A body whose every line starts otherwise, or is a flat bullet item, is
+# paragraphs, ATX headings and list items, which `_simple_leaves` reads without the
+# parser: measured, a cold build of 10,000 short notes took 1.34x as long with every note
+# parsed. `tests/test_structure.py` holds the two readings equal.
+_BLOCK_STARTS = frozenset(" \t>-+*_=#`~<|[:0123456789")
+_EMPHASIS_START = re.compile(r"[*_]+[^\s*_]")  # "**User:** hi": emphasis, never a list or a rule
+_ATX_OPEN = re.compile(r"#{1,6}(?=[ \t]|$)")
+
+
+def _atx_content(line: str, level: int) -> str:
+    """An ATX heading's text as markdown-it cuts it: no closing #s, stripped."""
+    end = len(line.rstrip(" \t"))
+    tail = end
+    while tail > level and line[tail - 1] == "#":
+        tail -= 1
+    if tail > level and line[tail - 1] in " \t":
+        end = tail
+    return line[level:end].strip()
+
+
+def headings(body: str) -> list[Leaf]:
+    """The headings of `body` (`structure(body).headings`, without building the rest for a
+    plain note: a cold build needs a note's headings, not its paragraphs)."""
+    if not body:
+        return []
+    found = _simple_leaves(body, line_spans(body), paragraphs=False)
+    return found if found is not None else structure(body).headings
+
+
+def _text_leaf(
+    body: str,
+    lines: list[Span],
+    kind: str,
+    first: int,
+    last: int,
+    content: str,
+    level: int = 0,
+    text: str = "",
+    quote: int = 0,
+) -> Leaf:
+    """A leaf of inline text (a heading, a paragraph, an item's paragraph) on lines
+    `first`..`last`, its `content` placed back on them."""
+    pieces = _place(body, lines, first, content)
+    return Leaf(
+        kind,
+        first,
+        last,
+        lines[first][0],
+        lines[last - 1][1],
+        pieces,
+        level,
+        text,
+        quote,
+        (Inline(content, pieces),),
+    )
+
+
+def _safe_start(text: str) -> bool:
+    """Whether a line (or an item's text) starting with `text` can only be paragraph text."""
+    c = text[0]
+    return c not in _BLOCK_STARTS or (c in "*_" and _EMPHASIS_START.match(text) is not None)
+
+
+def _simple_leaves(body: str, lines: list[Span], paragraphs: bool = True) -> list[Leaf] | None:
+    """The leaves of a body made only of paragraphs, ATX headings and flat bullet lists
+    (``- text`` in column 0, one space, its text a paragraph); only its headings when not
+    `paragraphs`; None for any other body."""
+    if "\x00" in body:  # markdown-it reads NUL as U+FFFD: leave it to the parser
+        return None
+    leaves: list[Leaf] = []
+    first, kind = -1, "paragraph"
+
+    def close(last: int) -> None:
+        if not paragraphs:
+            return
+        skip = 2 if kind == "list item" else 0  # the item's marker
+        a0 = lines[first][0] + skip
+        content = "\n".join([body[a0 : lines[first][1]], *(body[a:b] for a, b in lines[first + 1 : last])]).strip()
+        leaves.append(_text_leaf(body, lines, kind, first, last, content))
+
+    for i, (a, b) in enumerate(lines):
+        line = body[a:b]
+        if not line.strip(" \t"):
+            if first >= 0:
+                close(i)
+                first = -1
+            continue
+        c = line[0]
+        if c == "#":
+            m = _ATX_OPEN.match(line)
+            if m:
+                if first >= 0:
+                    close(i)
+                    first = -1
+                text = _atx_content(line, m.end())
+                leaves.append(_text_leaf(body, lines, "heading", i, i + 1, text, m.end(), text))
+                continue
+            # "#tag" or seven #s: paragraph text
+        elif c in "-*+" and line[1:2] == " " and len(line) > 2 and _safe_start(line[2:]):
+            if first >= 0:
+                close(i)  # a bullet item interrupts a paragraph or the item before it
+            first, kind = i, "list item"
+            continue
+        elif not _safe_start(line):
+            return None
+        if first < 0:
+            first, kind = i, "paragraph"
+    if first >= 0:
+        close(len(lines))
+    return leaves
+
+
+def _parsed(body: str, lines: list[Span]) -> Structure:
+    """The structure from markdown-it's block tokens."""
+    tokens = _MD.parse(body)
+    leaves: list[Leaf] = []
+    code_blocks: list[Span] = []
+    quote = 0
+    parents: list[str] = []
+    i = 0
+    row_cells: list[Inline] = []
+    row_map = [0, 1]
+    while i < len(tokens):
+        tok = tokens[i]
+        t = tok.type
+        if t == "blockquote_open":
+            quote += 1
+        elif t == "blockquote_close":
+            quote -= 1
+        if t.endswith("_open") and t not in ("paragraph_open", "heading_open", "tr_open", "th_open", "td_open"):
+            parents.append(t)
+        elif t.endswith("_close") and t not in ("paragraph_close", "heading_close", "tr_close", "th_close", "td_close"):
+            parents.pop()
+        if t in ("paragraph_open", "heading_open") and tok.map:
+            inline = tokens[i + 1]
+            first, last = tok.map
+            if t == "heading_open":
+                kind, level, text = "heading", int(tok.tag[1]), inline.content.strip()
+            else:
+                kind = "list item" if parents and parents[-1] == "list_item_open" else "paragraph"
+                level, text = 0, ""
+            leaves.append(_text_leaf(body, lines, kind, first, last, inline.content, level, text, quote))
+            i += 3
+            continue
+        if t in ("fence", "code_block", "html_block") and tok.map:
+            first, last = tok.map
+            start, end = lines[first][0], lines[last - 1][1]
+            content = tok.content[:-1] if tok.content.endswith("\n") else tok.content
+            if t == "fence":
+                pieces = _place(body, lines, first + 1, content) if content else ()
+                # An unclosed fence runs to the end of its container: no closing line to drop.
+                pieces = pieces[: max(0, last - first - 1)]
+            else:
+                pieces = _place(body, lines, first, content)
+            if t != "html_block":
+                code_blocks.append((start, end))
+            kind = "html" if t == "html_block" else "code"
+            leaves.append(Leaf(kind, first, last, start, end, pieces, quote=quote))
+        elif t == "tr_open" and tok.map:
+            row_cells, row_map = [], tok.map
+        elif t == "inline" and parents and parents[-1] in ("thead_open", "tbody_open"):
+            row_cells.append(Inline(tok.content, ()))
+        elif t == "tr_close":
+            leaves.append(_table_row(body, lines, row_map, row_cells, quote))
+        i += 1
+    return Structure(body, tuple(leaves), tuple(code_blocks))
+
+
+def _table_row(body: str, lines: list[Span], row_map: list[int], cells: list[Inline], quote: int) -> Leaf:
+    """A table row: its line (from the first cell's leading pipe to the last cell), cells placed in order."""
+    first = row_map[0]
+    a, b = lines[first]
+    src = body[a:b]
+    cursor = 0
+    placed: list[Inline] = []
+    for cell in cells:
+        at = src.find(cell.content, cursor) if cell.content else -1
+        if at < 0:
+            placed.append(Inline(cell.content, ((a + cursor, a + cursor),)) if not cell.content else Inline("", ()))
+            continue
+        placed.append(Inline(cell.content, ((a + at, a + at + len(cell.content)),)))
+        cursor = at + len(cell.content)
+    start = next((p.pieces[0][0] for p in placed if p.pieces), a)
+    while start > a and body[start - 1] in " \t|":
+        start -= 1
+    end = a + len(src.rstrip())
+    inlines = tuple(p for p in placed if p.pieces and p.content)
+    return Leaf("table row", first, first + 1, a, b, ((start, end),), quote=quote, inlines=inlines)

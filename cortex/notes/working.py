@@ -1,0 +1,238 @@
+"""Working state: what the owner is in the middle of, kept as Markdown in `working/`.
+
+One file a project, `working/<project>.md` (items with no project: `working/general.md`),
+with one list line an item:
+
+    - [ ] question: Which cone does the new clay body need? · opened 2026-12-01 ^w3ab7
+    - [x] focus: Fire the glaze tests · opened 2026-11-20 · filed 2026-12-02 → notes/glaze.md ^wq1e0
+    - [-] decision: Buy a second kiln · opened 2026-11-18 · dropped 2026-12-02: no room ^w9zz2
+
+The box says the state (`[ ]` open, `[x]` filed, or done when ticked by hand with no
+target, `[-]` dropped); then the kind, the text, and fields after ` · `: the day it was
+opened, and when it was filed (and into which note), dropped (and why) or last touched.
+The `^id` at the end is an Obsidian block id: Obsidian links to it and shows it quietly,
+and Cortex finds the item by it, so it never changes. A line written by hand with none
+gets an id from its project and text, written onto the line the first time Cortex
+changes that item. A hand-written line needs no kind (a `?` at its end makes it a
+question, else a focus) and no date (its age then comes from Git).
+
+Everything here is pure: text in, text out. An item is never removed from its file;
+filing and dropping rewrite its line in place.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from dataclasses import dataclass
+
+from cortex.notes.note import split_frontmatter
+from cortex.notes.structure import parser
+
+FOLDER = "working/"
+GENERAL = "general"  # the file of items with no project
+KINDS = ("focus", "decision", "question", "handoff")
+AGED_DAYS = 14  # an open item whose line no commit changed for longer reads as aged
+MAX_TEXT_CHARS = 500
+STATES = ("open", "filed", "done", "dropped")
+
+_PROJECT = re.compile(r"^[^\W_][\w.-]{0,63}$")
+_LINE = re.compile(r"^(?P<lead>\s*[-*+] \[)(?P<box>[ xX-])\] (?P<body>.*?)(?: \^(?P<id>[A-Za-z0-9-]+))?\s*$")
+_KIND = re.compile(r"^(?P<kind>[a-z]+): (?P<text>.*)$")
+_FIELD = re.compile(
+    r"^(?:opened (?P<opened>\d{4}-\d{2}-\d{2})"
+    r"|touched (?P<touched>\d{4}-\d{2}-\d{2})"
+    r"|filed (?P<filed>\d{4}-\d{2}-\d{2}) → (?P<into>.+)"
+    r"|dropped (?P<dropped>\d{4}-\d{2}-\d{2}): (?P<reason>.*))$"
+)
+SEP = " · "
+
+
+class WorkingError(ValueError):
+    """A working-state request that cannot be applied, in one line."""
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    kind: str
+    text: str
+    project: str
+    state: str  # open, filed, done (ticked by hand), dropped
+    line: int  # its line in the file, from 0
+    opened: dt.date | None = None
+    touched: dt.date | None = None
+    closed: dt.date | None = None
+    into: str | None = None  # filed: the note it went into
+    reason: str | None = None  # dropped: why
+    written_id: bool = True  # False: the id is derived, not yet on the line
+
+    @property
+    def open(self) -> bool:
+        return self.state == "open"
+
+
+def check_project(project: str | None) -> str:
+    """A project key as files name it (lower case), or WorkingError."""
+    if project is None or not project.strip():
+        return GENERAL
+    key = project.strip().lower()
+    if not _PROJECT.match(key):
+        raise WorkingError(
+            "project must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit, "
+            f"not {project[:70]!r}"
+        )
+    return key
+
+
+def in_working(path: str) -> bool:
+    """Whether `path` is working state (intentions, not facts): search and ask leave it out."""
+    return path.startswith(FOLDER)
+
+
+def project_path(project: str | None) -> str:
+    return f"{FOLDER}{check_project(project)}.md"
+
+
+def project_of(path: str) -> str | None:
+    """The project a working file holds, or None for a path that is not one."""
+    if not path.startswith(FOLDER) or not path.endswith(".md") or "/" in path[len(FOLDER) :]:
+        return None
+    return path[len(FOLDER) : -3].lower()
+
+
+def derived_id(project: str, text: str) -> str:
+    """The id of a hand-written line that carries none: stable while its text is."""
+    return "h" + hashlib.sha256(f"{project}\n{' '.join(text.split())}".encode()).hexdigest()[:5]
+
+
+def _list_lines(text: str) -> list[int]:
+    """The first line of each list item of `text`'s body, counted in the whole text, as
+    CommonMark reads it (so a line in frontmatter, a code fence or an HTML comment is no item)."""
+    _, offset = split_frontmatter(text)
+    first = text[:offset].count("\n")
+    return [first + t.map[0] for t in parser().parse(text[offset:]) if t.type == "list_item_open" and t.map]
+
+
+def parse_items(text: str, project: str) -> list[Item]:
+    """Every item of a working file, in file order."""
+    lines = text.splitlines()
+    items = []
+    for n in _list_lines(text):
+        m = _LINE.match(lines[n]) if n < len(lines) else None
+        if m is None:
+            continue
+        parts = m.group("body").split(SEP)
+        fields: dict[str, str | None] = {}
+        while len(parts) > 1:
+            f = _FIELD.match(parts[-1].strip())
+            if f is None:
+                break
+            fields.update({k: v for k, v in f.groupdict().items() if v is not None and k not in fields})
+            parts.pop()
+        head = SEP.join(parts).strip()
+        k = _KIND.match(head)
+        if k and k.group("kind") in KINDS:
+            kind, said = k.group("kind"), k.group("text").strip()
+        else:
+            kind, said = ("question" if head.endswith("?") else "focus"), head
+        box = m.group("box").lower()
+        state = "open" if box == " " else "dropped" if box == "-" else "filed" if fields.get("into") else "done"
+        items.append(
+            Item(
+                id=m.group("id") or derived_id(project, head),
+                kind=kind,
+                text=said,
+                project=project,
+                state=state,
+                line=n,
+                opened=_day(fields.get("opened")),
+                touched=_day(fields.get("touched")),
+                closed=_day(fields.get("filed") or fields.get("dropped")),
+                into=fields.get("into"),
+                reason=fields.get("reason"),
+                written_id=m.group("id") is not None,
+            )
+        )
+    return items
+
+
+def _day(value: str | None) -> dt.date | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def render(item: Item) -> str:
+    """The item's line."""
+    box = {"open": " ", "dropped": "-"}.get(item.state, "x")
+    fields = [f"{item.kind}: {item.text}"]
+    if item.opened:
+        fields.append(f"opened {item.opened.isoformat()}")
+    if item.touched:
+        fields.append(f"touched {item.touched.isoformat()}")
+    if item.state == "filed" and item.closed and item.into:
+        fields.append(f"filed {item.closed.isoformat()} → {item.into}")
+    if item.state == "dropped" and item.closed:
+        fields.append(f"dropped {item.closed.isoformat()}: {item.reason or ''}".rstrip())
+    return f"- [{box}] {SEP.join(fields)} ^{item.id}"
+
+
+def check_item_text(kind: str, text: str) -> tuple[str, str]:
+    if kind not in KINDS:
+        raise WorkingError(f"kind must be one of {', '.join(KINDS)}, not {str(kind)[:40]!r}")
+    said = " ".join(str(text).split())
+    if not said:
+        raise WorkingError("text is empty")
+    if len(said) > MAX_TEXT_CHARS:
+        raise WorkingError(f"text is longer than {MAX_TEXT_CHARS} characters")
+    if re.search(r"\^[A-Za-z0-9-]+$", said):
+        raise WorkingError("text must not end in a block id (^…): Cortex gives each item its own")
+    if SEP.strip() in said:
+        raise WorkingError(f"text must not hold {SEP.strip()!r}: it separates an item's fields")
+    return kind, said
+
+
+def new_file(project: str) -> str:
+    return (
+        f"# Working: {project}\n\n"
+        "What is open in this project, one item a line: a box, the kind, the text, its dates, "
+        "an id. Tick or edit a line in any editor; Cortex reads it back.\n\n"
+    )
+
+
+def add(text: str | None, project: str, kind: str, said: str, day: dt.date, item_id: str) -> str:
+    """`text` (None: no file yet) with a new open item at its end."""
+    kind, said = check_item_text(kind, said)
+    base = new_file(project) if text is None else text
+    eol = "\r\n" if "\r\n" in base else "\n"
+    if base and not base.endswith(("\n", "\r")):
+        base += eol
+    line = render(Item(item_id, kind, said, project, "open", 0, opened=day))
+    return base + line + eol
+
+
+def change(text: str, item_id: str, project: str, edit) -> tuple[str, Item]:
+    """`text` with item `item_id`'s line replaced by `render(edit(item))`: the rest of the
+    file byte for byte, the id kept (written onto a hand-written line that had none)."""
+    items = [i for i in parse_items(text, project) if i.id == item_id]
+    if not items:
+        raise WorkingError(f"no item {item_id} in {project_path(project)}")
+    old = items[0]
+    new = edit(old)
+    lines = text.splitlines(keepends=True)
+    raw = lines[old.line]
+    ending = raw[len(raw.rstrip("\r\n")) :]
+    lead = re.match(r"^\s*", raw).group(0)  # type: ignore[union-attr]
+    lines[old.line] = lead + render(new) + ending
+    return "".join(lines), new
+
+
+def is_aged(item: Item, changed: dt.date | None, today: dt.date) -> bool:
+    """Open, and no commit changed its line for more than AGED_DAYS (`changed`: that day)."""
+    days = [d for d in (changed, item.touched, item.opened) if d is not None]
+    return item.open and bool(days) and (today - max(days)).days > AGED_DAYS

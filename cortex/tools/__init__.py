@@ -1,0 +1,1 @@
+"""The trusted tool functions behind the doors."""
