@@ -3,11 +3,13 @@
 #   redis-server  the guest door's queue (the embedded default starts a private one)
 #   chromium      with --tests: the console's browser tests (Debian's chromium; Playwright
 #                 drives it and never downloads a browser of its own)
+#   nodejs, npm   with --tests, when npm is missing: the TypeScript MCP SDK client's tests
 set -euo pipefail
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 if [ "${1:-}" = "--tests" ]; then
   [ -x /usr/bin/chromium ] || missing+=(chromium)
+  command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)  # the TypeScript MCP SDK client's tests
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 SUDO=""

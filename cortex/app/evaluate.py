@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import SimpleNamespace
 
 from cortex.app.brain_setup import data_dir
 
@@ -471,7 +472,7 @@ def main(args) -> int:
             ask_line(
                 f"client's model through MCP sampling, stub model; {client.requests} sampling requests, "
                 f"readers {dict(readers)}",
-                ask_part(type("Answered", (), {"ask": staticmethod(answered.__getitem__)})(), qs),
+                ask_part(SimpleNamespace(ask=answered.__getitem__), qs),
             )
         )
     return 0

@@ -74,8 +74,10 @@ class Seen:
         return " · ".join(x for x in (f"{i.kind}: {i.text}", when, aged, f"^{i.id}") if x)
 
 
-def items_at(brain: Brain, snap: Snapshot, project: str | None = None) -> list[Seen]:
-    """Every item of the working files at `snap` (of one project, if given), newest first."""
+def items_at(brain: Brain, snap: Snapshot, project: str | None = None, ages: bool = True) -> list[Seen]:
+    """Every item of the working files at `snap` (of one project, if given), newest first.
+    `ages=False`: without Git's blame (no item reads as aged), for callers that need only
+    which items exist and where."""
     today = brain.today()
     out = []
     paths = [project_path(project)] if project else sorted(p for p in snap.notes if project_of(p))
@@ -84,10 +86,12 @@ def items_at(brain: Brain, snap: Snapshot, project: str | None = None) -> list[S
         if note is None:
             continue
         key = project_of(path) or GENERAL
-        try:
-            times = brain.store.line_times(snap.sha, path)
-        except (KeyError, ValueError, OSError):
-            times = []
+        times = []
+        if ages:
+            try:
+                times = brain.store.line_times(snap.sha, path)
+            except (KeyError, ValueError, OSError):
+                times = []
         for item in parse_items(note.text, key):
             n = item.line
             changed = times[n].astimezone(brain.tz).date() if n < len(times) else None
@@ -129,7 +133,7 @@ class Working:
             raise BadInput("action add needs kind and text")
         key = check_project(project)
         path = project_path(key)
-        taken = {s.item.id for s in items_at(self.brain, self.brain.snapshot())}
+        taken = {s.item.id for s in items_at(self.brain, self.brain.snapshot(), ages=False)}
         item_id = _new_id(taken)
         day = self.brain.today()
         subject = f"brain_working: add {item_id} to {path}"
@@ -162,7 +166,7 @@ class Working:
         return self._close(actor, id, "touch", lambda i: dataclasses.replace(i, touched=day), must_be_open=True)
 
     def _close(self, actor: Actor, item_id: str, verb: str, edit, must_be_open: bool = False) -> dict[str, Any]:
-        found = [s for s in items_at(self.brain, self.brain.snapshot()) if s.item.id == item_id]
+        found = [s for s in items_at(self.brain, self.brain.snapshot(), ages=False) if s.item.id == item_id]
         if not found:
             raise BadInput(f"no working item {item_id}; brain_working(action='list') lists them")
         seen = found[0]
