@@ -29,7 +29,7 @@ lint:
 
 # Refresh docs/RELIABILITY.md from the reliability suites (measured, never typed).
 figures:
-	CORTEX_FIGURES=1 $(PY) -m pytest tests/test_reliability.py tests/test_bad_input.py tests/test_auth_matrix.py tests/test_fuzz.py
+	CORTEX_FIGURES=1 $(PY) -m pytest tests/test_reliability.py tests/test_bad_input.py tests/http/test_auth_matrix.py tests/test_fuzz.py
 
 # The built wheel works with nothing else present (CI runs this after the tests).
 wheel-check:

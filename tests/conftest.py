@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
 import socket
+import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
@@ -124,3 +127,30 @@ def list_tools(url: str, token: str | None = TOKEN) -> list[str]:
             return sorted(t.name for t in tools.tools)
 
     return asyncio.run(go())
+
+
+def serve(tmp_path: Path, brain_path: Path, **env: str) -> RunningServer:
+    parts = assemble(make_settings(tmp_path, brain_path, env={"CORTEX_MEANING": "off", **env}))
+    running = RunningServer(make_app(parts), parts.settings)
+    running.parts = parts
+    return running
+
+
+TS = Path(__file__).parent / "tsclient"
+
+
+def ts_call(url: str, tool: str, **args: Any) -> dict[str, Any]:
+    """One call with the official TypeScript SDK client (tests/tsclient, `make test` installs it)."""
+    node = shutil.which("node")
+    if node is None or not (TS / "node_modules" / "@modelcontextprotocol" / "sdk").exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("node or tests/tsclient/node_modules is missing: `make test` installs them")
+        pytest.skip("node or the TypeScript SDK is not installed (npm ci --prefix tests/tsclient)")
+    done = subprocess.run(
+        [node, str(TS / "call.mjs"), url, TOKEN, tool, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return json.loads(done.stdout)

@@ -37,10 +37,10 @@ SECTIONS = ["load", "crash", "redis", "disk", "auth", "logs", "bad-input", "fuzz
 HEADER = """# Reliability figures
 
 Written by the reliability suite (`tests/test_reliability.py`, `tests/test_bad_input.py`,
-`tests/test_auth_matrix.py`, `tests/test_fuzz.py`) when asked: the figures are measured, not
+`tests/http/test_auth_matrix.py`, `tests/test_fuzz.py`) when asked: the figures are measured, not
 typed, and change a little from run to run. Each section says when it was last measured and on
 what machine. Do not edit by hand; run `CORTEX_FIGURES=1 python -m pytest tests/test_reliability.py
-tests/test_bad_input.py tests/test_auth_matrix.py tests/test_fuzz.py` to refresh it (a plain test
+tests/test_bad_input.py tests/http/test_auth_matrix.py tests/test_fuzz.py` to refresh it (a plain test
 run leaves this file alone), and `python bench/security_bench.py` for the no-loss section.
 """
 
@@ -261,7 +261,7 @@ class ServeProcess:
     def start(self, timeout: float = 30) -> dict[str, Any]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "REDIS_"))}
         # The meaning arm is off unless a test asks (its model's memory and its workers' CPU
-        # are no part of what these suites measure; tests/test_meaning.py serves with it on).
+        # are no part of what these suites measure; tests/meaning/test_meaning.py serves with it on).
         env.update(PATH=str(self.bindir), CORTEX_HOME=str(self.home), PYTHONUNBUFFERED="1", CORTEX_MEANING="off")
         if self.brain is not None:
             env["CORTEX_BRAIN"] = str(self.brain)
@@ -364,3 +364,7 @@ def fsck(repo: Path) -> str:
     r = git(repo, "fsck", "--strict", "--no-dangling", "--no-progress", check=False)
     assert r.returncode == 0 and not r.stdout.strip(), f"git fsck: {r.returncode}\n{r.stdout}\n{r.stderr}"
     return (r.stdout + r.stderr).strip()
+
+
+def post_initialize(url: str, headers: dict[str, str]) -> httpx.Response:
+    return httpx.post(url, json=initialize_body(), headers={"Accept": ACCEPT, **headers})

@@ -424,7 +424,7 @@ def test_zz_write_fuzz_figures():
         "Fuzzing: parser, tokenizer, verifier",
         """
 Hypothesis properties in `tests/test_fuzz.py`, on top of the random-text properties in
-`tests/test_notes.py`, `tests/test_tokenize.py` and `tests/test_verify.py`.
+`tests/notes/test_notes.py`, `tests/index/test_tokenize.py` and `tests/ask/test_verify.py`.
 
 | target | examples | result |
 |---|---|---|

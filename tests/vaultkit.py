@@ -4,6 +4,12 @@ body tags and wikilinks, CRLF notes, and hub notes of several hundred KB."""
 from __future__ import annotations
 
 import random
+import subprocess
+from pathlib import Path
+
+from conftest import TOKEN
+
+from cortex.settings import Settings
 
 LANGS = ("Rust", "Go", "Ruby", "Python", "Elixir", "Haskell", "Java", "Kotlin")
 TOPICS = (
@@ -72,3 +78,38 @@ HUB_QUERIES = {
     "rust library": "lists/Rust libraries.md",
     "elixir libraries": "lists/elixir-libraries.md",
 }
+
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Ada Lovelace",
+    "GIT_AUTHOR_EMAIL": "ada@example.org",
+    "GIT_COMMITTER_NAME": "Ada Lovelace",
+    "GIT_COMMITTER_EMAIL": "ada@example.org",
+    "PATH": "/usr/bin:/bin:/usr/local/bin",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(repo: Path, *args: str, check: bool = True) -> str:
+    r = subprocess.run(
+        ["git", *args], cwd=repo, capture_output=True, text=True, check=check, env={**GIT_ENV, "HOME": str(repo.parent)}
+    )
+    return r.stdout
+
+
+def vault_on(tmp_path: Path, branch: str, files: dict[str, bytes]) -> Path:
+    repo = tmp_path / "vault"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", branch)
+    git(repo, "config", "user.name", "Ada Lovelace")
+    git(repo, "config", "user.email", "ada@example.org")
+    for path, data in files.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_bytes(data)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "my notes")
+    return repo
+
+
+def settings_for(tmp_path: Path, brain: Path, **env: str) -> Settings:
+    return Settings.from_env({"CORTEX_HOME": str(tmp_path / "home"), "CORTEX_TOKEN": TOKEN, **env}, brain=brain)

@@ -31,7 +31,7 @@ rank oddly.  Where no term is in half the documents or more, the two differ
 only by a per-term factor ``log(1 + x) / log(x)`` with
 ``x = (N - n + 0.5) / (n + 0.5)``: single-term rankings are identical,
 multi-term rankings can differ (Lucene's IDF is flatter: it favours common
-terms a little more).  tests/test_search_index.py checks both relationships.
+terms a little more).  tests/index/test_search_index.py checks both relationships.
 
 **Exactness.**  Lengths are kept as per-field integer totals and scores are
 summed over query terms in a fixed order (document frequency descending, then
@@ -75,7 +75,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {"path": 2, "title": 3, "headings": 2, "body
 
 
 # How much an exact name match adds, as a share of the query's best BM25 score.
-# Tuned on the public eval and the hub fixture (tests/test_obsidian.py): see
+# Tuned on the public eval and the hub fixture (tests/brain/test_obsidian.py): see
 # the README's figures.
 NAME_WEIGHT = 1.0
 

@@ -5,7 +5,7 @@ A full read of a 300 MB brain is Python parsing and tokenizing 300 MB: 42 s on o
 here (25,000 chat transcripts), 22-29 s with two workers. With more cores it is split into
 chunks that worker processes (`work`) parse and index; their notes and index shards come
 back in order and are merged into exactly what one process would have built
-(tests/test_reading.py).
+(tests/index/test_reading.py).
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ _LEN = struct.Struct("<I")
 # (a new frontmatter rule, another tokeniser, another index layout) makes every saved
 # file stale. Hashing their source is blunt (a comment edit also means one rebuild) but
 # never serves a note parsed by rules the running code no longer has.
-# `tests/test_persist.py` fails when a module the corpus builds with is missing here.
+# `tests/index/test_persist.py` fails when a module the corpus builds with is missing here.
 _SHAPING_MODULES = (
     "notes.structure",
     "notes.note",

@@ -60,7 +60,7 @@ __all__ = ["tokenize"]
 # database of Python 3.11.  ``\w`` matches none of them, yet they are part of
 # words in Devanagari, Thai, Hebrew and NFD-spelled Latin.  Kept as a literal
 # so import costs nothing (scanning unicodedata takes ~0.3 s);
-# tests/test_tokenize.py checks it against the running interpreter.
+# tests/index/test_tokenize.py checks it against the running interpreter.
 _MARKS = (
     "\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u05bf\u05c1-\u05c2\u05c4-\u05c5"
     "\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4"

@@ -315,7 +315,7 @@ def structure(body: str) -> Structure:
 # reference). A body whose every line starts otherwise, or is a flat bullet item, is
 # paragraphs, ATX headings and list items, which `_simple_leaves` reads without the
 # parser: measured, a cold build of 10,000 short notes took 1.34x as long with every note
-# parsed. `tests/test_structure.py` holds the two readings equal.
+# parsed. `tests/notes/test_structure.py` holds the two readings equal.
 _BLOCK_STARTS = frozenset(" \t>-+*_=#`~<|[:0123456789")
 _EMPHASIS_START = re.compile(r"[*_]+[^\s*_]")  # "**User:** hi": emphasis, never a list or a rule
 _ATX_OPEN = re.compile(r"#{1,6}(?=[ \t]|$)")

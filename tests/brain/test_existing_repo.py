@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import TOKEN, call
 from reliakit import ROOT, ServeProcess
+from vaultkit import GIT_ENV, git, settings_for, vault_on
 
 from cortex.app.brain_setup import open_brain
 from cortex.brain.brain import Actor
@@ -21,41 +22,6 @@ from cortex.errors import StoreError
 from cortex.settings import Settings
 
 ME = Actor(door="owner", tool="brain_write", client="pytest")
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Ada Lovelace",
-    "GIT_AUTHOR_EMAIL": "ada@example.org",
-    "GIT_COMMITTER_NAME": "Ada Lovelace",
-    "GIT_COMMITTER_EMAIL": "ada@example.org",
-    "PATH": "/usr/bin:/bin:/usr/local/bin",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
-
-
-def git(repo: Path, *args: str, check: bool = True) -> str:
-    r = subprocess.run(
-        ["git", *args], cwd=repo, capture_output=True, text=True, check=check, env={**GIT_ENV, "HOME": str(repo.parent)}
-    )
-    return r.stdout
-
-
-def vault_on(tmp_path: Path, branch: str, files: dict[str, bytes]) -> Path:
-    repo = tmp_path / "vault"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", branch)
-    git(repo, "config", "user.name", "Ada Lovelace")
-    git(repo, "config", "user.email", "ada@example.org")
-    for path, data in files.items():
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_bytes(data)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "my notes")
-    return repo
-
-
-def settings_for(tmp_path: Path, brain: Path, **env: str) -> Settings:
-    return Settings.from_env({"CORTEX_HOME": str(tmp_path / "home"), "CORTEX_TOKEN": TOKEN, **env}, brain=brain)
-
-
 FILES = {"Ideas.md": b"# Ideas\n\nA garden of thoughts.\n", "notes/bees.md": b"# Bees\n\nThe hive is south.\n"}
 
 

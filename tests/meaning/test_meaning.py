@@ -35,7 +35,7 @@ from cortex.notes.note import parse_note
 from cortex.store.git import GitStore
 from cortex.tools.trusted import Tools
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 CACHE = Path(os.environ.get("CORTEX_MODEL_CACHE") or Path.home() / ".cache" / "cortex" / "models")
 
 

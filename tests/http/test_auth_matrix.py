@@ -19,8 +19,7 @@ import httpx
 import pytest
 from conftest import TOKEN, URL_SECRET, RunningServer, call, make_settings
 from guestkit import need_redis, redis_proc  # noqa: F401  (fixtures)
-from reliakit import ServeProcess, md_cell, write_section
-from test_doors import post_initialize
+from reliakit import ServeProcess, md_cell, post_initialize, write_section
 
 from cortex.app.brain_setup import init_brain
 from cortex.app.server import assemble, make_app
@@ -233,7 +232,7 @@ def test_auth_matrix(world):
 One server with every door open: owner bearer (`/mcp`), URL secret (`/s/<secret>/mcp`), a guest
 (`/g/<secret>/mcp`, real Redis), the console (signed session cookie after signing in with the owner
 token) and the push webhook (hosted mode, HMAC-SHA256). "Another door's credential" is the secret of
-a different door presented here. Every row is asserted by `tests/test_auth_matrix.py`.
+a different door presented here. Every row is asserted by `tests/http/test_auth_matrix.py`.
 
 | route | credential | expected | observed |
 |---|---|---|---|

@@ -13,11 +13,10 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import TOKEN, call, list_tools, make_settings
+from conftest import TOKEN, call, list_tools, make_settings, serve, ts_call
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_editor import brain, manual, tree  # noqa: F401  (fixtures)
-from test_reader_client import serve, ts_call
+from test_watcher import brain, manual, tree  # noqa: F401  (fixtures)
 
 from cortex.brain.brain import Actor, Brain
 from cortex.brain.working_state import Working

@@ -13,7 +13,7 @@ from conftest import TOKEN, RunningServer, call, make_settings
 from guestkit import redis_proc  # noqa: F401  (fixture)
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from test_existing_repo import git, vault_on
+from vaultkit import git, vault_on
 
 from cortex.app.server import assemble, make_app
 from cortex.brain.brain import Actor

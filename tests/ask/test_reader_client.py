@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from conftest import TOKEN, RunningServer, acall, call, make_settings
+from conftest import TOKEN, RunningServer, acall, call, make_settings, serve, ts_call
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CreateMessageResult, ErrorData, TextContent
@@ -41,13 +41,6 @@ NOTES = {
     "notes/garden-budget-2026.md": "# Garden budget 2026\n\nThe garden budget for 2026 is 2,400 euros.\n",
     "notes/keys.md": f"# Keys\n\nThe reader key for the lab account is {KEY} and it rotates monthly.\n",
 }
-
-
-def serve(tmp_path: Path, brain_path: Path, **env: str) -> RunningServer:
-    parts = assemble(make_settings(tmp_path, brain_path, env={"CORTEX_MEANING": "off", **env}))
-    running = RunningServer(make_app(parts), parts.settings)
-    running.parts = parts
-    return running
 
 
 @pytest.fixture
@@ -299,25 +292,6 @@ def leaves(exc: BaseException) -> list[BaseException]:
 
 
 # -- the TypeScript SDK client ----------------------------------------------------------
-
-TS = Path(__file__).parent / "tsclient"
-
-
-def ts_call(url: str, tool: str, **args: Any) -> dict[str, Any]:
-    """One call with the official TypeScript SDK client (tests/tsclient, `make test` installs it)."""
-    node = shutil.which("node")
-    if node is None or not (TS / "node_modules" / "@modelcontextprotocol" / "sdk").exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail("node or tests/tsclient/node_modules is missing: `make test` installs them")
-        pytest.skip("node or the TypeScript SDK is not installed (npm ci --prefix tests/tsclient)")
-    done = subprocess.run(
-        [node, str(TS / "call.mjs"), url, TOKEN, tool, json.dumps(args)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return json.loads(done.stdout)
 
 
 def test_the_typescript_sdk_client_gets_the_same_stamp(brain_server):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from cortex.notes.blocks import Block, blocks_of, normalize, quote_forms
 from cortex.notes.note import parse_note
 
-TEMPLATE = Path(__file__).resolve().parent.parent / "brain-template"
+TEMPLATE = Path(__file__).resolve().parent.parent.parent / "brain-template"
 
 
 def make(body: str, path: str = "notes/t.md", front: str = "title: T\n") -> object:

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from conftest import TOKEN, URL_SECRET, call
 from mcp.shared.exceptions import MCPError
-from test_doors import post_initialize
+from reliakit import post_initialize
 
 from cortex.http.doors import OAUTH_PROBES
 

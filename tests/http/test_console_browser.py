@@ -30,7 +30,7 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "console"
+ARTIFACTS = Path(__file__).resolve().parent.parent.parent / "test-artifacts" / "console"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 OWNER = Actor(door="owner", tool="brain_write", client="test")

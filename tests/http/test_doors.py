@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 from conftest import TOKEN, URL_SECRET, acall, call, client, list_tools
-from reliakit import ACCEPT, initialize_body
+from reliakit import post_initialize
 
 TRUSTED_TOOLS = {
     "brain_read",
@@ -19,10 +19,6 @@ TRUSTED_TOOLS = {
     "brain_corpus",
     "brain_context",
 }
-
-
-def post_initialize(url: str, headers: dict[str, str]) -> httpx.Response:
-    return httpx.post(url, json=initialize_body(), headers={"Accept": ACCEPT, **headers})
 
 
 def test_auth_matrix_of_the_trusted_doors(server):

@@ -18,9 +18,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_existing_repo import settings_for, vault_on
 from test_persist import QUERIES as _QUERIES
-from vaultkit import hub_note
+from vaultkit import hub_note, settings_for, vault_on
 
 from cortex.app.brain_setup import open_brain
 from cortex.brain.brain import Brain

@@ -12,7 +12,7 @@ from cortex.ask.pack import FRAMING, variants
 from cortex.index.tokenize import STOPWORDS, tokenize
 from cortex.notes.note import parse_note
 
-EVAL = Path(__file__).resolve().parent.parent / "eval"
+EVAL = Path(__file__).resolve().parent.parent.parent / "eval"
 REWORDED = [json.loads(line) for line in (EVAL / "reworded.jsonl").read_text().splitlines() if line.strip()]
 # Words that frame a question (and contractions' pieces), never its content.
 QUESTION_WORDS = frozenset("i me my we our us you your what which who whom when where why how".split())

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from conftest import TOKEN, RunningServer, make_settings
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
-from test_doors import post_initialize
+from reliakit import post_initialize
 
 from cortex.app.server import assemble, make_app
 from cortex.brain.brain import Actor

@@ -17,8 +17,7 @@ import httpx
 import pytest
 from conftest import TOKEN, URL_SECRET, RunningServer, call, list_tools, make_settings
 from guestkit import clock, gserver, need_redis, redis_proc  # noqa: F401  (fixtures)
-from reliakit import ready_health
-from test_doors import post_initialize
+from reliakit import post_initialize, ready_health
 
 from cortex.app.server import assemble, make_app
 from cortex.brain.brain import Actor
@@ -246,7 +245,7 @@ def _serve(tmp_path: Path, path_env: str):
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=Path(__file__).resolve().parent.parent.parent,
     )
     health = ready_health(f"http://127.0.0.1:{port}", proc)
     if health is not None:
