@@ -1,6 +1,6 @@
-"""What CommonMark's reading of a note costs a cold build (issue 20).
+"""What CommonMark's reading of a note costs a cold build, against a baseline checkout.
 
-Builds its own brain (`cortex.app.bench.make_brain`: short synthetic notes, or with `--long`
+Builds its own brain (`bench.synthetic.make_brain`: short synthetic notes, or with `--long`
 the chat transcripts of 5-20 KB whose 25,000 make the ~300 MB bench brain), then times a
 first build (`Brain.snapshot()` in a fresh interpreter, worker processes and all, as a
 cold start runs it) alternately with this checkout's code and with a baseline checkout
@@ -11,7 +11,7 @@ of the ratio. Also times `parse_note` alone over the same notes, in-process, bot
 With `--quoted`, every paragraph of every note becomes a block quote ("> " in front), which
 the shortcut for plain notes does not read: every note goes through the parser, the worst case.
 
-Usage: ``python bench/reading_bench.py --baseline /tmp/base --notes 10000 [--long] [--quoted] [--runs 3]``
+Usage: ``python -m bench.reading_bench --baseline /tmp/base --notes 10000 [--long] [--quoted] [--runs 3]``
 """
 
 from __future__ import annotations
@@ -23,50 +23,69 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench.measure import ROOT, machine
 
-BUILD = r"""
-import json, sys, time
-t0 = time.perf_counter()
-from cortex.brain.brain import Brain
-from cortex.store.git import GitStore
-snap = Brain(GitStore(sys.argv[1])).snapshot()
-print(json.dumps({"build_s": time.perf_counter() - t0, "notes": len(snap.notes)}))
-"""
-
-PARSE = r"""
-import json, sys, time
-from cortex.app.bench import conversation_notes, synthetic_notes
-from cortex.notes.note import parse_note
-n, long, quoted = int(sys.argv[1]), sys.argv[2] == "long", sys.argv[3] == "quoted"
-files = conversation_notes(n) if long else synthetic_notes(n)
-texts = [(p, d.decode()) for p, d in files.items()]
-if quoted:
-    import re
-    texts = [(p, re.sub(r"(?m)^(?=[A-Za-z*])", "> ", t)) for p, t in texts]
-t0 = time.perf_counter()
-for p, t in texts:
-    parse_note(p, t)
-dt = time.perf_counter() - t0
-print(json.dumps({"parse_s": dt, "mb": sum(len(t) for _, t in texts) / 1e6}))
-"""
+__all__ = ["build", "main", "parse"]
 
 
-def run(code: str, checkout: Path, *args: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
+def build(brain_path: str) -> None:
+    """The child: a first build in this fresh interpreter, Cortex's imports included."""
+    t0 = time.perf_counter()
+    from cortex.brain.brain import Brain
+    from cortex.store.git import GitStore
+
+    snap = Brain(GitStore(brain_path)).snapshot()
+    print(json.dumps({"build_s": time.perf_counter() - t0, "notes": len(snap.notes)}))
+
+
+def parse(n: str, kind: str, quoted: str) -> None:
+    """The child: `parse_note` over `n` synthetic notes (`kind` long or short, `quoted` or plain), in-process."""
+    from bench.synthetic import conversation_notes, synthetic_notes
+    from cortex.notes.note import parse_note
+
+    files = conversation_notes(int(n)) if kind == "long" else synthetic_notes(int(n))
+    texts = [(p, d.decode()) for p, d in files.items()]
+    if quoted == "quoted":
+        import re
+
+        texts = [(p, re.sub(r"(?m)^(?=[A-Za-z*])", "> ", t)) for p, t in texts]
+    t0 = time.perf_counter()
+    for p, t in texts:
+        parse_note(p, t)
+    dt = time.perf_counter() - t0
+    print(json.dumps({"parse_s": dt, "mb": sum(len(t) for _, t in texts) / 1e6}))
+
+
+CHILDREN = {"build": build, "parse": parse}
+
+
+def run(child: str, checkout: Path, *args: str) -> dict:
+    """One child in a fresh interpreter that reads Cortex from `checkout`, and its JSON line.
+
+    The child's module comes from this checkout (PYTHONPATH, and `-P` leaves its folder off
+    sys.path), and it puts `checkout` first before importing Cortex. Its folder is `checkout`,
+    so a build's worker processes (fresh interpreters there) read the same Cortex.
+    """
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run(
-        [sys.executable, "-c", code, *args], env=env, cwd=checkout, capture_output=True, text=True, check=True
+        [sys.executable, "-P", "-m", "bench.reading_bench", "--child", child, str(checkout), *args],
+        env=env,
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def _make_brain(root: Path, n: int, long: bool, quoted: bool) -> Path:
-    """`cortex.app.bench.make_brain`'s brain; with `quoted`, its paragraph lines block-quoted."""
+    """`bench.synthetic.make_brain`'s brain; with `quoted`, its paragraph lines block-quoted."""
     import re
 
-    from cortex.app.bench import conversation_notes, make_brain, synthetic_notes
+    from bench.synthetic import conversation_notes, make_brain, synthetic_notes
     from cortex.store.git import GitStore
 
     if not quoted:
@@ -88,25 +107,22 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
     base = Path(args.baseline).resolve()
-    sys.path.insert(0, str(ROOT))
-    from cortex.app.bench import machine
-
     print(f"machine: {machine()}", flush=True)
     kind = "long" if args.long else "short"
     quoted = "quoted" if args.quoted else "plain"
     parse = {"now": [], "baseline": []}
     sample = min(args.notes, 2_000)
     for _ in range(args.runs):
-        parse["baseline"].append(run(PARSE, base, str(sample), kind, quoted)["parse_s"])
-        parse["now"].append(run(PARSE, ROOT, str(sample), kind, quoted)["parse_s"])
+        parse["baseline"].append(run("parse", base, str(sample), kind, quoted)["parse_s"])
+        parse["now"].append(run("parse", ROOT, str(sample), kind, quoted)["parse_s"])
     with tempfile.TemporaryDirectory() as tmp:
         print(f"making a brain of {args.notes:,} {kind} notes ...", file=sys.stderr, flush=True)
         brain = _make_brain(Path(tmp), args.notes, args.long, args.quoted)
         size = sum(f.stat().st_size for f in brain.rglob("*") if f.is_file()) / 2**20
         builds = {"now": [], "baseline": []}
         for _ in range(args.runs):
-            builds["baseline"].append(run(BUILD, base, str(brain))["build_s"])
-            builds["now"].append(run(BUILD, ROOT, str(brain))["build_s"])
+            builds["baseline"].append(run("build", base, str(brain))["build_s"])
+            builds["now"].append(run("build", ROOT, str(brain))["build_s"])
     b, n = statistics.median(builds["baseline"]), statistics.median(builds["now"])
     pb, pn = statistics.median(parse["baseline"]), statistics.median(parse["now"])
     print(
@@ -130,4 +146,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if sys.argv[1:2] == ["--child"]:
+        child, checkout, *child_args = sys.argv[2:]
+        sys.path.insert(0, checkout)
+        CHILDREN[child](*child_args)
+    else:
+        sys.exit(main())

@@ -15,7 +15,7 @@ peak RSS is per size) it prints:
   field), build time and common-word p50, against this index on the same
   lists, as ratios run in the same process.
 
-Usage: ``python bench/search_index_bench.py [--sizes 1000,10000,50000]``
+Usage: ``python -m bench.search_index_bench [--sizes 1000,10000,50000]``
 """
 
 from __future__ import annotations
@@ -27,15 +27,14 @@ import os
 import random
 import resource
 import statistics
-import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from bench.measure import run_module
+from cortex.index.bm25 import Index
+from cortex.index.tokenize import tokenize
 
-from cortex.index.bm25 import Index  # noqa: E402
-from cortex.index.tokenize import tokenize  # noqa: E402
+__all__ = ["Notes", "baseline", "main", "run_size"]
 
 VOCAB_SIZE = 20_000
 WORDS_PER_NOTE = 300
@@ -251,10 +250,7 @@ def main() -> None:
     print(f"Python {sys.version.split()[0]}, seed {SEED}, {args.queries} queries per kind")
     for size in (int(s) for s in args.sizes.split(",")):
         sys.stdout.flush()
-        subprocess.run(
-            [sys.executable, __file__, "--child", str(size), "--queries", str(args.queries)],
-            check=True,
-        )
+        run_module("bench.search_index_bench", "--child", str(size), "--queries", str(args.queries), check=True)
 
 
 if __name__ == "__main__":

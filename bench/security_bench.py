@@ -1,4 +1,4 @@
-"""Figures behind SECURITY.md and docs/RELIABILITY.md (issue 11). Prints; asserts nothing.
+"""Figures behind SECURITY.md and docs/RELIABILITY.md. Prints; asserts nothing.
 
 1. The guest timing oracle: a guest asks about a word that is common *outside*
    its scope, and about a word that is nowhere. Scope is applied before reading,
@@ -9,7 +9,7 @@
 2. The no-loss property (tests/test_no_loss.py) run long: random sequences of
    create / replace / append / edit / move / delete / accept over nested paths.
 
-Usage: python bench/security_bench.py [--outside 3000] [--calls 300] [--examples 300]
+Usage: python -m bench.security_bench [--outside 3000] [--calls 300] [--examples 300]
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from bench.measure import ROOT
+from cortex.ask.asker import Asker
+from cortex.ask.readers import OfflineReader
+from cortex.brain.brain import Brain
+from cortex.store.git import GitStore
 
-from cortex.ask.asker import Asker  # noqa: E402
-from cortex.ask.readers import OfflineReader  # noqa: E402
-from cortex.brain.brain import Brain  # noqa: E402
-from cortex.store.git import GitStore  # noqa: E402
+__all__ = ["NoCache", "main", "property_run", "timing_oracle"]
 
 
 class NoCache:

@@ -1,4 +1,4 @@
-"""A vault as people have one, served as it is (issue 13). Prints; asserts nothing.
+"""A vault as people have one, served as it is. Prints; asserts nothing.
 
 Builds a 1,000-note Obsidian-style vault with the `git` command on `master`: mixed
 sizes (most a few KB, some 30-80 KB, one 400 KB hub note), accented, CJK and
@@ -15,7 +15,7 @@ those calls' latencies during it and after it (when search is by meaning), and t
 RSS of the server and of its embedding workers. --short makes every note about 800 bytes
 (one or two passages), so a 10,000-note brain embeds in minutes.
 
-Usage: python bench/vault_bench.py [--notes 1000] [--runs 5] [--meaning [--short]]
+Usage: python -m bench.vault_bench [--notes 1000] [--runs 5] [--meaning [--short]]
 """
 
 from __future__ import annotations
@@ -38,7 +38,10 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench.measure import ROOT
+
+__all__ = ["main", "one_meaning_start", "one_start", "serve", "vault"]
+
 TOKEN = "bench-owner-token-0123456789abcdef"
 WORDS = (
     "garden bees hive honey compost tomato rust python library rope knot sailing recipe cream sugar "

@@ -60,8 +60,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from cortex.app.bench import main as bench_main
-
+    # The benches are bench/ beside cortex/ in a source checkout; the wheel carries none.
+    checkout = str(Path(__file__).resolve().parent.parent)
+    if checkout not in sys.path:
+        sys.path.append(checkout)
+    try:
+        from bench.parts import main as bench_main
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("bench", "bench.parts"):
+            raise
+        print(
+            "cortex bench: the benches run from a source checkout (bench/ beside cortex/); this install has none",
+            file=sys.stderr,
+        )
+        return 1
     return bench_main(args)
 
 

@@ -41,7 +41,7 @@ Written by the reliability suite (`tests/test_reliability.py`, `tests/test_bad_i
 typed, and change a little from run to run. Each section says when it was last measured and on
 what machine. Do not edit by hand; run `CORTEX_FIGURES=1 python -m pytest tests/test_reliability.py
 tests/test_bad_input.py tests/http/test_auth_matrix.py tests/test_fuzz.py` to refresh it (a plain test
-run leaves this file alone), and `python bench/security_bench.py` for the no-loss section.
+run leaves this file alone), and `python -m bench.security_bench` for the no-loss section.
 """
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -39,12 +41,12 @@ def layer(module: str) -> int:
     return ORDER.index(layer_name(module))
 
 
-# The MCP SDK's server side lives with the doors; `cortex bench` and `cortex eval` also drive the SDK's client.
+# The MCP SDK's server side lives with the doors; `cortex eval` also drives the SDK's client.
 ONLY = {
     "pygit2": {"store.git"},
     "redis": {"guests.queue"},
     "anthropic": {"ask.readers"},
-    "mcp": {"http.doors", "http.guest_door", "app.bench", "app.evaluate"},
+    "mcp": {"http.doors", "http.guest_door", "app.evaluate"},
     "mcp_types": {"http.doors", "app.evaluate"},
     "onnxruntime": {"meaning.embedder"},
     "tokenizers": {"meaning.embedder"},
@@ -151,3 +153,68 @@ def test_readme_module_map_matches_the_tree():
     assert named == set(MODULES), (
         f"README names {sorted(named - set(MODULES))} that do not exist, and leaves out {sorted(set(MODULES) - named)}"
     )
+
+
+# The benches: bench/ beside cortex/, run from a source checkout and never shipped. They may
+# import any Cortex module; Cortex imports none of them but for `cortex bench`'s guarded import.
+BENCH = ROOT / "bench"
+BENCH_MODULES = sorted(p.stem for p in BENCH.glob("*.py") if p.name != "__init__.py")
+
+
+def _from_imports(path: Path, top: str) -> list[tuple[str, list[str]]]:
+    """Every absolute `from <top>... import names` in the file's source, also inside functions."""
+    return [
+        (node.module, [a.name for a in node.names])
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == top
+    ]
+
+
+@pytest.mark.parametrize("name", BENCH_MODULES)
+def test_every_bench_module_imports(name, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    importlib.import_module(f"bench.{name}")
+
+
+@pytest.mark.parametrize("name", BENCH_MODULES)
+def test_a_bench_imports_only_what_exists(name, monkeypatch):
+    """Also the imports inside functions, which run only when a part does."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    for top in ("cortex", "bench"):
+        for module, names in _from_imports(BENCH / f"{name}.py", top):
+            found = importlib.import_module(module)
+            missing = [n for n in names if not hasattr(found, n) and importlib.util.find_spec(f"{module}.{n}") is None]
+            assert not missing, f"bench/{name}.py imports {missing} from {module}, which has no such name"
+
+
+def _catches_import_error(node: ast.Try) -> bool:
+    return any(
+        h.type is not None and {"ImportError", "ModuleNotFoundError"} & set(re.findall(r"\w+", ast.unparse(h.type)))
+        for h in node.handlers
+    )
+
+
+def test_cortex_imports_no_bench_but_the_clis_guarded_import():
+    assert {m for m in MODULES if "bench" in imports_of(m)[1]} <= {"cli"}
+    tree = ast.parse((PACKAGE / "cli.py").read_text())
+    guarded = {
+        id(n)
+        for t in ast.walk(tree)
+        if isinstance(t, ast.Try) and _catches_import_error(t)
+        for stmt in t.body
+        for n in ast.walk(stmt)
+    }
+    bench = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ImportFrom)
+        and (n.module or "").split(".")[0] == "bench"
+        or isinstance(n, ast.Import)
+        and any(a.name.split(".")[0] == "bench" for a in n.names)
+    ]
+    assert all(id(n) in guarded for n in bench), "cortex/cli.py imports bench outside a try that catches ImportError"
+
+
+def test_the_wheel_carries_no_bench():
+    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    assert not [p for p in packages if p.split(".")[0] == "bench"]
