@@ -23,7 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reliakit import write_section
 
-from cortex.ask.verify import (
+from cortex.ask.quotes import check_quote
+from cortex.ask.stamps import (
     CORRECTED,
     NOT_IN_BRAIN,
     STRENGTH,
@@ -31,7 +32,6 @@ from cortex.ask.verify import (
     UNVERIFIED,
     VERIFIED,
     QuoteCheck,
-    check_quote,
     overall_stamp,
 )
 from cortex.index.tokenize import tokenize
@@ -351,7 +351,8 @@ import datetime as dt, hashlib, json, random, sys
 sys.path.insert(0, sys.argv[1])
 from cortex.notes.note import parse_note
 from cortex.index.tokenize import tokenize
-from cortex.ask.verify import check_quote, overall_stamp
+from cortex.ask.quotes import check_quote
+from cortex.ask.stamps import overall_stamp
 rng = random.Random(20260301)
 words = %r
 blocks = ['> **SUPERSEDED** by x', '## SUPERSEDED: old', '## Plan', '- item', '> quoted']

@@ -33,9 +33,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from cortex.ask.neutralize import neutralize_answer
 from cortex.ask.pack import Pack, build_pack, distinctive, question_terms, rarity, variants
+from cortex.ask.quotes import check_quote
 from cortex.ask.readers import CLIENT_TIMEOUT_S, ClientTurn, Reader, ReaderReply, client_request
-from cortex.ask.verify import NOT_IN_BRAIN, UNVERIFIED, QuoteCheck, check_quote, neutralize_answer, overall_stamp
+from cortex.ask.stamps import NOT_IN_BRAIN, UNVERIFIED, QuoteCheck, overall_stamp
 from cortex.brain.brain import Brain
 from cortex.errors import BadInput
 from cortex.index.corpus import Snapshot, in_archive
@@ -44,6 +46,30 @@ from cortex.notes.note import Note, parse_note
 from cortex.notes.paths import check_path, check_text, in_scope
 from cortex.notes.redact import might_hold_secret, redact
 from cortex.notes.working import in_working
+
+__all__ = [
+    "DEFAULT_K",
+    "DEFAULT_SWEEP",
+    "MAX_ANSWER_CHARS",
+    "MAX_CITATIONS",
+    "MAX_QUOTE_CHARS",
+    "NEAR_BAR",
+    "READER_POLICIES",
+    "AnswerCache",
+    "Asker",
+    "MemoryCache",
+    "ReaderOrder",
+    "SampleNeeded",
+    "cache_key",
+    "check_citations",
+    "coverage_line",
+    "evidence",
+    "masked",
+    "normalise_question",
+    "question_digest",
+    "quote_entry",
+    "usable",
+]
 
 DEFAULT_K = 8
 MAX_CITATIONS = 20  # brain_verify: quotes in one call
@@ -232,7 +258,6 @@ class Asker:
         as_of: str | None = None,
         scope: list[str] | None = None,
         door: str = "owner",
-        show_sources: bool = True,
         seat: ClientTurn | None = None,
     ) -> dict[str, Any] | SampleNeeded:
         """The stamped answer; or, when the client's model is to read and has not yet,

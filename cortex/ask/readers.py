@@ -20,11 +20,32 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from cortex.ask.pack import Pack, PackedFile, question_terms, variants
-from cortex.ask.verify import Specific, specifics, too_generic
+from cortex.ask.quotes import too_generic
+from cortex.ask.specifics import Specific, specifics
 from cortex.index.tokenize import tokenize
 from cortex.notes.blocks import Block, blocks_of
 from cortex.notes.fences import DATA_NOTICE, fence, new_nonce
 from cortex.notes.note import Note
+
+__all__ = [
+    "ANSWER_TOOL",
+    "CLIENT_MAX_TOKENS",
+    "CLIENT_SYSTEM",
+    "CLIENT_TIMEOUT_S",
+    "OFFLINE_BAR",
+    "QUOTE_CHARS",
+    "SYSTEM",
+    "AnthropicReader",
+    "ClientTurn",
+    "OfflineReader",
+    "Reader",
+    "ReaderReply",
+    "client_request",
+    "expects",
+    "identity",
+    "parse_answer_input",
+    "proper_only",
+]
 
 QUOTE_CHARS = 400
 
@@ -352,7 +373,7 @@ _EXPECTS = [
 
 
 def expects(question: str) -> frozenset[str] | None:
-    """The kinds of specific (`cortex.ask.verify.specifics`) an answer to `question` must hold.
+    """The kinds of specific (`cortex.ask.specifics.specifics`) an answer to `question` must hold.
 
     "How much …" wants a number, "When …" a date or time, "What time …" a time, "Who …"
     a name, "How tall …" an amount with its unit, "… cost?" a number, "Which version …"

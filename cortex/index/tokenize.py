@@ -54,7 +54,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["tokenize"]
+__all__ = ["STOPWORDS", "tokenize"]
 
 # Every combining mark (general categories Mn, Mc, Me) of Unicode 14.0, the
 # database of Python 3.11.  ``\w`` matches none of them, yet they are part of
@@ -312,8 +312,3 @@ why will with would you your yours yourself
 der die das und ist ein eine nicht mit von zu den dem des auf für im
 """.split()
 )
-
-
-def content_terms(text: str) -> set[str]:
-    """The distinct terms of `text` that are not stopwords."""
-    return {t for t in tokenize(text) if t not in STOPWORDS}

@@ -1,6 +1,6 @@
 """Blocks of a note and the narrow text normalisation used to match quotes.
 
-Pure functions, no I/O. The verifier (`cortex.ask.verify`) matches a reader's quote
+Pure functions, no I/O. The verifier (`cortex.ask.quotes`) matches a reader's quote
 against the *blocks* of a note after running both through the normalisation below.
 
 What is folded (and nothing else)
@@ -74,6 +74,20 @@ from dataclasses import dataclass, field
 
 from cortex.notes.note import Note
 from cortex.notes.structure import Leaf, Marks, Span, merged, structure
+
+__all__ = [
+    "RETIRING_WORDS",
+    "WAS",
+    "Block",
+    "Correction",
+    "blocks_cached",
+    "blocks_of",
+    "claim_units",
+    "hidden_spans",
+    "normalize",
+    "normalize_pieces",
+    "quote_forms",
+]
 
 RETIRING_WORDS = ("SUPERSEDED", "RETRACTED", "CORRECTION", "DEPRECATED")
 _WORDS = "|".join(RETIRING_WORDS)
@@ -318,7 +332,7 @@ class Block:
 
 # (was: "old") with straight or typographic quotes; the old wording is bounded so a
 # note full of unclosed "(was: " cannot make the search quadratic.
-_WAS = re.compile(r"\(\s*[Ww]as:?\s*([\"“'‘])(.{0,500}?)([\"”'’])\s*\)", re.DOTALL)
+WAS = re.compile(r"\(\s*[Ww]as:?\s*([\"“'‘])(.{0,500}?)([\"”'’])\s*\)", re.DOTALL)
 _CLAIM_START = re.compile(r"(?:[.!?;][\"'”’)\]]*\s+)|(?:\n[ \t]*(?:(?:>[ \t]*)+|[-*+][ \t]+|\d{1,9}[.)][ \t]+))")
 _LEADING_MARKS = re.compile(r"^\s*(?:(?:>[ \t]*)+)?(?:[-*+]|\d{1,9}[.)])?[ \t]*")
 _UNIT_OF_KIND = {"heading": "heading", "table row": "table row", "list item": "list item"}
@@ -327,7 +341,7 @@ _UNIT_OF_KIND = {"heading": "heading", "table row": "table row", "list item": "l
 def _corrections(text: str, base: int, kind: str, code: tuple[Span, ...]) -> list[Correction]:
     """The in-place corrections of a block's `text` (at note offset `base`), none in `code`."""
     out: list[Correction] = []
-    markers = [m for m in _WAS.finditer(text) if not any(a <= base + m.start() < b for a, b in code)]
+    markers = [m for m in WAS.finditer(text) if not any(a <= base + m.start() < b for a, b in code)]
     if not markers:
         return out
     units = claim_units(text, [(m.start(), m.end()) for m in markers], _UNIT_OF_KIND.get(kind, "sentence"))
@@ -395,7 +409,7 @@ def claim_units(text: str, markers: list[tuple[int, int]], unit: str = "sentence
     is one block, the writer's own boundary of one entry: the unit is the whole block
     (`unit` names it). A paragraph can hold many unrelated facts, and the sentence is
     the only boundary it has (`unit="sentence"`). `markers` are in text order and do not
-    overlap (as `_WAS` finds them). Returns (start, end, unit name) in `text` offsets.
+    overlap (as `WAS` finds them). Returns (start, end, unit name) in `text` offsets.
     """
     end = len(text.rstrip())
     if unit != "sentence":
@@ -431,7 +445,8 @@ def _banner_line(leaf: Leaf, body: str) -> tuple[int, str] | None:
 
 
 @functools.lru_cache(maxsize=512)
-def _blocks_cached(text: str, body_offset: int) -> tuple[Block, ...]:
+def blocks_cached(text: str, body_offset: int) -> tuple[Block, ...]:
+    """The blocks of `text`, whose body starts at `body_offset`: `blocks_of` by text, cached."""
     body = text[body_offset:]
     first_line = text[:body_offset].count("\n") + 1
     blocks: list[Block] = []
@@ -459,7 +474,7 @@ def _blocks_cached(text: str, body_offset: int) -> tuple[Block, ...]:
         btext = body[leaf.start : leaf.end]
         base = body_offset + leaf.start
         corrections: tuple[Correction, ...] = ()
-        if kind not in ("code", "html") and "as" in btext and _WAS.search(btext):
+        if kind not in ("code", "html") and "as" in btext and WAS.search(btext):
             code = tuple((a + body_offset, b + body_offset) for a, b in leaf.marks().code) if "`" in btext else ()
             corrections = tuple(_corrections(btext, base, kind, code))
         blocks.append(
@@ -489,7 +504,7 @@ def blocks_of(note: Note) -> list[Block]:
     """
     # The blocks are immutable, so the cached ones are handed out as they are: copying
     # them was 15% of a search's passages (4 ms at 10,000 notes).
-    return list(_blocks_cached(note.text, note.body_offset))
+    return list(blocks_cached(note.text, note.body_offset))
 
 
 @functools.lru_cache(maxsize=512)

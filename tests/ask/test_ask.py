@@ -172,7 +172,7 @@ def test_model_answer_adding_a_wrong_number_is_unverified_naming_it(
 
 def test_model_answer_paraphrasing_a_date_correctly_is_verified(brain: Brain, model_asker: Asker, stub: StubMessages):
     # "1 March 2026" and "2026-03-01" are the same date (the forms are listed in
-    # cortex.ask.verify.specifics); the numbers and names are as quoted.
+    # cortex.ask.specifics.specifics); the numbers and names are as quoted.
     brain.write("notes/mites.md", "create", ME, content=MITES)
     stub.scenario = {
         "answer": "On 1 March 2026 the north hive dropped 14 mites in 24 hours.",

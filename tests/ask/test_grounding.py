@@ -1,9 +1,9 @@
 """Grounding (issue 14): every specific an answer states must be in a verified quote,
 and quotes match their notes under canonical Unicode equivalence (NFC), nothing wider.
 
-Pure functions of cortex.ask.verify, tested without I/O, exhaustively with hypothesis on
-pairs of answers and quotes that differ by a digit, a unit, a superscript or a date
-format.
+Pure functions of cortex.ask (quotes, specifics, stamps), tested without I/O,
+exhaustively with hypothesis on pairs of answers and quotes that differ by a digit, a
+unit, a superscript or a date format.
 """
 
 from __future__ import annotations
@@ -15,17 +15,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from cortex.ask.verify import (
-    CORRECTED,
-    UNVERIFIED,
-    VERIFIED,
-    QuoteCheck,
-    check_quote,
-    nfc_with_offsets,
-    overall_stamp,
-    specifics,
-    ungrounded,
-)
+from cortex.ask.nfc import nfc_with_offsets
+from cortex.ask.quotes import check_quote
+from cortex.ask.specifics import specifics, ungrounded
+from cortex.ask.stamps import CORRECTED, UNVERIFIED, VERIFIED, QuoteCheck, overall_stamp
 from cortex.notes.note import parse_note
 
 TODAY = dt.date(2026, 3, 1)

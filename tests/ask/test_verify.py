@@ -1,4 +1,4 @@
-"""The brain_ask verifier (cortex.ask.verify): stamp table, generic quotes, answer fencing."""
+"""The brain_ask verifier (cortex.ask.quotes, stamps, neutralize): stamp table, generic quotes, answer fencing."""
 
 from __future__ import annotations
 
@@ -10,20 +10,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from cortex.ask.verify import (
-    ANSWER_LINE_PREFIX,
-    CORRECTED,
-    NOT_IN_BRAIN,
-    SERVER_LINE_PREFIX,
-    SUPERSEDED,
-    UNVERIFIED,
-    VERIFIED,
-    QuoteCheck,
-    _generic_reason,
-    check_quote,
-    neutralize_answer,
-    overall_stamp,
-)
+from cortex.ask.neutralize import ANSWER_LINE_PREFIX, SERVER_LINE_PREFIX, neutralize_answer
+from cortex.ask.quotes import check_quote, generic_reason
+from cortex.ask.stamps import CORRECTED, NOT_IN_BRAIN, SUPERSEDED, UNVERIFIED, VERIFIED, QuoteCheck, overall_stamp
 from cortex.notes.blocks import blocks_of, normalize
 from cortex.notes.note import Note, parse_note
 
@@ -812,7 +801,7 @@ def test_any_long_word_aligned_substring_of_a_live_block_verifies(paragraphs: li
     j = data.draw(st.integers(i + 4, len(tokens) - 1))
     quote = block.text[tokens[i].start() : tokens[j].end()]
     # Too-generic quotes are covered by their own tests; here only matching is under test.
-    assume(_generic_reason(normalize(quote)[0]) is None)
+    assume(generic_reason(normalize(quote)[0]) is None)
     c = check(quote, note)
     assert c.stamp == VERIFIED, (quote, c.reason)
     assert c.block_start <= c.match_start < c.match_end <= c.block_end  # another copy may win

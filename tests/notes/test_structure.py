@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from cortex.notes.blocks import _blocks_cached, blocks_of
+from cortex.notes.blocks import blocks_cached, blocks_of
 from cortex.notes.note import code_spans, headings_of, parse_note, sections
 from cortex.notes.structure import _parsed, _simple_leaves, line_spans, structure
 
@@ -127,7 +127,7 @@ def test_cortex_sees_what_markdown_it_sees(body: str) -> None:
     # Every leaf block, in order, with its lines.
     leaf_types = ("paragraph_open", "heading_open", "fence", "code_block", "html_block", "tr_open")
     want_leaves = [tuple(t.map) for t in tokens if t.type in leaf_types]
-    got = [(b.line - 1, b.line - 1 + b.text.count("\n") + 1) for b in _blocks_cached(body, 0)]
+    got = [(b.line - 1, b.line - 1 + b.text.count("\n") + 1) for b in blocks_cached(body, 0)]
     assert got == want_leaves
 
     # Inline code spans: as many, and one-line ones with the same content.

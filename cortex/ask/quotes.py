@@ -1,0 +1,353 @@
+"""The quote check of `brain_ask` and `brain_verify`: is a reader's quote in the cited note,
+and in live text? (`check_quote`)
+
+Pure functions, no I/O, never raise. The reader model answers with citations
+``{tag, quote}``; the caller resolves each tag to a note of the pack and calls
+`check_quote`, whose stamps `cortex.ask.stamps.overall_stamp` folds into the reply's.
+
+Matching: the quote and each block are normalised with `cortex.notes.blocks.normalize`
+(whitespace, typographic quotes and dashes, Markdown emphasis and line markers; exact
+case), then put in Unicode NFC (`cortex.ask.nfc`), and the normalised quote must be a
+substring of one normalised block. No fuzzy matching. A quote that spans lines and starts
+mid-line is also tried as if its first line sat in a list item or a blockquote
+(`cortex.notes.blocks.quote_forms`): those readings differ only in whether a later
+line-start ``>`` or ``12.`` is a marker.
+
+When a quote is too generic to identify one passage (UNVERIFIED), checked in this
+order on the normalised quote:
+
+1. it has no word (a token of letters/digits with a letter in it, not counting date
+   and time words: month and weekday names and their abbreviations, am/pm, time-zone
+   abbreviations, ordinals like ``3rd``, ``10h``, ``T10``): it is only a date, number
+   or time ("2026-03-01", "10:30", "1,240");
+2. it has fewer than 3 such words ("15 degrees");
+3. it has fewer than 12 letters and digits in all;
+4. it occurs in 3 or more distinct notes (by path) of the pack, counting the cited one
+   (a stock phrase); two notes sharing a passage is normal and still verifies.
+
+CORRECTED: a ``(was: "…")`` marker corrects only its own claim, the list item, table row
+or sentence it is written in (`cortex.notes.blocks.claim_units`). A quote that reaches into
+such a claim is CORRECTED (one that spans a corrected item and an unchanged one too);
+a quote of an unchanged neighbour in the same block is VERIFIED.
+
+A quote that occurs several times in the cited note is fine: every occurrence is
+stamped and the weakest stamp is given (so a phrase that appears both in live and in
+retired text is SUPERSEDED: quote a longer, distinguishing passage). The reason says
+how many occurrences there were when their stamps differ.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from cortex.ask.nfc import nfc_with_offsets, normalize_nfc
+from cortex.ask.stamps import CORRECTED, STRENGTH, SUPERSEDED, UNVERIFIED, VERIFIED, QuoteCheck, one_line
+from cortex.notes.blocks import Block, blocks_cached, hidden_spans, normalize_pieces, quote_forms
+from cortex.notes.note import Note
+from cortex.notes.structure import merged, overlaps
+
+__all__ = ["GENERIC_NOTES", "MAX_OCCURRENCES", "MIN_ALNUM", "MIN_WORDS", "check_quote", "generic_reason", "too_generic"]
+
+MIN_WORDS = 3
+MIN_ALNUM = 12
+GENERIC_NOTES = 3
+# Bound the work on a pathological note (a phrase repeated thousands of times).
+MAX_OCCURRENCES = 256
+
+
+@dataclass(frozen=True)
+class _Indexed:
+    blocks: tuple[Block, ...]
+    # Per block: normalised NFC text, and for each of its chars the note offsets where
+    # the source chars it came from start and end.
+    normalised: tuple[tuple[str, tuple[int, ...], tuple[int, ...]], ...]
+    body: str  # the blocks' normalised texts joined: detects quotes that span blocks
+
+
+@functools.lru_cache(maxsize=512)
+def _indexed(text: str, body_offset: int) -> _Indexed:
+    # Keyed on the note's text: the same text at any SHA gives the same blocks.
+    blocks = blocks_cached(text, body_offset)
+    normalised = []
+    for b in blocks:
+        s, offs = normalize_pieces(text, b.pieces)
+        s, starts, ends = nfc_with_offsets(s, offs)
+        normalised.append((s, tuple(starts), tuple(ends)))
+    # The body's normalised form is the blocks' joined by one space (what the blank
+    # lines between them fold to); no second pass over the text.
+    return _Indexed(blocks, tuple(normalised), " ".join(n[0] for n in normalised if n[0]))
+
+
+def _index(note: Note) -> _Indexed:
+    return _indexed(note.text, note.body_offset)
+
+
+_DATE_WORDS = frozenset(
+    """january february march april may june july august september october november
+    december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
+    thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun am pm
+    utc gmt z cet cest bst est edt cst cdt mst mdt pst pdt ist jst""".split()
+)
+# Tokens that are numbers with a unit-of-time or ordinal tail: 3rd, 10h, 5pm, 01T10, T10Z.
+_NUMERIC_TOKEN = re.compile(r"\d+(?:st|nd|rd|th|h|am|pm|z)?(?:t\d+z?)?|t\d+z?", re.IGNORECASE)
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def generic_reason(nq: str) -> str | None:
+    """Why a normalised quote is too short to identify a passage, or None."""
+    words = [
+        t
+        for t in _TOKEN.findall(nq)
+        if any(c.isalpha() for c in t) and t.casefold() not in _DATE_WORDS and not _NUMERIC_TOKEN.fullmatch(t)
+    ]
+    if not words:
+        if any(c.isdigit() for c in nq):
+            return "quote is only a date, number or time: too generic to identify one passage"
+        return "quote has no words: too generic to identify one passage"
+    if len(words) < MIN_WORDS:
+        return (
+            f"quote is too short to identify one passage ({len(words)} word"
+            f"{'s' if len(words) != 1 else ''}; at least {MIN_WORDS} needed)"
+        )
+    alnum = sum(1 for c in nq if c.isalnum())
+    if alnum < MIN_ALNUM:
+        return f"quote is too short to identify one passage ({alnum} letters/digits; at least {MIN_ALNUM} needed)"
+    return None
+
+
+def too_generic(quote: str) -> str | None:
+    """Why `quote` alone is too short to identify one passage (rules 1-3 above), or None."""
+    return generic_reason(normalize_nfc(quote))
+
+
+def _contains(index: _Indexed, forms: list[str]) -> bool:
+    # Every block's text is a substring of `body`, so one search per reading suffices.
+    return any(f in index.body for f in forms)
+
+
+@dataclass(frozen=True)
+class _Occurrence:
+    block: Block
+    start: int  # the match in the note's full text
+    end: int
+    norm: str  # the block's normalised text, the match at [i, j)
+    starts: tuple[int, ...]
+    i: int
+    j: int
+
+
+def _occurrences(index: _Indexed, forms: list[str]) -> list[_Occurrence]:
+    """Every place where a reading of the quote occurs inside one block."""
+    seen: set[tuple[int, int]] = set()
+    out: list[_Occurrence] = []
+    for block, (s, starts, ends) in zip(index.blocks, index.normalised):
+        for form in forms:
+            i = s.find(form)
+            while i != -1:
+                start = starts[i]
+                end = ends[i + len(form) - 1]
+                if (start, end) not in seen:
+                    seen.add((start, end))
+                    out.append(_Occurrence(block, start, end, s, starts, i, i + len(form)))
+                    if len(out) >= MAX_OCCURRENCES:
+                        return out
+                i = s.find(form, i + 1)
+    return out
+
+
+def _live_and_retired(occ: _Occurrence, hidden: list[tuple[int, int]]) -> tuple[str, str]:
+    """The matched text without its retired and hidden parts, and its retired parts.
+
+    Retired: struck text and the old wording of a correction (its whole ``(was: …)``
+    marker is left out of the live text). Hidden text is in neither.
+    """
+    block = occ.block
+    struck = list(block.marks().struck) if "~" in block.text else []
+    markers = [(c.marker_start, c.marker_end) for c in block.corrections]
+    old = [(c.start, c.end) for c in block.corrections]
+    if not (struck or markers or hidden):
+        return occ.norm[occ.i : occ.j], ""
+    out_live = merged(struck + markers + hidden)
+    retired = merged(struck + old)
+    live_chars, retired_chars = [], []
+    for k in range(occ.i, occ.j):
+        pos = occ.starts[k]
+        if not overlaps(out_live, pos, pos + 1):
+            live_chars.append(occ.norm[k])
+        elif overlaps(retired, pos, pos + 1):
+            retired_chars.append(occ.norm[k])
+        else:
+            retired_chars.append(" ")
+    return " ".join("".join(live_chars).split()), " ".join("".join(retired_chars).split())
+
+
+def _distance(a: int, b: int, c: int, d: int) -> int:
+    """Gap between spans [a, b) and [c, d); 0 when they touch or overlap."""
+    return max(0, c - b, a - d)
+
+
+def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence) -> QuoteCheck:
+    block, start, end = occ.block, occ.start, occ.end
+    hidden = hidden_spans(note)
+    live, retired_text = _live_and_retired(occ, hidden)
+    common = dict(
+        path=note.path,
+        heading=block.heading,
+        block_start=block.start,
+        block_end=block.end,
+        superseded_by=note.superseded_by,
+        note_retired=retired_note,
+        match_start=start,
+        match_end=end,
+        quote=unicodedata.normalize("NFC", live),
+        retired_text=unicodedata.normalize("NFC", retired_text),
+    )
+    where = f'{note.path} under "{block.heading}"' if block.heading else note.path
+    after = f"; the current version is in {note.superseded_by}" if note.superseded_by else ""
+    if note.unreadable:
+        return QuoteCheck(UNVERIFIED, f"{note.path}: {note.unreadable}", **common)
+    if overlaps(hidden, start, end):
+        return QuoteCheck(
+            UNVERIFIED,
+            f"quote is hidden in the note: it sits in a comment of {where} (<!-- … --> or %% … %%), "
+            "which the note's editor does not show",
+            **common,
+        )
+    if retired_note:
+        return QuoteCheck(
+            SUPERSEDED,
+            f"quote is in {where}, a retired note ({retired_note}); do not answer from it{after}",
+            **common,
+        )
+    if block.retired:
+        return QuoteCheck(
+            SUPERSEDED,
+            f"quote sits in retired text of {where} ({block.retired}); do not answer from it{after}",
+            **common,
+        )
+    if "~" in block.text and overlaps(list(block.marks().struck), start, end):
+        return QuoteCheck(
+            SUPERSEDED,
+            f"quote holds struck-through text of {where} (~~…~~ is retired text); do not answer from it",
+            **common,
+        )
+    if block.corrections:
+        for c in block.corrections:
+            overlaps_old = start < c.end and end > c.start
+            whole = start <= c.marker_start and end >= c.marker_end
+            if overlaps_old and not whole:
+                return QuoteCheck(
+                    SUPERSEDED,
+                    f"quote sits in the old wording of an in-place correction in {where}: "
+                    f'(was: "{c.old}") is retired; the current claim is "{c.current}"; '
+                    "do not answer from the old wording",
+                    old_claim=c.current,
+                    **common,
+                )
+        # A marker corrects only its own claim (list item, table row or sentence: see
+        # `cortex.notes.blocks.claim_units`); a quote of an unchanged neighbour stays VERIFIED.
+        # A quote that reaches into a corrected claim at all rests on it: CORRECTED.
+        touched = [c for c in block.corrections if start < c.unit_end and end > c.unit_start]
+        if touched:
+            # Show the correction nearest to the quote: the one the answer rests on.
+            c = min(touched, key=lambda c: _distance(start, end, c.marker_start, c.marker_end))
+            if normalize_nfc(c.old) not in common["retired_text"]:
+                common["retired_text"] = " ".join(x for x in (common["retired_text"], normalize_nfc(c.old)) if x)
+            return QuoteCheck(
+                CORRECTED,
+                f"quote found in {where}; the quoted {c.unit} carries an in-place correction, "
+                f'the old wording was "{c.old}"',
+                old_claim=c.old,
+                **common,
+            )
+    return QuoteCheck(VERIFIED, f"quote found in {where}", **common)
+
+
+def _unverified(reason: str, note: Note | None, retired: str | None = None) -> QuoteCheck:
+    return QuoteCheck(
+        UNVERIFIED,
+        reason,
+        path=note.path if note is not None else "",
+        superseded_by=note.superseded_by if note is not None else None,
+        note_retired=retired,
+    )
+
+
+def _check(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.date) -> QuoteCheck:
+    if note is None:
+        return _unverified("cites a file not in the pack", None)
+    retired = note.retired_reason(today)
+    if not isinstance(quote, str) or not quote.strip():
+        return _unverified("no quote given (empty quote)", note, retired)
+    forms = [unicodedata.normalize("NFC", f) for f in quote_forms(quote)]
+    if not forms[0]:
+        return _unverified("quote is empty after normalisation", note, retired)
+    generic = generic_reason(forms[0])
+    if generic:
+        return _unverified(generic, note, retired)
+
+    index = _index(note)
+    found = _occurrences(index, forms)
+    # Which notes of the pack hold the quote at all (by path; the cited one included).
+    holders = {note.path} if found or _contains(index, forms) else set()
+    for other in pack.values():
+        if other is not None and other.path not in holders and _contains(_index(other), forms):
+            holders.add(other.path)
+    if len(holders) >= GENERIC_NOTES:
+        listed = ", ".join(sorted(holders)[:4]) + (", …" if len(holders) > 4 else "")
+        return _unverified(
+            f"quote is too generic: it occurs in {len(holders)} notes of the pack ({listed})",
+            note,
+            retired,
+        )
+    if found:
+        checks = [_stamp_occurrence(note, retired, occ) for occ in found]
+        weakest = min(checks, key=lambda c: STRENGTH[c.stamp])  # first weakest: stable
+        if len({c.stamp for c in checks}) > 1:
+            weakest = _with_reason(
+                weakest,
+                f"{weakest.reason} (the quote occurs {len(checks)} times in {note.path} "
+                "with different stamps; the weakest is given)",
+            )
+        return weakest
+    if _contains(index, forms):
+        return _unverified(
+            f"quote spans blocks in {note.path}: it must sit inside one paragraph, list item, table row or heading",
+            note,
+            retired,
+        )
+    others = sorted(holders - {note.path})
+    if others:
+        return _unverified(
+            f"quote occurs in {', '.join(others)}, not in the cited file {note.path}",
+            note,
+            retired,
+        )
+    hint = " (quotes must be verbatim: no ellipsis)" if ("…" in quote or "..." in quote) else ""
+    return _unverified(f"quote not found in {note.path}{hint}", note, retired)
+
+
+def _with_reason(check: QuoteCheck, reason: str) -> QuoteCheck:
+    return replace(check, reason=reason)
+
+
+def check_quote(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.date) -> QuoteCheck:
+    """Stamp one quote against the note its citation resolved to (None: not in pack).
+
+    Never raises: anything unexpected becomes UNVERIFIED with the error named.
+    """
+    try:
+        result = _check(quote, note, pack, today)
+        return replace(result, reason=one_line(result.reason))
+    except Exception as exc:  # the verifier must always answer; say why it could not
+        path = getattr(note, "path", "") if note is not None else ""
+        return QuoteCheck(
+            UNVERIFIED,
+            f"the verifier could not check this quote ({type(exc).__name__})",
+            path=path if isinstance(path, str) else "",
+        )

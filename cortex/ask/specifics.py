@@ -1,0 +1,523 @@
+"""What an answer states that a quote must carry, and which of it no quote carries.
+
+`specifics` reads the dates, times, amounts, numbers, URLs, e-mail addresses,
+identifiers and names a text states, each with the key it is compared by (so
+"1 March 2026" is "2026-03-01" and "7pm" is "19:00"); `ungrounded` gives those of an
+answer that occur in none of its quotes. `cortex.ask.stamps.overall_stamp` keeps an
+answer VERIFIED or CORRECTED only when nothing is ungrounded, and the offline reader
+asks a passage for the kind of specific a question wants.
+
+Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cortex.ask.nfc import normalize_nfc
+from cortex.index.tokenize import STOPWORDS
+from cortex.notes.blocks import WAS
+
+__all__ = ["Specific", "specifics", "strip_old_wording", "supported", "ungrounded"]
+
+# Digits as written, superscripts, subscripts, vulgar fractions and circled numbers
+# included: they are part of a number's spelling ("10⁶" is one specific, never "10" or
+# "106"), and are compared as they are, never folded.
+_DIGIT = r"0-9\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u2079\u2080-\u2089\u2150-\u218b\u2460-\u24ff\u2776-\u2793"
+_DIGITS = f"[{_DIGIT}]+"
+_MONTHS = {
+    m: i
+    for i, names in enumerate(
+        (
+            "january jan",
+            "february feb",
+            "march mar",
+            "april apr",
+            "may",
+            "june jun",
+            "july jul",
+            "august aug",
+            "september sep sept",
+            "october oct",
+            "november nov",
+            "december dec",
+        ),
+        1,
+    )
+    for m in names.split()
+}
+_WEEKDAYS = {
+    d: i
+    for i, names in enumerate(
+        (
+            "monday mon",
+            "tuesday tue tues",
+            "wednesday wed",
+            "thursday thu thur thurs",
+            "friday fri",
+            "saturday sat",
+            "sunday sun",
+        )
+    )
+    for d in names.split()
+}
+# Month and weekday names count only capitalised ("May", "MAY"), so "may" the verb and
+# "sat" the verb are not dates; an abbreviation alone ("Mar", "Sun") is not a date either.
+_MONTH = "|".join(sorted({m.capitalize() for m in _MONTHS} | {m.upper() for m in _MONTHS}, key=len, reverse=True))
+_MONTH_FULL = "|".join(m.capitalize() for m in _MONTHS if len(m) > 3 or m == "may")
+_WEEKDAY = "|".join(sorted({d.capitalize() for d in _WEEKDAYS}, key=len, reverse=True))
+_WD = rf"(?:(?P<wd>{_WEEKDAY})\.?,?\s+)?"
+_ORD = r"(?:st|nd|rd|th)?"
+_NOT_NUM_BEFORE = rf"(?<![{_DIGIT}.,/])"
+_NOT_NUM_AFTER = rf"(?![{_DIGIT}]|[.,/][{_DIGIT}])"
+_DATES = [
+    re.compile(p)
+    for p in (
+        rf"{_WD}{_NOT_NUM_BEFORE}(?P<y>\d{{4}})-(?P<m>\d{{2}})-(?P<d>\d{{2}}){_NOT_NUM_AFTER}",
+        rf"{_WD}(?<![\w.])(?P<d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<mn>{_MONTH})\b\.?"
+        rf"(?:,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER})?",
+        rf"{_WD}(?<![\w.])(?P<mn>{_MONTH})\.?\s+(?P<d>\d{{1,2}}){_ORD}(?![{_DIGIT}:.])"
+        rf"(?:,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER})?",
+        rf"(?<![\w.])(?P<mn>{_MONTH})\.?,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER}",
+        rf"{_NOT_NUM_BEFORE}(?P<y>\d{{4}})-(?P<m>0[1-9]|1[0-2])(?![{_DIGIT}-])",
+        rf"(?<![\w.])(?P<mn>{_MONTH_FULL})\b",
+        rf"(?<![\w.])(?P<wd>{_WEEKDAY})\b",
+    )
+]
+_AMPM = r"(?P<ap>[AaPp]\.?[Mm]\.?)(?![\w])"
+_TIMES = [
+    re.compile(p)
+    for p in (
+        rf"(?<![{_DIGIT}:.,])(?P<h>\d{{1,2}}):(?P<mi>\d{{2}})(?::(?P<s>\d{{2}}))?(?![{_DIGIT}:])(?:\s?{_AMPM})?",
+        rf"(?<![{_DIGIT}:.,])(?P<h>\d{{1,2}})(?:\.(?P<mi>\d{{2}}))?\s?{_AMPM}",
+    )
+]
+# Units that make a number an amount: "15 kg" is not "15 lb". Spellings of one unit
+# share a key. Any other word after a number ("3 hives") is not part of the specific.
+_UNIT_KEYS = {
+    "€": "EUR",
+    "eur": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "$": "USD",
+    "usd": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "£": "GBP",
+    "gbp": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "¥": "JPY",
+    "jpy": "JPY",
+    "yen": "JPY",
+    "chf": "CHF",
+    "%": "%",
+    "percent": "%",
+    "per cent": "%",
+    "ms": "ms",
+    "millisecond": "ms",
+    "milliseconds": "ms",
+    "s": "s",
+    "sec": "s",
+    "secs": "s",
+    "second": "s",
+    "seconds": "s",
+    "min": "min",
+    "mins": "min",
+    "minute": "min",
+    "minutes": "min",
+    "h": "h",
+    "hr": "h",
+    "hrs": "h",
+    "hour": "h",
+    "hours": "h",
+    "day": "day",
+    "days": "day",
+    "week": "week",
+    "weeks": "week",
+    "month": "month",
+    "months": "month",
+    "year": "year",
+    "years": "year",
+    "b": "B",
+    "kb": "kB",
+    "mb": "MB",
+    "gb": "GB",
+    "tb": "TB",
+    "kib": "KiB",
+    "mib": "MiB",
+    "gib": "GiB",
+    "tib": "TiB",
+    "k": "k",
+    "mm": "mm",
+    "cm": "cm",
+    "m": "m",
+    "km": "km",
+    "g": "g",
+    "kg": "kg",
+    "mg": "mg",
+    "t": "t",
+    "l": "l",
+    "ml": "ml",
+    "lb": "lb",
+    "lbs": "lb",
+    "oz": "oz",
+    "psi": "psi",
+    "bar": "bar",
+    "°c": "°C",
+    "°f": "°F",
+    "°": "°",
+    "w": "W",
+    "kw": "kW",
+    "kwh": "kWh",
+    "wh": "Wh",
+    "mah": "mAh",
+    "v": "V",
+    "a": "A",
+    "hz": "Hz",
+    "khz": "kHz",
+    "mhz": "MHz",
+    "ghz": "GHz",
+    "x": "x",
+    # Length, speed, volume and weight in words: "5 miles" is not "5 km".
+    "mi": "mi",
+    "mile": "mi",
+    "miles": "mi",
+    "kilometre": "km",
+    "kilometres": "km",
+    "kilometer": "km",
+    "kilometers": "km",
+    "metre": "m",
+    "metres": "m",
+    "meter": "m",
+    "meters": "m",
+    "centimetre": "cm",
+    "centimetres": "cm",
+    "centimeter": "cm",
+    "centimeters": "cm",
+    "millimetre": "mm",
+    "millimetres": "mm",
+    "millimeter": "mm",
+    "millimeters": "mm",
+    "ft": "ft",
+    "foot": "ft",
+    "feet": "ft",
+    "inch": "inch",
+    "inches": "inch",
+    "yd": "yd",
+    "yard": "yd",
+    "yards": "yd",
+    "mph": "mph",
+    "kph": "km/h",
+    "km/h": "km/h",
+    "litre": "l",
+    "litres": "l",
+    "liter": "l",
+    "liters": "l",
+    "millilitre": "ml",
+    "millilitres": "ml",
+    "milliliter": "ml",
+    "milliliters": "ml",
+    "gal": "gal",
+    "gallon": "gal",
+    "gallons": "gal",
+    "kilogram": "kg",
+    "kilograms": "kg",
+    "kilo": "kg",
+    "kilos": "kg",
+    "gram": "g",
+    "grams": "g",
+    "milligram": "mg",
+    "milligrams": "mg",
+    "tonne": "t",
+    "tonnes": "t",
+    "ton": "ton",
+    "tons": "ton",
+    "degree": "°",
+    "degrees": "°",
+    "kcal": "kcal",
+    "calorie": "kcal",
+    "calories": "kcal",
+    "decade": "decade",
+    "decades": "decade",
+}
+_SYMBOL_UNITS = ("€", "$", "£", "¥")
+_CODE_UNITS = ("EUR", "USD", "GBP", "JPY", "CHF")
+_UNIT_AFTER = "|".join(re.escape(u) for u in sorted(_UNIT_KEYS, key=len, reverse=True))
+_NUM = rf"(?P<n>{_DIGITS}(?:[.,]{_DIGITS})*)"
+_AMOUNTS = [
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        rf"(?P<u>[€$£¥]|\b(?:{'|'.join(_CODE_UNITS)}))\s?{_NUM}(?![{_DIGIT}]|[^\W_])",
+        rf"(?<![^\W\d_]){_NOT_NUM_BEFORE}{_NUM}\s?(?P<u>{_UNIT_AFTER})(?![^\W_])",
+    )
+]
+# Numbers written as words (zero to ninety-nine): "six months" is "6 months".
+_SMALL_NUMBERS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_NUMBER_WORD_VALUES = {
+    **{w: i for i, w in enumerate(_SMALL_NUMBERS)},
+    **{t: 20 + 10 * i for i, t in enumerate(_TENS)},
+}
+_NUMBER_WORD = (
+    rf"(?<![\w-])(?P<nw>(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_SMALL_NUMBERS[1:10])}))?"
+    rf"|{'|'.join(sorted(_SMALL_NUMBERS, key=len, reverse=True))})(?![\w-])"
+)
+_WORD_NUMBER = re.compile(_NUMBER_WORD, re.IGNORECASE)
+# A unit after a number word is a word of two letters or more ("one a day" holds no ampere).
+_WORD_UNITS = "|".join(re.escape(u) for u in sorted(_UNIT_KEYS, key=len, reverse=True) if len(u) > 1 and u.isalpha())
+_WORD_AMOUNT = re.compile(rf"{_NUMBER_WORD}\s(?P<u>{_WORD_UNITS})(?![^\W_])", re.IGNORECASE)
+
+
+def _word_value(words: str) -> str:
+    """The digits of a number written as words: "twenty-one" -> "21"."""
+    parts = re.split(r"[- ]", words.casefold())
+    return str(sum(_NUMBER_WORD_VALUES[p] for p in parts))
+
+
+_NUMBER = re.compile(
+    rf"(?<![^\W\d_]){_NOT_NUM_BEFORE}(?P<n>{_DIGITS}(?:[.,/]{_DIGITS})*)"
+    r"(?:st|nd|rd|th)?(?![^\W_])"
+)
+_URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]\"'`]+", re.IGNORECASE)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_WORDISH = re.compile(r"[^\W_][\w]*(?:(?:[-./@:]|'(?=[^\W\d_]))[\w]+)*(?:\+\+|#)?")
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_TRAIL = ".,;:!?)]}'\""
+# Capitalised words that say nothing specific when they start a name-like run.
+_NOT_NAMES = STOPWORDS | frozenset(
+    "according also answer based both however note notes per yes no none nothing unknown "
+    "please sure thanks there here".split()
+)
+
+
+@dataclass(frozen=True)
+class Specific:
+    """One specific an answer states: its kind, the text as written, and what is compared."""
+
+    kind: str  # date | time | amount | number | url | email | identifier | name
+    text: str
+    key: tuple
+
+
+def _number_key(n: str) -> str:
+    """A number's spelling for comparison: thousands commas dropped ("1,800" = "1800")."""
+    return n.replace(",", "") if _THOUSANDS.fullmatch(n) else n
+
+
+def _date_key(m: re.Match) -> tuple | None:
+    g = m.groupdict()
+    y = int(g["y"]) if g.get("y") else None
+    mo = _MONTHS.get((g.get("mn") or "").casefold()) if g.get("mn") else (int(g["m"]) if g.get("m") else None)
+    d = int(g["d"]) if g.get("d") else None
+    wd = _WEEKDAYS.get(g["wd"].casefold()) if g.get("wd") else None
+    if mo is not None and not 1 <= mo <= 12 or d is not None and not 1 <= d <= 31:
+        return None
+    if wd is None and None not in (y, mo, d):
+        try:
+            wd = dt.date(y, mo, d).weekday()  # a full date also states its weekday
+        except ValueError:
+            return None
+    return (y, mo, d, wd)
+
+
+def _time_key(m: re.Match) -> tuple | None:
+    h, mi = int(m["h"]), int(m["mi"] or 0)
+    sec = int(m["s"]) if m.groupdict().get("s") else None
+    ap = (m["ap"] or "").replace(".", "").casefold()
+    if ap:
+        if not 1 <= h <= 12:
+            return None
+        h = h % 12 + (12 if ap == "pm" else 0)
+    if h > 24 or mi > 59 or (sec is not None and sec > 59):
+        return None
+    return (h, mi, sec)
+
+
+def _mask(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _sentence_start(text: str, pos: int) -> bool:
+    """Whether the word at `pos` opens a sentence, a line or a list item."""
+    i = pos
+    while i > 0 and text[i - 1] in " \t\"'“‘([*_>#-•":
+        i -= 1
+    # Not after ":" or ";": "Cat: Pim" names Pim (stricter, so safer, than skipping it).
+    return i == 0 or text[i - 1] in ".!?\n\r"
+
+
+def specifics(text: str) -> list[Specific]:
+    """The specifics `text` states, in order found (pure; never raises on a str).
+
+    * **url**, **email**: as written (trailing punctuation dropped).
+    * **date**: ISO ``2026-03-01``, ``1 March 2026`` / ``1st of March 2026`` / ``March 1,
+      2026`` (month names or abbreviations, capitalised), each with an optional weekday
+      in front; ``March 2026``; ``2026-03``; ``1 March``; a full month name or a weekday
+      alone. All of these are compared as (year, month, day, weekday), so "1 March 2026"
+      is the same date as "2026-03-01" (and as "Sunday 1 March 2026"). A date given with
+      slashes or dots ("01/03/2026", "1.3.2026") is ambiguous (day or month first) and is
+      compared as written, as a number.
+    * **time**: ``07:30``, ``7:30 pm``, ``7pm``, ``7.30am``: compared as a 24-hour clock,
+      so "7pm" = "19:00" and "7am" = "07:00", but "7:00" (no am/pm) is 07:00.
+    * **amount**: a number with a currency (``€1,800``, ``1,800 EUR``, ``1800 euros``)
+      or a unit from a closed list (``5 ms``, ``15kg``, ``55 psi``, ``12%``): number and
+      unit must both match; spellings of one unit are the same.
+    * **number**: any other run of digits, with inner ``.`` ``,`` ``/`` (``3.11.7``,
+      ``1,800``, ``2026/2027``, ``10⁶``): compared as written, except that thousands
+      commas are dropped ("1,800" = "1800"). Superscripts, subscripts, fractions and
+      other digit forms are part of the spelling: "10⁶" is neither "10" nor "106".
+    * **identifier**: a word with a digit in it (``T14``, ``esp32``), an inner capital
+      (``ThinkPad``, ``VBKA``), an underscore, an inner ``.``/``/`` (``deploy.md``), or
+      a ``++``/``#`` tail: as written, case included.
+    * **name**: a run of capitalised words ("Alder Apiaries", "Gideon Parch"), less a
+      leading function word ("The", "From"). A lone capitalised word that opens a
+      sentence is not counted (it cannot be told from an ordinary first word): a
+      measured limit, so "Rosa said" is not checked but "said Rosa" is.
+    """
+    found: list[tuple[int, Specific]] = []
+    # Each line normalised as quotes are (emphasis, typographic forms, markers, NFC), so a
+    # specific is read the same way in an answer and in a quote; lines are kept apart
+    # because a line start is a sentence start.
+    work = "\n".join(normalize_nfc(line) for line in text.splitlines())
+    for rx, kind in ((_URL, "url"), (_EMAIL, "email")):
+        for m in rx.finditer(work):
+            lit = m.group().rstrip(_TRAIL)
+            found.append((m.start(), Specific(kind, lit, (lit,))))
+            work = _mask(work, m.start(), m.start() + len(lit))
+    for rx in _DATES:
+        for m in rx.finditer(work):
+            key = _date_key(m)
+            if key is not None:
+                found.append((m.start(), Specific("date", m.group().strip(), key)))
+                work = _mask(work, m.start(), m.end())
+    for rx in _TIMES:
+        for m in rx.finditer(work):
+            key = _time_key(m)
+            if key is not None:
+                shown = m.group().strip()
+                if shown.endswith(".") and not re.search(r"[AaPp]\.[Mm]\.$", shown):
+                    shown = shown[:-1]  # the sentence's full stop, not part of "7pm"
+                found.append((m.start(), Specific("time", shown, key)))
+                work = _mask(work, m.start(), m.end())
+    for rx in _AMOUNTS:
+        for m in rx.finditer(work):
+            unit = _UNIT_KEYS.get(m["u"].casefold())
+            if unit is not None:
+                found.append((m.start(), Specific("amount", m.group().strip(), (_number_key(m["n"]), unit))))
+                work = _mask(work, m.start(), m.end())
+    for m in _WORD_AMOUNT.finditer(work):
+        unit = _UNIT_KEYS.get(m["u"].casefold())
+        if unit is not None:
+            found.append((m.start(), Specific("amount", m.group().strip(), (_word_value(m["nw"]), unit))))
+            work = _mask(work, m.start(), m.end())
+    for m in _WORD_NUMBER.finditer(work):
+        found.append((m.start(), Specific("number", m["nw"], (_word_value(m["nw"]),))))
+        work = _mask(work, m.start(), m.end())
+    for m in _NUMBER.finditer(work):
+        found.append((m.start(), Specific("number", m["n"], (_number_key(m["n"]),))))
+        work = _mask(work, m.start(), m.end())
+    run: list[tuple[int, str]] = []
+
+    def close_run() -> None:
+        if run and not (len(run) == 1 and _sentence_start(work, run[0][0])):
+            name = " ".join(w for _, w in run)
+            found.append((run[0][0], Specific("name", name, (name,))))
+        run.clear()
+
+    prev_end = -1
+    for m in _WORDISH.finditer(work):
+        word = m.group()
+        while word and word[-1] in "-./@:":
+            word = word[:-1]
+        possessive = word.endswith(("'s", "’s"))
+        if possessive:
+            word = word[:-2]
+        letters = [c for c in word if c.isalpha()]
+        is_ident = bool(letters) and (
+            any(c.isdigit() for c in word)
+            or "_" in word
+            or word.endswith(("++", "#"))
+            or any(any(c.isupper() for c in part[1:]) for part in word.split("-"))
+            and len(letters) > 1
+            or any(ch in word[1:-1] for ch in "./")
+            and len([p for p in re.split(r"[./]", word) if len(p) > 1]) > 1
+        )
+        name_word = len(letters) > 1 and word[0].isupper() and not is_ident and word.casefold() not in _NOT_NAMES
+        gap = work[prev_end : m.start()] if prev_end >= 0 else ""
+        if run and not (gap == " " and name_word):
+            close_run()
+        if is_ident:
+            found.append((m.start(), Specific("identifier", word, (word,))))
+        elif name_word:
+            run.append((m.start(), word))
+            if possessive:  # "Lily's Kitchen": the name is "Lily", then "Kitchen"
+                close_run()
+        prev_end = m.start() + len(m.group())
+    close_run()
+    found.sort(key=lambda f: f[0])
+    return [f for _, f in found]
+
+
+def strip_old_wording(text: str) -> str:
+    """A quote without the old wording of in-place corrections: that is retired text."""
+    return WAS.sub(" ", text)
+
+
+def _occurs(literal: str, text: str) -> bool:
+    """`literal` in `text`, not glued to a letter or digit on either side."""
+    lit = normalize_nfc(literal)
+    if not lit:
+        return True
+    before = r"(?<![^\W_])" if lit[0].isalnum() else ""
+    after = r"(?![^\W_])" if lit[-1].isalnum() else ""
+    return re.search(before + re.escape(lit) + after, text) is not None
+
+
+def _number_occurs(key: str, text: str) -> bool:
+    """The number `key` in `text` as a whole number: "16" is not in "2016", "16.5" or "10⁶"."""
+    spellings = {key}
+    if key.isdigit() and len(key) > 3:  # also with thousands commas: 1800 -> 1,800
+        head = len(key) % 3 or 3
+        spellings.add(key[:head] + "".join("," + key[i : i + 3] for i in range(head, len(key), 3)))
+    return any(re.search(rf"{_NOT_NUM_BEFORE}{re.escape(s)}{_NOT_NUM_AFTER}", text) for s in spellings)
+
+
+def _date_covers(answer: tuple, quote: tuple) -> bool:
+    """Every part the answer's date states (year, month, day, weekday) the quote's states alike."""
+    return all(a is None or a == q for a, q in zip(answer, quote))
+
+
+def supported(spec: Specific, text: str, facts: list[Specific]) -> bool:
+    if spec.kind == "date":
+        return any(f.kind == "date" and _date_covers(spec.key, f.key) for f in facts)
+    if spec.kind in ("time", "amount"):
+        return any(f.kind == spec.kind and f.key == spec.key for f in facts)
+    if spec.kind == "number":
+        return _number_occurs(spec.key[0], text) or any(f.kind == "number" and f.key == spec.key for f in facts)
+    return _occurs(spec.text, text)
+
+
+def ungrounded(answer: str, quotes: Sequence[str]) -> list[Specific]:
+    """The specifics of `answer` that occur in none of `quotes` (pure; see `specifics`).
+
+    Each quote is compared in its normalised NFC form, without the old wording of any
+    in-place correction. A date is carried by a quote date that states every part the
+    answer's states; a time or an amount by an equal one; a number by the same number
+    standing alone; anything else by the same text, not glued to a letter or digit.
+    Old wording ``(was: "…")`` in the answer is left out as well.
+    """
+    texts = [strip_old_wording(normalize_nfc(q)) for q in quotes if isinstance(q, str)]
+    facts = [(t, specifics(t)) for t in texts]
+    missing: list[Specific] = []
+    # The answer may show a correction's old wording too: that states nothing current.
+    for spec in specifics(strip_old_wording(answer if isinstance(answer, str) else str(answer))):
+        if not any(supported(spec, t, f) for t, f in facts) and spec not in missing:
+            missing.append(spec)
+    return missing

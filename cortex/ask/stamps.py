@@ -1,0 +1,143 @@
+"""The stamps of `brain_ask` and how one answer's quote checks fold into its stamp.
+
+Stamps, strongest first: VERIFIED > CORRECTED > SUPERSEDED > UNVERIFIED. The overall
+stamp of an answer is the weakest of its quotes. NOT IN BRAIN is outside that order:
+`cortex.ask.quotes.check_quote` never gives it, and it is an overall stamp only for an
+answer with no citations (see `overall_stamp`); met among quote checks it counts as
+UNVERIFIED.
+
+Grounding (`cortex.ask.specifics.ungrounded`, used by `overall_stamp`): an answer keeps
+VERIFIED or CORRECTED only when every *specific* it states occurs in a quote that is
+itself VERIFIED or CORRECTED (outside any old wording ``(was: "…")``). See
+`cortex.ask.specifics.specifics` for what counts as a specific and which spellings count
+as the same.
+
+Pure functions, no I/O, never raise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cortex.ask.nfc import normalize_nfc
+from cortex.ask.specifics import Specific, specifics, strip_old_wording, supported, ungrounded
+
+__all__ = [
+    "CORRECTED",
+    "NOT_IN_BRAIN",
+    "STRENGTH",
+    "SUPERSEDED",
+    "UNVERIFIED",
+    "VERIFIED",
+    "QuoteCheck",
+    "one_line",
+    "overall_stamp",
+]
+
+VERIFIED = "VERIFIED"
+CORRECTED = "CORRECTED"
+SUPERSEDED = "SUPERSEDED"
+UNVERIFIED = "UNVERIFIED"
+NOT_IN_BRAIN = "NOT IN BRAIN"
+
+# Higher is stronger. NOT IN BRAIN never meets a quote's stamp; ranked with UNVERIFIED.
+STRENGTH = {VERIFIED: 4, CORRECTED: 3, SUPERSEDED: 2, UNVERIFIED: 1, NOT_IN_BRAIN: 1}
+
+
+@dataclass(frozen=True)
+class QuoteCheck:
+    """The stamp of one quote and where it was (or was not) found."""
+
+    stamp: str
+    reason: str
+    path: str
+    heading: str = ""
+    block_start: int | None = None
+    block_end: int | None = None
+    old_claim: str | None = None  # CORRECTED: the old wording; SUPERSEDED in a (was:): the current claim
+    superseded_by: str | None = None
+    note_retired: str | None = None
+    match_start: int | None = None  # the matched span in the note's full text
+    match_end: int | None = None
+    # The quote as matched (normalised, NFC) without its retired text (struck words, the
+    # old wording of a correction): what grounds the answer's specifics. `retired_text`
+    # is what was left out, so a reply can say a specific is only there as a retired value.
+    quote: str = ""
+    retired_text: str = ""
+
+
+def one_line(text: str) -> str:
+    """Reasons are one line: quoted wording from a note may carry line breaks."""
+    return " ".join(text.split()) if len(text.splitlines()) > 1 else text
+
+
+def _listed(missing: list[Specific]) -> str:
+    shown = [m.text for m in missing[:3]]
+    more = f" (and {len(missing) - 3} more)" if len(missing) > 3 else ""
+    return (shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]) + more
+
+
+def _says(missing: list[Specific]) -> str:
+    them = "it" if len(missing) == 1 else "them"
+    return f"the answer says {_listed(missing)}; no quote contains {them}"
+
+
+def overall_stamp(
+    checks: list[QuoteCheck], not_in_brain_claimed: bool, unread_matching: int, answer: str = ""
+) -> tuple[str, str]:
+    """The reply's stamp and a one-line reason.
+
+    With citations: the weakest of the quotes' stamps; a VERIFIED or CORRECTED answer
+    that states a specific no VERIFIED or CORRECTED quote carries (`ungrounded`) is
+    UNVERIFIED, and the reason names the specific. Without citations: NOT IN BRAIN only
+    when the reader said the brain does not hold the answer and every note of the scope
+    that holds a distinctive term of the question was read (`unread_matching == 0`);
+    otherwise UNVERIFIED with the count, or "no quote given" when the reader neither
+    quoted nor said so.
+    """
+    try:
+        if checks:
+            # Unknown stamps and NOT IN BRAIN (never a quote's stamp) count as UNVERIFIED.
+            stamps = [c.stamp if c.stamp in (VERIFIED, CORRECTED, SUPERSEDED) else UNVERIFIED for c in checks]
+            i = min(range(len(stamps)), key=lambda k: (STRENGTH[stamps[k]], k))
+            stamp, n = stamps[i], len(checks)
+            if n == 1:
+                reason = f"the quote is {stamp}: {checks[0].reason}"
+            elif all(s == stamp for s in stamps):
+                reason = f"all {n} quotes are {stamp}"
+            else:
+                reason = f"the weakest of {n} quotes: quote {i + 1} is {stamp}: {checks[i].reason}"
+            if stamp in (VERIFIED, CORRECTED) and answer:
+                missing = ungrounded(answer, [c.quote for c in checks])
+                if missing:
+                    quoted = "the quote is" if n == 1 else "the quotes are"
+                    retired = [t for c in checks if (t := strip_old_wording(normalize_nfc(c.retired_text)))]
+                    old = [m for m in missing if any(supported(m, t, specifics(t)) for t in retired)]
+                    if old:
+                        holds = "the quote holds" if n == 1 else "the quotes hold"
+                        return UNVERIFIED, one_line(
+                            f"the answer says {_listed(old)}; {holds} {'it' if len(old) == 1 else 'them'} "
+                            f"only as the retired value ({quoted} {stamp})"
+                        )
+                    return UNVERIFIED, one_line(f"{_says(missing)} ({quoted} {stamp})")
+            if not_in_brain_claimed:
+                reason += " (the reader also said the brain does not hold the answer)"
+            return stamp, reason
+        if not not_in_brain_claimed:
+            return UNVERIFIED, "no quote given"
+        if not isinstance(unread_matching, int) or unread_matching < 0:
+            return UNVERIFIED, ("the reader found nothing, and how many matching notes were not read is unknown")
+        if unread_matching == 0:
+            return (
+                NOT_IN_BRAIN,
+                "the reader found nothing, and every note of the scope that holds a distinctive "
+                "term of the question was read",
+            )
+        plural = (
+            "notes that hold a distinctive term of the question were"
+            if unread_matching != 1
+            else ("note that holds a distinctive term of the question was")
+        )
+        return UNVERIFIED, f"the reader found nothing, but {unread_matching} {plural} not read"
+    except Exception as exc:
+        return UNVERIFIED, f"the verifier could not combine the stamps ({type(exc).__name__})"
