@@ -18,7 +18,8 @@ from cortex.index.corpus import Corpus, SavedSnapshot, Snapshot
 from cortex.index.reading import decode, is_note_path
 from cortex.notes.note import LinkResolver, Note, link_key, link_text, parse_note, rewrite_links
 from cortex.notes.paths import MAX_CONTENT_BYTES, check_content, check_path, check_text
-from cortex.store.git import Change, Changes, CommitInfo, GitStore, Identity, View, WriteResult
+from cortex.store.git import GitStore, View
+from cortex.store.types import Change, Changes, CommitInfo, Identity, WriteResult
 
 WRITE_MODES = ("create", "replace", "append", "edit", "delete", "move")
 INDEX_POLICIES = ("auto", "on", "off")
@@ -287,7 +288,7 @@ class Brain:
         at = at.strip()
         if len(at) >= 7 and all(c in "0123456789abcdef" for c in at.lower()):
             try:
-                return self.store.resolve(at)
+                return self.store.resolve_rev(at)
             except StoreError:
                 raise BadInput(f"unknown commit {at}") from None
         when = self.parse_time(at)
@@ -326,7 +327,7 @@ class Brain:
         sha = self.resolve_at(at) if at else self.store.head()
         if sha is None:
             raise StoreError("the brain has no commits yet")
-        path = self.store.resolve_name(sha, path)  # NFC asked, NFD stored (macOS): the same note
+        path = self.store.stored_path(sha, path)  # NFC asked, NFD stored (macOS): the same note
         blob = self.store.blob_at(sha, path)
         if blob is None:
             raise BadInput(f"no note at {path} in commit {sha[:12]}")
@@ -368,7 +369,7 @@ class Brain:
 
     def commit_info(self, rev: str) -> CommitInfo:
         """One commit by (short) SHA; StoreError when unknown."""
-        return self.store.commit_info(self.store.resolve(rev))
+        return self.store.commit_info(self.store.resolve_rev(rev))
 
     def changes(self, info: CommitInfo) -> list[Change]:
         """The files commit `info` changed against its first parent (every file for a root commit)."""
@@ -379,7 +380,7 @@ class Brain:
     def resolve(self, path: str, sha: str | None = None) -> str:
         """`path` as the brain stores it (at `sha`, else the head), matching any Unicode
         normalisation: a write keeps the bytes of a name already on disk."""
-        return self.store.resolve_name(sha if sha is not None else self.store.head(), path)
+        return self.store.stored_path(sha if sha is not None else self.store.head(), path)
 
     def collision(self, path: str, sha: str | None = None) -> str | None:
         """Why a note at `path` would replace a folder or turn a note into a folder (at `sha`, else the head)."""

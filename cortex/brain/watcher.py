@@ -33,7 +33,10 @@ from typing import Any, Callable, Iterable
 from cortex.brain.brain import Actor, Brain
 from cortex.errors import BadInput, StoreError
 from cortex.notes.paths import check_path
-from cortex.store.git import View, WriteResult, hash_blob, read_file
+from cortex.files import read_file
+from cortex.store.git import View
+from cortex.store.types import WriteResult
+from cortex.store.working_tree import hash_blob
 
 log = logging.getLogger("cortex.editor")
 
@@ -191,7 +194,7 @@ class Editor:
 
     def poll_once(self) -> WriteResult | None:
         """One pass: note what changed; after the debounce, commit it."""
-        self.store.sync_index(())  # index entries a busy index.lock kept back last time, if any
+        self.store.sync_staging(())  # staging entries a busy index.lock kept back last time, if any
         now_ns = time.time_ns()
         current = self.scan()
         changed = {p for p in current.keys() | self._stats.keys() if current.get(p) != self._stats.get(p)}
@@ -371,7 +374,7 @@ class Editor:
             else:
                 self._base[path] = new
         self._catch_up(["INDEX.md"], result.old_blobs)
-        self.store.sync_index(list(plan.out))
+        self.store.sync_staging(list(plan.out))
 
     def _catch_up(self, paths: list[str], old_blobs: dict[str, str | None]) -> None:
         """Write the head's bytes for `paths` where the disk holds the base (or the commit's parent)."""

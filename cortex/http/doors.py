@@ -46,6 +46,7 @@ from cortex.ask.asker import SampleNeeded
 from cortex.ask.readers import ClientTurn
 from cortex.brain.brain import Actor
 from cortex.errors import CortexError
+from cortex.files import storage_error_text
 from cortex.guests.review import Review
 from cortex.notes.paths import MAX_CONTENT_BYTES
 from cortex.notes.redact import might_hold_secret, redact_value
@@ -131,9 +132,8 @@ def storage_error(exc: BaseException) -> str:
     reason = getattr(exc, "strerror", None) or text.rsplit(": ", 1)[-1]
     if not reason or "/" in reason:
         reason = exc.__class__.__name__
-    return (
-        f"storage error: {reason.strip()}; the operation did not complete. Retry once the cause "
-        "is fixed (brain_history shows whether a write landed)"
+    return storage_error_text(reason.strip(), "the operation did not complete") + (
+        " (brain_history shows whether a write landed)"
     )
 
 

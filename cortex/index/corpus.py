@@ -22,7 +22,8 @@ from cortex.index.bm25 import Index, IndexBuilder, idf
 from cortex.index.reading import decode, index_note, is_note_path, read_lazily, read_notes
 from cortex.index.tokenize import tokenize
 from cortex.notes.note import LinkResolver, Note, WikiLink, log_entries, parse_note
-from cortex.store.git import Change, GitStore
+from cortex.store.git import GitStore
+from cortex.store.types import Change
 
 # How far back a cold start looks for each note's last-change time. Beyond this
 # many first-parent commits a note is dated by the oldest commit seen ("on or

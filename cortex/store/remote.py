@@ -25,7 +25,9 @@ from typing import Any, Callable
 
 from cortex.errors import StoreError
 from cortex.settings import Settings
-from cortex.store.git import Auth, Changes, GitStore, Identity, View, WriteResult
+from cortex.store.credentials import Auth
+from cortex.store.git import GitStore, View
+from cortex.store.types import Changes, Identity, WriteResult
 
 log = logging.getLogger("cortex.remote")
 

@@ -164,7 +164,7 @@ def test_a_tool_write_on_a_dirty_file_makes_two_commits_hand_edit_first(tree: Pa
     assert git("show", "HEAD~1:notes/a.md", cwd=tree) == "# A\n\nfirst\nhand line\n"
     assert git("show", "HEAD:notes/a.md", cwd=tree) == "# A\n\nfirst\nhand line\ntool line\n"
     assert (tree / "notes" / "a.md").read_text() == "# A\n\nfirst\nhand line\ntool line\n"
-    assert reply["replaced_blob"] == brain.store.blob_at(brain.store.resolve("HEAD~1"), "notes/a.md")
+    assert reply["replaced_blob"] == brain.store.blob_at(brain.store.resolve_rev("HEAD~1"), "notes/a.md")
     assert git("status", "--porcelain", cwd=tree) == ""
 
 

@@ -17,7 +17,7 @@ from starlette.applications import Starlette
 
 from cortex.app.brain_setup import init_brain
 from cortex.brain.brain import Actor, Brain
-from cortex.store.git import Auth
+from cortex.store.credentials import Auth
 from cortex.store.remote import RemoteStore, local_path, signature_ok, webhook_route
 
 ME = Actor(door="owner", tool="brain_write", client="pytest")

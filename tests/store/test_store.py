@@ -10,7 +10,8 @@ import pytest
 
 from cortex.brain.brain import Actor, Brain
 from cortex.errors import BadInput, Conflict
-from cortex.store.git import GitStore, hash_blob
+from cortex.store.git import GitStore
+from cortex.store.working_tree import hash_blob
 
 ME = Actor(door="owner", tool="brain_write", client="pytest 1.0")
 
@@ -313,7 +314,7 @@ def test_each_write_builds_on_the_head_it_runs_on_whoever_moved_it(tmp_path: Pat
         fresh = GitStore(store.path)
         for p in [*names, "notes", "notes/", "notes/deep", "a.md/x", "/a.md", "notes//x.md", "A.md"]:
             assert store.blob_at(head, p) == fresh.blob_at(head, p) == (hash_blob(files[p]) if p in files else None)
-            assert store.resolve_name(head, p) == fresh.resolve_name(head, p)
+            assert store.stored_path(head, p) == fresh.stored_path(head, p)
             assert store.collision(head, {p: b""}) == fresh.collision(head, {p: b""})
 
 

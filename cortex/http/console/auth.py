@@ -25,7 +25,6 @@ import base64
 import hashlib
 import hmac
 import json
-import os
 import secrets
 import threading
 import time
@@ -33,6 +32,8 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
+
+from cortex.files import write_atomic
 
 SESSION_SECONDS = 12 * 3600
 PRE_SECONDS = 3600  # a sign-in form stays usable this long
@@ -146,9 +147,7 @@ class Sessions:
             if self._epoch_file is None:
                 self._epoch = following
                 return
-            tmp = self._epoch_file.with_suffix(".tmp")
-            tmp.write_text(f"{following}\n")
-            os.replace(tmp, self._epoch_file)
+            write_atomic(self._epoch_file, f"{following}\n".encode())
 
     # -- the sign-in form's own CSRF token ---------------------------------
 

@@ -1,0 +1,253 @@
+"""A GitStore's working tree: the files a person edits, kept in step with the branch.
+
+Committed files are written into the tree (atomically, and never over a hand edit),
+Git's staging index (.git/index) is pointed at the head so `git status` shows only real
+hand edits, and a folder of notes becomes a brain in place (`init_here`,
+`commit_tree_as_is`). A bare clone has no working tree, and none of this applies.
+
+`WorkingTree` is mixed into `GitStore` (store.git), whose repository handle (`_repo`),
+lock (`_lock`), reads (`head`, `blob_at`) and commit making (`signatures`,
+`parents_on`) it uses.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Self
+
+import pygit2
+
+from cortex.files import prune_empty_folders, read_file, write_atomic
+from cortex.store.types import Identity
+
+__all__ = ["STAGING_LOCK_TRIES", "WorkingTree", "hash_blob"]
+
+# Tries at writing Git's staging index while a git command holds index.lock (10 ms apart).
+STAGING_LOCK_TRIES = 50
+
+
+def hash_blob(data: bytes) -> str:
+    """The Git blob id of `data` (what the file would be stored as), without writing it."""
+    return str(pygit2.hash(data))
+
+
+class WorkingTree:
+    """The working tree of a GitStore, when it has one."""
+
+    _repo: pygit2.Repository
+    _lock: threading.RLock
+    _unsynced: set[str]  # staging entries a busy index.lock kept from syncing
+    ref: str
+    branch: str
+
+    @classmethod
+    def init_here(cls, path: str | Path, branch: str, exclude: Iterable[str]) -> Self:
+        """`git init` in an existing folder (a working tree), with `exclude` in .git/info/exclude."""
+        repo = pygit2.init_repository(str(path), bare=False, initial_head=branch)
+        info = Path(repo.path) / "info"
+        info.mkdir(exist_ok=True)
+        with open(info / "exclude", "a", encoding="utf-8") as f:
+            f.write("# Tool and editor files left out of the brain by cortex init\n")
+            f.writelines(f"{name}\n" for name in exclude)
+        return cls(path, branch)
+
+    def exclude(self, names: Iterable[str], why: str) -> None:
+        """Add `names` (paths from the top, surrogate escapes allowed) to .git/info/exclude,
+        as their bytes on disk, each anchored and with glob characters escaped."""
+        lines = [f"# {why}\n".encode()]
+        for name in names:
+            raw = os.fsencode(name)
+            for ch in (b"\\", b"*", b"?", b"[", b"!", b"#"):
+                raw = raw.replace(ch, b"\\" + ch)
+            lines.append(b"/" + raw + b"\n")
+        with open(Path(self._repo.path) / "info" / "exclude", "ab") as f:
+            f.writelines(lines)
+
+    def commit_tree_as_is(
+        self, extra: Mapping[str, bytes], message: str, author: Identity | None, progress: Callable[[str], None]
+    ) -> tuple[str, int, list[str]]:
+        """The first commit of a working tree: every file as it is on disk (ignore rules kept),
+        plus `extra` files written first. (commit SHA, files committed, names left out).
+
+        A file or folder whose name is not valid UTF-8 (Git stores names as UTF-8) is left
+        out, and its name is returned (as Python decodes it, with surrogate escapes)."""
+        wd = self.workdir
+        assert wd is not None
+        for rel, data in extra.items():
+            (wd / rel).parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(wd / rel, data)
+        with self._lock:
+            files: list[str] = []
+            unnamable: list[str] = []
+            for folder, dirs, names in os.walk(wd):
+                rel_folder = os.path.relpath(folder, wd)
+                rel_folder = "" if rel_folder == "." else rel_folder.replace(os.sep, "/") + "/"
+                unnamable += [rel_folder + d + "/" for d in dirs if not _utf8(d)]
+                dirs[:] = [
+                    d for d in dirs if d != ".git" and _utf8(d) and not self._repo.path_is_ignored(rel_folder + d + "/")
+                ]
+                for name in names:
+                    rel = rel_folder + name
+                    if not _utf8(name):
+                        unnamable.append(rel)
+                    elif not self._repo.path_is_ignored(rel):
+                        files.append(rel)
+            index = self._repo.index
+            started = time.monotonic()
+            for i, rel in enumerate(sorted(files), 1):
+                index.add(rel)
+                if i % 500 == 0 or time.monotonic() - started > 2:
+                    progress(f"committing {i:,} of {len(files):,} files")
+                    started = time.monotonic()
+            index.write()
+            tree = index.write_tree()
+            by, committer = self.signatures(author, owner_commits=True)
+            parents = self.parents_on(self.head())
+            oid = self._repo.create_commit(self.ref, by, committer, message, tree, parents)
+            return str(oid), len(files), sorted(unnamable)
+
+    @property
+    def workdir(self) -> Path | None:
+        wd = self._repo.workdir
+        return Path(wd) if wd else None
+
+    def update_workdir(
+        self, paths: Mapping[str, bytes | None], expected: Mapping[str, bytes | None]
+    ) -> dict[str, bytes | None]:
+        """Write committed files into the working tree where the disk still matches `expected`.
+
+        Returns the files written. A file whose disk bytes differ from `expected`
+        holds a hand edit and is left alone (the editor watcher commits it). Writes
+        go to a dot-named temp file and are renamed into place, so a watcher or an
+        editor never sees half a file.
+        """
+        wd = self.workdir
+        if wd is None:
+            return {}
+        written: dict[str, bytes | None] = {}
+        for path, data in paths.items():
+            target = self.workdir_file(path)
+            if target is None:
+                continue
+            if read_file(target) != expected.get(path):
+                continue  # hand edits on disk win
+            try:
+                if data is None:
+                    target.unlink(missing_ok=True)
+                    prune_empty_folders(target.parent, wd)
+                else:
+                    if target.is_dir() and not any(target.iterdir()):
+                        target.rmdir()  # the empty folder left by the folder's last note, as Git would
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    write_atomic(target, data)
+            except OSError:
+                continue
+            written[path] = data
+        self.sync_staging(paths)
+        return written
+
+    def workdir_file(self, path: str) -> Path | None:
+        """The working-tree file for `path`, or None if it would leave the tree or cross a symlink."""
+        wd = self.workdir
+        if wd is None or path.startswith("/") or ".." in path.split("/") or path.startswith(".git/"):
+            return None
+        target = wd / path
+        real_wd = os.path.realpath(wd)
+        if os.path.realpath(target.parent) != os.path.normpath(os.path.join(real_wd, os.path.dirname(path))):
+            return None  # a symlinked folder on the way
+        if target.is_symlink():
+            return None
+        return target
+
+    def sync_staging(self, paths: Iterable[str]) -> None:
+        """Point Git's staging index (.git/index) at the head for `paths`, so `git status` shows
+        only real hand edits.
+
+        Only the named entries change: re-reading the whole tree threw away every
+        entry's stat cache, and `git status` then re-hashed the whole brain. A `git`
+        command holding the index lock makes the write fail; it is retried for a
+        moment, and paths still unsynced are kept for the next call. (Dropping them
+        left the index without a committed note: `git status` showed it deleted and
+        untracked.)
+        """
+        with self._lock:
+            paths = set(paths) | self._unsynced
+            if not paths or self.workdir is None:
+                return  # the watcher's every poll lands here when nothing was kept back
+            head = self.head()
+            if head is None:
+                return
+            for _ in range(STAGING_LOCK_TRIES):
+                try:
+                    self._write_staging(head, paths)
+                    self._unsynced.clear()
+                    return
+                except (pygit2.GitError, OSError, KeyError, ValueError):
+                    time.sleep(0.01)  # a git command holds index.lock for a moment
+            self._unsynced = paths
+
+    def _write_staging(self, head: str, paths: set[str]) -> None:
+        index = self._repo.index
+        index.read(True)  # force: a git command may have rewritten it within the same second
+        for path in sorted(paths):
+            blob = self.blob_at(head, path)
+            target = self.workdir_file(path)
+            if blob is None:
+                if path in index:
+                    index.remove(path)
+                continue
+            disk = read_file(target) if target is not None else None
+            if disk is not None and hash_blob(disk) == blob:
+                index.add(path)  # from disk: keeps the stat cache fresh
+            else:
+                index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=blob), pygit2.GIT_FILEMODE_BLOB))
+        index.write()
+
+    def workdir_busy(self) -> str | None:
+        """Why hand edits must wait (HEAD on another branch, a merge or rebase under way), or None."""
+        with self._lock:
+            try:
+                if self._repo.head_is_detached or self._repo.references["HEAD"].target != self.ref:
+                    return "the working tree is not on " + self.branch
+                if self._repo.state() != pygit2.enums.RepositoryState.NONE:
+                    return "a merge, rebase or cherry-pick is under way"
+            except (pygit2.GitError, KeyError):
+                return None
+            return None
+
+    def is_ignored(self, path: str) -> bool:
+        """Whether .gitignore excludes `path`."""
+        with self._lock:
+            try:
+                return bool(self._repo.path_is_ignored(path))
+            except pygit2.GitError:
+                return False
+
+    def write_blob(self, data: bytes) -> str:
+        with self._lock:
+            return str(self._repo.create_blob(data))
+
+    def merge_text(self, base: bytes | None, ours: bytes, theirs: bytes) -> bytes | None:
+        """A three-way merge of one file's bytes (Git's own line merge); None when it conflicts."""
+        with self._lock:
+            entry = lambda data: pygit2.IndexEntry(
+                "note.md",
+                self._repo.create_blob(data),  # noqa: E731
+                pygit2.GIT_FILEMODE_BLOB,
+            )
+            result = self._repo.merge_file_from_index(entry(base or b""), entry(ours), entry(theirs))
+            if not result.automergeable:
+                return None
+            return result.contents.encode("utf-8") if isinstance(result.contents, str) else result.contents
+
+
+def _utf8(name: str) -> bool:
+    """Whether a name from the file system is valid UTF-8 (no surrogate escapes)."""
+    try:
+        name.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
