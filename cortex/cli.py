@@ -1,4 +1,4 @@
-"""The `cortex` command: init, serve, reindex, guest, eval, bench.
+"""The `cortex` command: init, serve, reindex, guest, settings, eval, bench.
 
 Every refusal is one line on stderr and exit status 1; nothing is changed.
 """
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from cortex.errors import CortexError
 from cortex.settings import GUEST_DEFAULTS as DEFAULTS
-from cortex.settings import QUEUE_CAP, Settings
+from cortex.settings import QUEUE_CAP, Settings, settings_table
 
 if TYPE_CHECKING:
     from cortex.brain.brain import Brain
@@ -51,6 +51,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env(brain=args.brain, host=args.host, port=args.port)
     return serve(settings)
+
+
+def cmd_settings(args: argparse.Namespace) -> int:
+    print(settings_table(), end="")
+    return 0
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -268,6 +273,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("reindex", help="drop the saved index, build it from the notes and save it again")
     p.add_argument("--brain", help="the brain repository (default: CORTEX_BRAIN or $CORTEX_HOME/brain)")
     p.set_defaults(fn=cmd_reindex)
+
+    p = sub.add_parser("settings", help="print every setting, its default and meaning (README's Markdown table)")
+    p.set_defaults(fn=cmd_settings)
 
     p = sub.add_parser("eval", help="retrieval (and ask) eval on the public sample brain")
     p.add_argument("--brain-dir", default=None, help="folder of the sample brain (default: the one shipped)")

@@ -1,16 +1,37 @@
-"""Settings: every knob, read from the command line and the environment.
+"""Settings: every knob Cortex reads from the environment, each declared once.
 
-Each setting is documented in the README's Configuration table.
+A setting is a field of `Settings` with its variable (and any fallback names), how its
+text is read and checked, its default and a one-line doc. `Settings.from_env` reads them
+all; a bad value is one line naming the variable, raised as BadInput (the command prints
+it without a traceback). The README's Configuration table is `settings_table()`'s output
+(`cortex settings` prints it). A value a lower layer checks as its own argument is left
+to it, whose one-line refusal names the variable too: CORTEX_TZ and CORTEX_INDEX (the
+brain), CORTEX_AUTHOR (the Git store).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
+from typing import Any, Callable
 
 from cortex.errors import BadInput
+
+__all__ = [
+    "DEFAULT_HOSTS",
+    "GUEST_DEFAULTS",
+    "GUEST_SHARE",
+    "QUEUE_CAP",
+    "Setting",
+    "Settings",
+    "allowed",
+    "load_or_make_secret",
+    "read_setting",
+    "settings_table",
+]
 
 # The review queue: capped at 50, refuse rather than evict unreviewed work (pending and
 # accepting count). One guest's share by default (`cortex guest add --max-pending`): one
@@ -38,111 +59,281 @@ def allowed(value: str, patterns: list[str]) -> bool:
     return False
 
 
-def _positive(name: str, value: str | None) -> int | None:
-    if not value:
+# -- how a variable's text becomes a value: (variable name, text) -> value, or BadInput ----
+
+Read = Callable[[str, str], Any]
+
+
+def text(name: str, raw: str) -> str:
+    return raw
+
+
+def lowered(name: str, raw: str) -> str:
+    return raw.strip().lower()
+
+
+def path(name: str, raw: str) -> Path:
+    return Path(raw)
+
+
+def user_path(name: str, raw: str) -> Path:
+    return Path(raw).expanduser()
+
+
+def words(name: str, raw: str) -> list[str]:
+    """A comma-separated list, blanks dropped."""
+    return [v.strip() for v in raw.split(",") if v.strip()]
+
+
+def one_of(*options: str) -> Read:
+    said = " or ".join(options) if len(options) == 2 else "one of " + ", ".join(options)
+
+    def read(name: str, raw: str) -> str:
+        value = raw.strip().lower()
+        if value not in options:
+            raise BadInput(f"{name} must be {said}, not {value!r}")
+        return value
+
+    return read
+
+
+def whole(low: int, high: int | None = None) -> Read:
+    said = f"a whole number from {low} to {high}" if high is not None else f"a whole number of at least {low}"
+
+    def read(name: str, raw: str) -> int:
+        value = raw.strip()
+        if not (value.isascii() and value.isdigit()) or int(value) < low or (high is not None and int(value) > high):
+            raise BadInput(f"{name} must be {said}, not {raw!r}")
+        return int(value)
+
+    return read
+
+
+def seconds(name: str, raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise BadInput(f"{name} must be a number of seconds above 0, not {raw!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting's declaration: its variables (the first set wins), how it is read, its docs."""
+
+    names: tuple[str, ...]
+    doc: str
+    read: Read = text
+    shown: str | None = None  # the default as the table shows it (Markdown), when not the field's own
+    flag: str | None = None  # the command-line option that overrides it
+    derive: Callable[[dict[str, Any], dict[str, str]], Any] | None = None  # a default made from others
+
+    def lookup(self, env: dict[str, str]) -> tuple[str, str] | None:
+        """(variable, text) of the first of `names` set to something; None when none is."""
+        for name in self.names:
+            if env.get(name):
+                return name, env[name]
         return None
-    if not value.strip().isdigit() or int(value) < 1:
-        raise BadInput(f"{name} must be a whole number of at least 1, not {value!r}")
-    return int(value)
 
 
-def _split(value: str | None) -> list[str]:
-    return [v.strip() for v in (value or "").split(",") if v.strip()]
+def setting(
+    names: str | tuple[str, ...],
+    doc: str,
+    default: Any = None,
+    *,
+    read: Read = text,
+    shown: str | None = None,
+    flag: str | None = None,
+    derive: Callable[[dict[str, Any], dict[str, str]], Any] | None = None,
+    many: bool = False,
+) -> Any:
+    """A dataclass field declaring one setting (`many`: a list, empty by default)."""
+    names = (names,) if isinstance(names, str) else names
+    meta = {"setting": Setting(names, doc, read, shown, flag, derive)}
+    if many:
+        return field(default_factory=list, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def _model_cache(values: dict[str, Any], env: dict[str, str]) -> Path:
+    return (Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cortex" / "models").expanduser()
 
 
 @dataclass
 class Settings:
-    home: Path
-    brain: Path
-    token: str | None = None
-    url_secret: str | None = None
-    tz: str = "UTC"
-    host: str = "127.0.0.1"
-    port: int = 8765
-    allowed_hosts: list[str] = field(default_factory=list)
-    allowed_origins: list[str] = field(default_factory=list)
-    redis_url: str | None = None
-    reader_model: str | None = None
-    anthropic_key: str | None = None
-    console_passcode: str | None = None
-    pack_bytes: int = 60_000
-    ask_sweep: int = 2  # CORTEX_ASK_SWEEP: further packs a model reader reads before a miss
-    # issue 7: hand edits and hosted mode
-    remote: str | None = None  # CORTEX_REMOTE: a Git URL or a local path
-    remote_token: str | None = None  # CORTEX_REMOTE_TOKEN (or GIT_TOKEN / GITHUB_TOKEN), HTTPS only
-    remote_user: str = "x-access-token"  # CORTEX_REMOTE_USER: the user name sent with the token
-    fetch_interval: float = 5.0  # CORTEX_FETCH_INTERVAL, seconds
-    webhook_secret: str | None = None  # CORTEX_WEBHOOK_SECRET: HMAC-SHA256 key of POST /hooks/push
-    debounce_ms: int = 300  # CORTEX_DEBOUNCE_MS: quiet time before a hand edit is committed
-    # CORTEX_TRUSTED_PROXIES: addresses of the reverse proxies whose X-Forwarded-For/-Proto
-    # are believed. Empty (the default): no header is, so no client can pick its own address.
-    trusted_proxies: list[str] = field(default_factory=list)
-    branch: str | None = None  # CORTEX_BRANCH: the branch to serve; default the one HEAD names
-    index: str = "auto"  # CORTEX_INDEX: auto (only where INDEX.md exists), on or off
-    author: str | None = None  # CORTEX_AUTHOR: "Name <email>" for the owner's own commits
-    # CORTEX_PERSIST_INDEX: on (keep the parsed notes and their index in <home>/index and
-    # load them on start) or off (build from the notes on every start)
-    persist_index: str = "on"
-    # CORTEX_BUILD_WORKERS: processes a full index build parses notes in; unset: one a core
-    # (up to 4) for a brain of 2,000 notes or more, else 1 (the server's own process)
-    build_workers: int | None = None
-    # CORTEX_MEANING: on (search and ask by meaning too, once the background embedding is
-    # done) or off (lexical only); CORTEX_EMBED_MODEL: a folder of model.onnx + tokenizer.json
-    # to use instead of the pinned all-MiniLM-L6-v2
-    meaning: str = "on"
-    embed_model: str | None = None
-    # CORTEX_MODEL_CACHE: where the converted model is kept (shared by every brain and
-    # state folder of the user: converting costs ~5 s); default $XDG_CACHE_HOME/cortex/models
-    model_cache: Path | None = None
-    # CORTEX_READER: who reads for brain_ask: auto (the server model when a key is set, else
-    # the client's own model when it can sample, else offline), server, client or offline;
-    # CORTEX_READER_TIMEOUT: seconds the client's model may take (a later answer is not used)
-    reader: str = "auto"
-    reader_timeout: int = 60
+    """Every setting; `from_env` reads them, the fields' declarations say how."""
+
+    home: Path = setting(
+        "CORTEX_HOME",
+        "state folder: generated secrets (0600 files), the default brain, the saved index (`index/`)",
+        read=path,
+        shown="`~/.cortex`",
+        derive=lambda values, env: Path.home() / ".cortex",
+    )
+    brain: Path = setting(
+        "CORTEX_BRAIN",
+        "the brain repository (bare or with a working tree); the default is made from the template on first run",
+        read=user_path,
+        shown="`$CORTEX_HOME/brain`",
+        flag="--brain",
+        derive=lambda values, env: Path(values["home"] / "brain").expanduser(),
+    )
+    token: str | None = setting("CORTEX_TOKEN", "the owner bearer token", shown="generated")
+    url_secret: str | None = setting("CORTEX_URL_SECRET", "the secret in `/s/<secret>/mcp`", shown="generated")
+    host: str = setting("CORTEX_HOST", "bind address", "127.0.0.1", flag="--host")
+    port: int = setting(("CORTEX_PORT", "PORT"), "port", 8765, read=whole(1, 65535), flag="--port")
+    tz: str = setting(
+        "CORTEX_TZ", 'the brain\'s time zone (log file dates, capture times, "today" for `valid_until`)', "UTC"
+    )
+    allowed_hosts: list[str] = setting(
+        "CORTEX_ALLOWED_HOSTS",
+        "extra allowed Host values, comma-separated (`notes.example.org`, `host:*`)",
+        read=words,
+        many=True,
+    )
+    allowed_origins: list[str] = setting(
+        "CORTEX_ALLOWED_ORIGINS", "extra allowed Origin values, comma-separated", read=words, many=True
+    )
+    anthropic_key: str | None = setting("ANTHROPIC_API_KEY", "enables the model reader")
+    reader_model: str = setting("CORTEX_READER_MODEL", "the reader model", "claude-sonnet-4-5")
+    pack_bytes: int = setting("CORTEX_PACK_BYTES", "the ask pack's byte budget", 60_000, read=whole(1))
+    ask_sweep: int = setting(
+        "CORTEX_ASK_SWEEP",
+        "further packs a model reader reads when it finds nothing while notes holding a distinctive term "
+        "of the question are unread (0: none)",
+        2,
+        read=whole(0),
+    )
+    reader: str = setting(
+        "CORTEX_READER",
+        "who reads for `brain_ask`: `auto` (the server model when `ANTHROPIC_API_KEY` is set, else the "
+        "client's own model when its session can sample, else the offline reader), `server`, `client` or "
+        "`offline` (that one first; one that cannot read hands over to the next of auto's order, and the "
+        "reply's `reader_note` says why)",
+        "auto",
+        read=one_of("auto", "server", "client", "offline"),
+    )
+    reader_timeout: int = setting(
+        "CORTEX_READER_TIMEOUT",
+        "seconds the client's model may take to answer a sampling request; a later answer is not used and "
+        "the next reader answers",
+        60,
+        read=whole(1),
+    )
+    redis_url: str | None = setting(
+        "REDIS_URL",
+        "a Redis for the guest queue, meters and answer cache; unset: a private `redis-server`",
+    )
+    console_passcode: str | None = setting(
+        "CORTEX_CONSOLE_PASSCODE", "a passcode for the console, besides the owner token"
+    )
+    # No proxy header is believed by default, so no client can pick its own address.
+    trusted_proxies: list[str] = setting(
+        "CORTEX_TRUSTED_PROXIES",
+        "addresses of reverse proxies whose `X-Forwarded-For`/`-Proto` are believed, comma-separated; "
+        "unset, none is (the sign-in throttle counts the socket's address)",
+        read=words,
+        many=True,
+    )
+    branch: str | None = setting(
+        "CORTEX_BRANCH",
+        "the branch to serve (hand edits and hosted mode use it too)",
+        shown="the branch HEAD names",
+    )
+    index: str = setting(
+        "CORTEX_INDEX",
+        "`auto`: keep `INDEX.md` up to date only where the brain has one Cortex wrote; `on`: always "
+        "(refused at start if the brain's `INDEX.md` is a person's own); `off`: never. An `INDEX.md` "
+        "Cortex did not write is never touched",
+        "auto",
+        read=lowered,  # the brain checks it (it takes it from other callers too)
+    )
+    author: str | None = setting(
+        "CORTEX_AUTHOR",
+        "`Name <email>` for the owner's own commits (hand edits, `cortex init` in place)",
+        shown="Git's `user.name <user.email>`",
+    )
+    debounce_ms: int = setting(
+        "CORTEX_DEBOUNCE_MS", "quiet time, in ms, before a hand edit is committed", 300, read=whole(0)
+    )
+    build_workers: int | None = setting(
+        "CORTEX_BUILD_WORKERS",
+        "processes a full index build reads and parses notes in (a first start, a damaged or missing saved "
+        "index, `cortex reindex`); unset: one a core, at most 4, for a brain of 2,000 notes or more, else 1 "
+        "(the server's own process)",
+        read=whole(1),
+        shown="by size",
+    )
+    persist_index: str = setting(
+        "CORTEX_PERSIST_INDEX",
+        "`on`: keep the parsed notes and their index in `$CORTEX_HOME/index/` and load them on start; "
+        "`off`: build them from the notes on every start (and write no file)",
+        "on",
+        read=one_of("on", "off"),
+    )
+    meaning: str = setting(
+        "CORTEX_MEANING",
+        "`on`: search and ask by meaning too (the local sentence-embedding arm, all-MiniLM-L6-v2), once the "
+        "background embedding of the head is done; until then, and with `off`, lexical only. Every search "
+        "reply's `meaning` line and `/healthz` say which",
+        "on",
+        read=one_of("on", "off"),
+    )
+    embed_model: str | None = setting(
+        "CORTEX_EMBED_MODEL",
+        "a folder holding `model.onnx` and `tokenizer.json` to embed with instead of the pinned model (its "
+        "vectors are keyed by the file's hash)",
+    )
+    # Shared by every brain and state folder of the user: converting costs ~5 s.
+    model_cache: Path | None = setting(
+        "CORTEX_MODEL_CACHE",
+        "where the pinned model, converted to ONNX on first use (~5 s), is kept with its checksum",
+        read=user_path,
+        shown="`$XDG_CACHE_HOME/cortex/models`",
+        derive=_model_cache,
+    )
+    remote: str | None = setting(
+        "CORTEX_REMOTE",
+        "a Git URL or a local path: hosted mode, the brain is a clone of it in `$CORTEX_HOME/remote-clone.git`",
+    )
+    remote_token: str | None = setting(
+        ("CORTEX_REMOTE_TOKEN", "GIT_TOKEN", "GITHUB_TOKEN"),
+        "the token for an HTTPS remote (never put in the URL, a log line or a reply)",
+    )
+    remote_user: str = setting(
+        "CORTEX_REMOTE_USER", "the user name sent with the token (GitLab wants `oauth2`)", "x-access-token"
+    )
+    fetch_interval: float = setting("CORTEX_FETCH_INTERVAL", "seconds between fetches of the remote", 5.0, read=seconds)
+    webhook_secret: str | None = setting(
+        "CORTEX_WEBHOOK_SECRET", "the HMAC-SHA256 key of `POST /hooks/push`; unset, the route is 404"
+    )
+    template: Path | None = setting(
+        "CORTEX_TEMPLATE", "the brain template new brains are made from", read=path, shown="the one shipped"
+    )
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None, **overrides) -> "Settings":
+    def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> "Settings":
+        """Every setting from `env` (default: the process environment); BadInput, in one line
+        naming the variable, for a value it cannot use.
+
+        `overrides` (the command line's options, a test's values) win over the environment;
+        None means not given. Text is read as the variable's would be.
+        """
         env = dict(os.environ if env is None else env)
-        home = Path(overrides.pop("home", None) or env.get("CORTEX_HOME") or Path.home() / ".cortex")
-        brain = overrides.pop("brain", None) or env.get("CORTEX_BRAIN") or home / "brain"
-        port = overrides.pop("port", None) or env.get("CORTEX_PORT") or env.get("PORT") or 8765
-        s = cls(
-            home=home,
-            brain=Path(brain).expanduser(),
-            token=env.get("CORTEX_TOKEN") or None,
-            url_secret=env.get("CORTEX_URL_SECRET") or None,
-            tz=env.get("CORTEX_TZ") or "UTC",
-            host=overrides.pop("host", None) or env.get("CORTEX_HOST") or "127.0.0.1",
-            port=int(port),
-            allowed_hosts=_split(env.get("CORTEX_ALLOWED_HOSTS")),
-            allowed_origins=_split(env.get("CORTEX_ALLOWED_ORIGINS")),
-            redis_url=env.get("REDIS_URL") or None,
-            reader_model=env.get("CORTEX_READER_MODEL") or "claude-sonnet-4-5",
-            anthropic_key=env.get("ANTHROPIC_API_KEY") or None,
-            console_passcode=env.get("CORTEX_CONSOLE_PASSCODE") or None,
-            pack_bytes=int(env.get("CORTEX_PACK_BYTES") or 60_000),
-            ask_sweep=int(env.get("CORTEX_ASK_SWEEP") or 2),
-            remote=env.get("CORTEX_REMOTE") or None,
-            remote_token=env.get("CORTEX_REMOTE_TOKEN") or env.get("GIT_TOKEN") or env.get("GITHUB_TOKEN") or None,
-            remote_user=env.get("CORTEX_REMOTE_USER") or "x-access-token",
-            fetch_interval=float(env.get("CORTEX_FETCH_INTERVAL") or 5.0),
-            webhook_secret=env.get("CORTEX_WEBHOOK_SECRET") or None,
-            debounce_ms=int(env.get("CORTEX_DEBOUNCE_MS") or 300),
-            trusted_proxies=_split(env.get("CORTEX_TRUSTED_PROXIES")),
-            branch=env.get("CORTEX_BRANCH") or None,
-            index=(env.get("CORTEX_INDEX") or "auto").strip().lower(),
-            author=env.get("CORTEX_AUTHOR") or None,
-            persist_index=(env.get("CORTEX_PERSIST_INDEX") or "on").strip().lower(),
-            build_workers=_positive("CORTEX_BUILD_WORKERS", env.get("CORTEX_BUILD_WORKERS")),
-            meaning=(env.get("CORTEX_MEANING") or "on").strip().lower(),
-            embed_model=env.get("CORTEX_EMBED_MODEL") or None,
-            model_cache=Path(
-                env.get("CORTEX_MODEL_CACHE")
-                or Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cortex" / "models"
-            ).expanduser(),
-            reader=(env.get("CORTEX_READER") or "auto").strip().lower(),
-            reader_timeout=_positive("CORTEX_READER_TIMEOUT", env.get("CORTEX_READER_TIMEOUT")) or 60,
-        )
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            spec: Setting = f.metadata["setting"]
+            given = overrides.pop(f.name, None)
+            found = spec.lookup(env)
+            if given is not None:
+                values[f.name] = spec.read(spec.names[0], given) if isinstance(given, str) else given
+            elif found is not None:
+                values[f.name] = spec.read(*found)
+            elif spec.derive is not None:
+                values[f.name] = spec.derive(values, env)
+        s = cls(**values)
         for key, value in overrides.items():
             setattr(s, key, value)
         return s
@@ -162,6 +353,33 @@ class Settings:
 
     def origins(self) -> list[str]:
         return ["http://127.0.0.1:*", "http://localhost:*"] + self.allowed_origins
+
+
+def read_setting(name: str, env: dict[str, str] | None = None) -> Any:
+    """One setting (by field name) from `env` alone, read and checked as `from_env` reads it;
+    its default (None when it has none) when unset. For code that needs one setting, not all."""
+    f = next(f for f in fields(Settings) if f.name == name)
+    spec: Setting = f.metadata["setting"]
+    found = spec.lookup(dict(os.environ if env is None else env))
+    if found is not None:
+        return spec.read(*found)
+    return None if f.default is MISSING else f.default
+
+
+def settings_table() -> str:
+    """The README's Configuration table, in Markdown: one row a setting, in declaration order."""
+    rows = ["| setting | default | meaning |", "|---|---|---|"]
+    for f in fields(Settings):
+        spec: Setting = f.metadata["setting"]
+        names = " / ".join(f"`{n}`" for n in ([spec.flag] if spec.flag else []) + list(spec.names))
+        if spec.shown is not None:
+            default = spec.shown
+        elif f.default is None or f.default is MISSING:
+            default = "—"
+        else:
+            default = f"`{f.default}`"
+        rows.append(f"| {names} | {default} | {spec.doc} |")
+    return "\n".join(rows) + "\n"
 
 
 def load_or_make_secret(path: Path, nbytes: int = 32) -> tuple[str, bool]:

@@ -18,7 +18,7 @@ from cortex.errors import StoreError
 from cortex.index.reading import is_note_path
 from cortex.index.saved import IndexFile, index_file
 from cortex.notes.note import parse_note
-from cortex.settings import Settings
+from cortex.settings import Settings, read_setting
 from cortex.store.git import GitStore
 
 if TYPE_CHECKING:
@@ -41,8 +41,7 @@ def data_dir(package_name: str, checkout_name: str) -> Path:
 
 def template_dir() -> Path:
     """The brain template: CORTEX_TEMPLATE, else the one shipped with Cortex."""
-    override = os.environ.get("CORTEX_TEMPLATE")
-    return Path(override) if override else data_dir("brain_template", "brain-template")
+    return read_setting("template") or data_dir("brain_template", "brain-template")
 
 
 def template_files(root: Path | None = None) -> dict[str, bytes]:
