@@ -1,7 +1,7 @@
 """The console's sign-in: signed session cookies, CSRF tokens and a sign-in throttle.
 
-- A session is a signed cookie (HMAC-SHA256 with a key kept in the state folder),
-  carrying a random session id, an expiry and a fingerprint of the credentials
+- A session is a signed cookie (itsdangerous, HMAC-SHA256 with a key kept in the state
+  folder), carrying a random session id, its signing time and a fingerprint of the credentials
   it was signed in with: changing the owner token or the passcode signs every
   session out. No server-side session store, so a restart keeps the owner
   signed in. Sign-out moves a session epoch kept in the state folder, so it
@@ -21,10 +21,8 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
-import json
 import secrets
 import threading
 import time
@@ -33,7 +31,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from itsdangerous import BadData, TimestampSigner, URLSafeTimedSerializer
+from itsdangerous import Signer as KeyedSigner
+
 from cortex.files import write_atomic
+
+__all__ = [
+    "ALL",
+    "FAILURE_WINDOW_ALL",
+    "MAX_FAILURES_ALL",
+    "PRE_SECONDS",
+    "SESSION_SECONDS",
+    "Session",
+    "Sessions",
+    "Signer",
+    "Throttle",
+    "credential_ok",
+    "token_matches",
+]
 
 SESSION_SECONDS = 12 * 3600
 PRE_SECONDS = 3600  # a sign-in form stays usable this long
@@ -47,40 +62,54 @@ ALL = "*"  # the key under which every failure is also counted
 MAX_TRACKED = 10_000  # addresses remembered at once; the oldest go first
 
 
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+MAX_TOKEN_CHARS = 4096  # a longer cookie is refused unread
 
 
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+class ClockedSigner(TimestampSigner):
+    """itsdangerous's TimestampSigner on a given clock (a test's, or the wall clock)."""
+
+    def __init__(self, *args: Any, clock: Callable[[], float] = time.time, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.clock = clock
+
+    def get_timestamp(self) -> int:
+        return int(self.clock())
 
 
 class Signer:
-    """HMAC-SHA256 signed, URL-safe tokens holding a small JSON payload."""
+    """Signed, timed, URL-safe tokens holding a small JSON payload, and keyed digests
+    (itsdangerous, HMAC-SHA256); `purpose` is the salt, so one token never serves another."""
 
     def __init__(self, key: str):
-        self._key = key.encode("utf-8")
+        self._key = key
 
     def mac(self, purpose: str, value: str) -> str:
-        """A keyed digest of `value` for one purpose (so one token never serves another)."""
-        return _b64(hmac.new(self._key, f"{purpose}\n{value}".encode(), hashlib.sha256).digest())
+        """A keyed digest of `value` for one purpose."""
+        return KeyedSigner(self._key, salt=purpose, digest_method=hashlib.sha256).get_signature(value).decode()
 
-    def sign(self, purpose: str, payload: dict[str, Any]) -> str:
-        body = _b64(json.dumps(payload, separators=(",", ":"), sort_keys=True).encode())
-        return f"{body}.{self.mac(purpose, body)}"
+    def _serializer(self, purpose: str, clock: Callable[[], float]) -> URLSafeTimedSerializer:
+        kwargs = {"digest_method": hashlib.sha256, "clock": clock}
+        return URLSafeTimedSerializer(self._key, salt=purpose, signer=ClockedSigner, signer_kwargs=kwargs)
 
-    def unsign(self, purpose: str, token: str | None) -> dict[str, Any] | None:
-        """The payload, or None when the token is missing, forged or malformed."""
-        if not token or token.count(".") != 1 or len(token) > 4096:
-            return None
-        body, mac = token.split(".")
-        if not hmac.compare_digest(mac.encode(), self.mac(purpose, body).encode()):
+    def sign(self, purpose: str, payload: dict[str, Any], clock: Callable[[], float] = time.time) -> str:
+        """A token holding `payload`, signed now by `clock`."""
+        return self._serializer(purpose, clock).dumps(payload)
+
+    def unsign(
+        self, purpose: str, token: str | None, max_age: int, clock: Callable[[], float] = time.time
+    ) -> tuple[dict[str, Any], int] | None:
+        """(payload, expiry time) while `token` is under `max_age` seconds old by `clock`;
+        None when it is missing, forged, malformed or expired."""
+        if not token or len(token) > MAX_TOKEN_CHARS:
             return None
         try:
-            payload = json.loads(_unb64(body))
-        except ValueError:
+            payload, signed = self._serializer(purpose, clock).loads(token, max_age=max_age, return_timestamp=True)
+        except BadData:
             return None
-        return payload if isinstance(payload, dict) else None
+        expires = int(signed.timestamp()) + max_age
+        if not isinstance(payload, dict) or expires <= clock():
+            return None
+        return payload, expires
 
 
 @dataclass(frozen=True)
@@ -124,15 +153,16 @@ class Sessions:
         """A fresh session and its cookie value."""
         sid = secrets.token_urlsafe(18)
         expires = int(self.clock()) + SESSION_SECONDS
-        cookie = self.signer.sign("session", {"sid": sid, "exp": expires, "cred": self._cred, "ep": self.epoch()})
+        cookie = self.signer.sign("session", {"sid": sid, "cred": self._cred, "ep": self.epoch()}, self.clock)
         return Session(sid, expires, self.csrf_for(sid)), cookie
 
     def read(self, cookie: str | None) -> Session | None:
-        payload = self.signer.unsign("session", cookie)
-        if payload is None:
+        found = self.signer.unsign("session", cookie, SESSION_SECONDS, self.clock)
+        if found is None:
             return None
-        sid, expires = payload.get("sid"), payload.get("exp")
-        if not isinstance(sid, str) or not isinstance(expires, int) or expires <= self.clock():
+        payload, expires = found
+        sid = payload.get("sid")
+        if not isinstance(sid, str):
             return None
         if not hmac.compare_digest(str(payload.get("cred", "")).encode(), self._cred.encode()):
             return None
@@ -154,17 +184,15 @@ class Sessions:
     def new_pre(self) -> tuple[str, str]:
         """(cookie value, form token) for a sign-in form."""
         nonce = secrets.token_urlsafe(18)
-        cookie = self.signer.sign("pre", {"n": nonce, "exp": int(self.clock()) + PRE_SECONDS})
+        cookie = self.signer.sign("pre", {"n": nonce}, self.clock)
         return cookie, self.signer.mac("pre-csrf", nonce)
 
     def pre_token(self, cookie: str | None) -> str | None:
         """The form token the pre-session cookie expects, or None when it is missing or stale."""
-        payload = self.signer.unsign("pre", cookie)
-        if payload is None or not isinstance(payload.get("n"), str):
+        found = self.signer.unsign("pre", cookie, PRE_SECONDS, self.clock)
+        if found is None or not isinstance(found[0].get("n"), str):
             return None
-        if not isinstance(payload.get("exp"), int) or payload["exp"] <= self.clock():
-            return None
-        return self.signer.mac("pre-csrf", payload["n"])
+        return self.signer.mac("pre-csrf", found[0]["n"])
 
 
 def token_matches(given: str | None, expected: str | None) -> bool:
