@@ -26,7 +26,8 @@ def cold_start(path: Path) -> tuple[float, float, int]:
 
 
 def bench_store(root: Path, n: int) -> dict:
-    from cortex.brain.brain import Actor, Brain
+    from cortex.brain.brain import Brain
+    from cortex.brain.trailers import Actor
     from cortex.store.git import GitStore
 
     path = make_brain(root, n)
@@ -69,7 +70,8 @@ def bench_editor(root: Path, n: int, edits: int = 10, debounce_ms: int = 300) ->
     The goal is <= 1.5 s including the debounce (the poll interval, the quiet time,
     the commit and the snapshot's advance).
     """
-    from cortex.brain.brain import Brain, render_index
+    from cortex.brain.brain import Brain
+    from cortex.brain.contents_page import render_contents_page
     from cortex.brain.watcher import Editor
     from cortex.notes.note import parse_note
     from cortex.store.git import GitStore
@@ -77,7 +79,7 @@ def bench_editor(root: Path, n: int, edits: int = 10, debounce_ms: int = 300) ->
     path = root / f"tree-{n}"
     files = synthetic_notes(n)
     files["profile.md"] = b"---\ntitle: Profile\n---\nA synthetic owner.\n"
-    files["INDEX.md"] = render_index({p: parse_note(p, d.decode()) for p, d in files.items()})
+    files["INDEX.md"] = render_contents_page({p: parse_note(p, d.decode()) for p, d in files.items()})
     GitStore.init(path, files, bare=False, message="bench: synthetic brain")
     brain = Brain(GitStore(path))
     brain.snapshot()

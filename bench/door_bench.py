@@ -40,7 +40,7 @@ def bench_door(root: Path, n: int, calls: int = 200) -> dict:
     import asyncio
 
     from cortex.app.server import assemble
-    from cortex.brain.brain import Actor
+    from cortex.brain.trailers import Actor
     from cortex.settings import Settings
 
     brain = make_brain(root, n)

@@ -75,13 +75,13 @@ def conversation_notes(n: int, seed: int = 11) -> dict[str, bytes]:
 
 def make_brain(root: Path, n: int, long: bool = False) -> Path:
     """A bare brain of `n` synthetic notes (or long transcripts) with a profile and INDEX.md, under `root`."""
-    from cortex.brain.brain import render_index
+    from cortex.brain.contents_page import render_contents_page
     from cortex.notes.note import parse_note
     from cortex.store.git import GitStore
 
     path = root / f"brain-{n}{'-long' if long else ''}.git"
     files = conversation_notes(n) if long else synthetic_notes(n)
     files["profile.md"] = b"---\ntitle: Profile\n---\nA synthetic owner.\n"
-    files["INDEX.md"] = render_index({p: parse_note(p, d.decode()) for p, d in files.items()})
+    files["INDEX.md"] = render_contents_page({p: parse_note(p, d.decode()) for p, d in files.items()})
     GitStore.init(path, files, bare=True, message="bench: synthetic brain")
     return path

@@ -21,8 +21,9 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from reliakit import fsck
 
 from cortex.app.brain_setup import init_brain
-from cortex.brain.brain import Actor, Brain
+from cortex.brain.brain import Brain
 from cortex.brain.lock import BrainLock
+from cortex.brain.trailers import Actor
 from cortex.brain.watcher import Editor
 from cortex.errors import BadInput, Conflict, StoreError
 from cortex.guests.queue import ProposalQueue

@@ -44,7 +44,7 @@ from reliakit import (
 )
 
 from cortex.app.server import assemble, make_app
-from cortex.brain.brain import Actor
+from cortex.brain.trailers import Actor
 from cortex.store.git import GitStore
 
 OWNER = Actor(door="owner", tool="brain_write", client="reliability-setup")

@@ -13,7 +13,9 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from cortex.brain.brain import Actor, Brain, commit_message, render_index
+from cortex.brain.brain import Brain
+from cortex.brain.contents_page import render_contents_page
+from cortex.brain.trailers import Actor, commit_message
 from cortex.errors import StoreError
 from cortex.index.reading import is_note_path
 from cortex.index.saved import IndexFile, index_file
@@ -60,7 +62,7 @@ def seed_files() -> dict[str, bytes]:
     """The first commit of a new brain: the template and its INDEX.md."""
     files = template_files()
     notes = {p: parse_note(p, d.decode("utf-8")) for p, d in files.items() if is_note_path(p)}
-    files["INDEX.md"] = render_index(notes)
+    files["INDEX.md"] = render_contents_page(notes)
     return files
 
 

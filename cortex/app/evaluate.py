@@ -34,13 +34,16 @@ EVAL_DAY = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
 
 
 def load(brain_dir: Path, questions: Path):
-    from cortex.brain.brain import Brain, render_index
+    from cortex.brain.brain import Brain
+    from cortex.brain.contents_page import render_contents_page
     from cortex.index.reading import is_note_path
     from cortex.notes.note import parse_note
     from cortex.store.git import GitStore
 
     files = {p.relative_to(brain_dir).as_posix(): p.read_bytes() for p in sorted(brain_dir.rglob("*.md"))}
-    files["INDEX.md"] = render_index({p: parse_note(p, d.decode()) for p, d in files.items() if is_note_path(p)})
+    files["INDEX.md"] = render_contents_page(
+        {p: parse_note(p, d.decode()) for p, d in files.items() if is_note_path(p)}
+    )
     tmp = tempfile.mkdtemp(prefix="cortex-eval-")
     store = GitStore.init(Path(tmp) / "eval.git", files, bare=True, message="eval: sample brain")
     brain = Brain(store, clock=lambda: EVAL_DAY)

@@ -381,7 +381,7 @@ class Asker:
             snap, day = self.brain.snapshot(), self.brain.today()
         cited: dict[str, Note] = {}
         for path, _ in wanted:
-            name = self.brain.resolve(path, snap.sha)
+            name = self.brain.stored_path(path, snap.sha)
             if name in snap.notes:
                 cited[path] = masked(snap.notes[name])
         # The stock-phrase test (a quote in 3 or more notes is too generic) looks at the

@@ -30,10 +30,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from cortex.brain.brain import Actor, Brain
+from cortex.brain.brain import Brain
+from cortex.brain.trailers import Actor
 from cortex.errors import BadInput, StoreError
-from cortex.notes.paths import check_path
 from cortex.files import read_file
+from cortex.notes.paths import check_path
 from cortex.store.git import View
 from cortex.store.types import WriteResult
 from cortex.store.working_tree import hash_blob

@@ -14,7 +14,8 @@ import json
 import secrets
 from typing import Any
 
-from cortex.brain.brain import Actor, Brain
+from cortex.brain.brain import Brain
+from cortex.brain.trailers import Actor
 from cortex.errors import BadInput
 from cortex.index.corpus import Snapshot
 from cortex.notes.fences import DATA_NOTICE, fence
@@ -144,7 +145,7 @@ class Working:
         if not id or not into:
             raise BadInput("action file needs id and into: a note path that exists")
         snap = self.brain.snapshot()
-        target = self.brain.resolve(into, snap.sha)
+        target = self.brain.stored_path(into, snap.sha)
         if target not in snap.notes:
             raise BadInput(f"no note at {into} in commit {snap.sha[:12]}: write the note first, then file the item")
         if in_working(target):

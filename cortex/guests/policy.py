@@ -20,7 +20,8 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from cortex.brain.brain import Actor, Brain
+from cortex.brain.brain import Brain
+from cortex.brain.trailers import Actor
 from cortex.errors import BadInput, Conflict
 from cortex.notes.paths import check_path
 from cortex.notes.working import FOLDER as WORKING

@@ -14,7 +14,9 @@ import difflib
 import json
 from typing import Any
 
-from cortex.brain.brain import Actor, Brain, append_text, strict_text, within_cap
+from cortex.brain.brain import Brain
+from cortex.brain.text_rules import append_text, strict_text, within_cap
+from cortex.brain.trailers import Actor
 from cortex.errors import BadInput, StoreError
 from cortex.guests.queue import Proposal, ProposalQueue, tomb_key
 from cortex.notes.fences import DATA_NOTICE, fence, new_nonce

@@ -44,7 +44,7 @@ from starlette.routing import Route
 from cortex import __version__
 from cortex.ask.asker import SampleNeeded
 from cortex.ask.readers import ClientTurn
-from cortex.brain.brain import Actor
+from cortex.brain.trailers import Actor
 from cortex.errors import CortexError
 from cortex.files import storage_error_text
 from cortex.guests.review import Review

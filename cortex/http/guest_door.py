@@ -167,7 +167,7 @@ class GuestDoors:
     def propose(self, policy: GuestPolicy, path: str, content: str, mode: str, why: str | None) -> dict[str, Any]:
         if mode not in ("create", "replace", "append"):
             raise BadInput("mode must be create, replace or append")
-        path = self.tools.brain.resolve(check_path(path))
+        path = self.tools.brain.stored_path(check_path(path))
         if not in_scope(path, list(policy.scopes)):
             raise BadInput("path is outside this guest's scope")
         self.tools.brain.check_place(path)

@@ -17,7 +17,8 @@ import numpy as np
 
 from cortex.ask.asker import DEFAULT_K, Asker, SampleNeeded
 from cortex.ask.readers import ClientTurn
-from cortex.brain.brain import Actor, Brain, check_request_id
+from cortex.brain.brain import Brain
+from cortex.brain.trailers import Actor, check_request_id
 from cortex.brain.working_state import Working, context_items
 from cortex.errors import BadInput
 from cortex.index.bm25 import SearchResult, idf

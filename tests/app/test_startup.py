@@ -141,7 +141,7 @@ def test_reads_writes_and_healthz_are_served_while_the_index_is_still_being_buil
 
     from cortex.app.server import assemble, make_app
     from cortex.brain import brain as brain_module
-    from cortex.brain.brain import Actor
+    from cortex.brain.trailers import Actor
 
     ACTOR = Actor(door="owner", tool="brain_write", client="pytest 1.0")
     first = assemble(make_settings(tmp_path, brain_path))

@@ -14,7 +14,8 @@ from guestkit import redis_proc  # noqa: F401  (fixture)
 from cortex.app.evaluate import StubMessagesServer, unpack
 from cortex.ask.asker import Asker
 from cortex.ask.readers import AnthropicReader, OfflineReader
-from cortex.brain.brain import Actor, Brain
+from cortex.brain.brain import Brain
+from cortex.brain.trailers import Actor
 from cortex.store.git import GitStore
 
 ME = Actor("owner", "brain_write", "pytest")

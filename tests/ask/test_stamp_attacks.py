@@ -17,7 +17,7 @@ from guestkit import redis_proc  # noqa: F401  (fixture)
 
 from cortex.app.evaluate import StubMessagesServer, unpack
 from cortex.app.server import assemble, make_app
-from cortex.brain.brain import Actor
+from cortex.brain.trailers import Actor
 from cortex.guests.policy import add_guest
 from cortex.guests.queue import ProposalQueue
 

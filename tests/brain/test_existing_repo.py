@@ -17,7 +17,7 @@ from reliakit import ROOT, ServeProcess
 from vaultkit import GIT_ENV, git, settings_for, vault_on
 
 from cortex.app.brain_setup import open_brain
-from cortex.brain.brain import Actor
+from cortex.brain.trailers import Actor
 from cortex.errors import StoreError
 from cortex.settings import Settings
 

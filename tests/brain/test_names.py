@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from vaultkit import git, vault_on
 
 from cortex.app.server import assemble, make_app
-from cortex.brain.brain import Actor
+from cortex.brain.trailers import Actor
 from cortex.brain.watcher import Editor
 from cortex.errors import BadInput
 from cortex.notes.paths import check_path, same_name

@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from vaultkit import HUB_QUERIES, hub_vault
 
-from cortex.brain.brain import Actor, Brain
+from cortex.brain.brain import Brain
+from cortex.brain.trailers import Actor
 from cortex.store.git import GitStore
 from cortex.tools.trusted import CORPUS_REPLY_BYTES, Tools
 

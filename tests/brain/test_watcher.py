@@ -11,7 +11,8 @@ from typing import Callable
 import pytest
 
 from cortex.app.brain_setup import init_brain
-from cortex.brain.brain import Actor, Brain
+from cortex.brain.brain import Brain
+from cortex.brain.trailers import Actor
 from cortex.brain.watcher import Editor, ignored
 from cortex.store.git import GitStore
 

@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_watcher import brain, manual, tree  # noqa: F401  (fixtures)
 
-from cortex.brain.brain import Actor, Brain
+from cortex.brain.brain import Brain
+from cortex.brain.trailers import Actor
 from cortex.brain.working_state import Working
 from cortex.guests.policy import PolicyError, check_scope
 from cortex.notes.working import WorkingError, add, change, derived_id, parse_items, project_of, project_path

@@ -20,7 +20,7 @@ from guestkit import clock, gserver, need_redis, redis_proc  # noqa: F401  (fixt
 from reliakit import post_initialize, ready_health
 
 from cortex.app.server import assemble, make_app
-from cortex.brain.brain import Actor
+from cortex.brain.trailers import Actor
 from cortex.cli import main as cli_main
 from cortex.guests.policy import hash_secret, revoke_guest
 from cortex.guests.redis_process import RedisProcess, redis_server_binary

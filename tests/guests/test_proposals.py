@@ -10,7 +10,7 @@ import pytest
 from conftest import TOKEN, acall, call, client
 from guestkit import clock, commit_count, gserver, redis_proc  # noqa: F401  (fixtures)
 
-from cortex.brain.brain import Actor
+from cortex.brain.trailers import Actor
 from cortex.errors import BadInput, QueueUnavailable
 from cortex.guests.queue import ProposalQueue
 from cortex.guests.review import Review

@@ -18,7 +18,7 @@ from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 from reliakit import post_initialize
 
 from cortex.app.server import assemble, make_app
-from cortex.brain.brain import Actor
+from cortex.brain.trailers import Actor
 from cortex.http.console.auth import Sessions, Signer, Throttle, credential_ok
 from cortex.http.console.markdown import link_allowed, render_markdown
 

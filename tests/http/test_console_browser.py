@@ -17,7 +17,7 @@ import pytest
 from conftest import TOKEN
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 
-from cortex.brain.brain import Actor
+from cortex.brain.trailers import Actor
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [

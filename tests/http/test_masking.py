@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_console import owner
 
-from cortex.brain.brain import Actor
+from cortex.brain.trailers import Actor
 from cortex.notes.redact import _PATTERNS, redact, redact_value
 
 OWNER = Actor(door="owner", tool="brain_write", client="test")

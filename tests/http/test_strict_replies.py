@@ -10,7 +10,8 @@ import pytest
 from conftest import call
 from guestkit import redis_proc  # noqa: F401  (fixture)
 
-from cortex.brain.brain import Actor, Brain
+from cortex.brain.brain import Brain
+from cortex.brain.trailers import Actor
 from cortex.errors import BadInput, Conflict
 from cortex.notes.paths import MAX_CONTENT_BYTES
 from cortex.store.git import GitStore

@@ -16,7 +16,8 @@ from conftest import RunningServer, call, make_settings
 from starlette.applications import Starlette
 
 from cortex.app.brain_setup import init_brain
-from cortex.brain.brain import Actor, Brain
+from cortex.brain.brain import Brain
+from cortex.brain.trailers import Actor
 from cortex.store.credentials import Auth
 from cortex.store.remote import RemoteStore, local_path, signature_ok, webhook_route
 

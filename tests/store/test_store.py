@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from cortex.brain.brain import Actor, Brain
+from cortex.brain.brain import Brain
+from cortex.brain.trailers import Actor
 from cortex.errors import BadInput, Conflict
 from cortex.store.git import GitStore
 from cortex.store.working_tree import hash_blob

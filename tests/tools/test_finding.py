@@ -13,7 +13,8 @@ from guestkit import Clock
 
 from cortex.ask.asker import Asker
 from cortex.ask.readers import OfflineReader
-from cortex.brain.brain import Actor, Brain
+from cortex.brain.brain import Brain
+from cortex.brain.trailers import Actor
 from cortex.store.git import GitStore
 from cortex.tools.trusted import CONTEXT_REPLY_BYTES, CORPUS_REPLY_BYTES, Tools
 

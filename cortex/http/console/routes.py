@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from cortex.brain.brain import Actor
+from cortex.brain.trailers import Actor
 from cortex.errors import BadInput, CortexError
 from cortex.guests.policy import GuestBook, add_guest, revoke_guest
 from cortex.guests.review import Review
