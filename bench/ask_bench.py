@@ -20,8 +20,8 @@ __all__ = ["bench_ask"]
 def bench_ask(root: Path, n: int) -> dict:
     from cortex.ask.asker import Asker
     from cortex.ask.pack import build_pack
+    from cortex.ask.quotes import check_quote
     from cortex.ask.readers import OfflineReader
-    from cortex.ask.verify import check_quote
     from cortex.brain.brain import Brain
     from cortex.store.git import GitStore
 
