@@ -36,7 +36,7 @@ from cortex.ask.stamps import (
 )
 from cortex.index.tokenize import tokenize
 from cortex.notes.note import MAX_FRONTMATTER_BYTES, STATUSES, parse_note
-from cortex.tools.trusted import _jsonable
+from cortex.tools.paging import jsonable
 
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = dt.date(2026, 3, 1)
@@ -137,7 +137,7 @@ def test_parse_note_never_raises_stays_bounded_and_is_deterministic(front, body,
     assert note.status in STATUSES
     assert all(isinstance(k, str) for k in note.frontmatter)
     # What a reply would carry: the frontmatter as JSON, bounded whatever the aliases.
-    encoded = json.dumps(_jsonable(note.frontmatter), default=str)
+    encoded = json.dumps(jsonable(note.frontmatter), default=str)
     assert len(encoded) < 50 * MAX_FRONTMATTER_BYTES, len(encoded)
     assert "\n" not in (note.frontmatter_error or "")
 
@@ -149,7 +149,7 @@ def test_alias_bombs_of_any_shape_are_refused_quickly(levels, fanout):
     for i in range(1, levels):
         lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * fanout) + "]")
     note = parse_note("notes/bomb.md", "---\n" + "\n".join(lines) + "\n---\nbody\n")
-    encoded = json.dumps(_jsonable(note.frontmatter), default=str)
+    encoded = json.dumps(jsonable(note.frontmatter), default=str)
     # Refused before expanding: what is kept stays small whatever the bomb's size
     # (the time a bomb costs is measured in the bench, not bounded here).
     assert len(encoded) < 200_000

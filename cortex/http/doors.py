@@ -51,15 +51,8 @@ from cortex.guests.review import Review
 from cortex.notes.paths import MAX_CONTENT_BYTES
 from cortex.notes.redact import might_hold_secret, redact_value
 from cortex.settings import Settings, allowed
-from cortex.tools.trusted import (
-    CONTEXT_REPLY_BYTES,
-    MAX_CONTEXT_BYTES,
-    MAX_HISTORY,
-    MAX_K,
-    MIN_CONTEXT_BYTES,
-    VERIFY_ADVICE,
-    Tools,
-)
+from cortex.tools.boot import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES, MIN_CONTEXT_BYTES, VERIFY_ADVICE
+from cortex.tools.trusted import MAX_HISTORY, MAX_K, Tools
 
 log = logging.getLogger("cortex")
 MODERN = "2026-07-28"  # the first protocol whose tool calls can ask the client's model between rounds

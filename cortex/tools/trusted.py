@@ -1,15 +1,16 @@
-"""The tool functions every door shares. They know nothing of HTTP or MCP.
+"""The tool functions every door shares (`Tools`): read, write, history, search, corpus,
+ask, verify, context, working state. They know nothing of HTTP or MCP.
 
 Each takes plain arguments plus an Actor, calls the Brain, and returns a
 JSON-ready dict that names the SHA it read or wrote. Bad input raises BadInput
-(or a StoreError), which the door turns into a one-line MCP tool error.
+(or a StoreError), which the door turns into a one-line MCP tool error. How replies
+are paged (paging), which passage a hit shows (passages) and the boot reply (boot) are
+their own modules.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
-import re
 from dataclasses import replace
 from typing import Any
 
@@ -26,21 +27,32 @@ from cortex.index.corpus import Snapshot, in_archive, is_live
 from cortex.index.ranking import RARE_DF, RELATED, fused, name_key
 from cortex.index.reading import index_names
 from cortex.index.tokenize import tokenize
-from cortex.notes.blocks import blocks_of
-from cortex.notes.fences import DATA_NOTICE, fence, new_nonce
+from cortex.notes.fences import new_nonce
 from cortex.notes.note import Note, find_section, sections
 from cortex.notes.paths import check_text, in_scope
 from cortex.notes.redact import redact
 from cortex.notes.working import in_working
+from cortex.tools.boot import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES, MIN_CONTEXT_BYTES, boot_context
+from cortex.tools.paging import corpus_page, cut_part, fit, json_size, jsonable, page_count, part_budget
+from cortex.tools.passages import best_passage
+
+__all__ = [
+    "CORPUS_REPLY_BYTES",
+    "FRONTMATTER_BYTES",
+    "LINKS_BYTES",
+    "MAX_ASK_K",
+    "MAX_HISTORY",
+    "MAX_K",
+    "MAX_QUESTION_CHARS",
+    "READ_TEXT_BYTES",
+    "WORKING_SHARE",
+    "Tools",
+    "check_k",
+]
 
 MAX_K = 50
 MAX_HISTORY = 100
 CORPUS_REPLY_BYTES = 100_000
-# brain_context: the boot call is made every session, so it stays small by default
-# (a real 722-note vault's router made it 44 KB); a client may ask for more or less.
-CONTEXT_REPLY_BYTES = 16_000
-MIN_CONTEXT_BYTES = 4_000
-MAX_CONTEXT_BYTES = 100_000
 # brain_read: a note's text comes in parts of this many bytes of JSON (the rest of a
 # 100 KB page is left for the links, backlinks and frontmatter beside it). A 372 KB
 # hub note was one 94,000-token reply.
@@ -50,40 +62,16 @@ READ_TEXT_BYTES = 80_000
 # parsed frontmatter (page 1 only; past 8 KB it is left to the text, which holds it).
 LINKS_BYTES = 5_000
 FRONTMATTER_BYTES = 8_000
-PROFILE_BYTES = 6_000
-LOG_DAYS = 7
-PASSAGE_CHARS = 400
-MASK_WINDOW = 4_000  # characters past a passage's cut that are masked with it
 # A question is a sentence or a paragraph; past this it is a document, which would be
 # tokenized and scored against every note and sent in every pack.
 MAX_QUESTION_CHARS = 2_000
-# Said in the server's instructions, in brain_context's reply and in brain_verify's description.
-VERIFY_ADVICE = (
-    "After answering from the notes yourself, call brain_verify with the answer and the verbatim "
-    "sentences it relied on (each with its note's path), and tell the user the overall stamp it returns."
-)
 # Notes one ask may read: 20 packed notes already fill the default 60 KB pack.
 MAX_ASK_K = 20
-# brain_context: room for its own fields (sha, notice, nonce, left-out lines), and
-# the share of the rest the recent logs may take before the router.
-CONTEXT_FIELDS_BYTES = 1_000
 WORKING_SHARE = 0.2  # of brain_context's budget kept for open working items
-LOG_SHARE = 1 / 3
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, (dt.date, dt.datetime)):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)
-
-
-def _check_k(k: int | None, default: int, cap: int = MAX_K) -> int:
+def check_k(k: int | None, default: int, cap: int = MAX_K) -> int:
+    """A count a client asked for: `default` when not given, at most `cap`; BadInput unless a whole number from 1."""
     if k is None:
         return default
     if not isinstance(k, int) or k < 1:
@@ -129,19 +117,19 @@ class Tools:
         text = redact(text)  # masked before it is cut into pages, so a cut cannot split a secret
         data = text.encode("utf-8")
         size = part_budget(text, READ_TEXT_BYTES)
-        parts = max(1, -(-len(data) // size))
+        parts = page_count(data, size)
         n = page or 1
         if n > parts:
             raise BadInput(f"page {n} is past the end: this {'section' if heading else 'note'} has {parts} page(s)")
         if n == 1:
-            front = _jsonable(note.frontmatter)
+            front = jsonable(note.frontmatter)
             if json_size(front) <= FRONTMATTER_BYTES:
                 reply["frontmatter"] = front
             else:
                 reply["frontmatter_omitted"] = (
                     f"the parsed frontmatter is over {FRONTMATTER_BYTES:,} bytes of JSON; it is at the top of the text"
                 )
-        reply["text"] = _part(data, n - 1, size) if parts > 1 else text
+        reply["text"] = cut_part(data, n - 1, size) if parts > 1 else text
         if parts > 1:
             reply["page"] = f"{n} of {parts}"
             if n < parts:
@@ -198,7 +186,7 @@ class Tools:
             else:
                 item["path"] = target
             links.append(item)
-        out["links"] = _fit(links, LINKS_BYTES)
+        out["links"] = fit(links, LINKS_BYTES)
         if len(out["links"]) < len(links):
             out["links_left_out"] = (
                 f"{len(links) - len(out['links'])} more distinct link(s) not listed "
@@ -209,7 +197,7 @@ class Tools:
             if source != note.path:
                 sources[source] = sources.get(source, 0) + 1
         backlinks = [{"path": p, "links": c} for p, c in sources.items()]
-        out["backlinks"] = _fit(backlinks, LINKS_BYTES)
+        out["backlinks"] = fit(backlinks, LINKS_BYTES)
         if len(out["backlinks"]) < len(backlinks):
             name = note.path.rsplit("/", 1)[-1].removesuffix(".md")
             out["backlinks_left_out"] = (
@@ -243,7 +231,7 @@ class Tools:
         return self.brain.capture(text, actor, tags)
 
     def history(self, path: str | None = None, limit: int | None = None, before: str | None = None) -> dict[str, Any]:
-        limit = _check_k(limit, 20, MAX_HISTORY)
+        limit = check_k(limit, 20, MAX_HISTORY)
         if path is not None:
             check_text(path, "path")
         if before is not None:
@@ -293,7 +281,7 @@ class Tools:
         include_working = include_working and scope is None  # no guest ever reaches working/
         if prefix is not None:
             check_text(prefix, "prefix")
-        k = _check_k(k, 10)
+        k = check_k(k, 10)
         snap, day = self._snapshot_and_day(as_of)
         terms = set(tokenize(query))
         weights = self.brain.corpus.idf(snap, terms)
@@ -459,7 +447,7 @@ class Tools:
             raise BadInput("give either paths or query, not both and not neither")
         snap = self.brain.snapshot()
         if query is not None:
-            found = self.search(query, k=_check_k(k, 10))
+            found = self.search(query, k=check_k(k, 10))
             order = [h["path"] for h in found["hits"]]
         else:
             order = []
@@ -485,7 +473,7 @@ class Tools:
             raise BadInput("question is empty")
         if len(question) > MAX_QUESTION_CHARS:
             raise BadInput(f"question is longer than {MAX_QUESTION_CHARS} characters")
-        return self.asker.ask(question, _check_k(k, DEFAULT_K, MAX_ASK_K), as_of, scope, door, seat=seat)
+        return self.asker.ask(question, check_k(k, DEFAULT_K, MAX_ASK_K), as_of, scope, door, seat=seat)
 
     def verify(
         self, answer: Any, citations: Any, question: str | None = None, as_of: str | None = None
@@ -520,284 +508,3 @@ class Tools:
     def handoff(self, project: str, budget: int | None = None) -> dict[str, Any]:
         check_text(project, "project")
         return self.working.handoff(project, budget)
-
-
-def _fit(items: list[dict[str, Any]], cap: int) -> list[dict[str, Any]]:
-    """The leading `items` whose JSON stays under `cap` bytes."""
-    used = 2
-    for i, item in enumerate(items):
-        used += json_size(item) + 1
-        if used > cap:
-            return items[:i]
-    return items
-
-
-# Links to other notes ([[target|alias]], [text](other.md)): their words name another
-# note, so a passage that only lists them (a "## Links" section) is not where this
-# note says the thing. An external link's text stays ([tokio](https://…) in a list
-# of libraries is the match); only its URL goes.
-_LINKISH = re.compile(
-    r"!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\((?![a-z]+:)[^)\n]*\)"
-    r"|(?<=\])\([a-z]+:[^)\n]*\)|https?://\S+"
-)
-
-
-def _passage_score(text: str, weights: dict[str, float]) -> tuple[float, float]:
-    """(idf of the query terms in the text outside links, idf of those inside links)."""
-    folded = text.casefold()
-    if folded.isascii() and not any(t in folded for t in weights):
-        return (0.0, 0.0)  # ASCII terms are substrings of the folded text: none here, no need to tokenize
-    # Line by line (no term or link spans a line break), stopping once every query term is
-    # found outside links: then no term can count as linked, so the score is final. An 80 KB
-    # block of common words was tokenized whole for every hit.
-    want, plain, seen = set(weights), set(), set()
-    for line in text.split("\n"):
-        if _LINKISH.search(line):
-            plain.update(tokenize(_LINKISH.sub(" ", line)))
-            seen.update(tokenize(line))
-        else:
-            plain.update(tokenize(line))
-        if want <= plain:
-            break
-    linked = seen - plain
-    return (sum(w for t, w in weights.items() if t in plain), sum(w for t, w in weights.items() if t in linked))
-
-
-def best_passage(note: Note, weights: dict[str, float], closest: int | None = None) -> tuple[str, str]:
-    """The passage that matches the query best, with its heading, capped for a search hit.
-
-    Blocks are scored by the rarity (idf) of the query terms they hold outside links,
-    then inside links, then earliest; a long block (a list of a thousand lines) is cut
-    to start at its best line, so the passage shows the match and not the block's top.
-    A note that holds none of the query's words, found by meaning, shows block `closest`
-    (the first block of its closest passage).
-    """
-    best = None
-    best_score: tuple[float, float] = (-1.0, -1.0)
-    # Every term outside links is the most a block can score, and the earliest block
-    # wins ties: the first block to score it is the answer (a common word: the first).
-    most = (sum(weights.values()), 0.0) if weights else (0.0, 0.0)
-    for block in blocks_of(note):
-        text = block.text.strip()
-        if not text or block.kind == "heading":
-            continue
-        score = _passage_score(text, weights) if weights else (0.0, 0.0)
-        if score > best_score:
-            best, best_score = block, score
-            if score >= most:
-                break
-    if best_score <= (0.0, 0.0) and closest is not None and 0 <= closest < len(blocks := blocks_of(note)):
-        best = blocks[closest]
-    if best is None:
-        return "", ""
-    return _shown(best, best_score, weights)
-
-
-def _shown(best, best_score: tuple[float, float], weights: dict[str, float]) -> tuple[str, str]:
-    raw = best.text
-    if len(raw) > PASSAGE_CHARS and best_score > (0.0, 0.0):
-        # The earliest best line; a line holding every term is the best, so the scan stops
-        # there (a hub note's list of 8,000 lines was tokenized whole for every hit).
-        lines = raw.splitlines()
-        most = (sum(weights.values()), 0.0)
-        top, top_score = 0, (-1.0, -1.0)
-        for i, line in enumerate(lines):
-            score = _passage_score(line, weights)
-            if score > top_score:
-                top, top_score = i, score
-                if score >= most:
-                    break
-        if top:
-            raw = "… " + "\n".join(lines[top:])
-    # Masked before the cut, so the cut cannot split a secret: a window that holds any
-    # credential shape (a PEM key is under 4,000 characters), not the whole 80 KB block.
-    text = redact(" ".join(raw[: PASSAGE_CHARS + MASK_WINDOW].split()))
-    if len(text) > PASSAGE_CHARS:
-        text = text[:PASSAGE_CHARS].rsplit(" ", 1)[0] + f" … [passage cut at {PASSAGE_CHARS} chars; brain_read for all]"
-    return best.heading, text
-
-
-# Room for a corpus reply's own fields (sha, total_notes, next, more): measured under
-# 400 bytes; 2,000 leaves room for a long `more` line and the JSON framing.
-REPLY_FIELDS_BYTES = 2_000
-
-
-def json_size(value: Any) -> int:
-    """Bytes `value` takes in a JSON reply (UTF-8, escapes included): what a client's context pays."""
-    return len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
-
-
-def part_budget(text: str, cap: int) -> int:
-    """Raw UTF-8 bytes per part of `text` so that each part's JSON stays under the page.
-
-    JSON escaping grows text (quotes, backslashes, tabs and newlines take two bytes
-    each; measured up to +10% on real notes, more on code), so the raw budget shrinks
-    by the note's own growth ratio. It depends only on the text, so a cursor names the
-    same part on every call.
-    """
-    raw = len(text.encode("utf-8")) or 1
-    growth = max(1.0, (json_size(text) - 2) / raw)
-    return max(1_000, int((cap - REPLY_FIELDS_BYTES) / growth))
-
-
-def corpus_page(snap: Snapshot, order: list[str], after: str | None, cap: int) -> dict[str, Any]:
-    """Full notes in `order`, under `cap` bytes of JSON, resuming at cursor `after`.
-
-    A note larger than the cap comes in numbered parts; the cursor is
-    `<index>:<part>` so a resumed call continues exactly where this one stopped.
-    """
-    start_i, start_part = _cursor(after, snap, order, cap) if after else (0, 0)
-    items: list[dict[str, Any]] = []
-    used = REPLY_FIELDS_BYTES
-    i, part = start_i, start_part
-    while i < len(order):
-        note = snap.notes[order[i]]
-        text = redact(note.text)  # masked before it is cut into parts
-        data = text.encode("utf-8")
-        budget_part = part_budget(text, cap)
-        parts = max(1, -(-len(data) // budget_part))
-        piece = _part(data, part, budget_part) if parts > 1 else text
-        item: dict[str, Any] = {"path": note.path, "status": note.status, "blob": snap.blobs[note.path], "text": piece}
-        if parts > 1:
-            item["part"] = f"{part + 1} of {parts}"
-        size = json_size(item) + 2
-        if items and used + size > cap:
-            break
-        items.append(item)
-        used += size
-        if part + 1 < parts:
-            part += 1
-            break  # the rest of a long note starts the next page
-        i, part = i + 1, 0
-    reply: dict[str, Any] = {"sha": snap.sha, "notes": items, "total_notes": len(order)}
-    if i < len(order):
-        reply["next"] = f"{i}:{part}"
-        reply["more"] = (
-            f"{len(order) - i} note(s) not yet returned (reply capped at {cap} bytes); call again with after={i}:{part}"
-        )
-    return reply
-
-
-def _cursor(after: str, snap: Snapshot, order: list[str], cap: int) -> tuple[int, int]:
-    """(note index, part) from a cursor `<index>:<part>`; BadInput unless it points inside this listing."""
-    bad = BadInput("after must be a cursor returned by an earlier brain_corpus call (<index>:<part>)")
-    m = _CURSOR.fullmatch(after) if isinstance(after, str) else None
-    if not m:
-        raise bad
-    i, part = int(m.group(1)), int(m.group(2))
-    if i > len(order) or (i == len(order) and part != 0):
-        raise BadInput(f"after={after} is past the end: this listing has {len(order)} notes")
-    if i < len(order):
-        text = redact(snap.notes[order[i]].text)
-        if part >= max(1, -(-len(text.encode("utf-8")) // part_budget(text, cap))):
-            raise BadInput(f"after={after} names a part that note {i} does not have")
-    return i, part
-
-
-_CURSOR = re.compile(r"([0-9]{1,9}):([0-9]{1,9})")
-
-
-def _part(data: bytes, n: int, size: int) -> str:
-    """The n-th part of `data`, cut on a UTF-8 character boundary."""
-    start = n * size
-    end = min(len(data), start + size)
-    while start > 0 and start < len(data) and (data[start] & 0xC0) == 0x80:
-        start -= 1
-    while end < len(data) and (data[end] & 0xC0) == 0x80:
-        end -= 1
-    return data[start:end].decode("utf-8", errors="replace")
-
-
-def _router_order(snap: Snapshot, paths: list[str]) -> list[str]:
-    """Router rows best first: the last real change (not an import), then whether the
-    profile or a project links to the note (or it is a project), then backlinks, then path."""
-    resolver, back = snap.link_map()
-    hubs = ["profile.md"] + [p for p in snap.notes if p.startswith("projects/")]
-    linked = {p for p in snap.notes if p.startswith("projects/")}
-    for hub in hubs:
-        if hub in snap.notes:
-            linked.update(t for t in (resolver.resolve(lk.target, hub) for lk in snap.notes[hub].links) if t)
-    never = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
-
-    def key(p: str) -> tuple:
-        when = snap.real.get(p, never)
-        return (
-            -when.timestamp() if when is not never else float("inf"),
-            p not in linked,
-            -len({s for s, _ in back.get(p, [])}),
-            p,
-        )
-
-    return sorted(paths, key=key)
-
-
-def boot_context(
-    snap: Snapshot, today: dt.date, project: str | None, nonce: str, cap: int = CONTEXT_REPLY_BYTES
-) -> dict[str, Any]:
-    """The boot call: profile, recent log entries and a router of live notes, under `cap` bytes of JSON."""
-    reply: dict[str, Any] = {"sha": snap.sha, "notice": DATA_NOTICE, "nonce": nonce, "verify": VERIFY_ADVICE}
-    budget = cap - CONTEXT_FIELDS_BYTES - json_size(reply)
-    profile = snap.notes.get("profile.md")
-    profile_cap = min(PROFILE_BYTES, budget // 3)
-    if profile:
-        text = redact(profile.text)  # masked before the cut
-        if len(text.encode("utf-8")) > profile_cap:
-            text = text.encode("utf-8")[:profile_cap].decode("utf-8", "ignore")
-            text += f"\n[profile cut at {profile_cap} bytes; brain_read profile.md for all]"
-        reply["profile"] = fence("profile.md", text, nonce)
-        budget -= json_size(reply["profile"])
-    # Recent logs first so they are never crowded out by the router.
-    logs = [
-        (path, heading, body)
-        for path, heading, body in snap.log_entries(today, LOG_DAYS)
-        if not project or project.lower() in heading.lower()
-    ]
-    log_items, log_left = [], 0
-    log_budget = int(budget * LOG_SHARE)
-    for path, heading, body in logs:
-        text = fence(f"{path} {heading}", f"{heading}\n{body}", nonce)
-        size = json_size(text) + 1
-        if size > log_budget:
-            log_left += 1
-            continue
-        log_budget -= size
-        budget -= size
-        log_items.append(text)
-    reply["recent_log"] = log_items
-    if log_left:
-        reply["recent_log_left_out"] = f"{log_left} entr(ies) over the budget; brain_read the log/ files"
-    rows = []
-    live = [
-        p
-        for p in snap.notes
-        if p != "profile.md" and snap.live(p, today) and not p.startswith("log/") and not in_working(p)
-    ]
-    if project:
-        live = [p for p in live if project in p or project in snap.notes[p].tags]
-    live = _router_order(snap, live)
-    for path in live:
-        note = snap.notes[path]
-        when = snap.real.get(path)
-        row = " · ".join(
-            x
-            for x in [
-                path,
-                note.description or note.title,
-                ", ".join(note.tags[:5]),
-                when.date().isoformat() if when else "",
-            ]
-            if x
-        )
-        size = json_size(row) + 1
-        if size > budget:
-            break
-        budget -= size
-        rows.append(row)
-    reply["router"] = rows
-    if len(rows) < len(live):
-        reply["router_left_out"] = (
-            f"{len(live) - len(rows)} more live note(s) not listed (reply kept under "
-            f"{cap:,} bytes; pass budget= up to {MAX_CONTEXT_BYTES:,} for more); "
-            "reach them with brain_search or brain_corpus(query=...)"
-        )
-    return reply

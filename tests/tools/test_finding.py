@@ -16,7 +16,8 @@ from cortex.ask.readers import OfflineReader
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
 from cortex.store.git import GitStore
-from cortex.tools.trusted import CONTEXT_REPLY_BYTES, CORPUS_REPLY_BYTES, Tools
+from cortex.tools.boot import CONTEXT_REPLY_BYTES
+from cortex.tools.trusted import CORPUS_REPLY_BYTES, Tools
 
 ME = Actor("owner", "brain_write", "pytest")
 WORD = "zebrafinch"  # one distinctive word planted in every kind of note

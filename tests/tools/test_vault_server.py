@@ -17,7 +17,8 @@ from vaultkit import hub_note
 
 from cortex.app.server import assemble, make_app
 from cortex.store.git import GitStore
-from cortex.tools.trusted import CONTEXT_REPLY_BYTES, CORPUS_REPLY_BYTES, MAX_CONTEXT_BYTES
+from cortex.tools.boot import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES
+from cortex.tools.trusted import CORPUS_REPLY_BYTES
 
 HUB = hub_note("Rust", 400_000)
 # A heading deep inside the hub, for a one-section read.

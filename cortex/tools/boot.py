@@ -1,0 +1,140 @@
+"""brain_context's boot reply: the profile, the recent log entries and a router of live
+notes, fenced, under a byte budget.
+
+The boot call is made every session, so it stays small by default (a real 722-note
+vault's router made it 44 KB); a client may ask for more or less.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from cortex.index.corpus import Snapshot
+from cortex.notes.fences import DATA_NOTICE, fence
+from cortex.notes.redact import redact
+from cortex.notes.working import in_working
+from cortex.tools.paging import json_size
+
+__all__ = [
+    "CONTEXT_FIELDS_BYTES",
+    "CONTEXT_REPLY_BYTES",
+    "LOG_DAYS",
+    "LOG_SHARE",
+    "MAX_CONTEXT_BYTES",
+    "MIN_CONTEXT_BYTES",
+    "PROFILE_BYTES",
+    "VERIFY_ADVICE",
+    "boot_context",
+    "router_order",
+]
+
+CONTEXT_REPLY_BYTES = 16_000
+MIN_CONTEXT_BYTES = 4_000
+MAX_CONTEXT_BYTES = 100_000
+PROFILE_BYTES = 6_000
+LOG_DAYS = 7
+# Said in the server's instructions, in brain_context's reply and in brain_verify's description.
+VERIFY_ADVICE = (
+    "After answering from the notes yourself, call brain_verify with the answer and the verbatim "
+    "sentences it relied on (each with its note's path), and tell the user the overall stamp it returns."
+)
+# Room for the reply's own fields (sha, notice, nonce, left-out lines), and the share of
+# the rest the recent logs may take before the router.
+CONTEXT_FIELDS_BYTES = 1_000
+LOG_SHARE = 1 / 3
+
+
+def router_order(snap: Snapshot, paths: list[str]) -> list[str]:
+    """Router rows best first: the last real change (not an import), then whether the
+    profile or a project links to the note (or it is a project), then backlinks, then path."""
+    resolver, back = snap.link_map()
+    hubs = ["profile.md"] + [p for p in snap.notes if p.startswith("projects/")]
+    linked = {p for p in snap.notes if p.startswith("projects/")}
+    for hub in hubs:
+        if hub in snap.notes:
+            linked.update(t for t in (resolver.resolve(lk.target, hub) for lk in snap.notes[hub].links) if t)
+    never = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
+
+    def key(p: str) -> tuple:
+        when = snap.real.get(p, never)
+        return (
+            -when.timestamp() if when is not never else float("inf"),
+            p not in linked,
+            -len({s for s, _ in back.get(p, [])}),
+            p,
+        )
+
+    return sorted(paths, key=key)
+
+
+def boot_context(
+    snap: Snapshot, today: dt.date, project: str | None, nonce: str, cap: int = CONTEXT_REPLY_BYTES
+) -> dict[str, Any]:
+    """The boot call: profile, recent log entries and a router of live notes, under `cap` bytes of JSON."""
+    reply: dict[str, Any] = {"sha": snap.sha, "notice": DATA_NOTICE, "nonce": nonce, "verify": VERIFY_ADVICE}
+    budget = cap - CONTEXT_FIELDS_BYTES - json_size(reply)
+    profile = snap.notes.get("profile.md")
+    profile_cap = min(PROFILE_BYTES, budget // 3)
+    if profile:
+        text = redact(profile.text)  # masked before the cut
+        if len(text.encode("utf-8")) > profile_cap:
+            text = text.encode("utf-8")[:profile_cap].decode("utf-8", "ignore")
+            text += f"\n[profile cut at {profile_cap} bytes; brain_read profile.md for all]"
+        reply["profile"] = fence("profile.md", text, nonce)
+        budget -= json_size(reply["profile"])
+    # Recent logs first so they are never crowded out by the router.
+    logs = [
+        (path, heading, body)
+        for path, heading, body in snap.log_entries(today, LOG_DAYS)
+        if not project or project.lower() in heading.lower()
+    ]
+    log_items, log_left = [], 0
+    log_budget = int(budget * LOG_SHARE)
+    for path, heading, body in logs:
+        text = fence(f"{path} {heading}", f"{heading}\n{body}", nonce)
+        size = json_size(text) + 1
+        if size > log_budget:
+            log_left += 1
+            continue
+        log_budget -= size
+        budget -= size
+        log_items.append(text)
+    reply["recent_log"] = log_items
+    if log_left:
+        reply["recent_log_left_out"] = f"{log_left} entr(ies) over the budget; brain_read the log/ files"
+    rows = []
+    live = [
+        p
+        for p in snap.notes
+        if p != "profile.md" and snap.live(p, today) and not p.startswith("log/") and not in_working(p)
+    ]
+    if project:
+        live = [p for p in live if project in p or project in snap.notes[p].tags]
+    live = router_order(snap, live)
+    for path in live:
+        note = snap.notes[path]
+        when = snap.real.get(path)
+        row = " · ".join(
+            x
+            for x in [
+                path,
+                note.description or note.title,
+                ", ".join(note.tags[:5]),
+                when.date().isoformat() if when else "",
+            ]
+            if x
+        )
+        size = json_size(row) + 1
+        if size > budget:
+            break
+        budget -= size
+        rows.append(row)
+    reply["router"] = rows
+    if len(rows) < len(live):
+        reply["router_left_out"] = (
+            f"{len(live) - len(rows)} more live note(s) not listed (reply kept under "
+            f"{cap:,} bytes; pass budget= up to {MAX_CONTEXT_BYTES:,} for more); "
+            "reach them with brain_search or brain_corpus(query=...)"
+        )
+    return reply
