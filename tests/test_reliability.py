@@ -25,6 +25,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import httpx
 import pytest
@@ -459,17 +460,30 @@ def test_redis_killed_and_restarted_under_guest_and_owner_traffic(gserver):
                 if reply.error:
                     owner_errors.append(reply.error)
 
+    def until(done: Callable[[], bool], what: str, deadline_s: float = 60.0) -> None:
+        """Poll `done` until it holds; fail naming `what` past the deadline."""
+        deadline = time.monotonic() + deadline_s
+        while not done():
+            assert time.monotonic() < deadline, f"timed out waiting for {what}"
+            time.sleep(0.05)
+
     threads = [threading.Thread(target=guest_loop, args=(n,)) for n in range(2)] + [threading.Thread(target=owner_loop)]
     for t in threads:
         t.start()
     try:
-        time.sleep(1.5)
+        # Each phase lasts until the traffic it is about has happened, not for a fixed time.
+        until(lambda: len(acked) >= 2 and len(owner_lat["before"]) >= 3, "guest and owner traffic before the kill")
         gserver.redis.kill()  # SIGKILL: Redis gets no chance to flush
+        killed = time.monotonic()
         phase[0] = "outage"
-        time.sleep(2.5)
+        until(lambda: len(guest_errors) >= 4 and len(owner_lat["outage"]) >= 3, "guest refusals during the outage")
         gserver.redis.start()
+        outage_s = time.monotonic() - killed
         phase[0] = "after"
-        time.sleep(1.5)
+        until(
+            lambda: any(p == "after" for p in acked.values()) and len(owner_lat["after"]) >= 3,
+            "guests and the owner served after the restart",
+        )
     finally:
         stop.set()
         for t in threads:
@@ -496,7 +510,7 @@ def test_redis_killed_and_restarted_under_guest_and_owner_traffic(gserver):
         "Redis killed and restarted during guest traffic",
         f"""
 Two guests propose and ask in a loop, and the owner appends and reads in a loop, over real HTTP;
-the real `redis-server` is killed with SIGKILL for 2.5 s, then restarted on the same data.
+the real `redis-server` is killed with SIGKILL for {outage_s:.1f} s, then restarted on the same data.
 
 | figure | value |
 |---|---|

@@ -209,32 +209,38 @@ def test_edits_made_while_the_server_was_down_are_committed_at_start(tree: Path,
     assert brain.store.blob_at(head, "profile.md") is None
 
 
-def test_interleaved_hand_edits_and_tool_writes_lose_nothing(tree: Path, brain: Brain, editor: Editor):
-    rng = random.Random(7)
+def test_interleaved_hand_edits_and_tool_writes_lose_nothing(tree: Path, brain: Brain, manual: Editor):
+    """Saves by hand and tool writes, interleaved: each save meets the next tool write at
+    once, after the watcher noticed it but inside its debounce, or after a quiet spell past
+    the debounce (chosen at random, the same every run: this seed gives each of the three to
+    both notes). The watcher runs on the test's clock, so no interleaving depends on how long
+    a sleep turned out to be."""
+    rng = random.Random(2)
     hand_path = tree / "notes" / "journal.md"
     brain.write("notes/journal.md", "create", TOOL, content="# Journal\n")
     brain.write("notes/other.md", "create", TOOL, content="# Other\n")
-    wait_for(lambda: hand_path.exists())
+    assert hand_path.exists()  # a tool write reaches the disk before it returns
     typed: list[str] = []  # every content saved by hand
-    must_keep: list[str] = []  # saves followed by a tool write or a pause: each must be a commit
+    must_keep: list[str] = []  # saves followed by a tool write to them or a quiet spell: each must be a commit
     tool_lines: list[tuple[str, str]] = []
     for i in range(10):
         content = hand_path.read_text() + f"hand {i}\n"  # an editor edits what is on disk
         hand_path.write_text(content)
         typed.append(content)
-        time.sleep(rng.uniform(0.0, 0.15))
+        when = rng.choice(["at once", "noticed", "quiet"])
+        if when == "noticed":
+            manual.poll_once()  # the watcher sees the save; its debounce has not run out
+        elif when == "quiet":
+            manual.settle()  # a quiet spell longer than the debounce: the watcher commits the save
         target = rng.choice(["notes/journal.md", "notes/other.md"])
-        if target == "notes/journal.md":
-            must_keep.append(content)
-        elif rng.random() < 0.5:
-            time.sleep(0.3)  # a pause longer than the debounce
+        if target == "notes/journal.md" or when == "quiet":
             must_keep.append(content)
         line = f"tool {i} into {target}"
         brain.write(target, "append", TOOL, content=line)
         tool_lines.append((target, line))
     must_keep.append(typed[-1]) if typed[-1] not in must_keep else None
-    wait_for(lambda: git("status", "--porcelain", cwd=tree) == "", timeout=5)
-    time.sleep(0.3)
+    manual.settle()
+    assert git("status", "--porcelain", cwd=tree) == ""
     history = history_blobs(tree, "notes/journal.md")
     for content in must_keep:
         # The save itself, or (when a tool append landed on it first) the save plus that line.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import subprocess
 import threading
 from pathlib import Path
@@ -319,24 +320,31 @@ def test_each_write_builds_on_the_head_it_runs_on_whoever_moved_it(tmp_path: Pat
             assert store.collision(head, {p: b""}) == fresh.collision(head, {p: b""})
 
 
-def test_a_draft_that_lost_the_race_leaves_nothing_behind_for_the_retry(brain: Brain, monkeypatch):
-    """The retry runs its change again on a head whose trees the lost draft had built on:
-    the commit holds the retry's change only."""
+def test_a_draft_that_lost_the_race_leaves_nothing_behind_for_the_retry(brain: Brain):
+    """Another writer (its own handle on the repository) commits while this draft is built,
+    so the compare-and-swap loses; the retry runs its change again on the new head, whose
+    `notes/` tree is the one the lost draft built on: the commit holds the retry's change only."""
     store = brain.store
     brain.write("notes/a.md", "create", ME, content="a\n")  # the store now holds the head's builders
-    swap, calls, swaps = store._swap, [], []
-    monkeypatch.setattr(store, "_swap", lambda *a: bool(swaps.append(a) or len(swaps) > 1) and swap(*a))
+    other = GitStore(store.path)
+    calls: list[str | None] = []
+    won: list[str] = []
 
     def change(view):
         calls.append(view.sha)
-        return {"notes/first-try.md": b"1\n"} if len(calls) == 1 else {"notes/retry.md": b"2\n"}
+        if len(calls) == 1:  # the other writer gets in between this read and the branch move
+            won.append(other.commit(lambda v: {"elsewhere.md": b"e\n"}, "the other writer").sha)
+            return {"notes/first-try.md": b"1\n"}
+        return {"notes/retry.md": b"2\n"}
 
     before = tree_of(store.path)
     result = store.commit(change, "retried")
-    assert calls[0] == calls[1] == result.parent and result.retries == 1
+    assert len(calls) == 2 and calls[0] != calls[1] == won[0] == result.parent and result.retries == 1
+    assert git("rev-parse", f"{result.sha}^", cwd=store.path).strip() == won[0]
     after = tree_of(store.path)
     assert "notes/first-try.md" not in after and after["notes/retry.md"] == hash_blob(b"2\n")
-    assert {p: b for p, b in after.items() if p not in ("notes", "notes/retry.md")} == {
+    assert after["elsewhere.md"] == hash_blob(b"e\n")
+    assert {p: b for p, b in after.items() if p not in ("notes", "notes/retry.md", "elsewhere.md")} == {
         p: b for p, b in before.items() if p != "notes"
     }
 
@@ -356,27 +364,75 @@ def test_a_write_refused_halfway_through_its_trees_leaves_no_trace_in_the_next(b
     assert "notes/half.md" not in tree_of(store.path) and store.blob_at(store.head(), "notes/half.md") is None
 
 
-def test_a_retried_write_hands_the_corpus_only_notes_of_the_draft_committed(brain: Brain, monkeypatch):
-    """The first try parsed its note for the INDEX.md check; the retry, on a head without
-    INDEX.md, parses none: the snapshot must hold the note as committed, not the first try's."""
-    brain.write("notes/a.md", "create", ME, content="# A\n\none\n")
-    other = GitStore(brain.store.path)
-    swap, swaps = brain.store._swap, []
+def test_a_retried_write_hands_the_corpus_only_notes_of_the_draft_committed(brain_path: Path):
+    """The first try parsed its note for the INDEX.md check; another writer then removes
+    INDEX.md and changes the note before the branch moves, so the retry, on a head without
+    INDEX.md, parses none: the snapshot must hold the note as committed, not the first try's.
 
-    def racing(expected, new, message):
-        if not swaps:
-            swaps.append(
+    The other writer commits when the first draft is stamped (the store's clock): after the
+    draft's change ran, before its compare-and-swap."""
+    won: list[str] = []
+    holder: list[Brain] = []
+
+    def clock() -> dt.datetime:
+        if holder and not won:
+            brain = holder[0]
+            other = GitStore(brain.store.path)
+            won.append(
                 other.commit(lambda view: {"INDEX.md": None, "notes/a.md": b"# A\n\nzebracorn\n"}, "by hand").sha
             )
             brain.snapshot()  # a reader moves the corpus onto the new head meanwhile
-            return False
-        return swap(expected, new, message)
+        return dt.datetime.now(dt.timezone.utc)
 
-    monkeypatch.setattr(brain.store, "_swap", racing)
+    brain = Brain(GitStore(brain_path), clock=clock)
+    brain.write("notes/a.md", "create", ME, content="# A\n\none\n")
+    holder.append(brain)
     result = brain.write("notes/a.md", "append", ME, content="two")
-    assert result["parent"] == swaps[0]
+    assert result["parent"] == won[0] and result["note"].startswith("the head moved 1 time(s)")
     assert brain.corpus.built().sha == result["sha"]  # moved by `follow`, not by a diff
     snap = brain.snapshot()
     fresh = Brain(GitStore(brain.store.path)).corpus.at(snap.sha)  # a build from Git alone
     assert snap.notes["notes/a.md"] == fresh.notes["notes/a.md"]
     assert [doc for doc, _ in snap.index.search("zebracorn", 5).hits] == ["notes/a.md"]
+
+
+def test_writers_racing_from_their_own_handles_lose_no_write_and_chain_their_parents(brain: Brain):
+    """Writers in threads, each with its own repository handle (as separate processes
+    would have), start together and race on one branch: every write lands once, each
+    commit's parent is the head its reply names, and history stays one line."""
+    start = brain.store.head()
+    writers, writes = 4, 6
+    barrier = threading.Barrier(writers)
+    replies: list[dict] = []
+    errors: list[Exception] = []
+
+    def writer(n: int) -> None:
+        mine = Brain(GitStore(brain.store.path))
+        barrier.wait(timeout=30)
+        for i in range(writes):
+            try:
+                replies.append(mine.write(f"race/w{n}-{i}.md", "create", ME, content=f"# W{n} {i}\n"))
+                replies.append(mine.write("race/shared.md", "append", ME, content=f"- w{n} {i}"))
+            except Exception as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(writers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors and len(replies) == 2 * writers * writes
+    chain = git("rev-list", "--first-parent", f"{start}..main", cwd=brain.store.path).split()
+    assert (
+        len(chain) == len(replies)
+        and git("rev-list", "--merges", "--count", "main", cwd=brain.store.path).strip() == "0"
+    )
+    for reply in replies:
+        assert reply["sha"] in chain
+        assert git("rev-parse", f"{reply['sha']}^", cwd=brain.store.path).strip() == reply["parent"]
+    head = brain.store.head()
+    shared = brain.read("race/shared.md")[2].text
+    for n in range(writers):
+        for i in range(writes):
+            assert brain.store.blob_at(head, f"race/w{n}-{i}.md") is not None
+            assert f"- w{n} {i}\n" in shared
