@@ -48,7 +48,7 @@ def bench_long(root: Path, n: int) -> dict:
 
 
 def bench_search(root: Path, n: int) -> dict:
-    from cortex.index.bm25 import IndexBuilder
+    from cortex.index.builder import IndexBuilder
     from cortex.index.corpus import release_freed_memory
     from cortex.index.reading import index_fields, index_names
     from cortex.notes.note import parse_note

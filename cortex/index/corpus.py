@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Protocol
 
 from cortex.errors import NotReady
-from cortex.index.bm25 import Index, IndexBuilder, idf
+from cortex.index.bm25 import Index, idf
+from cortex.index.bm25_file import save_index
+from cortex.index.builder import IndexBuilder
 from cortex.index.reading import decode, index_note, is_note_path, read_lazily, read_notes
 from cortex.index.tokenize import tokenize
 from cortex.notes.note import LinkResolver, Note, WikiLink, log_entries, parse_note
@@ -328,15 +330,15 @@ class Corpus:
         return {"index": "building", "files_read": reading[0], "files": reading[1]}
 
     def index_bytes(self) -> tuple[Snapshot, bytes] | None:
-        """The latest snapshot and its index as `Index.save` writes it, under the index's lock:
-        the index moves on with the head (and `save` may compact it), so nothing may change it
+        """The latest snapshot and its index as `save_index` writes it, under the index's lock:
+        the index moves on with the head (and `save_index` may compact it), so nothing may change it
         meanwhile. Searches wait for this; Git reads and writes do not."""
         with self._lock:
             snap = self._latest
             if snap is None:
                 return None
             buf = io.BytesIO()
-            snap.index.save(buf)
+            save_index(snap.index, buf)
             return snap, buf.getvalue()
 
     def built(self) -> Snapshot | None:

@@ -19,7 +19,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from cortex.index.bm25 import Index, IndexBuilder, Shard
+from cortex.index.bm25 import Index
+from cortex.index.builder import IndexBuilder, Shard
 from cortex.notes.note import Note, parse_note
 from cortex.store.git import GitStore
 

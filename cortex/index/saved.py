@@ -15,14 +15,14 @@ The file::
 The checksum covers the header and both parts. The header names the format, a
 fingerprint of the code that parsed and indexed the notes (`code_fingerprint`),
 the brain and the commit. `notes` is a pickle read back by `_NotesUnpickler`
-(see there why that is safe); `index` is `Index.save`'s own stream.
+(see there why that is safe); `index` is `save_index`'s own stream (`cortex.index.bm25_file`).
 
 Written atomically: a temp file in the same folder, fsync, `os.replace`, fsync of
 the folder; a kill at any moment leaves the old file or the new one, and at
 worst a temp file that the next save removes.
 
 Where a load's time went, profiled at 10,000 synthetic notes with the index's
-earlier marshal form (a 50.6 MB file, 5.1 MB per 1,000 notes): `Index.load`
+earlier marshal form (a 50.6 MB file, 5.1 MB per 1,000 notes): `load_index`
 1.18 s (of which marshal 0.87 s), the notes' pickle 0.26 s, the checksum 0.11 s,
 reading 0.08 s, the shape check 0.03 s; against a full build of 12-15 s on the
 same (loaded) machine. `cortex bench --part persist` measures the current form.
@@ -46,7 +46,7 @@ from typing import Any, BinaryIO, Callable
 import yaml
 
 from cortex.files import remove_orphans, write_atomic
-from cortex.index.bm25 import Index
+from cortex.index.bm25_file import load_index
 from cortex.index.corpus import Corpus, Snapshot
 from cortex.notes.note import Note
 
@@ -72,10 +72,14 @@ _SHAPING_MODULES = (
     "notes.paths",
     "index.corpus",
     "index.bm25",
+    "index.segment",
+    "index.name_bonus",
+    "index.builder",
+    "index.bm25_file",
     "index.saved",
 )
 
-# When the server saves (a save costs CPU and holds the corpus lock for `Index.save`,
+# When the server saves (a save costs CPU and holds the corpus lock for `save_index`,
 # see `IndexFile.save`): after the first snapshot of a start (a full build, or a load
 # that advanced), on a clean shutdown, and once an hour while the head has moved. The
 # hourly save bounds what a kill -9 or an out-of-memory kill loses: the next start
@@ -224,9 +228,9 @@ def decode(f: BinaryIO, brain: str) -> Snapshot:
         sha, time_, notes, blobs, changed, real = _NotesUnpickler(f).load()
         if f.tell() != begin + _LEN.size + size + notes_bytes:
             raise ValueError("the notes part does not end where the header says")
-        # A stream of its own, from 0 to its end: Index.load may seek, or read to the end
+        # A stream of its own, from 0 to its end: load_index may seek, or read to the end
         # (the compact form being written behind it is free to do either).
-        index = Index.load(io.BytesIO(f.read(index_bytes)))
+        index = load_index(io.BytesIO(f.read(index_bytes)))
     except Exception as exc:  # noqa: BLE001 - whatever a bad stream raises, the answer is a rebuild
         raise Unusable(f"it does not load ({type(exc).__name__}: {exc})") from None
     snap = Snapshot(sha, time_, notes, blobs, changed, index, real)
@@ -316,7 +320,7 @@ class IndexFile:
     def save(self, corpus: Corpus, force: bool = False) -> bool:
         """Save the corpus's latest snapshot unless the file already holds it; whether it wrote.
 
-        The corpus lock is held only while `Index.save` serialises the index
+        The corpus lock is held only while `save_index` serialises the index
         (`Corpus.index_bytes`: the index moves on with the head, and may be compacted by
         its save): searches wait out that hold, Git reads and writes do not. Measured as
         `save_lock_held` by `cortex bench --part persist` (README Figures). The notes are

@@ -519,7 +519,7 @@ def test_cortex_serve_saves_the_index_and_the_next_start_loads_it(tmp_path):
 
 def test_advancing_over_a_merge_is_a_build_from_scratch(tmp_path):
     """A pull that merged a branch while the server was stopped: the walk meets both sides."""
-    from test_existing_repo import GIT_ENV, git, vault_on
+    from vaultkit import GIT_ENV, git, vault_on
 
     repo = vault_on(tmp_path, "main", {"notes/a.md": b"# A\n\nbees\n", "notes/b.md": b"# B\n\nhive\n"})
     home = tmp_path / "home"

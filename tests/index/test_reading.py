@@ -25,7 +25,7 @@ from cortex.app.brain_setup import open_brain
 from cortex.brain.brain import Brain
 from cortex.errors import BadInput
 from cortex.index import reading
-from cortex.index.bm25 import IndexBuilder
+from cortex.index.builder import IndexBuilder
 from cortex.index.reading import build_workers, is_note_path, read_notes
 from cortex.store.git import GitStore
 
@@ -68,12 +68,12 @@ def assert_same_read(a, b) -> None:
     assert list(notes_a) == list(notes_b)
     assert notes_a == notes_b
     ia, ib = builder_a.finish(), builder_b.finish()
-    sa, sb = ia._seg, ib._seg
+    sa, sb = ia.compacted().segment, ib.compacted().segment
     assert sa.terms == sb.terms
     for name in ("fptr", "fterm", "iptr", "idoc", "itf"):
         x, y = getattr(sa, name), getattr(sb, name)
         assert x.dtype == y.dtype and np.array_equal(x, y), name
-    assert ia._ids == ib._ids
+    assert ia.compacted().ids == ib.compacted().ids
     for q in QUERIES:
         assert ia.search(q, 10) == ib.search(q, 10), q
 
