@@ -2,6 +2,8 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
+__all__ = ["__version__"]
+
 try:
     __version__ = version("cortex-brain")
 except PackageNotFoundError:  # running from a checkout that was never installed

@@ -6,6 +6,17 @@ console); anything else is a bug and is logged.
 
 from __future__ import annotations
 
+__all__ = [
+    "AlreadyApplied",
+    "BadInput",
+    "Conflict",
+    "CortexError",
+    "NotReady",
+    "PathCollision",
+    "QueueUnavailable",
+    "StoreError",
+]
+
 
 class CortexError(Exception):
     """A refusal or an outage a client may be told about; changes nothing."""

@@ -28,6 +28,29 @@ from types import SimpleNamespace
 
 from cortex.app.brain_setup import data_dir
 
+__all__ = [
+    "EVAL_DAY",
+    "FENCED_FILE",
+    "PACK_FILE",
+    "ROOT",
+    "ClientAsks",
+    "StubMessagesServer",
+    "ask_line",
+    "ask_part",
+    "attach_meaning",
+    "bar_table",
+    "fusion_table",
+    "halves",
+    "halves_table",
+    "load",
+    "main",
+    "retrieval",
+    "stub_answer",
+    "stub_model",
+    "unfence",
+    "unpack",
+]
+
 ROOT = data_dir("eval_data", "eval")  # shipped in the wheel; the repository's eval/ in a clone
 # The eval brain's dates are written against this day (see eval/README.md).
 EVAL_DAY = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
@@ -75,8 +98,8 @@ def attach_meaning(brain, log=print) -> str:
 
 
 def fusion_table(brain, tools, groups: dict[str, list[dict]]) -> list[str]:
-    """recall@5 of the fusion rules measured for issue 22, on each half of each question set
-    (even lines chose the rule in use; odd lines are held out)."""
+    """recall@5 of the fusion rules weighed for the meaning arm's ranking (DESIGN.md, "Meaning"),
+    on each half of each question set (even lines chose the rule in use; odd lines are held out)."""
     import numpy as np
 
     from cortex.index import ranking
@@ -441,7 +464,7 @@ def main(args) -> int:
                 f"{rk['recall@5']:.3f}  recall@10 {rk['recall@10']:.3f}  MRR {rk['MRR']:.3f}"
             )
     if reworded:
-        # Issue 22's set, kept apart so the figures above stay comparable from one issue to the next.
+        # The reworded set, kept apart so the figures above stay comparable from one run to the next.
         rk = retrieval(tools, reworded)
         print(
             f"reworded (no content word shared with the gold note; eval/reworded.jsonl) n={rk['questions']}  "
@@ -503,8 +526,8 @@ def bar_table(bars: list[float]) -> list[str]:
 def halves(qs: list[dict]) -> tuple[list[dict], list[dict]]:
     """The fixed split used to choose the offline reader's rules: (even lines, odd lines).
 
-    Lines are counted from 1 in questions.jsonl. Issue 14's recall work chose on the even
-    half and held the odd half out; both are reported with the choice.
+    Lines are counted from 1 in questions.jsonl. The offline reader's recall tuning chose on
+    the even half and held the odd half out; both are reported with the choice.
     """
     return [q for i, q in enumerate(qs, 1) if i % 2 == 0], [q for i, q in enumerate(qs, 1) if i % 2 == 1]
 
@@ -530,7 +553,7 @@ def halves_table(bars: list[float]) -> list[str]:
     return rows
 
 
-if __name__ == "__main__":  # python3 -m cortex.app.evaluate --bars | --halves: the tables in cortex/ask/readers.py
+if __name__ == "__main__":  # python3 -m cortex.app.evaluate --bars | --halves: the tables in DESIGN.md (Who reads)
     import sys
 
     if sys.argv[1:] == ["--bars"]:

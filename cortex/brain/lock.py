@@ -1,7 +1,7 @@
 """One writer per brain: an OS lock that `cortex serve` and `cortex reindex` hold on it.
 
 Two servers on one working-tree brain lost an acknowledged write: each one's watcher took
-the other's working-tree sync for a hand edit (issue 21). So a process that writes to a
+the other's working-tree sync for a hand edit. So a process that writes to a
 brain takes an exclusive `flock` on a file in the brain's Git folder (`.git/cortex.lock`,
 or `cortex.lock` in a bare repository: never in the working tree, so the owner's files are
 untouched). The kernel drops the lock when the process ends, a crash or `kill -9`
@@ -21,6 +21,8 @@ import os
 from pathlib import Path
 
 from cortex.errors import StoreError
+
+__all__ = ["LOCK_NAME", "BrainLock"]
 
 LOCK_NAME = "cortex.lock"
 

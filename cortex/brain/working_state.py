@@ -34,6 +34,21 @@ from cortex.notes.working import (
     project_path,
 )
 
+__all__ = [
+    "ACTIONS",
+    "HANDOFF_BYTES",
+    "LOG_DAYS",
+    "MAX_HANDOFF_BYTES",
+    "MIN_HANDOFF_BYTES",
+    "Seen",
+    "Working",
+    "context_items",
+    "items_at",
+    "linked_notes",
+    "project_logs",
+    "project_page",
+]
+
 HANDOFF_BYTES = 16_000  # brain_handoff's default budget, as brain_context's
 MIN_HANDOFF_BYTES = 2_000
 MAX_HANDOFF_BYTES = 100_000

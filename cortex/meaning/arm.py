@@ -32,6 +32,8 @@ from cortex.meaning.vectors import ScopeMatrix, VectorStore
 if TYPE_CHECKING:
     from cortex.index.corpus import Corpus, Snapshot
 
+__all__ = ["NICE", "NOTES_PER_TASK", "SAVE_EVERY_S", "Closeness", "Meaning", "passage_code"]
+
 NOTES_PER_TASK = 16  # notes a worker embeds per task: progress moves every second or so
 SAVE_EVERY_S = 60.0  # while embedding, save at most this often (a kill loses at most a minute's work)
 NICE = 10  # the workers' niceness: a request's thread always goes first

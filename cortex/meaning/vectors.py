@@ -30,6 +30,8 @@ import numpy as np
 
 from cortex.index.saved import Unusable, write_atomically
 
+__all__ = ["FORMAT", "MAGIC", "Rows", "ScopeMatrix", "VectorStore", "quantize"]
+
 MAGIC = b"CORTEX-VECTORS\n"
 FORMAT = 1
 _LEN = struct.Struct("<I")

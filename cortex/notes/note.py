@@ -19,6 +19,31 @@ import yaml
 
 from cortex.notes.structure import headings, inside, merged, structure
 
+__all__ = [
+    "BOM",
+    "MAX_FRONTMATTER_BYTES",
+    "MAX_FRONTMATTER_DEPTH",
+    "MAX_FRONTMATTER_VALUES",
+    "RETIRED_STATUSES",
+    "STATUSES",
+    "LinkResolver",
+    "Note",
+    "WikiLink",
+    "body_tags",
+    "code_spans",
+    "fast_frontmatter",
+    "find_section",
+    "headings_of",
+    "link_key",
+    "link_text",
+    "log_entries",
+    "parse_note",
+    "rewrite_links",
+    "sections",
+    "split_frontmatter",
+    "wikilinks",
+]
+
 # libyaml's safe loader when present: about 10x faster than the pure-Python one,
 # which matters when a cold start parses 10,000 frontmatters.
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -99,7 +124,7 @@ class Note:
     @property
     def body(self) -> str:
         """The text after the frontmatter: sliced on each use, never kept: a kept copy
-        held every note's text twice in memory (issue 15's memory budget)."""
+        held every note's text twice in memory, which a large brain's memory budget cannot spare."""
         return self.text[self.body_offset :] if self.body_offset else self.text
 
     def retired_reason(self, today: dt.date) -> str | None:

@@ -12,6 +12,20 @@ from typing import Callable, Mapping
 
 from cortex.errors import BadInput
 
+__all__ = [
+    "GENERATED",
+    "MAX_CONTENT_BYTES",
+    "MAX_PATH_CHARS",
+    "check_content",
+    "check_path",
+    "check_text",
+    "collision",
+    "equivalent",
+    "in_scope",
+    "invisible",
+    "same_name",
+]
+
 # 1 MiB: generous for a note, small enough that one call cannot bloat the repo.
 MAX_CONTENT_BYTES = 1_048_576
 MAX_PATH_CHARS = 200

@@ -29,6 +29,23 @@ from dataclasses import dataclass, field
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+__all__ = [
+    "Inline",
+    "Leaf",
+    "Marks",
+    "Span",
+    "Structure",
+    "headings",
+    "inside",
+    "line_spans",
+    "merged",
+    "overlaps",
+    "parsed",
+    "parser",
+    "simple_leaves",
+    "structure",
+]
+
 Span = tuple[int, int]
 
 
@@ -304,18 +321,16 @@ def structure(body: str) -> Structure:
     if not body:
         return Structure(body, (), ())
     lines = line_spans(body)
-    simple = _simple_leaves(body, lines)
+    simple = simple_leaves(body, lines)
     if simple is not None:
         return Structure(body, tuple(simple), ())
-    return _parsed(body, lines)
+    return parsed(body, lines)
 
 
-# A line can start a block other than a paragraph or an ATX heading only with one of these
-# (indentation, block quote, list, rule, setext underline, fence, HTML, table, link
-# reference). A body whose every line starts otherwise, or is a flat bullet item, is
-# paragraphs, ATX headings and list items, which `_simple_leaves` reads without the
-# parser: measured, a cold build of 10,000 short notes took 1.34x as long with every note
-# parsed. `tests/notes/test_structure.py` holds the two readings equal.
+# Only these can start a block other than a paragraph or an ATX heading (indentation, block
+# quote, list, rule, setext underline, fence, HTML, table, link reference). A body of other lines
+# and flat bullet items is read by `simple_leaves` without the parser (parsing every note made a
+# cold build of 10,000 short notes 1.34x as long); tests/notes/test_structure.py holds them equal.
 _BLOCK_STARTS = frozenset(" \t>-+*_=#`~<|[:0123456789")
 _EMPHASIS_START = re.compile(r"[*_]+[^\s*_]")  # "**User:** hi": emphasis, never a list or a rule
 _ATX_OPEN = re.compile(r"#{1,6}(?=[ \t]|$)")
@@ -337,7 +352,7 @@ def headings(body: str) -> list[Leaf]:
     plain note: a cold build needs a note's headings, not its paragraphs)."""
     if not body:
         return []
-    found = _simple_leaves(body, line_spans(body), paragraphs=False)
+    found = simple_leaves(body, line_spans(body), paragraphs=False)
     return found if found is not None else structure(body).headings
 
 
@@ -375,7 +390,7 @@ def _safe_start(text: str) -> bool:
     return c not in _BLOCK_STARTS or (c in "*_" and _EMPHASIS_START.match(text) is not None)
 
 
-def _simple_leaves(body: str, lines: list[Span], paragraphs: bool = True) -> list[Leaf] | None:
+def simple_leaves(body: str, lines: list[Span], paragraphs: bool = True) -> list[Leaf] | None:
     """The leaves of a body made only of paragraphs, ATX headings and flat bullet lists
     (``- text`` in column 0, one space, its text a paragraph); only its headings when not
     `paragraphs`; None for any other body."""
@@ -424,7 +439,7 @@ def _simple_leaves(body: str, lines: list[Span], paragraphs: bool = True) -> lis
     return leaves
 
 
-def _parsed(body: str, lines: list[Span]) -> Structure:
+def parsed(body: str, lines: list[Span]) -> Structure:
     """The structure from markdown-it's block tokens."""
     tokens = _MD.parse(body)
     leaves: list[Leaf] = []

@@ -30,6 +30,30 @@ from dataclasses import dataclass
 from cortex.notes.note import split_frontmatter
 from cortex.notes.structure import parser
 
+__all__ = [
+    "AGED_DAYS",
+    "FOLDER",
+    "GENERAL",
+    "KINDS",
+    "MAX_TEXT_CHARS",
+    "SEP",
+    "STATES",
+    "Item",
+    "WorkingError",
+    "add",
+    "change",
+    "check_item_text",
+    "check_project",
+    "derived_id",
+    "in_working",
+    "is_aged",
+    "new_file",
+    "parse_items",
+    "project_of",
+    "project_path",
+    "render",
+]
+
 FOLDER = "working/"
 GENERAL = "general"  # the file of items with no project
 KINDS = ("focus", "decision", "question", "handoff")

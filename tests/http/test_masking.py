@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from test_console import owner
 
 from cortex.brain.trailers import Actor
-from cortex.notes.redact import _PATTERNS, redact, redact_value
+from cortex.notes.redact import PATTERNS, redact, redact_value
 
 OWNER = Actor(door="owner", tool="brain_write", client="test")
 A = "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2"  # 32 letters and digits
@@ -108,7 +108,7 @@ PIECES = [
 
 def redact_every_pass(text: str) -> str:
     """Every pattern over every string: what redact did before its cheap first test."""
-    for label, pattern in _PATTERNS:
+    for label, pattern in PATTERNS:
         text = pattern.sub(f"[REDACTED {label}]", text)
     return text
 

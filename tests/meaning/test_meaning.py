@@ -97,10 +97,10 @@ def test_weights_that_are_not_the_pinned_ones_are_refused_before_use(tmp_path: P
     for name in ("tokenizer.json", "config.json"):
         (fake / name).write_bytes((source / name).read_bytes())
     (fake / "model.safetensors").write_bytes(b"\0" * 64)
-    from cortex.meaning.embedder import _converted
+    from cortex.meaning.embedder import converted
 
     with pytest.raises(ModelUnavailable, match="not the pinned"):
-        _converted(fake, tmp_path / "cache")
+        converted(fake, tmp_path / "cache")
     assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").iterdir())
     assert PINNED["model.safetensors"].startswith("53aa5117")
 

@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 
 from cortex.notes.blocks import blocks_cached, blocks_of
 from cortex.notes.note import code_spans, headings_of, parse_note, sections
-from cortex.notes.structure import _parsed, _simple_leaves, line_spans, structure
+from cortex.notes.structure import line_spans, parsed, simple_leaves, structure
 
 
 def reference() -> MarkdownIt:
@@ -225,6 +225,6 @@ def test_the_shortcut_for_plain_notes_reads_as_the_parser_does(lines: list[str],
     the shortcut answers, it answers exactly as markdown-it does."""
     body = eol.join(lines)
     spans = line_spans(body)
-    simple = _simple_leaves(body, spans)
+    simple = simple_leaves(body, spans)
     if simple is not None:
-        assert tuple(simple) == _parsed(body, spans).leaves
+        assert tuple(simple) == parsed(body, spans).leaves
