@@ -17,6 +17,22 @@ from cortex.settings import QUEUE_CAP, Settings, settings_table
 if TYPE_CHECKING:
     from cortex.brain.brain import Brain
 
+__all__ = [
+    "BAR_EVERY_S",
+    "add_guest_commands",
+    "cmd_bench",
+    "cmd_eval",
+    "cmd_guest_add",
+    "cmd_guest_list",
+    "cmd_guest_revoke",
+    "cmd_init",
+    "cmd_reindex",
+    "cmd_serve",
+    "cmd_settings",
+    "main",
+    "progress_bar",
+]
+
 # The rest of Cortex is imported inside each command: `cortex serve` opens its port
 # before the MCP SDK, pygit2 and the index code are even loaded.
 

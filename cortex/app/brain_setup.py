@@ -26,6 +26,22 @@ from cortex.store.git import GitStore
 if TYPE_CHECKING:
     from cortex.meaning.arm import Meaning
 
+__all__ = [
+    "LEAVE_OUT",
+    "MEANING_POLICIES",
+    "PERSIST_POLICIES",
+    "SEED_MESSAGE",
+    "data_dir",
+    "init_brain",
+    "init_in_place",
+    "make_meaning",
+    "open_brain",
+    "saved_index",
+    "seed_files",
+    "template_dir",
+    "template_files",
+]
+
 _HERE = Path(__file__).resolve().parents[1]  # the cortex package
 
 

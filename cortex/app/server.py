@@ -8,13 +8,25 @@ from typing import Any
 from cortex.app.brain_setup import make_meaning, open_brain
 from cortex.ask.asker import AnswerCache, Asker, MemoryCache, ReaderOrder
 from cortex.ask.readers import AnthropicReader, OfflineReader, Reader
-from cortex.http.parts import Parts
+from cortex.http.server_parts import ServerParts
 from cortex.index.saved import IndexFile
 from cortex.settings import Settings, load_or_make_secret
 from cortex.tools.trusted import Tools
 
+__all__ = [
+    "answer_cache",
+    "assemble",
+    "banner",
+    "client_snippets",
+    "make_app",
+    "make_reader",
+    "save_on_shutdown",
+    "sync_parts",
+    "warm_up",
+]
 
-def assemble(settings: Settings) -> Parts:
+
+def assemble(settings: Settings) -> ServerParts:
     brain, _ = open_brain(settings)
     brain.meaning = make_meaning(settings, brain, log=_say)
     if settings.token:
@@ -34,7 +46,7 @@ def assemble(settings: Settings) -> Parts:
         order=order,
         client_timeout=settings.reader_timeout,
     )
-    parts = Parts(settings, brain, Tools(brain, asker), token, url_secret, new)
+    parts = ServerParts(settings, brain, Tools(brain, asker), token, url_secret, new)
     # issue 7: hand edits on a working tree; pushes and fetches in hosted mode (threads start with the app)
     if settings.remote:
         parts.remote = brain.store
@@ -45,7 +57,7 @@ def assemble(settings: Settings) -> Parts:
     return parts
 
 
-def sync_parts(parts: Parts, app_args: dict[str, Any]) -> dict[str, Any]:
+def sync_parts(parts: ServerParts, app_args: dict[str, Any]) -> dict[str, Any]:
     """issue 7: build_app's arguments plus the webhook route, the sync threads and their health."""
     from cortex.store.remote import webhook_route
 
@@ -90,7 +102,7 @@ def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def warm_up(parts: Parts) -> None:
+def warm_up(parts: ServerParts) -> None:
     """Build the corpus and its index in the background: reads are served at once,
     and the first search waits only for what is left of the build."""
     import sys
@@ -131,7 +143,7 @@ def _meaning_progress():
     return progress
 
 
-def save_on_shutdown(parts: Parts) -> None:
+def save_on_shutdown(parts: ServerParts) -> None:
     """A clean shutdown saves the head's index if it moved since the last save, and the vectors."""
     if parts.brain.meaning is not None:
         parts.brain.meaning.stop()
@@ -148,7 +160,7 @@ def save_on_shutdown(parts: Parts) -> None:
         saved.save_or_say(corpus)
 
 
-def make_app(parts: Parts):
+def make_app(parts: ServerParts):
     from cortex.http.console.routes import console_routes
     from cortex.http.doors import build_app
     from cortex.http.guest_door import guest_parts
@@ -163,7 +175,7 @@ def make_app(parts: Parts):
     )
 
 
-def banner(parts: Parts) -> str:
+def banner(parts: ServerParts) -> str:
     s = parts.settings
     host = "127.0.0.1" if s.host in ("0.0.0.0", "::") else s.host
     base = f"http://{host}:{s.port}"
@@ -198,7 +210,7 @@ def banner(parts: Parts) -> str:
     return "\n".join(lines)
 
 
-def client_snippets(parts: Parts, base: str) -> list[str]:
+def client_snippets(parts: ServerParts, base: str) -> list[str]:
     """issue 7: Claude Desktop (via mcp-remote) and what runs alongside: hand edits, the remote."""
     token = parts.owner_token if parts.new_token else "${CORTEX_TOKEN}"
     desktop = {

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 if TYPE_CHECKING:
     from cortex.settings import Settings
 
+__all__ = ["ASGIApp", "Receive", "Scope", "Send", "Starting", "WAIT_S", "after_listening", "serve"]
+
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]

@@ -28,6 +28,24 @@ from cortex.notes.working import FOLDER as WORKING
 from cortex.settings import GUEST_DEFAULTS, GUEST_SHARE, QUEUE_CAP
 from cortex.store.git import View
 
+__all__ = [
+    "DEFAULTS",
+    "FIELDS",
+    "GUEST_DIR",
+    "GuestBook",
+    "GuestPolicy",
+    "MAX_DAILY",
+    "MAX_K",
+    "OPTIONAL",
+    "PolicyError",
+    "add_guest",
+    "check_name",
+    "check_scope",
+    "hash_secret",
+    "parse_policy",
+    "revoke_guest",
+]
+
 GUEST_DIR = ".cortex/guests/"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")

@@ -6,8 +6,7 @@ processes share one Redis: Redis's atomic scripts are the coordination, no
 locks of our own.
 
 States: pending -> accepting -> committed (or back to pending if the commit is
-refused); pending -> rejected; pending -> expired after 30 days. `canceled` is a
-valid target of `move` (accepting -> canceled) but no tool reaches it yet. Git keeps what must
+refused); pending -> rejected; pending -> expired after 30 days. Git keeps what must
 outlive Redis (receipts, tombstones); Redis keeps only what Git should not.
 """
 
@@ -27,6 +26,19 @@ from redis.retry import Retry
 
 from cortex.errors import BadInput, QueueUnavailable, StoreError
 from cortex.settings import GUEST_SHARE, QUEUE_CAP
+
+__all__ = [
+    "KEEP_DECIDED",
+    "MAX_AGE",
+    "MAX_WHY_CHARS",
+    "METER_TTL",
+    "Proposal",
+    "ProposalQueue",
+    "RedisAnswerCache",
+    "SOCKET_TIMEOUT",
+    "content_digest",
+    "tomb_key",
+]
 
 MAX_AGE = 30 * 86_400  # a pending proposal expires after 30 days
 KEEP_DECIDED = 30 * 86_400  # decided ones stay this long, so a retried accept finds its commit

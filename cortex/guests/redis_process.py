@@ -16,6 +16,8 @@ import subprocess
 import time
 from pathlib import Path
 
+__all__ = ["LOCK_NAME", "NOT_INSTALLED", "RedisProcess", "redis_server_binary"]
+
 try:
     import fcntl
 except ImportError:  # Windows: no flock; the ping alone guards the folder
@@ -167,15 +169,6 @@ class RedisProcess:
             self.proc.wait(timeout=5)
         self.proc = None
         self._unlock_folder()
-
-    def wipe(self) -> None:
-        """Delete the data files (AOF folder, RDB): the server must be stopped."""
-        for name in ("appendonlydir", "dump.rdb"):
-            target = self.folder / name
-            if target.is_dir():
-                shutil.rmtree(target)
-            elif target.exists():
-                target.unlink()
 
 
 def _die_with_parent() -> None:

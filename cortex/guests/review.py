@@ -23,6 +23,8 @@ from cortex.notes.fences import DATA_NOTICE, fence, new_nonce
 from cortex.notes.paths import MAX_CONTENT_BYTES, check_path, check_text
 from cortex.store.git import View
 
+__all__ = ["LIST_BODY_CHARS", "MAX_REASON_CHARS", "RECEIPTS", "Review", "TOMBSTONES", "apply_mode", "receipt_path"]
+
 RECEIPTS = ".cortex/receipts/"
 TOMBSTONES = ".cortex/tombstones/"
 MAX_REASON_CHARS = 500

@@ -1,4 +1,7 @@
-"""The doors: one Starlette app, several MCP servers, each behind its own check.
+"""The doors: one Starlette app, several MCP servers, each behind its own check; and the
+trusted doors' MCP tools themselves (`trusted_server`, `review_tools`): each tool's name,
+argument schema and the description a client's model reads are declared here, and each is
+a thin call into `cortex.tools.trusted.Tools`, which does the work and knows nothing of MCP.
 
 - `/mcp`: owner door, `Authorization: Bearer <owner token>`; 401 otherwise, with the
   RFC 6750 challenge (bare without a bearer, `error="invalid_token"` with a wrong one)
@@ -53,6 +56,40 @@ from cortex.notes.redact import might_hold_secret, redact_value
 from cortex.settings import Settings, allowed
 from cortex.tools.boot import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES, MIN_CONTEXT_BYTES, VERIFY_ADVICE
 from cortex.tools.trusted import MAX_HISTORY, MAX_K, Tools
+
+__all__ = [
+    "APPEND",
+    "DECIDE",
+    "DoorRouter",
+    "INSTRUCTIONS",
+    "MODERN",
+    "OAUTH_PROBES",
+    "OneLineMCPServer",
+    "Path_",
+    "ProposalId",
+    "READ",
+    "RequestId",
+    "SEND_TOKEN",
+    "WRITE",
+    "When",
+    "WriteMode",
+    "asked",
+    "bearer_challenge",
+    "bearer_ok",
+    "build_app",
+    "client_name",
+    "client_turn",
+    "door_app",
+    "finite",
+    "no_oauth",
+    "reply_text",
+    "review_tools",
+    "run_tool",
+    "storage_error",
+    "transport_security",
+    "trusted_server",
+    "unauthorized",
+]
 
 log = logging.getLogger("cortex")
 MODERN = "2026-07-28"  # the first protocol whose tool calls can ask the client's model between rounds

@@ -26,9 +26,11 @@ from cortex.errors import BadInput, QueueUnavailable
 from cortex.guests.policy import GuestBook, GuestPolicy
 from cortex.guests.queue import MAX_WHY_CHARS, ProposalQueue
 from cortex.guests.review import Review
-from cortex.http.parts import Parts
+from cortex.http.server_parts import ServerParts
 from cortex.notes.paths import check_content, check_path, check_text, in_scope
 from cortex.tools.trusted import Tools
+
+__all__ = ["GUEST_INSTRUCTIONS", "GuestDoors", "STATE_KEY", "guest_parts", "guest_reply"]
 
 GUEST_INSTRUCTIONS = (
     "A guest door to someone's brain of notes. brain_ask answers questions from the part of the "
@@ -227,7 +229,7 @@ class GuestDoors:
         return mcp
 
 
-def guest_parts(parts: Parts) -> dict[str, Any]:
+def guest_parts(parts: ServerParts) -> dict[str, Any]:
     """build_app's guest and review arguments for an assembled server."""
     from cortex.http.doors import transport_security
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import threading
 
 import pytest
@@ -283,7 +284,8 @@ def test_tombstones_survive_a_redis_restart_with_its_data_deleted(redis_proc, cl
     p = admit(queue, 1, content="no thanks\n")
     review.reject(OWNER, p.id, "we never publish this")
     redis_proc.kill()
-    redis_proc.wipe()
+    shutil.rmtree(redis_proc.folder / "appendonlydir")  # its data files: the AOF folder and any RDB
+    (redis_proc.folder / "dump.rdb").unlink(missing_ok=True)
     redis_proc.start()
     # The same queue object reconnects; a brand-new one (another process) must agree too.
     for q in (queue, ProposalQueue(redis_proc.url, clock=clock)):

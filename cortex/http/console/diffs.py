@@ -11,6 +11,8 @@ import difflib
 from cortex.index.reading import decode
 from cortex.notes.redact import redact
 
+__all__ = ["MAX_DIFF_ROWS", "Row", "blob_diff", "diff_rows"]
+
 MAX_DIFF_ROWS = 2_000  # per file; a huge rewrite says how much it left out
 
 Row = tuple[str, str]

@@ -21,6 +21,8 @@ from markdown_it.common.utils import escapeHtml
 from cortex.notes.redact import redact
 from cortex.notes.structure import parser
 
+__all__ = ["ALLOWED_SCHEMES", "link_allowed", "render_markdown"]
+
 ALLOWED_SCHEMES = frozenset({"http", "https", "mailto"})
 # A URL scheme as browsers read one: a letter, then letters, digits, + . - up to ':'.
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):")

@@ -22,6 +22,18 @@ from cortex.notes.paths import check_path
 from cortex.notes.redact import redact
 from cortex.notes.structure import structure
 
+__all__ = [
+    "CARD_CHARS",
+    "MAX_DIFF_FILES",
+    "MAX_SCAN",
+    "PAGE_ROWS",
+    "PROPOSAL_PAGE_CHARS",
+    "Pages",
+    "ago",
+    "commit_row",
+    "when",
+]
+
 PAGE_ROWS = 50  # activity rows per page
 MAX_SCAN = 2_000  # commits one activity page may walk looking for matches
 MAX_DIFF_FILES = 50  # files shown with their diff on a commit page

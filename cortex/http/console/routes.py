@@ -41,10 +41,24 @@ from cortex.http.console.auth import (
     token_matches,
 )
 from cortex.http.console.pages import Pages
-from cortex.http.parts import Parts
+from cortex.http.server_parts import ServerParts
 from cortex.notes.paths import check_path, check_text
 from cortex.notes.redact import redact
 from cortex.settings import allowed, load_or_make_secret
+
+__all__ = [
+    "COOKIE",
+    "CSP",
+    "Console",
+    "HEADERS",
+    "Handler",
+    "KNOWN_DOORS",
+    "MAX_FORM_BYTES",
+    "PRE_COOKIE",
+    "Refused",
+    "TEMPLATES",
+    "console_routes",
+]
 
 log = logging.getLogger("cortex.console")
 
@@ -87,7 +101,7 @@ def _masked(value: Any) -> Any:
 class Console:
     """Routes and handlers of the console, built on the assembled server's parts."""
 
-    def __init__(self, parts: Parts, review: Review | None = None, book: GuestBook | None = None):
+    def __init__(self, parts: ServerParts, review: Review | None = None, book: GuestBook | None = None):
         s = parts.settings
         self.parts = parts
         self.brain = parts.brain
@@ -548,6 +562,6 @@ def _int_field(form: dict[str, str], key: str) -> int | None:
     return int(raw)
 
 
-def console_routes(parts: Parts) -> list[Route]:
+def console_routes(parts: ServerParts) -> list[Route]:
     """The console's routes for build_app's extra_routes."""
     return Console(parts).routes()

@@ -1,4 +1,6 @@
-"""What an assembled server is made of, handed from `server.py` to the doors and the console."""
+"""`ServerParts`: what an assembled server is made of (settings, brain, tools, secrets,
+queue, watcher, remote), made by `app/server.py`'s `assemble` and handed to the doors and
+the console, which live below the app and so cannot import it."""
 
 from __future__ import annotations
 
@@ -12,9 +14,11 @@ from cortex.settings import Settings
 from cortex.store.remote import RemoteStore
 from cortex.tools.trusted import Tools
 
+__all__ = ["ServerParts"]
+
 
 @dataclass
-class Parts:
+class ServerParts:
     settings: Settings
     brain: Brain
     tools: Tools
