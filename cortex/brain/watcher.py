@@ -39,6 +39,8 @@ from cortex.store.git import View
 from cortex.store.types import WriteResult
 from cortex.store.working_tree import hash_blob
 
+__all__ = ["DEBOUNCE_MS", "HAND", "POLL_S", "RACY_NS", "Editor", "ignored"]
+
 log = logging.getLogger("cortex.editor")
 
 HAND = Actor(door="editor", tool="hand-edit", client="working tree")

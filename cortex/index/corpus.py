@@ -42,6 +42,12 @@ BULK_NOTES = 50
 LOOSE_LIMIT = 500
 
 
+def is_bulk(root: bool, notes_touched: int) -> bool:
+    """Whether a commit dates none of its notes' "last real change" (see BULK_NOTES): a
+    root commit, or one touching more than BULK_NOTES notes."""
+    return root or notes_touched > BULK_NOTES
+
+
 def release_freed_memory() -> None:
     """Hand the heap a build freed back to the system (glibc keeps it otherwise).
 
@@ -421,7 +427,7 @@ class Corpus:
             info = self.store.commit_info(sha)
             oldest = info.time
             touched = [f for f in info.files if f in paths]
-            bulk = not info.parents or len(touched) > BULK_NOTES
+            bulk = is_bulk(not info.parents, len(touched))
             for f in touched:
                 if f not in seen_changed:
                     seen_changed.add(f)
@@ -479,7 +485,7 @@ class Corpus:
         for info in commits:
             oldest = info.time
             touched = [f for f in info.files if f in paths]
-            bulk = not info.parents or len(touched) > BULK_NOTES
+            bulk = is_bulk(not info.parents, len(touched))
             for f in touched:
                 dates.setdefault(f, info.time)
                 if not bulk:
@@ -534,7 +540,7 @@ class Corpus:
         blobs = dict(prev.blobs)
         changed = dict(prev.changed)
         real = dict(prev.real)
-        bulk = len(changes) > BULK_NOTES
+        bulk = is_bulk(False, len(changes))  # `head` descends from `prev`: never a root
         with self._lock:  # the index moves on with the head: the previous snapshot gives it up
             index = prev.index
             for ch in changes:

@@ -162,7 +162,7 @@ class Network:
                     + why.replace("nothing was committed", "the commit stays pending")
                 )
             theirs_changed = {d.new_file.path for d in base_tree.diff_to_tree(onto_commit.tree).deltas}
-            index = self._repo.merge_trees(
+            merging = self._repo.merge_trees(
                 base_tree,
                 onto_commit.tree,
                 commit.tree,
@@ -170,23 +170,23 @@ class Network:
                 flags=pygit2.enums.MergeFlag(0),
             )
             overwrote = []
-            if index.conflicts is not None:
-                for ancestor, ours, theirs in list(index.conflicts):
+            if merging.conflicts is not None:
+                for ancestor, ours, theirs in list(merging.conflicts):
                     path = (theirs or ours or ancestor).path
-                    del index.conflicts[path]
+                    del merging.conflicts[path]
                     keep = ours if path == "INDEX.md" else theirs
                     if path != "INDEX.md":
                         overwrote.append(path)
                     if keep is not None:
-                        index.add(pygit2.IndexEntry(path, keep.id, keep.mode))
+                        merging.add(pygit2.IndexEntry(path, keep.id, keep.mode))
             if "INDEX.md" in ours_changed & theirs_changed:
                 try:
                     entry = onto_commit.tree["INDEX.md"]
-                    index.add(pygit2.IndexEntry("INDEX.md", entry.id, entry.filemode))
+                    merging.add(pygit2.IndexEntry("INDEX.md", entry.id, entry.filemode))
                 except KeyError:
                     pass
             merged = sorted((ours_changed & theirs_changed) - set(overwrote) - {"INDEX.md"})
-            tree = index.write_tree(self._repo)
+            tree = merging.write_tree(self._repo)
             message = commit.message.rstrip("\n") + "\n"
             message += "".join(f"Cortex-Merged: {p} with the remote's {onto[:12]} (both kept)\n" for p in merged)
             message += "".join(f"Cortex-Overwrote: {p} at {onto[:12]}\n" for p in overwrote)

@@ -29,6 +29,16 @@ from cortex.store.credentials import Auth
 from cortex.store.git import GitStore, View
 from cortex.store.types import Changes, Identity, WriteResult
 
+__all__ = [
+    "LOCK_RETRIES",
+    "MAX_HOOK_BYTES",
+    "RemoteStore",
+    "local_path",
+    "open_hosted",
+    "signature_ok",
+    "webhook_route",
+]
+
 log = logging.getLogger("cortex.remote")
 
 # A push that meets a held ref lock is retried this many times before it counts as failed.

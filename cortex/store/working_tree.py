@@ -95,15 +95,15 @@ class WorkingTree:
                         unnamable.append(rel)
                     elif not self._repo.path_is_ignored(rel):
                         files.append(rel)
-            index = self._repo.index
+            staging = self._repo.index  # Git's staging index
             started = time.monotonic()
             for i, rel in enumerate(sorted(files), 1):
-                index.add(rel)
+                staging.add(rel)
                 if i % 500 == 0 or time.monotonic() - started > 2:
                     progress(f"committing {i:,} of {len(files):,} files")
                     started = time.monotonic()
-            index.write()
-            tree = index.write_tree()
+            staging.write()
+            tree = staging.write_tree()
             by, committer = self.signatures(author, owner_commits=True)
             parents = self.parents_on(self.head())
             oid = self._repo.create_commit(self.ref, by, committer, message, tree, parents)
@@ -190,21 +190,21 @@ class WorkingTree:
             self._unsynced = paths
 
     def _write_staging(self, head: str, paths: set[str]) -> None:
-        index = self._repo.index
-        index.read(True)  # force: a git command may have rewritten it within the same second
+        staging = self._repo.index
+        staging.read(True)  # force: a git command may have rewritten it within the same second
         for path in sorted(paths):
             blob = self.blob_at(head, path)
             target = self.workdir_file(path)
             if blob is None:
-                if path in index:
-                    index.remove(path)
+                if path in staging:
+                    staging.remove(path)
                 continue
             disk = read_file(target) if target is not None else None
             if disk is not None and hash_blob(disk) == blob:
-                index.add(path)  # from disk: keeps the stat cache fresh
+                staging.add(path)  # from disk: keeps the stat cache fresh
             else:
-                index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=blob), pygit2.GIT_FILEMODE_BLOB))
-        index.write()
+                staging.add(pygit2.IndexEntry(path, pygit2.Oid(hex=blob), pygit2.GIT_FILEMODE_BLOB))
+        staging.write()
 
     def workdir_busy(self) -> str | None:
         """Why hand edits must wait (HEAD on another branch, a merge or rebase under way), or None."""
