@@ -50,7 +50,7 @@ def bench_long(root: Path, n: int) -> dict:
 def bench_search(root: Path, n: int) -> dict:
     from cortex.index.builder import IndexBuilder
     from cortex.index.corpus import release_freed_memory
-    from cortex.index.reading import index_fields, index_names
+    from cortex.index.fields import index_fields, index_names
     from cortex.notes.note import parse_note
 
     files = synthetic_notes(n)

@@ -17,9 +17,9 @@ from cortex.brain.brain import Brain
 from cortex.brain.contents_page import render_contents_page
 from cortex.brain.trailers import Actor, commit_message
 from cortex.errors import StoreError
-from cortex.index.reading import is_note_path
 from cortex.index.saved import IndexFile, index_file
 from cortex.notes.note import parse_note
+from cortex.notes.paths import is_note_path
 from cortex.settings import Settings, read_setting
 from cortex.store.git import GitStore
 

@@ -59,8 +59,8 @@ EVAL_DAY = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
 def load(brain_dir: Path, questions: Path):
     from cortex.brain.brain import Brain
     from cortex.brain.contents_page import render_contents_page
-    from cortex.index.reading import is_note_path
     from cortex.notes.note import parse_note
+    from cortex.notes.paths import is_note_path
     from cortex.store.git import GitStore
 
     files = {p.relative_to(brain_dir).as_posix(): p.read_bytes() for p in sorted(brain_dir.rglob("*.md"))}

@@ -31,9 +31,9 @@ from cortex.brain.text_rules import append_text, strict_text, within_cap
 from cortex.brain.trailers import REQUEST_LOOKBACK, REQUEST_TRAILER, Actor, commit_message
 from cortex.errors import AlreadyApplied, BadInput, StoreError
 from cortex.index.corpus import Corpus, SavedSnapshot, Snapshot
-from cortex.index.reading import decode, is_note_path
+from cortex.index.note_text import decode
 from cortex.notes.note import LinkResolver, Note, link_key, link_text, parse_note, rewrite_links
-from cortex.notes.paths import check_content, check_path, check_text
+from cortex.notes.paths import check_content, check_path, check_text, is_note_path
 from cortex.store.git import GitStore, View
 from cortex.store.types import Change, Changes, CommitInfo, Identity, WriteResult
 

@@ -13,8 +13,7 @@ from typing import Any, Callable
 
 from cortex.brain.text_rules import append_text, edit_text, strict_text, within_cap
 from cortex.errors import BadInput, Conflict
-from cortex.index.reading import is_note_path
-from cortex.notes.paths import check_content, check_path, check_text
+from cortex.notes.paths import check_content, check_path, check_text, is_note_path
 from cortex.store.git import View
 from cortex.store.types import Changes, WriteResult
 

@@ -20,10 +20,13 @@ from typing import Any, Callable, Iterator, Protocol
 from cortex.errors import NotReady
 from cortex.index.bm25 import Index, idf
 from cortex.index.bm25_file import save_index
+from cortex.index.build_pool import read_notes
 from cortex.index.builder import IndexBuilder
-from cortex.index.reading import decode, index_note, is_note_path, read_lazily, read_notes
+from cortex.index.fields import index_note
+from cortex.index.note_text import decode, read_lazily
 from cortex.index.tokenize import tokenize
 from cortex.notes.note import LinkResolver, Note, WikiLink, log_entries, parse_note
+from cortex.notes.paths import is_note_path
 from cortex.store.git import GitStore
 from cortex.store.types import Change
 

@@ -23,6 +23,7 @@ __all__ = [
     "equivalent",
     "in_scope",
     "invisible",
+    "is_note_path",
     "same_name",
 ]
 
@@ -31,6 +32,11 @@ MAX_CONTENT_BYTES = 1_048_576
 MAX_PATH_CHARS = 200
 
 GENERATED = frozenset({"INDEX.md"})
+
+
+def is_note_path(path: str) -> bool:
+    """Notes are Markdown files outside the machine folder; INDEX.md is generated."""
+    return path.endswith(".md") and path != "INDEX.md" and not path.startswith(".cortex/")
 
 
 def check_text(value: str, what: str = "content") -> str:

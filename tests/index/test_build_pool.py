@@ -1,7 +1,7 @@
-"""A full read of a brain in worker processes (reading.py) gives exactly what one
+"""A full read of a brain in worker processes (build_pool.py) gives exactly what one
 process reads: the same notes, texts and search results, the index array for array.
 
-Real Git repositories in temp folders and real `python -m cortex.index.reading` workers.
+Real Git repositories in temp folders and real `cortex.index.build_pool.work` workers.
 The brain looks like a person's: a repository on `master`, accented, NFD, CJK and
 apostrophe file names, CRLF, invalid UTF-8, a broken frontmatter, a 400 KB hub,
 and files that are not notes.
@@ -24,9 +24,11 @@ from vaultkit import hub_note, settings_for, vault_on
 from cortex.app.brain_setup import open_brain
 from cortex.brain.brain import Brain
 from cortex.errors import BadInput
-from cortex.index import reading
+from cortex.index import build_pool
+from cortex.index.build_pool import build_workers, read_notes
 from cortex.index.builder import IndexBuilder
-from cortex.index.reading import build_workers, is_note_path, read_notes
+from cortex.index.note_text import decode, read_lazily
+from cortex.notes.paths import is_note_path
 from cortex.store.git import GitStore
 
 QUERIES = [*_QUERIES, "café", "東京", "don't", "rust libraries", "naïve résumé", "the"]
@@ -89,9 +91,9 @@ def test_workers_read_what_one_process_reads(messy, workers, chunk):
 def test_notes_from_workers_read_their_text_from_git(messy):
     items = _items(messy)
     notes, _ = read_notes(messy, items, 2, chunk=4)
-    reading.read_lazily(messy, notes, dict(items))
+    read_lazily(messy, notes, dict(items))
     for path, blob in items:
-        assert notes[path].text == reading.decode(messy.blob_bytes(blob))
+        assert notes[path].text == decode(messy.blob_bytes(blob))
     assert "\ufffd" in notes["notes/bad bytes.md"].text  # replaced, as one process does
     assert notes["notes/broken frontmatter.md"].frontmatter_error
 
@@ -100,7 +102,7 @@ def test_a_worker_that_cannot_start_means_reading_here_and_a_log_line(messy, mon
     """Whatever breaks the workers (here: no Python to run them), the notes are read all the same."""
     items = _items(messy)
     expected = read_notes(messy, items, 1)
-    monkeypatch.setattr(reading.sys, "executable", "/bin/false")
+    monkeypatch.setattr(build_pool.sys, "executable", "/bin/false")
     with caplog.at_level(logging.WARNING, logger="cortex"):
         got = read_notes(messy, items, 2, chunk=3)
     assert_same_read(expected, got)
@@ -120,7 +122,7 @@ def test_a_brain_built_with_workers_answers_as_one_built_without(messy):
 def test_how_many_workers():
     assert build_workers(10) == 1  # a small brain is read in the server's process
     assert build_workers(10, 3) == 3  # CORTEX_BUILD_WORKERS decides
-    assert 1 <= build_workers(50_000) <= reading.BUILD_WORKERS_MAX
+    assert 1 <= build_workers(50_000) <= build_pool.BUILD_WORKERS_MAX
 
 
 def test_cortex_build_workers_setting(tmp_path):
