@@ -24,7 +24,7 @@ from cortex.ask.quotes import too_generic
 from cortex.ask.specifics import Specific, specifics
 from cortex.index.tokenize import tokenize
 from cortex.notes.blocks import Block, blocks_of
-from cortex.notes.fences import DATA_NOTICE, fence, new_nonce
+from cortex.notes.data_envelope import DATA_NOTICE, fence, new_nonce
 from cortex.notes.note import Note
 
 __all__ = [

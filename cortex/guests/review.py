@@ -19,7 +19,7 @@ from cortex.brain.text_rules import append_text, strict_text, within_cap
 from cortex.brain.trailers import Actor
 from cortex.errors import BadInput, StoreError
 from cortex.guests.queue import Proposal, ProposalQueue, tomb_key
-from cortex.notes.fences import DATA_NOTICE, fence, new_nonce
+from cortex.notes.data_envelope import DATA_NOTICE, fence, new_nonce
 from cortex.notes.paths import MAX_CONTENT_BYTES, check_path, check_text
 from cortex.store.git import View
 

@@ -11,7 +11,7 @@ import datetime as dt
 from typing import Any
 
 from cortex.index.corpus import Snapshot
-from cortex.notes.fences import DATA_NOTICE, fence
+from cortex.notes.data_envelope import DATA_NOTICE, fence
 from cortex.notes.redact import redact
 from cortex.notes.working import in_working
 from cortex.tools.paging import json_size

@@ -27,7 +27,7 @@ from cortex.index.corpus import Snapshot, in_archive, is_live
 from cortex.index.fields import index_names
 from cortex.index.ranking import RARE_DF, RELATED, fused, name_key
 from cortex.index.tokenize import tokenize
-from cortex.notes.fences import new_nonce
+from cortex.notes.data_envelope import new_nonce
 from cortex.notes.note import Note, find_section, sections
 from cortex.notes.paths import check_text, in_scope
 from cortex.notes.redact import redact
