@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import TOKEN, call
+from consolekit import owner
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 from reliakit import ServeProcess, initialize_body
 
@@ -184,7 +185,6 @@ def test_a_tombstone_tells_another_guest_only_that_the_owner_declined(gserver):
 
 
 def test_console_proposals_page_is_clipped(gserver):
-    from test_console import owner
 
     guest = gserver.guest("big", ["notes/public/"], daily_proposals=100)
     for n in range(5):

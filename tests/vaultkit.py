@@ -1,5 +1,5 @@
 """Vaults a person would recognise, built in code: an Obsidian vault with aliases,
-body tags and wikilinks, CRLF notes, and hub notes of several hundred KB."""
+body tags and wikilinks, CRLF notes, hub notes of several hundred KB, and the `git` commands their owners type."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 from conftest import TOKEN
 
+from cortex.brain.brain import Brain
 from cortex.settings import Settings
 
 LANGS = ("Rust", "Go", "Ruby", "Python", "Elixir", "Haskell", "Java", "Kotlin")
@@ -113,3 +114,32 @@ def vault_on(tmp_path: Path, branch: str, files: dict[str, bytes]) -> Path:
 
 def settings_for(tmp_path: Path, brain: Path, **env: str) -> Settings:
     return Settings.from_env({"CORTEX_HOME": str(tmp_path / "home"), "CORTEX_TOKEN": TOKEN, **env}, brain=brain)
+
+
+def hand_git(*args: str, cwd: Path) -> str:
+    """`git` as a person named Hand runs it, in `cwd`."""
+    return subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+        env={
+            "GIT_AUTHOR_NAME": "Hand",
+            "GIT_AUTHOR_EMAIL": "hand@example.org",
+            "GIT_COMMITTER_NAME": "Hand",
+            "GIT_COMMITTER_EMAIL": "hand@example.org",
+            "PATH": "/usr/bin:/bin:/usr/local/bin",
+            "HOME": str(cwd),
+        },
+    ).stdout
+
+
+def push_from_clone(brain: Brain, tmp_path: Path, edit, message: str) -> None:
+    """Clone the brain, let `edit(clone_dir)` change files, commit by hand and push."""
+    clone = tmp_path / "clone"
+    hand_git("clone", "-q", str(brain.store.path), str(clone), cwd=tmp_path)
+    edit(clone)
+    hand_git("add", ".", cwd=clone)
+    hand_git("commit", "-qm", message, cwd=clone)
+    hand_git("push", "-q", "origin", "main", cwd=clone)

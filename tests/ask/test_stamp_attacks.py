@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import TOKEN, RunningServer, call, make_settings
+from consolekit import owner as console_owner
 from guestkit import redis_proc  # noqa: F401  (fixture)
 
 from cortex.app.evaluate import StubMessagesServer, unpack
@@ -186,7 +187,6 @@ def test_a_move_rewrites_the_real_link_after_a_code_example_not_the_example(door
 
 
 def test_a_note_whose_retirement_cannot_be_read_is_flagged_where_it_shows(doors):
-    from test_console import owner as console_owner
 
     owner_url, _ = doors
     read = call(owner_url, "brain_read", path="notes/bad-date.md").data

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import TOKEN, call, list_tools, make_settings, serve, ts_call
+from consolekit import csrf_of, owner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_watcher import brain, manual, tree  # noqa: F401  (fixtures)
@@ -343,7 +344,6 @@ def test_a_hand_edit_in_the_working_tree_is_read_back(tree, manual, brain):  # n
 
 
 def test_the_console_shows_open_items_per_project_and_files_drops_and_touches_them(server):
-    from test_console import csrf_of, owner
 
     url = server.url + "/mcp"
     call(url, "brain_write", path="notes/clay.md", mode="create", content="# Clay\n\nCone 6.\n")

@@ -14,8 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import TOKEN, RunningServer, make_settings
+from consolekit import CSRF, csrf_of, owner, signin
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 from reliakit import post_initialize
+from vaultkit import push_from_clone
 
 from cortex.app.server import assemble, make_app
 from cortex.brain.trailers import Actor
@@ -23,7 +25,6 @@ from cortex.http.console.auth import Sessions, Signer, Throttle, credential_ok
 from cortex.http.console.markdown import link_allowed, render_markdown
 
 OWNER = Actor(door="owner", tool="brain_write", client="test")
-CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 PAGES = ["/console/proposals", "/console/activity", "/console/notes", "/console/note/profile.md", "/console/guests"]
 EVIL = (
     "# Evil\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n"
@@ -33,26 +34,6 @@ EVIL = (
     "[ok](https://example.org/x) [mail](mailto:owner@example.org) [rel](other.md)\n\n"
     "key: sk-ant-api03-" + "Q7w8E9r0" * 5 + "\n"
 )
-
-
-def csrf_of(text: str) -> str:
-    m = CSRF.search(text)
-    assert m, "no CSRF field on the page"
-    return m.group(1)
-
-
-def signin(url: str, secret: str = TOKEN) -> tuple[httpx.Client, httpx.Response]:
-    """A client that opened the sign-in form and posted `secret`; (client, the POST's reply)."""
-    c = httpx.Client(base_url=url, follow_redirects=False, timeout=30)
-    form = c.get("/console/signin")
-    assert form.status_code == 200
-    return c, c.post("/console/signin", data={"csrf": csrf_of(form.text), "secret": secret})
-
-
-def owner(url: str) -> httpx.Client:
-    c, r = signin(url)
-    assert r.status_code == 303 and r.headers["location"] == "/console/proposals"
-    return c
 
 
 class Tags(HTMLParser):
@@ -318,7 +299,6 @@ def test_notes_browse_status_frontmatter_and_history(server):
 
 
 def test_activity_shows_doors_hand_made_commits_and_filters(server, tmp_path):
-    from test_store import push_from_clone
 
     brain = server.parts.brain
     brain.write("notes/a.md", "create", OWNER, content="# A\n\nalpha line\n")

@@ -12,10 +12,10 @@ import re
 import httpx
 import pytest
 from conftest import acall, client
+from consolekit import owner
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_console import owner
 
 from cortex.brain.trailers import Actor
 from cortex.notes.redact import PATTERNS, redact, redact_value

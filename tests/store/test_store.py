@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from vaultkit import hand_git, push_from_clone
 
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
@@ -18,31 +19,13 @@ from cortex.store.working_tree import hash_blob
 ME = Actor(door="owner", tool="brain_write", client="pytest 1.0")
 
 
-def git(*args: str, cwd: Path) -> str:
-    return subprocess.run(
-        ["git", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-        env={
-            "GIT_AUTHOR_NAME": "Hand",
-            "GIT_AUTHOR_EMAIL": "hand@example.org",
-            "GIT_COMMITTER_NAME": "Hand",
-            "GIT_COMMITTER_EMAIL": "hand@example.org",
-            "PATH": "/usr/bin:/bin:/usr/local/bin",
-            "HOME": str(cwd),
-        },
-    ).stdout
-
-
 @pytest.fixture
 def brain(brain_path: Path) -> Brain:
     return Brain(GitStore(brain_path))
 
 
 def count_commits(brain: Brain) -> int:
-    return int(git("rev-list", "--count", "main", cwd=brain.store.path))
+    return int(hand_git("rev-list", "--count", "main", cwd=brain.store.path))
 
 
 def test_init_makes_main_with_template(brain: Brain):
@@ -64,13 +47,13 @@ def test_every_mode_is_one_commit_with_trailers(brain: Brain):
     brain.write("notes/a.md", "move", ME, to="archive/a.md")
     brain.write("archive/a.md", "delete", ME, reason="no longer useful")
     assert count_commits(brain) == before + 6
-    msg = git("log", "-1", "--format=%B", cwd=brain.store.path)
+    msg = hand_git("log", "-1", "--format=%B", cwd=brain.store.path)
     assert msg.startswith("brain_write: delete archive/a.md")
     assert "Reason: no longer useful" in msg
     assert "Cortex-Door: owner" in msg and "Cortex-Tool: brain_write" in msg
     assert "Cortex-Client: pytest 1.0" in msg
     # INDEX.md travels in the same commit as the note.
-    files = git("show", "--name-only", "--format=", "HEAD~5", cwd=brain.store.path).split()
+    files = hand_git("show", "--name-only", "--format=", "HEAD~5", cwd=brain.store.path).split()
     assert sorted(files) == ["INDEX.md", "notes/a.md"]
 
 
@@ -159,18 +142,8 @@ def test_concurrent_writers_all_land_in_linear_history(brain: Brain):
     text = brain.read("notes/shared.md")[2].text
     assert all(f"- worker {n} entry {i}" in text for n in range(6) for i in range(5))
     assert count_commits(brain) == start + 1 + 30
-    merges = git("rev-list", "--merges", "--count", "main", cwd=brain.store.path)
+    merges = hand_git("rev-list", "--merges", "--count", "main", cwd=brain.store.path)
     assert merges.strip() == "0"
-
-
-def push_from_clone(brain: Brain, tmp_path: Path, edit, message: str) -> None:
-    """Clone the brain, let `edit(clone_dir)` change files, commit by hand and push."""
-    clone = tmp_path / "clone"
-    git("clone", "-q", str(brain.store.path), str(clone), cwd=tmp_path)
-    edit(clone)
-    git("add", ".", cwd=clone)
-    git("commit", "-qm", message, cwd=clone)
-    git("push", "-q", "origin", "main", cwd=clone)
 
 
 def test_push_from_another_clone_is_seen_next_read(brain: Brain, tmp_path: Path):
@@ -262,14 +235,14 @@ def test_a_retried_request_id_applies_once(brain: Brain):
     assert brain.read("notes/log.md")[2].text.count("bought honey jars") == 1
     cap = brain.capture("call the vet", replace(ME, request="cap-1"))
     assert brain.capture("call the vet", replace(ME, request="cap-1"))["sha"] == cap["sha"]
-    msg = git("log", "-1", "--format=%B", cwd=brain.store.path)
+    msg = hand_git("log", "-1", "--format=%B", cwd=brain.store.path)
     assert "Cortex-Request: cap-1" in msg
 
 
 def tree_of(path: Path) -> dict[str, str]:
     """Every file and folder of the branch head as Git itself lists it: path -> object id."""
     out = {}
-    for line in git("ls-tree", "-r", "-t", "main", cwd=path).splitlines():
+    for line in hand_git("ls-tree", "-r", "-t", "main", cwd=path).splitlines():
         meta, name = line.split("\t", 1)
         out[name] = meta.split()[2]
     return out
@@ -340,7 +313,7 @@ def test_a_draft_that_lost_the_race_leaves_nothing_behind_for_the_retry(brain: B
     before = tree_of(store.path)
     result = store.commit(change, "retried")
     assert len(calls) == 2 and calls[0] != calls[1] == won[0] == result.parent and result.retries == 1
-    assert git("rev-parse", f"{result.sha}^", cwd=store.path).strip() == won[0]
+    assert hand_git("rev-parse", f"{result.sha}^", cwd=store.path).strip() == won[0]
     after = tree_of(store.path)
     assert "notes/first-try.md" not in after and after["notes/retry.md"] == hash_blob(b"2\n")
     assert after["elsewhere.md"] == hash_blob(b"e\n")
@@ -422,14 +395,14 @@ def test_writers_racing_from_their_own_handles_lose_no_write_and_chain_their_par
     for t in threads:
         t.join(timeout=120)
     assert not errors and len(replies) == 2 * writers * writes
-    chain = git("rev-list", "--first-parent", f"{start}..main", cwd=brain.store.path).split()
+    chain = hand_git("rev-list", "--first-parent", f"{start}..main", cwd=brain.store.path).split()
     assert (
         len(chain) == len(replies)
-        and git("rev-list", "--merges", "--count", "main", cwd=brain.store.path).strip() == "0"
+        and hand_git("rev-list", "--merges", "--count", "main", cwd=brain.store.path).strip() == "0"
     )
     for reply in replies:
         assert reply["sha"] in chain
-        assert git("rev-parse", f"{reply['sha']}^", cwd=brain.store.path).strip() == reply["parent"]
+        assert hand_git("rev-parse", f"{reply['sha']}^", cwd=brain.store.path).strip() == reply["parent"]
     head = brain.store.head()
     shared = brain.read("race/shared.md")[2].text
     for n in range(writers):
