@@ -24,6 +24,22 @@ from cortex.index.tokenize import STOPWORDS, tokenize
 from cortex.notes.note import Note
 from cortex.notes.structure import headings
 
+__all__ = [
+    "DISTINCT_FLOOR",
+    "DISTINCT_SHARE",
+    "FRAMING",
+    "Pack",
+    "PackedFile",
+    "build_pack",
+    "derived_base",
+    "distinctive",
+    "make_tag",
+    "question_terms",
+    "rarity",
+    "sections",
+    "variants",
+]
+
 # A term is distinctive when at most this share of the scope's notes holds it (or at
 # most DISTINCT_FLOOR notes, so a small brain still has evidence). Measured on the
 # public eval (176 notes): at 10%, "hive" (30 notes), "honey" (34), "2026" (109) and

@@ -30,6 +30,20 @@ from cortex.notes.paths import is_note_path
 from cortex.store.git import GitStore
 from cortex.store.types import Change
 
+__all__ = [
+    "BULK_NOTES",
+    "DATE_WALK_LIMIT",
+    "LOOSE_LIMIT",
+    "Corpus",
+    "SavedSnapshot",
+    "Snapshot",
+    "gc_paused",
+    "in_archive",
+    "is_bulk",
+    "is_live",
+    "release_freed_memory",
+]
+
 # How far back a cold start looks for each note's last-change time. Beyond this
 # many first-parent commits a note is dated by the oldest commit seen ("on or
 # before"), so a long history cannot slow start-up.

@@ -19,6 +19,16 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
+__all__ = [
+    "COVERAGE",
+    "RARE",
+    "RARE_DF",
+    "RELATED",
+    "fused",
+    "name_key",
+    "rrf",
+]
+
 COVERAGE = 0.3
 RARE = 0.03
 RARE_DF = 3

@@ -64,7 +64,7 @@ _LEN = struct.Struct("<I")
 # file stale. Hashing their source is blunt (a comment edit also means one rebuild) but
 # never serves a note parsed by rules the running code no longer has.
 # `tests/index/test_persist.py` fails when a module the corpus builds with is missing here.
-_SHAPING_MODULES = (
+SHAPING_MODULES = (
     "notes.structure",
     "notes.note",
     "index.tokenize",
@@ -97,7 +97,7 @@ def code_fingerprint() -> str:
     if _fingerprint:
         return _fingerprint[0]
     h = hashlib.blake2b(digest_size=16)
-    for name in _SHAPING_MODULES:
+    for name in SHAPING_MODULES:
         module = sys.modules.get(f"cortex.{name}")
         source = getattr(module, "__file__", None)
         try:

@@ -590,6 +590,4 @@ def test_the_fingerprint_covers_every_module_the_corpus_builds_with():
             todo += GRAPH[module]
     # exception types; the atomic write; the store reads blobs, never shapes them
     not_shaping = {"errors", "files"} | {m for m in GRAPH if m.startswith("store.")}
-    assert seen - not_shaping <= set(persist._SHAPING_MODULES), sorted(
-        seen - not_shaping - set(persist._SHAPING_MODULES)
-    )
+    assert seen - not_shaping <= set(persist.SHAPING_MODULES), sorted(seen - not_shaping - set(persist.SHAPING_MODULES))
