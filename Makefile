@@ -1,7 +1,7 @@
 # The README's commands live here so CI and people run exactly the same thing.
 PY ?= python3
 
-.PHONY: serve test lint figures wheel-check
+.PHONY: serve test test-fast lint figures wheel-check
 
 # Quick start 1: install and serve the embedded default brain. Without redis-server
 # (no root, no sudo) it still serves; only the guest door is disabled, and says so.
@@ -22,6 +22,11 @@ test:
 	npm ci --prefix tests/tsclient --silent --no-audit --no-fund
 	$(MAKE) lint
 	$(PY) -m pytest
+
+# The edit loop: the tests not marked slow (pure parts and in-process Git; under a minute on
+# 2 cores), once `make test` has installed what they need.
+test-fast:
+	$(PY) -m pytest -m "not slow"
 
 lint:
 	$(PY) -m ruff check cortex tests bench ops

@@ -1,4 +1,4 @@
-"""Shared parts of the reliability suites (issue 8): the figures file, raw JSON-RPC
+"""Shared parts of the reliability suites: the figures file, raw JSON-RPC
 over HTTP, a real `cortex serve` subprocess, and small-filesystem mounts.
 
 Everything here talks only to 127.0.0.1 and bounds every wait.

@@ -1,6 +1,6 @@
 """Attacks on a real `cortex serve` process: each asserts the exact refusal and that nothing was committed.
 
-One family per finding of issue 11: the sign-in throttle, bounded input, masking,
+One family per finding of a security review: the sign-in throttle, bounded input, masking,
 one guest against another, and what the public endpoints say.
 """
 
@@ -18,6 +18,8 @@ from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 from reliakit import ServeProcess, initialize_body
 
 from cortex.app.brain_setup import init_brain
+
+pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 

@@ -1,4 +1,4 @@
-"""Bad input at every layer (issue 8): paths, text, sizes, YAML, JSON-RPC, HTTP.
+"""Bad input at every layer: paths, text, sizes, YAML, JSON-RPC, HTTP.
 
 Each case is sent to one running server over real HTTP, by hand (a raw MCP
 session), so bytes no SDK client would send can be sent. After every case the
@@ -87,7 +87,7 @@ CASES: list[Case] = [
     Case("absolute", "path", "create /etc/passwd.md", "refused", "brain_write", write("/etc/passwd.md")),
     Case("drive letter", "path", "create C:/Windows/x.md", "refused", "brain_write", write("C:/Windows/x.md")),
     Case("backslash", "path", r"create ..\escape.md", "refused", "brain_write", write("..\\escape.md")),
-    # A folder literally named %2e%2e: nothing decodes it, so it escapes nothing (issue 13: any name Git takes).
+    # A folder literally named %2e%2e: nothing decodes it, so it escapes nothing (any name Git takes).
     Case(
         "percent-encoded dots", "path", "create %2e%2e/escape.md", "accepted", "brain_write", write("%2e%2e/escape.md")
     ),
@@ -629,6 +629,7 @@ def is_error(response: httpx.Response, message: dict | None) -> bool:
     return any("error" in m or (m.get("result") or {}).get("isError") for m in msgs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[f"{i:02d}-{c.name}" for i, c in enumerate(CASES)])
 def test_bad_input_case(target, case: Case):
     running, parts, session, rows = target

@@ -1,4 +1,4 @@
-"""Fuzzing the pure parts with hypothesis (issue 8): the note parser, the tokenizer
+"""Fuzzing the pure parts with hypothesis: the note parser, the tokenizer
 and the verifier never raise, stay bounded, and stamp deterministically, also
 across processes with different hash seeds.
 
@@ -135,6 +135,7 @@ _BODY = st.lists(
 ).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES["parser"], deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_FRONTMATTER, _BODY, st.sampled_from(["---\n", "---\r\n", "--- \n"]))
 def test_parse_note_never_raises_stays_bounded_and_is_deterministic(front, body, fence):
@@ -317,6 +318,7 @@ _FRONT = st.sampled_from(
 _NOTE = st.tuples(_FRONT, st.lists(_BLOCK, min_size=1, max_size=8)).map(lambda t: t[0] + "\n\n".join(t[1]) + "\n")
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES["verifier"], deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_NOTE, st.data())
 def test_check_quote_on_structured_notes_never_raises_and_is_deterministic(text, data):
@@ -344,6 +346,7 @@ _CHECK = st.builds(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES["overall"], deadline=None)
 @given(st.lists(_CHECK, max_size=6), st.booleans(), st.one_of(st.integers(-3, 50), st.none()), st.randoms())
 def test_overall_stamp_is_the_weakest_and_order_free(checks, claimed, unread, rnd):
@@ -390,6 +393,7 @@ print(hashlib.sha256(json.dumps(out, ensure_ascii=False).encode()).hexdigest())
 """ % (_WORDS,)
 
 
+@pytest.mark.slow
 def test_stamps_and_terms_are_identical_across_hash_seeds():
     """Sets and dicts iterate in hash order; a stamp or a term list must never depend on it."""
     digests = {}

@@ -1,5 +1,5 @@
 """The house rules of the code itself: the folders are the layers and imports run down
-them, one module per outside system, and the README's module map names exactly the
+them, one module per outside system, and DESIGN.md's module map names exactly the
 modules there are.
 
 Imports are read from the source (every `import`, relative or absolute, also inside
@@ -144,19 +144,20 @@ def test_no_door_touches_the_store():
         assert ".store." not in source and ".store)" not in source, f"{module} reaches into brain.store"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("package,allowed", sorted(ONLY.items()))
 def test_one_module_per_outside_system(package, allowed):
     users = {m for m in MODULES if package in imports_of(m)[1]}
     assert users == allowed
 
 
-def test_readme_module_map_matches_the_tree():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
+def test_the_design_module_map_matches_the_tree():
+    design = (ROOT / "docs" / "DESIGN.md").read_text()
+    section = design.split("## The layers are the folders", 1)[1].split("\n## ", 1)[0]
     listing = section.split("```", 2)[1]  # the module map itself, not the prose around it
     named = {n.replace("/", ".") for n in re.findall(r"^\s+([a-z0-9_/]+)\.py\b", listing, re.MULTILINE)}
     assert named == set(MODULES), (
-        f"README names {sorted(named - set(MODULES))} that do not exist, and leaves out {sorted(set(MODULES) - named)}"
+        f"DESIGN names {sorted(named - set(MODULES))} that do not exist, and leaves out {sorted(set(MODULES) - named)}"
     )
 
 
@@ -199,6 +200,7 @@ def _catches_import_error(node: ast.Try) -> bool:
     )
 
 
+@pytest.mark.slow
 def test_cortex_imports_no_bench_but_the_clis_guarded_import():
     assert {m for m in MODULES if "bench" in imports_of(m)[1]} <= {"cli"}
     tree = ast.parse((PACKAGE / "cli.py").read_text())

@@ -99,6 +99,7 @@ def brain(tmp_path: Path) -> Brain:
     return b
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "path,mode,extra,named",
     [
@@ -155,6 +156,7 @@ def test_replaying_a_pending_commit_never_deletes_the_remotes_note(tmp_path):
     assert store.blob_bytes(store.blob_at(store.head(), "x.md")) == b"the remote's note\n"
 
 
+@pytest.mark.slow
 def test_over_http_the_refusal_is_one_line_naming_both_paths(server):
     url = server.url + "/mcp"
     assert call(url, "brain_write", path="notes/v.md", mode="create", content="# V\n").error is None
@@ -166,6 +168,7 @@ def test_over_http_the_refusal_is_one_line_naming_both_paths(server):
     assert call(url, "brain_read", path="notes/v.md").data["text"].startswith("# V")
 
 
+@pytest.mark.slow
 def test_guest_proposal_is_refused_when_made_and_when_accepted(gserver):
     brain = gserver.brain
     brain.write("projects/garden/compost.md", "create", OWNER, content="# Compost\n")
@@ -224,6 +227,7 @@ def test_hand_edit_that_swaps_a_note_for_a_folder_waits_and_says_why(brain):
     assert editor.status()["hand_edits"]["held"] == []
 
 
+@pytest.mark.slow
 def test_healthz_reports_a_held_hand_edit(tmp_path):
     import httpx2
     from conftest import TOKEN, RunningServer, make_settings
@@ -393,6 +397,7 @@ class NoLoss(RuleBasedStateMachine):
         assert status == "", f"the working tree differs from the head:\n{status}"
 
 
+@pytest.mark.slow
 def test_property_no_write_loses_a_note_it_did_not_name(tmp_path, redis_proc):
     NoLoss.tmp = tmp_path
     NoLoss.redis_url = redis_proc.url

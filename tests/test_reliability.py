@@ -1,4 +1,4 @@
-"""Proof under load, crashes and outages (issue 8), with the figures written to
+"""Proof under load, crashes and outages, with the figures written to
 docs/RELIABILITY.md.
 
 - Load: 20 MCP clients x 50 mixed writes over real HTTP while readers search,
@@ -47,6 +47,8 @@ from reliakit import (
 from cortex.app.server import assemble, make_app
 from cortex.brain.trailers import Actor
 from cortex.store.git import GitStore
+
+pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
 OWNER = Actor(door="owner", tool="brain_write", client="reliability-setup")
 

@@ -47,7 +47,7 @@ def assemble(settings: Settings) -> ServerParts:
         client_timeout=settings.reader_timeout,
     )
     parts = ServerParts(settings, brain, Tools(brain, asker), token, url_secret, new)
-    # issue 7: hand edits on a working tree; pushes and fetches in hosted mode (threads start with the app)
+    # Hand edits on a working tree; pushes and fetches in hosted mode (threads start with the app)
     if settings.remote:
         parts.remote = brain.store
     elif brain.store.workdir is not None:
@@ -58,7 +58,7 @@ def assemble(settings: Settings) -> ServerParts:
 
 
 def sync_parts(parts: ServerParts, app_args: dict[str, Any]) -> dict[str, Any]:
-    """issue 7: build_app's arguments plus the webhook route, the sync threads and their health."""
+    """build_app's arguments plus the webhook route, the sync threads and their health."""
     from cortex.store.remote import webhook_route
 
     runners = [r for r in (parts.editor, parts.remote) if r is not None]
@@ -211,7 +211,7 @@ def banner(parts: ServerParts) -> str:
 
 
 def client_snippets(parts: ServerParts, base: str) -> list[str]:
-    """issue 7: Claude Desktop (via mcp-remote) and what runs alongside: hand edits, the remote."""
+    """Claude Desktop (via mcp-remote) and what runs alongside: hand edits, the remote."""
     token = parts.owner_token if parts.new_token else "${CORTEX_TOKEN}"
     desktop = {
         "mcpServers": {

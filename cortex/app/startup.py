@@ -205,7 +205,7 @@ def serve(settings: Settings) -> int:
                 except RuntimeError as exc:
                     off = f"disabled: {exc}"
         parts = assemble(settings)
-        # One writer per brain (issue 21): refused in one line, naming the holder, before
+        # One writer per brain: refused in one line, naming the holder, before
         # the watcher, the doors or any write start.
         url = f"http://{settings.host}:{settings.port}/mcp"
         state["lock"] = BrainLock.acquire(parts.brain.store.git_dir, settings.brain, "served", url)

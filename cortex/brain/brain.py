@@ -504,7 +504,7 @@ class Brain:
             self.workdir_hook.before_write(paths)
 
     def _sync_workdir(self, result: WriteResult) -> None:
-        if self.workdir_hook is not None:  # issue 7: the watcher syncs and tracks what disk holds
+        if self.workdir_hook is not None:  # the watcher syncs and tracks what disk holds
             self.workdir_hook.after_write(result)
             return
         if self.store.workdir is None:

@@ -61,7 +61,7 @@ class RedisProcess:
             )
         self.folder.mkdir(parents=True, exist_ok=True)
         # Asked before the socket is touched: removing it first made the ping always fail,
-        # and a second server then ran on the same data folder and AOF (issue 21).
+        # and a second server then ran on the same data folder and AOF.
         if self.ping():
             # A private Redis left running by a server that was killed (kill -9 skips
             # every cleanup), or another Cortex's: two servers on one AOF would corrupt it.

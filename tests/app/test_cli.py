@@ -66,6 +66,7 @@ def serve_once(home: Path, port: int) -> tuple[str, dict]:
     return out, health
 
 
+@pytest.mark.slow
 def test_serve_on_the_embedded_default_prints_the_token_once(tmp_path: Path):
     home = tmp_path / "state"
     out, health = serve_once(home, free_port())

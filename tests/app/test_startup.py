@@ -7,6 +7,7 @@ import threading
 import time
 
 import httpx
+import pytest
 from conftest import RunningServer
 from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
@@ -27,6 +28,7 @@ def inner_app(started: list[str]) -> Starlette:
     return Starlette(routes=[Route("/hello", lambda request: PlainTextResponse("built"))], lifespan=lifespan)
 
 
+@pytest.mark.slow
 def test_healthz_answers_while_the_build_runs_and_requests_wait_for_it():
     release = threading.Event()
     events: list[str] = []
@@ -65,6 +67,7 @@ def test_a_failed_build_is_said_to_every_request_and_to_the_caller():
     assert reasons == ["not a Git repository: /nowhere"] and app.error == reasons[0]
 
 
+@pytest.mark.slow
 def test_cortex_serve_opens_its_port_before_the_brain_is_built(tmp_path):
     """A real process on a brain: the first /healthz may say "starting"; the server then comes up."""
     import subprocess
@@ -98,6 +101,7 @@ def test_cortex_serve_opens_its_port_before_the_brain_is_built(tmp_path):
         proc.wait(20)
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cortex_serve_cleanly_without_a_traceback(tmp_path):
     from reliakit import ServeProcess
 
@@ -113,6 +117,7 @@ def test_ctrl_c_stops_cortex_serve_cleanly_without_a_traceback(tmp_path):
     assert "Traceback" not in serve.output() and "KeyboardInterrupt" not in serve.output()
 
 
+@pytest.mark.slow
 def test_cortex_serve_on_a_wrong_brain_says_why_and_exits(tmp_path):
     import subprocess
     import sys
@@ -133,6 +138,7 @@ def test_cortex_serve_on_a_wrong_brain_says_why_and_exits(tmp_path):
     assert f"cortex init {tmp_path / 'notes'}" in r.stderr
 
 
+@pytest.mark.slow
 def test_reads_writes_and_healthz_are_served_while_the_index_is_still_being_built(tmp_path, brain_path, monkeypatch):
     """A first build of the index is held half-way (as a large brain's would still be running):
     /healthz says how far it has got, brain_read, brain_history and a write are served, and a

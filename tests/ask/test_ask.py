@@ -106,6 +106,7 @@ def model_asker(brain: Brain, stub: StubMessages, monkeypatch) -> Asker:
     return Asker(brain, reader)
 
 
+@pytest.mark.slow
 def test_model_quote_verified_and_key_sent_to_stub(model_asker: Asker, stub: StubMessages):
     stub.scenario = {"citations": [("notes/hives.md", "The north hive was requeened on 12 May with a Buckfast queen")]}
     r = model_asker.ask("When was the north hive requeened?")
@@ -209,6 +210,7 @@ def test_guest_door_stamps_by_the_same_rules_with_quotes_hidden(brain: Brain, mo
     assert r["stamp"] == "NOT IN BRAIN" and "australia: 0 notes" in r["coverage"], r
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "mode,reason",
     [("overloaded", "overloaded"), ("slow", "timed out"), ("malformed", "malformed"), ("refusal", "refused")],
@@ -298,12 +300,14 @@ def test_cache_hits_until_a_new_commit(brain: Brain):
     assert again["cached"] is False and again["sha"] != first["sha"]
 
 
+@pytest.mark.slow
 def test_unverified_answers_are_never_cached(model_asker: Asker, stub: StubMessages):
     stub.scenario = {"mode": "overloaded"}
     model_asker.ask("oxalic acid")
     assert model_asker.ask("oxalic acid")["cached"] is False
 
 
+@pytest.mark.slow
 def test_brain_ask_over_http_on_the_template(server):
     r = call(f"{server.url}/mcp", "brain_ask", question="What do the house rules say about the archive folder?")
     assert r.error is None, r.error

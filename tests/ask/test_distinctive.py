@@ -1,4 +1,4 @@
-"""Distinctive terms and the offline reader's bar (issue 14): pure parts, no I/O.
+"""Distinctive terms and the offline reader's bar: pure parts, no I/O.
 
 What a question's evidence is (cortex.ask.pack), what kind of answer it asks for, and
 that the offline reader quotes one passage that clears the bar or says not_in_brain.
@@ -6,6 +6,7 @@ that the offline reader quotes one passage that clears the bar or says not_in_br
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -52,6 +53,7 @@ def test_variants_fold_one_derivational_ending_on_a_base_of_four_letters() -> No
     assert derived_base("bee") == "bee" and derived_base("planning") == "plan"
 
 
+@pytest.mark.slow
 @given(st.text("abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=14))
 def test_variants_keep_the_term_and_a_base_keeps_four_letters(term: str) -> None:
     assert term in variants(term)

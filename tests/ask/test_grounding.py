@@ -1,4 +1,4 @@
-"""Grounding (issue 14): every specific an answer states must be in a verified quote,
+"""Grounding: every specific an answer states must be in a verified quote,
 and quotes match their notes under canonical Unicode equivalence (NFC), nothing wider.
 
 Pure functions of cortex.ask (quotes, specifics, stamps), tested without I/O,
@@ -157,6 +157,7 @@ def test_only_verified_or_corrected_quotes_ground_an_answer() -> None:
     assert stamp == UNVERIFIED
 
 
+@pytest.mark.slow
 @given(st.integers(min_value=0, max_value=10**7), st.data())
 def test_a_number_differing_by_one_digit_is_not_grounded(n: int, data) -> None:
     s = str(n)
@@ -299,6 +300,7 @@ def test_reason_lists_at_most_three_specifics() -> None:
     assert reason.startswith("the answer says 3 May 2026, 7am and Greta (and 2 more); no quote contains them")
 
 
+@pytest.mark.slow
 @settings(max_examples=500)
 @given(st.text(max_size=200), st.lists(st.text(max_size=200), max_size=3))
 def test_ungrounded_never_raises(answer: str, quotes: list[str]) -> None:
@@ -362,7 +364,7 @@ def test_answer_read_like_its_quotes_markers_possessives_and_old_wording() -> No
     assert missing("The cut-off is 16:00.", was) == ["16:00"]
 
 
-# --- issue 20: units, number words, retired values --------------------------------------
+# --- units, number words, retired values --------------------------------------
 
 _UNIT_PAIRS = [("km", "miles"), ("kg", "lb"), ("months", "weeks"), ("metres", "feet"), ("litres", "gallons")]
 

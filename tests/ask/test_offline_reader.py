@@ -1,4 +1,4 @@
-"""The offline reader's finer evidence (issue 14, recall): pure parts, no I/O.
+"""The offline reader's finer evidence: pure parts, no I/O.
 
 A lower-case question word does not count as covered by a name in a note's title,
 and measure questions ask for the specific that answers them.

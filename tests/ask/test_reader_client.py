@@ -26,6 +26,8 @@ from mcp_types import CreateMessageResult, ErrorData, TextContent
 
 from cortex.app.server import assemble, make_app
 
+pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
+
 A = "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2"
 KEY = "sk-ant-api03-" + A  # built by concatenation: no credential-shaped literal in the repository
 

@@ -1,4 +1,4 @@
-"""Stamps that fail closed (issue 20): each way a note can show text as retired, struck or
+"""Stamps that fail closed: each way a note can show text as retired, struck or
 hidden that Cortex once read otherwise, attacked through a real server.
 
 A real HTTP server with both doors, the MCP SDK's own client, the real `anthropic` SDK
@@ -21,6 +21,8 @@ from cortex.app.server import assemble, make_app
 from cortex.brain.trailers import Actor
 from cortex.guests.policy import add_guest
 from cortex.guests.queue import ProposalQueue
+
+pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
 ME = Actor("owner", "brain_write", "pytest")
 

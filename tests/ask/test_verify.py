@@ -335,7 +335,7 @@ def test_rest_of_a_corrected_item_is_corrected_with_old_claim() -> None:
 
 
 def test_a_sibling_item_of_a_corrected_one_is_verified() -> None:
-    # The marker corrects its own item, not the whole list (issue 14 follow-up).
+    # The marker corrects its own item, not the whole list.
     c = check("Larch cladding instead of pine", SHED)
     assert c.stamp == VERIFIED, c.reason
     assert c.old_claim is None
@@ -507,6 +507,7 @@ _ITEM_WORDS = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(
@@ -548,6 +549,7 @@ def test_a_quote_is_corrected_iff_it_reaches_a_corrected_item(items, eol, data) 
     assert c.stamp == expected, (text, i, j, c.reason)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(_ITEM_WORDS, st.booleans()), min_size=1, max_size=6), st.booleans(), st.data())
 def test_a_quote_is_corrected_iff_it_reaches_a_corrected_row(rows, pipes, data) -> None:
@@ -565,6 +567,7 @@ def test_a_quote_is_corrected_iff_it_reaches_a_corrected_row(rows, pipes, data) 
     assert c.stamp == expected, (text, i, j, c.reason)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.tuples(_ITEM_WORDS, st.booleans(), st.sampled_from([" ", "\n", "\r\n"])), min_size=1, max_size=6),
@@ -788,6 +791,7 @@ _BLOCK = st.builds(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_BLOCK, min_size=1, max_size=4), st.data())
 def test_any_long_word_aligned_substring_of_a_live_block_verifies(paragraphs: list[str], data) -> None:
@@ -825,6 +829,7 @@ _ANY_TEXT = st.text(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_ANY_TEXT, _ANY_TEXT, st.dates())
 def test_check_quote_never_raises_and_is_deterministic(quote: str, body: str, today: dt.date) -> None:
@@ -838,6 +843,7 @@ def test_check_quote_never_raises_and_is_deterministic(quote: str, body: str, to
     assert check_quote(quote, None, pack, today).stamp == UNVERIFIED
 
 
+@pytest.mark.slow
 def test_check_quote_on_huge_hostile_inputs() -> None:
     rng = random.Random(1234)
     alphabet = [

@@ -74,6 +74,7 @@ def test_refuses_to_start_in_the_middle_of_a_merge(tmp_path):
         open_brain(settings_for(tmp_path, repo))
 
 
+@pytest.mark.slow
 def test_serve_on_master_over_http_with_a_real_process(tmp_path):
     repo = vault_on(tmp_path, "master", FILES)
     proc = ServeProcess(tmp_path / "home", repo, {"CORTEX_TOKEN": TOKEN}, tmp_path / "bin", tmp_path / "log")
@@ -181,7 +182,7 @@ def test_a_docusaurus_site_gets_no_index_and_no_other_file_touched(tmp_path):
     assert git(repo, "rev-list", "--count", "HEAD").strip() == "3" and git(repo, "status", "--porcelain") == ""
 
 
-# -- issue 21: a person's own INDEX.md is theirs -----------------------------------------
+# -- a person's own INDEX.md is theirs -----------------------------------------
 
 
 def test_a_persons_own_index_md_is_never_touched(tmp_path: Path):
@@ -225,6 +226,7 @@ def _tree(folder: Path) -> dict[bytes, bytes]:
     return out
 
 
+@pytest.mark.slow
 def test_init_leaves_out_a_name_git_cannot_store_and_says_so(tmp_path: Path):
     folder = tmp_path / "vault"
     (folder / "notes").mkdir(parents=True)

@@ -98,6 +98,7 @@ def vault(tmp_path):
     return vault_on(tmp_path, "master", files)
 
 
+@pytest.mark.slow
 def test_every_mode_on_such_names_over_http_keeps_every_other_byte(tmp_path, vault):
     parts = assemble(make_settings(tmp_path, vault))
     before = {p: (vault / p).read_bytes() for p in NAMES}
@@ -162,6 +163,7 @@ def test_the_watcher_obeys_the_same_rule(tmp_path, vault):
     assert any("bidirectional" in h for h in held)
 
 
+@pytest.mark.slow
 def test_a_guest_cannot_imitate_an_existing_note_by_case_or_normalisation(tmp_path, vault, redis_proc):
     from guestkit import Clock, start_guest_server
 
@@ -189,7 +191,7 @@ def test_edit_in_a_crlf_note_matches_and_writes_crlf(tmp_path, vault):
     assert b"\n" not in data.replace(b"\r\n", b"")
 
 
-# -- issue 21: the rule matches its words ---------------------------------------------------
+# -- the rule matches its words ---------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -222,6 +224,7 @@ def test_joiners_inside_words_and_names_like_devices_are_accepted(path):
     assert check_path(path) == path
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.characters(blacklist_categories=("Cs",)), st.sampled_from(["start", "inside", "end"]))
 def test_every_code_point_by_its_unicode_category(c, where):

@@ -1,4 +1,4 @@
-"""Obsidian habits in a real brain (issue 13, parts 4 and 5): aliases and body #tags in
+"""Obsidian habits in a real brain: aliases and body #tags in
 search, links and backlinks in brain_read, hub notes found by their title, the best
 passage, and pages that fit. Real Git repositories built from vaults a person would
 recognise (tests/vaultkit.py); the parsers themselves are in test_obsidian_parse.py."""
@@ -77,6 +77,7 @@ def test_best_passage_is_the_match_not_the_links(vault: Tools):
     assert hit["heading"] == "Body" and "0.05" in hit["passage"]
 
 
+@pytest.mark.slow
 def test_hub_notes_are_found_by_their_title(tmp_path: Path):
     tools = Tools(make_brain(tmp_path, hub_vault()), asker=None)  # type: ignore[arg-type]
     for query, want in HUB_QUERIES.items():
@@ -91,6 +92,7 @@ def test_hub_notes_are_found_by_their_title(tmp_path: Path):
     assert hit["path"] == "lists/Rust libraries.md" and hit["passage"].startswith(f"- [{name}]")
 
 
+@pytest.mark.slow
 def test_every_read_page_fits_beside_many_links_and_a_big_frontmatter(tmp_path: Path):
     """Links, backlinks and frontmatter are bounded too: no page passes 100 KB of JSON."""
     front = "---\n" + "".join(f'key{i}: "{"x" * 60}"\n' for i in range(200)) + "---\n"
@@ -119,6 +121,7 @@ def test_a_read_at_start_up_does_not_wait_for_the_index_and_says_so(tmp_path: Pa
     assert len(tools.read("notes/Reading.md")["links"]) == 2
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(
     st.lists(

@@ -1,4 +1,4 @@
-"""One brain, one server (issue 21): real `cortex serve` processes on one brain, a
+"""One brain, one server: real `cortex serve` processes on one brain, a
 `cortex reindex` beside a running server, and two private Redis servers on one folder."""
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from reliakit import ROOT, ServeProcess
 from cortex.app.brain_setup import init_in_place
 from cortex.brain.lock import LOCK_NAME
 from cortex.guests.redis_process import RedisProcess
+
+pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
 
 def serve_process(tmp_path: Path, brain: Path, name: str) -> ServeProcess:

@@ -298,7 +298,7 @@ def test_git_status_running_beside_the_watcher_never_leaves_the_index_wrong(tree
 
 
 def test_a_late_watcher_never_takes_the_servers_own_syncs_for_hand_edits(tree: Path, brain: Brain, manual: Editor):
-    """Issue 21: the syncs of several writes, looked at only afterwards, are not hand edits
+    """The syncs of several writes, looked at only afterwards, are not hand edits
     (each note's base is the blob the server itself put on disk)."""
     manual.poll_once()
     shas = [brain.write("notes/late.md", "create", TOOL, content="one\n")["sha"]]

@@ -112,6 +112,7 @@ OPS = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(OPS)
 def test_no_sequence_of_changes_loses_an_item_or_changes_its_id(ops):
@@ -214,6 +215,7 @@ def test_bad_requests_change_nothing(clocked, args, said):
     assert brain.head() == head
 
 
+@pytest.mark.slow
 def test_the_handoff_keeps_its_budget_with_500_items_and_200_linked_notes(clocked):
     brain, clock, working = clocked
     links = "".join(f"- [[n{i:03d}]]\n" for i in range(200))
@@ -247,6 +249,7 @@ def test_a_guest_policy_naming_the_working_folder_is_refused(scope):
 # -- two real clients over real HTTP ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_two_clients_carry_a_project_from_one_to_the_other(tmp_path, brain_path):
     """Client A (the Python SDK) opens a focus and a question; client B (the TypeScript SDK)
     sees them, writes a note and files the question into it; A sees it closed."""
@@ -312,6 +315,7 @@ def test_two_clients_carry_a_project_from_one_to_the_other(tmp_path, brain_path)
         assert any(h["path"] == "working/kiln.md" for h in wide["hits"])
 
 
+@pytest.mark.slow
 def test_the_guest_door_lists_no_working_tool(tmp_path, brain_path):
     owner = set(list_tools_of(tmp_path, brain_path))
     assert {"brain_working", "brain_handoff", "brain_verify"} <= owner
@@ -343,6 +347,7 @@ def test_a_hand_edit_in_the_working_tree_is_read_back(tree, manual, brain):  # n
 # -- the console ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_console_shows_open_items_per_project_and_files_drops_and_touches_them(server):
 
     url = server.url + "/mcp"

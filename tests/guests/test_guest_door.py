@@ -85,6 +85,7 @@ def leaks(reply_text: str, sent: str) -> list[str]:
 # -- the door itself --------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_guest_lists_exactly_two_tools_and_owner_gets_review_tools(gserver):
     g = gserver.guest("alice", ["notes/public/"])
     assert list_tools(g.url, token=None) == ["brain_ask", "brain_propose"]
@@ -97,6 +98,7 @@ def test_guest_lists_exactly_two_tools_and_owner_gets_review_tools(gserver):
     )
 
 
+@pytest.mark.slow
 def test_unknown_secrets_get_a_bare_404_and_secrets_do_not_cross_doors(gserver):
     g = gserver.guest("alice", ["notes/public/"])
     assert post_initialize(g.url, {}).status_code == 200
@@ -116,6 +118,7 @@ def test_unknown_secrets_get_a_bare_404_and_secrets_do_not_cross_doors(gserver):
     assert post_initialize(gserver.owner, {"Authorization": f"Bearer {g.secret}"}).status_code == 401
 
 
+@pytest.mark.slow
 def test_revoked_guest_gets_404(gserver):
     g = gserver.guest("alice", ["notes/public/"])
     assert post_initialize(g.url, {}).status_code == 200
@@ -123,6 +126,7 @@ def test_revoked_guest_gets_404(gserver):
     assert post_initialize(g.url, {}).status_code == 404
 
 
+@pytest.mark.slow
 def test_a_broken_policy_closes_only_that_door_and_shows_in_healthz(gserver):
     alice = gserver.guest("alice", ["notes/public/"])
     eve_secret = "eve-secret-0123456789abcdefghij"
@@ -212,6 +216,7 @@ def test_cli_add_list_revoke(tmp_path, brain_path, monkeypatch, capsys):
     assert "No guests." in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_without_redis_the_guest_door_is_disabled_and_trusted_doors_work(tmp_path, brain_path):
     parts = assemble(make_settings(tmp_path, brain_path))
     from cortex.guests.policy import add_guest
@@ -260,6 +265,7 @@ def _stop(proc) -> str:
     return out
 
 
+@pytest.mark.slow
 def test_serve_starts_a_private_redis_and_stops_it(tmp_path):
     need_redis()
     bindir = tmp_path / "bin"
@@ -276,6 +282,7 @@ def test_serve_starts_a_private_redis_and_stops_it(tmp_path):
     assert (home / "redis" / "appendonlydir").is_dir()
 
 
+@pytest.mark.slow
 def test_serve_without_redis_server_reports_the_guest_door_disabled(tmp_path):
     empty = tmp_path / "empty-bin"
     empty.mkdir()
@@ -288,6 +295,7 @@ def test_serve_without_redis_server_reports_the_guest_door_disabled(tmp_path):
 # -- Redis goes away ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_redis_killed_mid_traffic(gserver):
     g = gserver.guest("alice", ["notes/public/"], daily_proposals=100)
     ids = set()
@@ -375,6 +383,7 @@ def populated(gserver):
     return gserver
 
 
+@pytest.mark.slow
 def test_negative_proposals_never_leave_the_scope(populated):
     g = populated.guest("alice", ["notes/public/"], daily_proposals=1000)
     outcomes = []
@@ -426,6 +435,7 @@ def _check_ask(reply, question: str, in_scope_count: int, citations: bool) -> No
         assert ".md" not in json.dumps(data)
 
 
+@pytest.mark.slow
 def test_negative_questions_never_leave_the_scope(populated):
     # Needs Tools.ask.
     g = populated.guest("alice", ["notes/public/"], daily_asks=1000, max_k=20)
@@ -433,6 +443,7 @@ def test_negative_questions_never_leave_the_scope(populated):
         _check_ask(call(g.url, "brain_ask", token=None, question=question, k=20), question, 2, citations=False)
 
 
+@pytest.mark.slow
 def test_negative_questions_with_citations_stay_in_scope(populated):
     # Needs Tools.ask.
     g = populated.guest("cited", ["notes/public/"], daily_asks=1000, citations=True)
@@ -440,6 +451,7 @@ def test_negative_questions_with_citations_stay_in_scope(populated):
         _check_ask(call(g.url, "brain_ask", token=None, question=question), question, 2, citations=True)
 
 
+@pytest.mark.slow
 def test_ask_answers_in_scope_and_hides_citations(populated):
     # Needs Tools.ask.
     g = populated.guest("alice", ["notes/public/"], daily_asks=100)
@@ -453,6 +465,7 @@ def test_ask_answers_in_scope_and_hides_citations(populated):
     assert any(q.get("path") == "notes/public/bread.md" and "rye" in q.get("quote", "") for q in r.data["quotes"])
 
 
+@pytest.mark.slow
 def test_ask_k_is_capped_by_the_policy(populated):
     # Needs Tools.ask.
     g = populated.guest("alice", ["notes/public/"], max_k=1)
@@ -461,6 +474,7 @@ def test_ask_k_is_capped_by_the_policy(populated):
     assert r.data["notes_read"] <= 1
 
 
+@pytest.mark.slow
 def test_daily_ask_meter_and_free_cache_hits(populated):
     # Needs Tools.ask.
     g = populated.guest("alice", ["notes/public/"], daily_asks=2)

@@ -51,6 +51,7 @@ def admit(
 # -- admission ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_admission_race_over_http_admits_exactly_up_to_the_cap(gserver):
     alice = gserver.guest("alice", ["notes/public/"], daily_proposals=1000, max_pending=50)
     for n in range(40):
@@ -280,6 +281,7 @@ def test_reject_leaves_a_tombstone_in_git_and_redis(queue, review):
         review.accept(OWNER, p.id)
 
 
+@pytest.mark.slow
 def test_tombstones_survive_a_redis_restart_with_its_data_deleted(redis_proc, clock, review, queue):
     p = admit(queue, 1, content="no thanks\n")
     review.reject(OWNER, p.id, "we never publish this")
@@ -317,6 +319,7 @@ def test_daily_proposal_meter_per_guest(queue, clock):
     admit(queue, 4, limit=3)
 
 
+@pytest.mark.slow
 def test_daily_proposal_meter_over_http(gserver):
     g = gserver.guest("carol", ["notes/public/"], daily_proposals=2)
     for n in range(2):
@@ -326,6 +329,7 @@ def test_daily_proposal_meter_over_http(gserver):
     assert "daily proposal limit reached (2 per day)" in r.error
 
 
+@pytest.mark.slow
 def test_owner_tools_over_http(gserver):
     g = gserver.guest("dave", ["notes/public/"])
     r = call(

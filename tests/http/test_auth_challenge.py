@@ -1,4 +1,4 @@
-"""What a client is told when it comes to the owner door without the owner token (issue 12).
+"""What a client is told when it comes to the owner door without the owner token.
 
 The MCP authorization spec is optional and OAuth-based; Cortex takes a static bearer
 token instead. So a refusal follows RFC 6750 section 3 (the bare `Bearer` challenge when
@@ -19,6 +19,8 @@ from mcp.shared.exceptions import MCPError
 from reliakit import post_initialize
 
 from cortex.http.doors import OAUTH_PROBES
+
+pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
 SEND = "send Authorization: Bearer <owner token>"
 BARE = 'Bearer realm="cortex"'

@@ -1,5 +1,5 @@
 """Every route x (no credential, a wrong one, the right one, another door's) -> the
-expected status, and no secret in any log (issue 8).
+expected status, and no secret in any log.
 
 The routes come from the running app itself, so a route added later without an
 entry here fails `test_every_route_is_in_the_matrix` instead of going untested.
@@ -25,6 +25,8 @@ from cortex.app.brain_setup import init_brain
 from cortex.app.server import assemble, make_app
 from cortex.guests.policy import add_guest
 from cortex.guests.redis_process import redis_server_binary
+
+pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
 HOOK_SECRET = "webhook-secret-for-tests-5550123"
 NOTE_CREDENTIAL = "sk-ant-api03-" + "N0te5ecret" * 5

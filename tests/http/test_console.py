@@ -153,6 +153,7 @@ def test_credentials_compare_both():
 # -- sign-in, sessions, CSRF --------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_pages_need_a_session_and_send_security_headers(server):
     c = httpx.Client(base_url=server.url, follow_redirects=False)
     for page in PAGES + ["/console", "/console/commit/" + server.parts.brain.store.head()]:
@@ -171,6 +172,7 @@ def test_pages_need_a_session_and_send_security_headers(server):
         assert "<script" not in r.text
 
 
+@pytest.mark.slow
 def test_sign_in_sets_a_strict_httponly_cookie_and_sign_out_ends_it(server):
     c, r = signin(server.url)
     assert r.status_code == 303
@@ -187,6 +189,7 @@ def test_sign_in_sets_a_strict_httponly_cookie_and_sign_out_ends_it(server):
     assert replay.status_code == 303
 
 
+@pytest.mark.slow
 def test_secure_flag_on_https(tmp_path, brain_path):
     # A local TLS proxy named in CORTEX_TRUSTED_PROXIES: its X-Forwarded-Proto makes the request https.
     parts = assemble(make_settings(tmp_path, brain_path, env={"CORTEX_TRUSTED_PROXIES": "127.0.0.1"}))
@@ -196,6 +199,7 @@ def test_secure_flag_on_https(tmp_path, brain_path):
         assert "secure" in [f.strip().lower() for f in r.headers["set-cookie"].split(";")]
 
 
+@pytest.mark.slow
 def test_wrong_token_then_throttled(server):
     for _ in range(5):
         _, r = signin(server.url, "not-the-token")
@@ -209,6 +213,7 @@ def test_wrong_token_then_throttled(server):
     assert r.status_code == 303
 
 
+@pytest.mark.slow
 def test_passcode_signs_in_too(passcode_server):
     _, r = signin(passcode_server.url, "correct horse")
     assert r.status_code == 303
@@ -218,6 +223,7 @@ def test_passcode_signs_in_too(passcode_server):
     assert r.status_code == 401
 
 
+@pytest.mark.slow
 def test_posts_without_the_csrf_token_are_refused(server):
     store = server.parts.brain.store
     head = store.head()
@@ -243,6 +249,7 @@ def test_posts_without_the_csrf_token_are_refused(server):
     assert c.get("/console/proposals").status_code == 200  # still signed in
 
 
+@pytest.mark.slow
 def test_unknown_host_is_refused(server):
     r = httpx.get(f"{server.url}/console/signin", headers={"Host": "evil.example"})
     assert r.status_code == 421
@@ -251,6 +258,7 @@ def test_unknown_host_is_refused(server):
 # -- notes ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_note_with_script_markup_renders_inert(server):
     brain = server.parts.brain
     brain.write("notes/evil.md", "create", OWNER, content=EVIL)
@@ -266,6 +274,7 @@ def test_note_with_script_markup_renders_inert(server):
     assert 'href="other.md"' in r.text  # relative links stay, resolved against the note's folder
 
 
+@pytest.mark.slow
 def test_notes_browse_status_frontmatter_and_history(server):
     brain = server.parts.brain
     brain.write(
@@ -298,6 +307,7 @@ def test_notes_browse_status_frontmatter_and_history(server):
 # -- activity ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_activity_shows_doors_hand_made_commits_and_filters(server, tmp_path):
 
     brain = server.parts.brain
@@ -340,6 +350,7 @@ def test_activity_shows_doors_hand_made_commits_and_filters(server, tmp_path):
 # -- proposals (real Redis) -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_proposals_page_says_when_the_queue_is_unavailable(server):
     c = owner(server.url)
     r = c.get("/console/proposals")
@@ -348,6 +359,7 @@ def test_proposals_page_says_when_the_queue_is_unavailable(server):
     assert g.status_code == 200 and "meters are unavailable" in g.text
 
 
+@pytest.mark.slow
 def test_accept_and_reject_from_the_console(gserver):
     brain, q = gserver.brain, gserver.queue
     brain.write("notes/public/garden.md", "create", OWNER, content="# Garden\n\nWater at dawn.\n")
@@ -390,6 +402,7 @@ def test_accept_and_reject_from_the_console(gserver):
 # -- guests (real Redis) ------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_guests_add_shows_the_door_once_meters_and_revoke(gserver):
     c = owner(gserver.url)
     token = csrf_of(c.get("/console/guests").text)
@@ -422,6 +435,7 @@ def test_guests_add_shows_the_door_once_meters_and_revoke(gserver):
     assert post_initialize(f"{gserver.url}/g/{secret}/mcp", {}).status_code == 404
 
 
+@pytest.mark.slow
 def test_a_redis_outage_is_reported_not_a_crash(gserver):
     gserver.guest("alice", ["notes/public/"])
     c = owner(gserver.url)
@@ -435,6 +449,7 @@ def test_a_redis_outage_is_reported_not_a_crash(gserver):
     assert r.status_code == 409 and "queue unavailable" in r.text
 
 
+@pytest.mark.slow
 def test_form_posts_need_a_content_length(server):
     c = owner(server.url)
     token = csrf_of(c.get("/console/guests").text)
@@ -447,7 +462,7 @@ def test_form_posts_need_a_content_length(server):
 
 
 def test_the_console_reads_markdown_as_the_verifier_does_and_shows_hidden_text_as_hidden():
-    """One reading (issue 20): a comment is an HTML token, shown escaped and marked hidden, so a
+    """One reading: a comment is an HTML token, shown escaped and marked hidden, so a
     proposal cannot hide text from the owner's review; a fence inside a longer fence is code."""
     html = render_markdown("a <!-- inline note --> b\n\n<!--\nblock comment\n-->\n\n````\n```\n# not a heading\n````\n")
     assert html.count('class="md-hidden"') == 2

@@ -19,6 +19,8 @@ from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 
 from cortex.brain.trailers import Actor
 
+pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
     "--headless",

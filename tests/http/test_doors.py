@@ -7,8 +7,11 @@ import subprocess
 from pathlib import Path
 
 import httpx
+import pytest
 from conftest import TOKEN, URL_SECRET, acall, call, client, list_tools
 from reliakit import post_initialize
+
+pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
 TRUSTED_TOOLS = {
     "brain_read",

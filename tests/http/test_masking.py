@@ -119,6 +119,7 @@ def test_the_cheap_first_test_passes_every_shape_on(piece):
         assert redact(text) == redact_every_pass(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=12)), max_size=12))
 def test_the_cheap_first_test_never_skips_a_secret(pieces):
@@ -135,6 +136,7 @@ def leaks(text: str) -> list[str]:
     return [name for name, secret in SHAPES.items() if any(part in text for part in secret_parts(secret))]
 
 
+@pytest.mark.slow
 def test_every_tool_and_page_on_both_doors_masks_every_shape(gserver):
     brain = gserver.brain
     body = "\n\n".join(f"{name}: {secret} and MY_SECRET_{secret}" for name, secret in SHAPES.items())

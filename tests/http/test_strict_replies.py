@@ -1,4 +1,4 @@
-"""Small refusals and strict replies (issue 21): an edit's `find` counts overlapping
+"""Small refusals and strict replies: an edit's `find` counts overlapping
 occurrences, no write grows a note past the content cap, every reply is strict JSON, and a
 move never changes where another link points."""
 
@@ -48,6 +48,7 @@ def test_no_write_grows_a_note_past_the_content_cap(brain, mode):
     assert brain.store.head() == head
 
 
+@pytest.mark.slow
 def test_a_nan_in_frontmatter_is_a_string_in_strict_json(server):
     url = f"{server.url}/mcp"
     body = "---\ntitle: Odd numbers\nratio: .nan\nceiling: .inf\nfloor: -.inf\n---\nA note with odd numbers.\n"

@@ -80,6 +80,7 @@ def assert_same_read(a, b) -> None:
         assert ia.search(q, 10) == ib.search(q, 10), q
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers,chunk", [(2, 1), (2, 7), (3, 5), (4, 500)])
 def test_workers_read_what_one_process_reads(messy, workers, chunk):
     items = _items(messy)
@@ -88,6 +89,7 @@ def test_workers_read_what_one_process_reads(messy, workers, chunk):
     assert done[-1] == len(items) and done == sorted(done)  # progress goes up to every note
 
 
+@pytest.mark.slow
 def test_notes_from_workers_read_their_text_from_git(messy):
     items = _items(messy)
     notes, _ = read_notes(messy, items, 2, chunk=4)
@@ -109,6 +111,7 @@ def test_a_worker_that_cannot_start_means_reading_here_and_a_log_line(messy, mon
     assert any("worker processes failed" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.slow
 def test_a_brain_built_with_workers_answers_as_one_built_without(messy):
     one, many = Brain(GitStore(messy.path)), Brain(GitStore(messy.path), workers=3)
     sa, sb = one.snapshot(), many.snapshot()
@@ -141,6 +144,7 @@ DOC = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(docs=st.lists(DOC, max_size=25), cuts=st.lists(st.integers(0, 25), max_size=5))
 def test_shards_added_in_order_are_the_documents_added_one_by_one(docs, cuts):

@@ -393,6 +393,7 @@ def a_commit(draw) -> dict[str, bytes | None]:
     return changes
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     start=st.dictionaries(st.sampled_from(NAMES), note_text(), min_size=1),
@@ -446,6 +447,7 @@ while True:  # a save, then a commit so the next save writes a different file
 SAVER_COMMITS = 40
 
 
+@pytest.mark.slow
 def test_kill_9_during_saves_leaves_the_old_file_or_the_new_one(tmp_path):
     import random
 
@@ -494,6 +496,7 @@ def _wait_for(serve, text: str, timeout: float = 60) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_cortex_serve_saves_the_index_and_the_next_start_loads_it(tmp_path):
     from reliakit import ServeProcess
 
@@ -553,7 +556,7 @@ def test_advancing_over_a_merge_is_a_build_from_scratch(tmp_path):
 
 def test_notes_that_disagree_with_their_index_mean_a_rebuild(saved_brain):
     """A file whose notes name a path its index does not hold (same counts, a valid
-    checksum) is not loaded: every search would fail on it (issue 21)."""
+    checksum) is not loaded: every search would fail on it."""
     repo, home = saved_brain
     path = next((home / "index").iterdir())
     data = path.read_bytes()

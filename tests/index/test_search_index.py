@@ -63,6 +63,7 @@ params = st.tuples(st.floats(0.1, 3.0), st.floats(0.0, 1.0))
 # ----- agreement with rank-bm25 ------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(corpus_st, query_st, params)
 def test_scores_equal_rank_bm25_with_the_same_idf(corpus, query, kb):
@@ -89,6 +90,7 @@ def _without_common_terms(corpus: list[list[str]]) -> list[list[str]]:
     return [[t for t in d if 2 * df[t] < n] for d in corpus]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(doc, min_size=3, max_size=25), query_st, params)
 def test_relationship_to_unmodified_bm25okapi(raw, query, kb):
@@ -148,6 +150,7 @@ def test_idf_is_lucene_and_always_positive():
 # ----- fields -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.tuples(doc, doc), min_size=1, max_size=15),
@@ -201,6 +204,7 @@ op_st = st.one_of(
 WEIGHTS = {"title": 2.5, "body": 0.7}
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(op_st, max_size=40), st.lists(query_st, min_size=1, max_size=4), st.integers(1, 5))
 def test_incremental_equals_rebuild(ops, queries, k):
@@ -255,6 +259,7 @@ def test_terms_and_df():
 # ----- allow, totals, ordering ----------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(doc, min_size=1, max_size=25),
@@ -324,6 +329,7 @@ def test_text_queries_go_through_the_tokenizer():
     assert index.matching("what about c++ or Tokyo") == {"notes/py.md"}
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(doc, min_size=1, max_size=20), query_st, st.sets(st.integers(0, 25)), st.integers(1, 8))
 def test_scoring_within_a_scope_equals_filtering_the_whole_index(raw, query, scope_ids, k):
@@ -355,6 +361,7 @@ def _reloaded(index: Index) -> Index:
     return load_index(buf)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.dictionaries(st.sampled_from(IDS), st.tuples(doc, doc), max_size=8),

@@ -108,6 +108,7 @@ def test_thai_bigrams_keep_marks_with_their_letter():
         assert unicodedata.category(term[0]) not in ("Mn", "Mc")
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(
     st.text(alphabet=st.sampled_from("東京大阪学习中文日本語のにはでカタナ한국어학교"), min_size=2),
@@ -172,6 +173,7 @@ _MD_ALPHABET = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=500)
 @given(st.text(alphabet=_MD_ALPHABET, max_size=60))
 def test_markdown_punctuation_never_inside_terms(text):
@@ -191,6 +193,7 @@ _SURROGATES = st.text(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=500)
 @given(st.one_of(_ANY_TEXT, _SURROGATES))
 def test_never_raises_and_is_deterministic(text):
@@ -203,12 +206,14 @@ def test_lone_surrogates():
     assert tokenize("a\ud800b \udfff") == ["a", "b"]
 
 
+@pytest.mark.slow
 @settings(max_examples=1000)
 @given(st.one_of(st.text(alphabet=_MD_ALPHABET, max_size=60), _ANY_TEXT))
 def test_fast_path_equals_whole_text_regex(text):
     assert tokenize(text) == _reference(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=500)
 @given(st.one_of(st.text(alphabet=_MD_ALPHABET, max_size=40), _ANY_TEXT))
 def test_every_term_typed_as_a_query_finds_itself(text):
@@ -216,6 +221,7 @@ def test_every_term_typed_as_a_query_finds_itself(text):
         assert term in tokenize(term), term
 
 
+@pytest.mark.slow
 def test_marks_table_matches_this_python():
     """_MARKS is a literal for a fast import; it must equal Unicode's M* categories."""
     in_table = tokmod.re.compile(f"[{tokmod._MARKS}]")
@@ -227,6 +233,7 @@ def test_marks_table_matches_this_python():
         )
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
 def test_every_term_of_ascii_text_is_a_substring_of_its_casefold(text):

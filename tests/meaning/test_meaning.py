@@ -62,6 +62,7 @@ def embedder(model: ModelFiles) -> Embedder:
 # -- the model -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_graph_built_from_the_pinned_weights_gives_the_reference_vectors(tmp_path: Path) -> None:
     """fp32, to 1e-4, against vectors computed once by an independent numpy forward pass."""
     source = _need_model()
@@ -337,6 +338,7 @@ def test_a_rename_re_embeds_nothing_and_an_edit_only_its_note(tmp_path: Path, mo
     )
 
 
+@pytest.mark.slow
 def test_a_guests_ranking_and_coverage_owe_nothing_to_notes_outside_its_scope(
     tmp_path: Path, model: ModelFiles
 ) -> None:
@@ -406,6 +408,7 @@ def test_meaning_off_and_a_broken_model_leave_search_lexical_and_say_so(tmp_path
     assert reply["hits"][0]["path"] == "work/salary.md" and reply["meaning"].startswith("meaning: off (")
 
 
+@pytest.mark.slow
 def test_a_saved_vector_file_is_used_by_the_next_start_and_a_bad_one_rebuilt(tmp_path: Path, model: ModelFiles) -> None:
     path = tmp_path / "v.cvec"
     brain = _armed(tmp_path, model, vectors=path)
@@ -425,6 +428,7 @@ def test_a_saved_vector_file_is_used_by_the_next_start_and_a_bad_one_rebuilt(tmp
 # -- a real server ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_real_server_searches_lexically_while_it_embeds_then_by_meaning(tmp_path: Path, model: ModelFiles) -> None:
     files = dict(NOTES)
     for i in range(400):  # enough notes that the first embedding takes seconds
@@ -478,6 +482,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_a_real_vault_crlf_nfd_names_and_a_400_kb_hub_note(
     tmp_path: Path, model: ModelFiles, embedder: Embedder
 ) -> None:

@@ -439,6 +439,7 @@ _MARKDOWNISH = st.lists(
 ).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_MARKDOWNISH)
 def test_a_corrections_claim_holds_its_marker_inside_its_block(body: str) -> None:

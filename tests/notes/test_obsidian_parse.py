@@ -1,10 +1,11 @@
-"""Obsidian habits parsed (issue 13, part 4): [[wikilinks]], body #tags, aliases, link
+"""Obsidian habits parsed: [[wikilinks]], body #tags, aliases, link
 resolution and rewriting. Pure functions, tested exhaustively."""
 
 from __future__ import annotations
 
 import unicodedata
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,7 @@ _free = st.text(st.characters(blacklist_characters="[]`~#", blacklist_categories
 _free_line = st.text(st.characters(blacklist_characters="[]`~#\n\r", blacklist_categories=("Cs",)), max_size=30)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_free, _name, st.none() | _name, st.none() | _name, _free)
 def test_a_wikilink_parses_to_its_parts_and_its_target_offsets(before, target, heading, alias, after):
@@ -43,6 +45,7 @@ def test_a_wikilink_parses_to_its_parts_and_its_target_offsets(before, target, h
     assert lk.alias == (alias.strip() or None if alias else None)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.tuples(_free_line, _name, st.none() | _name), min_size=1, max_size=5),
@@ -131,6 +134,7 @@ _word = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz"), min_size=1, max_s
 _piece = st.tuples(st.sampled_from(["plain", "fence", "tilde", "inline", "heading"]), _word)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_piece, max_size=12), st.sampled_from(["\n", "\r\n"]))
 def test_links_and_tags_come_only_from_text_outside_code_and_headings(pieces, eol):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -105,6 +106,7 @@ def _line_of(body: str, offset: int) -> int:
     return sum(1 for a, _ in line_spans(body) if a <= offset) - 1
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(MARKDOWN)
 def test_cortex_sees_what_markdown_it_sees(body: str) -> None:
@@ -218,6 +220,7 @@ _SIMPLE = st.builds(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.lists(_SIMPLE, max_size=12), st.sampled_from(["\n", "\r\n"]))
 def test_the_shortcut_for_plain_notes_reads_as_the_parser_does(lines: list[str], eol: str) -> None:

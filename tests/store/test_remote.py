@@ -137,6 +137,7 @@ def test_an_expected_blob_refusal_after_a_race_changes_nothing(tmp_path: Path, r
     assert brain.store.pending() == 0
 
 
+@pytest.mark.slow
 def test_two_servers_writing_concurrently_lose_nothing(tmp_path: Path, remote: Path):
     brains = [Brain(open_store(tmp_path, remote, name)) for name in ("one", "two")]
     errors = []
@@ -166,6 +167,7 @@ def test_two_servers_writing_concurrently_lose_nothing(tmp_path: Path, remote: P
         assert b.store.pending() == 0
 
 
+@pytest.mark.slow
 def test_two_http_servers_on_one_remote(tmp_path: Path, remote: Path):
     servers = []
     for name in ("one", "two"):
@@ -280,6 +282,7 @@ def sign(secret: str, body: bytes) -> str:
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
 
 
+@pytest.mark.slow
 def test_webhook_signatures():
     store = Poked()
     app = Starlette(routes=[webhook_route(store, "hook-secret")])

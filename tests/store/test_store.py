@@ -258,6 +258,7 @@ def as_tree(files: dict[str, bytes]) -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow
 def test_each_write_builds_on_the_head_it_runs_on_whoever_moved_it(tmp_path: Path):
     """A store keeps the TreeBuilders of the trees it last wrote and builds its next write
     on them: every commit must still hold exactly the head's files plus its change, when
@@ -369,6 +370,7 @@ def test_a_retried_write_hands_the_corpus_only_notes_of_the_draft_committed(brai
     assert [doc for doc, _ in snap.index.search("zebracorn", 5).hits] == ["notes/a.md"]
 
 
+@pytest.mark.slow
 def test_writers_racing_from_their_own_handles_lose_no_write_and_chain_their_parents(brain: Brain):
     """Writers in threads, each with its own repository handle (as separate processes
     would have), start together and race on one branch: every write lands once, each

@@ -121,6 +121,7 @@ def test_corpus_reads_paths_and_pages_by_cursor(tools: Tools):
         assert seen[p] == brain.read(p)[2].text
 
 
+@pytest.mark.slow
 def test_corpus_splits_a_note_larger_than_the_cap_into_parts(tools: Tools):
     brain = tools.brain
     text = "".join(f"line {i} ünïcödé\n" for i in range(20_000))  # ~360 KB
@@ -147,6 +148,7 @@ def test_corpus_by_query_and_bad_arguments(tools: Tools):
         tools.corpus(paths=["notes/missing.md"])
 
 
+@pytest.mark.slow
 def test_context_bounds_fences_and_logs(tools: Tools):
     brain = tools.brain
     for i in range(400):
@@ -179,6 +181,7 @@ def test_context_bounds_fences_and_logs(tools: Tools):
     assert tools.context()["nonce"] != r["nonce"]
 
 
+@pytest.mark.slow
 def test_search_tool_over_http(server):
     r = call(f"{server.url}/mcp", "brain_search", query="house rules archive")
     assert r.error is None and r.data["hits"]

@@ -1,4 +1,4 @@
-"""An existing vault served as it is (issue 13, parts 4 and 5), through a real server
+"""An existing vault served as it is, through a real server
 and the MCP SDK's client: a move that rewrites [[links]] in one commit, a 400 KB hub
 read in pages and by section, and a boot call that fits a client's context.
 
@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from conftest import RunningServer, acall, client, make_settings
 from vaultkit import hub_note
 
@@ -19,6 +20,8 @@ from cortex.app.server import assemble, make_app
 from cortex.store.git import GitStore
 from cortex.tools.boot import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES
 from cortex.tools.trusted import CORPUS_REPLY_BYTES
+
+pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
 HUB = hub_note("Rust", 400_000)
 # A heading deep inside the hub, for a one-section read.
