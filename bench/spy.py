@@ -10,7 +10,7 @@ __all__ = ["SPY_BUCKETS", "SPY_ROOTS", "spy_report"]
 SPY_BUCKETS = [
     ("tool work (cortex.tools.trusted.Tools)", ("cortex/tools/trusted.py:Tools.",)),
     ("redaction (cortex.notes.redact)", ("cortex/notes/redact.py:",)),
-    ("reply JSON text (doors.run_tool)", ("cortex/http/doors.py:run_tool",)),
+    ("reply JSON text (mcp_tools.run_tool)", ("cortex/http/mcp_tools.py:run_tool",)),
     # The event loop's side of handing a sync tool to a worker thread and back.
     ("SDK: the hop to a worker thread (anyio.to_thread)", ("anyio/to_thread.py:",)),
     ("SDK: tool argument/result validation (pydantic)", ("pydantic/", "pydantic_core/")),

@@ -197,7 +197,7 @@ class GuestDoors:
         return reply
 
     def _server(self) -> MCPServer:
-        from cortex.http.doors import OneLineMCPServer, run_tool
+        from cortex.http.mcp_tools import OneLineMCPServer, run_tool
 
         mcp = OneLineMCPServer(
             name="cortex-guest", version=__version__, instructions=GUEST_INSTRUCTIONS, log_level="WARNING"
