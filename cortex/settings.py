@@ -3,20 +3,20 @@
 A setting is a field of `Settings` with its variable (and any fallback names), how its
 text is read and checked, its default and a one-line doc. `Settings.from_env` reads them
 all; a bad value is one line naming the variable, raised as BadInput (the command prints
-it without a traceback). The README's Configuration table is `settings_table()`'s output
-(`cortex settings` prints it). A value a lower layer checks as its own argument is left
-to it, whose one-line refusal names the variable too: CORTEX_TZ and CORTEX_INDEX (the
-brain), CORTEX_AUTHOR (the Git store).
+it without a traceback), so the brain and the Git store are given checked values. The
+README's Configuration table is `settings_table()`'s output (`cortex settings` prints it).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 import secrets
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable
+from zoneinfo import ZoneInfo
 
 from cortex.errors import BadInput
 
@@ -28,6 +28,7 @@ __all__ = [
     "Setting",
     "Settings",
     "allowed",
+    "identity",
     "load_or_make_secret",
     "read_setting",
     "settings_table",
@@ -68,10 +69,6 @@ def text(name: str, raw: str) -> str:
     return raw
 
 
-def lowered(name: str, raw: str) -> str:
-    return raw.strip().lower()
-
-
 def path(name: str, raw: str) -> Path:
     return Path(raw)
 
@@ -107,6 +104,29 @@ def whole(low: int, high: int | None = None) -> Read:
         return int(value)
 
     return read
+
+
+def zone(name: str, raw: str) -> str:
+    """A time zone name zoneinfo knows (`Europe/Paris`, `UTC`)."""
+    try:
+        ZoneInfo(raw)
+    except Exception:  # ZoneInfoNotFoundError, ValueError (a path, not a key)
+        raise BadInput(f"{name} must be a time zone zoneinfo knows, such as Europe/Paris, not {raw!r}") from None
+    return raw
+
+
+def identity(name: str, raw: str) -> tuple[str, str]:
+    """(name, email) of `Name <email>`; the Git store reads CORTEX_AUTHOR's text with it."""
+    m = re.fullmatch(r"\s*(.+?)\s*<([^<>\s]+)>\s*", raw)
+    if not m:
+        raise BadInput(f"{name} must look like 'Name <email>', not {raw!r}")
+    return m.group(1), m.group(2)
+
+
+def name_and_email(name: str, raw: str) -> str:
+    """`Name <email>`, kept as written."""
+    identity(name, raw)
+    return raw
 
 
 def seconds(name: str, raw: str) -> float:
@@ -185,7 +205,10 @@ class Settings:
     host: str = setting("CORTEX_HOST", "bind address", "127.0.0.1", flag="--host")
     port: int = setting(("CORTEX_PORT", "PORT"), "port", 8765, read=whole(1, 65535), flag="--port")
     tz: str = setting(
-        "CORTEX_TZ", 'the brain\'s time zone (log file dates, capture times, "today" for `valid_until`)', "UTC"
+        "CORTEX_TZ",
+        'the brain\'s time zone (log file dates, capture times, "today" for `valid_until`)',
+        "UTC",
+        read=zone,
     )
     allowed_hosts: list[str] = setting(
         "CORTEX_ALLOWED_HOSTS",
@@ -248,12 +271,13 @@ class Settings:
         "(refused at start if the brain's `INDEX.md` is a person's own); `off`: never. An `INDEX.md` "
         "Cortex did not write is never touched",
         "auto",
-        read=lowered,  # the brain checks it (it takes it from other callers too)
+        read=one_of("auto", "on", "off"),
     )
     author: str | None = setting(
         "CORTEX_AUTHOR",
         "`Name <email>` for the owner's own commits (hand edits, `cortex init` in place)",
         shown="Git's `user.name <user.email>`",
+        read=name_and_email,
     )
     debounce_ms: int = setting(
         "CORTEX_DEBOUNCE_MS", "quiet time, in ms, before a hand edit is committed", 300, read=whole(0)

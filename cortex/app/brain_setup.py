@@ -28,8 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LEAVE_OUT",
-    "MEANING_POLICIES",
-    "PERSIST_POLICIES",
     "SEED_MESSAGE",
     "data_dir",
     "init_brain",
@@ -171,18 +169,12 @@ def open_brain(settings: Settings) -> tuple[Brain, bool]:
     return Brain(store, settings.tz, index=settings.index, saved=saved, workers=settings.build_workers), made
 
 
-PERSIST_POLICIES = ("on", "off")
-MEANING_POLICIES = ("on", "off")
-
-
 def make_meaning(settings: Settings, brain: Brain, log=None) -> Meaning:
     """The brain's meaning arm (not started): its vectors beside the saved index, in the
     state folder, unless CORTEX_PERSIST_INDEX=off keeps nothing between starts."""
     from cortex.index.saved import brain_identity, file_key
     from cortex.meaning.arm import Meaning
 
-    if settings.meaning not in MEANING_POLICIES:
-        raise StoreError(f"CORTEX_MEANING must be on or off, not {settings.meaning!r}")
     identity = brain_identity(brain.store.path, brain.store.branch)
     folder = settings.home / "index"
     vectors = None if settings.persist_index == "off" else folder / f"{file_key(identity)}.cvec"
@@ -198,8 +190,6 @@ def make_meaning(settings: Settings, brain: Brain, log=None) -> Meaning:
 
 def saved_index(settings: Settings, store: GitStore) -> IndexFile | None:
     """The brain's index file in the state folder (never in the brain), unless CORTEX_PERSIST_INDEX=off."""
-    if settings.persist_index not in PERSIST_POLICIES:
-        raise StoreError(f"CORTEX_PERSIST_INDEX must be on or off, not {settings.persist_index!r}")
     if settings.persist_index == "off":
         return None
     return index_file(settings.home, store.path, store.branch)

@@ -14,7 +14,6 @@ from zoneinfo import ZoneInfo
 from cortex.brain.contents_page import (
     CONTENTS_MARKER,
     CONTENTS_PAGE,
-    CONTENTS_POLICIES,
     contents_page_after,
     is_generated_contents_page,
 )
@@ -76,8 +75,8 @@ class Brain:
         saved: SavedSnapshot | None = None,
         workers: int | None = None,
     ):
-        if index not in CONTENTS_POLICIES:
-            raise StoreError(f"CORTEX_INDEX must be one of {', '.join(CONTENTS_POLICIES)}, not {index!r}")
+        # `tz` and `index` come checked: the settings refuse a zone zoneinfo does not know and
+        # an index policy other than auto, on or off, in one line naming the variable.
         self.store = store
         # The contents page (INDEX.md, CORTEX_INDEX as `index`): `auto` keeps one up to date
         # only where the brain already has one (every brain `cortex init` makes from the
@@ -94,10 +93,7 @@ class Brain:
             )
         # `saved`: the index file in the state folder (persist.py); `workers`: CORTEX_BUILD_WORKERS
         self.corpus = Corpus(store, saved, workers)
-        try:
-            self.tz = ZoneInfo(tz)
-        except Exception as exc:  # ZoneInfoNotFoundError, ValueError
-            raise StoreError(f"unknown time zone {tz!r}") from exc
+        self.tz = ZoneInfo(tz)
         self._clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
         if clock is not None:
             store.clock = clock  # commits are stamped on the same clock

@@ -17,7 +17,6 @@ import datetime as dt
 import errno
 import os
 import random
-import re
 import threading
 import time
 from pathlib import Path
@@ -28,6 +27,7 @@ import pygit2
 from cortex.errors import PathCollision, StoreError
 from cortex.files import storage_error_text
 from cortex.notes.paths import collision, equivalent, same_name
+from cortex.settings import identity
 from cortex.store.history import History
 from cortex.store.network import Network
 from cortex.store.types import Change, Changes, Draft, Identity, WriteResult
@@ -527,12 +527,10 @@ class GitStore(History, WorkingTree, Network):
     def owner_identity(self, override: str | None = None) -> Identity | None:
         """The owner's identity for their own commits (hand edits, `cortex init` in place):
         `override` ("Name <email>", from CORTEX_AUTHOR), else Git's configured user.name and
-        user.email (repository, then global), else None."""
+        user.email (repository, then global), else None. The settings read CORTEX_AUTHOR with
+        the same rule, so a bad value is refused there, before any brain is opened."""
         if override:
-            m = re.fullmatch(r"\s*(.+?)\s*<([^<>\s]+)>\s*", override)
-            if not m:
-                raise StoreError(f"CORTEX_AUTHOR must look like 'Name <email>', not {override!r}")
-            return m.group(1), m.group(2)
+            return identity("CORTEX_AUTHOR", override)
         with self._lock:
             try:
                 sig = self._repo.default_signature

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cortex.errors import BadInput
-from cortex.settings import Settings, read_setting, settings_table
+from cortex.settings import Settings, identity, read_setting, settings_table
 
 ROOT = Path(__file__).resolve().parents[2]
 BEGIN, END = "<!-- settings-table:begin -->\n", "<!-- settings-table:end -->"
@@ -55,6 +55,17 @@ def test_defaults_and_fallbacks():
         ({"CORTEX_FETCH_INTERVAL": "soon"}, "CORTEX_FETCH_INTERVAL must be a number of seconds above 0, not 'soon'"),
         ({"CORTEX_MEANING": "maybe"}, "CORTEX_MEANING must be on or off, not 'maybe'"),
         ({"CORTEX_READER": "me"}, "CORTEX_READER must be one of auto, server, client, offline, not 'me'"),
+        ({"CORTEX_PERSIST_INDEX": "no"}, "CORTEX_PERSIST_INDEX must be on or off, not 'no'"),
+        ({"CORTEX_INDEX": "Sometimes"}, "CORTEX_INDEX must be one of auto, on, off, not 'sometimes'"),
+        (
+            {"CORTEX_TZ": "Mars/Olympus"},
+            "CORTEX_TZ must be a time zone zoneinfo knows, such as Europe/Paris, not 'Mars/Olympus'",
+        ),
+        (
+            {"CORTEX_TZ": "../etc/passwd"},
+            "CORTEX_TZ must be a time zone zoneinfo knows, such as Europe/Paris, not '../etc/passwd'",
+        ),
+        ({"CORTEX_AUTHOR": "Ada"}, "CORTEX_AUTHOR must look like 'Name <email>', not 'Ada'"),
     ],
 )
 def test_a_bad_value_is_one_line_naming_the_variable(env, line):
@@ -63,19 +74,40 @@ def test_a_bad_value_is_one_line_naming_the_variable(env, line):
     assert str(refused.value) == line
 
 
+def test_checked_values_reach_the_brain_and_the_store_as_read():
+    s = Settings.from_env({"CORTEX_TZ": "Europe/Paris", "CORTEX_INDEX": " ON ", "CORTEX_AUTHOR": "Ada L <a@b.org>"})
+    assert s.tz == "Europe/Paris" and s.index == "on" and s.author == "Ada L <a@b.org>"
+    assert identity("CORTEX_AUTHOR", s.author) == ("Ada L", "a@b.org")
+    # Values given in code (the command line's, a test's) are read by the same rules.
+    with pytest.raises(BadInput, match="^CORTEX_TZ must be a time zone"):
+        Settings.from_env({}, tz="Mars/Olympus")
+
+
 def test_one_setting_alone():
     assert read_setting("template", {"CORTEX_TEMPLATE": "/t"}) == Path("/t")
     assert read_setting("template", {}) is None and read_setting("port", {}) == 8765
 
 
-def test_cortex_serve_with_a_bad_port_says_so_in_one_line(tmp_path: Path):
+@pytest.mark.parametrize(
+    "name,value,line",
+    [
+        ("CORTEX_PORT", "abc", "CORTEX_PORT must be a whole number from 1 to 65535, not 'abc'"),
+        (
+            "CORTEX_TZ",
+            "Mars/Olympus",
+            "CORTEX_TZ must be a time zone zoneinfo knows, such as Europe/Paris, not 'Mars/Olympus'",
+        ),
+        ("CORTEX_INDEX", "sometimes", "CORTEX_INDEX must be one of auto, on, off, not 'sometimes'"),
+    ],
+)
+def test_cortex_serve_with_a_bad_value_says_so_in_one_line(tmp_path: Path, name, value, line):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "PORT"))}
-    env.update(CORTEX_HOME=str(tmp_path / "state"), CORTEX_PORT="abc")
+    env.update({"CORTEX_HOME": str(tmp_path / "state"), name: value})
     run = subprocess.run(
         [sys.executable, "-m", "cortex.cli", "serve"], env=env, capture_output=True, text=True, timeout=60
     )
     assert run.returncode == 1
-    assert run.stderr == "cortex serve: CORTEX_PORT must be a whole number from 1 to 65535, not 'abc'\n"
+    assert run.stderr == f"cortex serve: {line}\n"
     assert run.stdout == "" and not (tmp_path / "state").exists()
 
 

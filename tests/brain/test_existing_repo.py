@@ -18,7 +18,7 @@ from vaultkit import GIT_ENV, git, settings_for, vault_on
 
 from cortex.app.brain_setup import open_brain
 from cortex.brain.trailers import Actor
-from cortex.errors import StoreError
+from cortex.errors import BadInput, StoreError
 from cortex.settings import Settings
 
 ME = Actor(door="owner", tool="brain_write", client="pytest")
@@ -102,8 +102,8 @@ def test_index_md_only_where_there_is_one_or_when_asked(tmp_path):
     off, _ = open_brain(settings_for(tmp_path, repo, CORTEX_INDEX="off"))
     off.write("notes/c.md", "create", ME, content="# C\n")
     assert "notes/c.md" not in (repo / "INDEX.md").read_text()  # left as it was
-    with pytest.raises(StoreError, match="CORTEX_INDEX must be one of"):
-        open_brain(settings_for(tmp_path, repo, CORTEX_INDEX="sometimes"))
+    with pytest.raises(BadInput, match="^CORTEX_INDEX must be one of auto, on, off, not 'sometimes'$"):
+        settings_for(tmp_path, repo, CORTEX_INDEX="sometimes")  # refused as the settings are read
 
 
 def test_init_makes_a_plain_folder_a_brain_in_place(tmp_path, capsys, monkeypatch):

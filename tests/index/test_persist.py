@@ -30,7 +30,7 @@ import cortex
 from cortex.app.brain_setup import open_brain
 from cortex.brain.brain import Brain
 from cortex.cli import main as cli_main
-from cortex.errors import StoreError
+from cortex.errors import BadInput, StoreError
 from cortex.index import saved as persist
 from cortex.index.corpus import DATE_WALK_LIMIT, gc_paused
 from cortex.index.saved import MAGIC, IndexFile, index_file
@@ -330,9 +330,8 @@ def test_off_means_no_file_and_reindex_removes_one_left_from_before(saved_brain,
     assert cli_main(["reindex", "--brain", str(repo)]) == 1
     assert "removed the file left from before" in capsys.readouterr().err
     assert list((home / "index").iterdir()) == []
-    settings.persist_index = "sometimes"
-    with pytest.raises(StoreError, match="CORTEX_PERSIST_INDEX"):
-        open_brain(settings)
+    with pytest.raises(BadInput, match="^CORTEX_PERSIST_INDEX must be on or off, not 'sometimes'$"):
+        Settings.from_env({"CORTEX_HOME": str(home), "CORTEX_PERSIST_INDEX": "sometimes"}, brain=repo)
 
 
 def test_cortex_reindex_drops_builds_and_saves_with_a_progress_bar(saved_brain, monkeypatch, capsys):
@@ -591,6 +590,7 @@ def test_the_fingerprint_covers_every_module_the_corpus_builds_with():
         if module not in seen:
             seen.add(module)
             todo += GRAPH[module]
-    # exception types; the atomic write; the store reads blobs, never shapes them
-    not_shaping = {"errors", "files"} | {m for m in GRAPH if m.startswith("store.")}
+    # exception types; the atomic write; the settings (the store reads CORTEX_AUTHOR's rule
+    # there); the store reads blobs, never shapes them
+    not_shaping = {"errors", "files", "settings"} | {m for m in GRAPH if m.startswith("store.")}
     assert seen - not_shaping <= set(persist.SHAPING_MODULES), sorted(seen - not_shaping - set(persist.SHAPING_MODULES))
