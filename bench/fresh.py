@@ -61,7 +61,8 @@ def scale(brain_path: str, prefix: str) -> None:
             out.append(time.perf_counter() - t)
         return statistics.median(out) * 1000
 
-    seg = index._seg
+    # A first build leaves the index compact: `compacted` folds nothing and gives its one segment.
+    seg = index.compacted().segment
     print(
         json.dumps(
             {

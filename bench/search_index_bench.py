@@ -160,10 +160,9 @@ def run_size(n_docs: int, n_queries: int) -> None:
     t_build, c_build = timed_cpu(lambda: [index.add(path, fields) for path, fields in docs])
     gc.collect()
     index_rss = rss_mb() - base_rss
-    n_post = sum(map(len, index._post.values()))
-    print(
-        f"full build (add)        {ms(t_build)}  cpu {ms(c_build)}  ({len(index._post):,} terms, {n_post:,} postings)"
-    )
+    df = {t: index.df(t) for t in index.terms()}  # a term's postings: the notes holding it
+    n_post = sum(df.values())
+    print(f"full build (add)        {ms(t_build)}  cpu {ms(c_build)}  ({len(df):,} terms, {n_post:,} postings)")
 
     counted: list[int] = []  # count, don't keep: holding 18M strings at 50k skews the timing
     t_tok, c_tok = timed_cpu(lambda: counted.extend(len(tokenize(v)) for _, fields in docs for v in fields.values()))
@@ -175,13 +174,13 @@ def run_size(n_docs: int, n_queries: int) -> None:
 
     rng = random.Random(7)
     paths = [p for p, _ in docs]
-    by_df = sorted(index._post, key=lambda t: len(index._post[t]))
+    by_df = sorted(df, key=df.__getitem__)
     rare = [t for t in by_df if t.isalpha()][:500]  # the 500 rarest words
-    rare_df = (len(index._post[rare[0]]), len(index._post[rare[-1]]))
-    common = [t for t in by_df if len(index._post[t]) >= 0.5 * n_docs and t.isalpha()]
+    rare_df = (df[rare[0]], df[rare[-1]])
+    common = [t for t in by_df if df[t] >= 0.5 * n_docs and t.isalpha()]
     rare_q = [rng.choice(rare) for _ in range(n_queries)]
     common_q = [rng.choice(common) for _ in range(n_queries)]
-    common_df = statistics.mean(len(index._post[t]) / n_docs for t in common)
+    common_df = statistics.mean(df[t] / n_docs for t in common)
 
     updates, first_query = [], []
     for i, fields in enumerate(changes):

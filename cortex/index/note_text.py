@@ -24,7 +24,7 @@ def read_lazily(store: GitStore, notes: dict[str, Note], blobs: dict[str, str]) 
     714 MB process at 25,000 chat transcripts); a request reads a few notes, from Git.
     """
     for path, note in notes.items():
-        if note._source is None:
+        if not note.reads_lazily:
             note.read_text_from(functools.partial(_blob_text, store, blobs[path]))
 
 

@@ -14,7 +14,7 @@ The file::
 
 The checksum covers the header and both parts. The header names the format, a
 fingerprint of the code that parsed and indexed the notes (`code_fingerprint`),
-the brain and the commit. `notes` is a pickle read back by `_NotesUnpickler`
+the brain and the commit. `notes` is a pickle read back by `NotesUnpickler`
 (see there why that is safe); `index` is `save_index`'s own stream (`cortex.index.bm25_file`).
 
 Written atomically: a temp file in the same folder, fsync, `os.replace`, fsync of
@@ -50,13 +50,31 @@ from cortex.index.bm25_file import load_index
 from cortex.index.corpus import Corpus, Snapshot
 from cortex.notes.note import Note
 
+__all__ = [
+    "FORMAT",
+    "MAGIC",
+    "SAVE_EVERY_S",
+    "SHAPING_MODULES",
+    "IndexFile",
+    "NotesUnpickler",
+    "Unusable",
+    "brain_identity",
+    "code_fingerprint",
+    "decode",
+    "encode",
+    "file_key",
+    "index_file",
+    "sealed",
+    "write_atomically",
+]
+
 MAGIC = b"CORTEX-INDEX\n"
 # Bumped when the layout of this file changes. Changes to the code that shapes what
 # is saved (parsing, tokenising, indexing) are caught by `code_fingerprint` instead.
 FORMAT = 1
 # SHA-256 rather than BLAKE2b: OpenSSL's uses the CPU's SHA instructions, 0.07 s over
 # 63 MB here against BLAKE2b's 0.15 s, paid on every load and save. A checksum finds a
-# damaged or cut file; it is no defence against a crafted one (see _NotesUnpickler).
+# damaged or cut file; it is no defence against a crafted one (see NotesUnpickler).
 _DIGEST = 32
 _LEN = struct.Struct("<I")
 # The modules whose code decides what a saved snapshot holds: a change to any of them
@@ -124,7 +142,7 @@ def brain_identity(path: Path, branch: str) -> str:
     return f"{Path(path).resolve()}\n{branch}"
 
 
-class _NotesUnpickler(pickle.Unpickler):
+class NotesUnpickler(pickle.Unpickler):
     """Unpickles the notes part, refusing every global but the few a note is made of.
 
     Why pickle: measured at 10,000 synthetic notes (cortex bench's brain, 28 MB of
@@ -227,7 +245,7 @@ def decode(f: BinaryIO, brain: str) -> Snapshot:
     if _LEN.size + size + notes_bytes + index_bytes != length:
         raise Unusable("its parts do not add up to its length")
     try:
-        sha, time_, notes, blobs, changed, real = _NotesUnpickler(f).load()
+        sha, time_, notes, blobs, changed, real = NotesUnpickler(f).load()
         if f.tell() != begin + _LEN.size + size + notes_bytes:
             raise ValueError("the notes part does not end where the header says")
         # A stream of its own, from 0 to its end: load_index may seek, or read to the end
@@ -247,7 +265,7 @@ def _check(snap: Snapshot, sha: str) -> None:
         and isinstance(snap.time, dt.datetime)
         and isinstance(snap.notes, dict)
         # A saved note keeps no text (the corpus reads it from the note's blob).
-        and all(isinstance(n, Note) and n.path == p and n._text is None for p, n in snap.notes.items())
+        and all(isinstance(n, Note) and n.path == p and not n.keeps_text for p, n in snap.notes.items())
         and isinstance(snap.blobs, dict)
         and snap.blobs.keys() == snap.notes.keys()
         and all(isinstance(b, str) for b in snap.blobs.values())

@@ -11,7 +11,7 @@ The file, `<home>/index/<key>.<model>.cvec`, one per brain, branch and model::
 
 The header names the format, the model, the brain and each blob's row count; `spans` is
 each passage's first and last block in `blocks_of` (int32 pairs, -1 for a title-only
-passage). Written atomically (`persist.write_atomically`); loaded memory-mapped, so RAM
+passage). Written atomically (`saved.write_atomically`); loaded memory-mapped, so RAM
 holds no second copy. Anything wrong with the file means an empty store and one line
 saying why; the arm then embeds again, never answers from a file it cannot trust.
 """

@@ -111,6 +111,16 @@ class Note:
             raise RuntimeError(f"the text of {self.path} was not kept and has no source")
         return self._source()
 
+    @property
+    def keeps_text(self) -> bool:
+        """Whether the note holds its text in memory (a saved note holds none)."""
+        return self._text is not None
+
+    @property
+    def reads_lazily(self) -> bool:
+        """Whether the note has a source to read its text from when asked (`read_text_from`)."""
+        return self._source is not None
+
     def read_text_from(self, source: Callable[[], str]) -> None:
         """Stop keeping the text; read it from `source` (which must give the same text) when asked."""
         object.__setattr__(self, "_source", source)

@@ -563,7 +563,7 @@ def test_notes_that_disagree_with_their_index_mean_a_rebuild(saved_brain):
     (size,) = struct.unpack_from("<I", rest)
     header = json.loads(rest[4 : 4 + size])
     part = rest[4 + size : 4 + size + header["notes_bytes"]]
-    sha, time_, notes, blobs, changed, real = persist._NotesUnpickler(io.BytesIO(part)).load()
+    sha, time_, notes, blobs, changed, real = persist.NotesUnpickler(io.BytesIO(part)).load()
     old, new = sorted(notes)[0], "notes/not-in-the-index.md"
     note = notes.pop(old)
     object.__setattr__(note, "path", new)
