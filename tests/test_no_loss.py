@@ -28,7 +28,7 @@ from cortex.brain.watcher import Editor
 from cortex.errors import BadInput, Conflict, StoreError
 from cortex.guests.queue import ProposalQueue
 from cortex.guests.review import Review
-from cortex.notes.note import LinkResolver
+from cortex.notes.links import LinkResolver
 from cortex.notes.paths import collision
 from cortex.store.git import GitStore
 

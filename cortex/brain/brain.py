@@ -31,7 +31,8 @@ from cortex.brain.trailers import REQUEST_LOOKBACK, REQUEST_TRAILER, Actor, comm
 from cortex.errors import AlreadyApplied, BadInput, StoreError
 from cortex.index.corpus import Corpus, SavedSnapshot, Snapshot
 from cortex.index.note_text import decode
-from cortex.notes.note import LinkResolver, Note, link_key, link_text, parse_note, rewrite_links
+from cortex.notes.links import LinkResolver, link_text, rewrite_links
+from cortex.notes.note import Note, link_key, parse_note
 from cortex.notes.paths import check_content, check_path, check_text, is_note_path
 from cortex.store.git import GitStore, View
 from cortex.store.types import Change, Changes, CommitInfo, Identity, WriteResult

@@ -25,7 +25,8 @@ from cortex.index.builder import IndexBuilder
 from cortex.index.fields import index_note
 from cortex.index.note_text import decode, read_lazily
 from cortex.index.tokenize import tokenize
-from cortex.notes.note import LinkResolver, Note, WikiLink, log_entries, parse_note
+from cortex.notes.links import LinkResolver
+from cortex.notes.note import Note, WikiLink, log_entries, parse_note
 from cortex.notes.paths import is_note_path
 from cortex.store.git import GitStore
 from cortex.store.types import Change

@@ -85,6 +85,7 @@ _LEN = struct.Struct("<I")
 SHAPING_MODULES = (
     "notes.structure",
     "notes.note",
+    "notes.links",
     "index.tokenize",
     "index.fields",
     "index.note_text",

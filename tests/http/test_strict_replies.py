@@ -77,7 +77,7 @@ def test_a_move_that_would_capture_another_notes_link_rewrites_it_to_its_old_tar
     assert text == "Budget: [[private/Budget]], foo: [[notes/Budget]].\n"  # the bare name is now shared
     # Both links point where they meant: the private budget, and the moved note.
     snap = brain.snapshot()
-    from cortex.notes.note import LinkResolver
+    from cortex.notes.links import LinkResolver
 
     resolver = LinkResolver(snap.notes)
     assert [resolver.resolve(lk.target, "notes/reader.md") for lk in snap.notes["notes/reader.md"].links] == [

@@ -9,15 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cortex.notes.note import (
-    LinkResolver,
-    body_tags,
-    find_section,
-    link_text,
-    parse_note,
-    rewrite_links,
-    wikilinks,
-)
+from cortex.notes.links import LinkResolver, link_text, rewrite_links
+from cortex.notes.note import body_tags, find_section, parse_note, wikilinks
 
 # ----- pure: wikilinks -------------------------------------------------------
 
