@@ -104,7 +104,7 @@ def fusion_table(brain, tools, groups: dict[str, list[dict]]) -> list[str]:
 
     from cortex.index import ranking
     from cortex.index.bm25 import idf
-    from cortex.index.corpus import is_live
+    from cortex.index.snapshot import is_live
     from cortex.index.tokenize import tokenize
 
     snap, corpus, meaning = brain.snapshot(), brain.corpus, brain.meaning

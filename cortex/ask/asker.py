@@ -40,7 +40,7 @@ from cortex.ask.readers import CLIENT_TIMEOUT_S, ClientTurn, Reader, ReaderReply
 from cortex.ask.stamps import NOT_IN_BRAIN, UNVERIFIED, QuoteCheck, overall_stamp
 from cortex.brain.brain import Brain
 from cortex.errors import BadInput
-from cortex.index.corpus import Snapshot, in_archive
+from cortex.index.snapshot import Snapshot, in_archive
 from cortex.index.tokenize import tokenize
 from cortex.notes.note import Note, parse_note
 from cortex.notes.paths import check_path, check_text, in_scope

@@ -17,7 +17,7 @@ from typing import Any
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
 from cortex.errors import BadInput
-from cortex.index.corpus import Snapshot
+from cortex.index.snapshot import Snapshot
 from cortex.notes.data_envelope import DATA_NOTICE, fence
 from cortex.notes.redact import redact
 from cortex.notes.working import (

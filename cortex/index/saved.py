@@ -47,7 +47,8 @@ import yaml
 
 from cortex.files import remove_orphans, write_atomic
 from cortex.index.bm25_file import load_index
-from cortex.index.corpus import Corpus, Snapshot
+from cortex.index.corpus import Corpus
+from cortex.index.snapshot import Snapshot
 from cortex.notes.note import Note
 
 __all__ = [
@@ -92,6 +93,7 @@ SHAPING_MODULES = (
     "index.build_pool",
     "notes.paths",
     "index.corpus",
+    "index.snapshot",
     "index.bm25",
     "index.segment",
     "index.name_bonus",

@@ -30,7 +30,8 @@ from cortex.meaning.embedder import MAX_TOKENS, Embedder, ModelFiles, ModelUnava
 from cortex.meaning.vectors import ScopeMatrix, VectorStore
 
 if TYPE_CHECKING:
-    from cortex.index.corpus import Corpus, Snapshot
+    from cortex.index.corpus import Corpus
+    from cortex.index.snapshot import Snapshot
 
 __all__ = ["NICE", "NOTES_PER_TASK", "SAVE_EVERY_S", "Closeness", "Meaning", "passage_code"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from cortex.index.corpus import Snapshot
+from cortex.index.snapshot import Snapshot
 from cortex.notes.data_envelope import DATA_NOTICE, fence
 from cortex.notes.redact import redact
 from cortex.notes.working import in_working

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from cortex.errors import BadInput
-from cortex.index.corpus import Snapshot
+from cortex.index.snapshot import Snapshot
 from cortex.notes.redact import redact
 
 __all__ = [

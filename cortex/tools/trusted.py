@@ -23,9 +23,9 @@ from cortex.brain.trailers import Actor, check_request_id
 from cortex.brain.working_state import Working, context_items
 from cortex.errors import BadInput
 from cortex.index.bm25 import SearchResult, idf
-from cortex.index.corpus import Snapshot, in_archive, is_live
 from cortex.index.fields import index_names
 from cortex.index.ranking import RARE_DF, RELATED, fused, name_key
+from cortex.index.snapshot import Snapshot, in_archive, is_live
 from cortex.index.tokenize import tokenize
 from cortex.notes.data_envelope import new_nonce
 from cortex.notes.note import Note, find_section, sections
