@@ -225,3 +225,40 @@ def test_cortex_imports_no_bench_but_the_clis_guarded_import():
 def test_the_wheel_carries_no_bench():
     packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
     assert not [p for p in packages if p.split(".")[0] == "bench"]
+
+
+def _tree(module: str) -> ast.Module:
+    return ast.parse((PACKAGE / (module.replace(".", "/") + ".py")).read_text())
+
+
+def test_every_module_declares_its_public_names():
+    undeclared = [
+        m
+        for m in MODULES
+        if not any(
+            isinstance(node, (ast.Assign, ast.AnnAssign))
+            and any(
+                getattr(t, "id", None) == "__all__" for t in getattr(node, "targets", [getattr(node, "target", None)])
+            )
+            for node in _tree(m).body
+        )
+    ]
+    assert not undeclared, f"modules without __all__: {undeclared}"
+
+
+def test_no_module_imports_another_modules_private_names():
+    """`from cortex.x import _y` couples a module to another's insides: a shared name is public."""
+    sources = [PACKAGE / (m.replace(".", "/") + ".py") for m in MODULES]
+    sources += sorted((ROOT / "bench").glob("*.py")) + sorted((ROOT / "tests").rglob("test_*.py"))
+    private = []
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (
+                node.level or (node.module or "").split(".")[0] in ("cortex", "bench")
+            ):
+                private += [
+                    f"{path.relative_to(ROOT)}: {a.name}"
+                    for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")
+                ]
+    assert not private
