@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["ROOT", "machine", "ms", "pct", "rss_mb", "run_module", "timed"]
+__all__ = ["ROOT", "machine", "pct", "rss_mb", "run_module", "timed"]
 
 ROOT = Path(__file__).resolve().parent.parent  # the checkout: bench/ and cortex/ side by side
 
@@ -23,10 +23,6 @@ ROOT = Path(__file__).resolve().parent.parent  # the checkout: bench/ and cortex
 def pct(values: list[float], p: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:.1f} ms"
 
 
 def rss_mb() -> float:
