@@ -123,7 +123,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     settings = Settings.from_env(brain=args.brain)
     brain = open_brain(settings)[0]
     # The saved index is the server's to write while it serves: refused in one line, naming it.
-    lock = BrainLock.acquire(brain.store.git_dir, settings.brain, "reindexed")  # noqa: F841 - held until exit
+    lock = BrainLock.acquire(brain.store.common_dir, settings.brain, "reindexed")  # noqa: F841 - held until exit
     saved = brain.corpus.saved
     if saved is None:
         from cortex.index.saved import index_file

@@ -208,7 +208,7 @@ def serve(settings: Settings) -> int:
         # One writer per brain: refused in one line, naming the holder, before
         # the watcher, the doors or any write start.
         url = f"http://{settings.host}:{settings.port}/mcp"
-        state["lock"] = BrainLock.acquire(parts.brain.store.git_dir, settings.brain, "served", url)
+        state["lock"] = BrainLock.acquire(parts.brain.store.common_dir, settings.brain, "served", url)
         state["parts"] = parts
         parts.queue_off = off
         print(banner(parts), flush=True)

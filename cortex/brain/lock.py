@@ -2,11 +2,15 @@
 
 Two servers on one working-tree brain lost an acknowledged write: each one's watcher took
 the other's working-tree sync for a hand edit. So a process that writes to a
-brain takes an exclusive `flock` on a file in the brain's Git folder (`.git/cortex.lock`,
-or `cortex.lock` in a bare repository: never in the working tree, so the owner's files are
-untouched). The kernel drops the lock when the process ends, a crash or `kill -9`
-included, so a stale lock cannot outlive its holder. The file holds the holder's PID and
-address, which a refused second process names.
+brain takes an exclusive `flock` on a file in the repository's common Git folder
+(`.git/cortex.lock`, or `cortex.lock` in a bare repository: never in the working tree, so
+the owner's files are untouched). The common folder, not a linked worktree's own
+`.git/worktrees/<name>/`: two servers on two worktrees of one repository share its
+branches, and one's watcher committed a stale file over the other's acknowledged write.
+So one process writes to a repository at a time, whichever worktree it is started on.
+The kernel drops the lock when the process ends, a crash or `kill -9` included, so a stale
+lock cannot outlive its holder. The file holds the holder's PID, address and brain path,
+which a refused second process names.
 
 Hosted instances each keep their own clone in their own state folder, so each locks its
 own clone and several can share one remote, as before. One-shot commands that only commit
@@ -41,7 +45,7 @@ class BrainLock:
 
     @classmethod
     def acquire(cls, git_dir: Path, brain: Path, role: str, url: str | None = None) -> BrainLock | None:
-        """Lock the brain whose Git folder is `git_dir`, or raise StoreError naming the holder.
+        """Lock the brain whose common Git folder is `git_dir`, or raise StoreError naming the holder.
 
         `role` says what holds it ("served", "reindexed"); `url` is where a server answers.
         None where the platform has no flock.
@@ -56,7 +60,7 @@ class BrainLock:
             holder = _holder(fd)
             os.close(fd)
             raise StoreError(_refusal(brain, holder)) from None
-        record = {"pid": os.getpid(), "role": role, **({"url": url} if url else {})}
+        record = {"pid": os.getpid(), "role": role, "brain": str(brain), **({"url": url} if url else {})}
         os.ftruncate(fd, 0)
         os.pwrite(fd, (json.dumps(record) + "\n").encode(), 0)
         return cls(path, fd)
@@ -80,7 +84,11 @@ def _refusal(brain: Path, holder: dict) -> str:
     who = f"PID {pid}" if isinstance(pid, int) else "another process"
     role = holder.get("role") if holder.get("role") in ("served", "reindexed") else "used"
     where = f" at {holder['url']}" if isinstance(holder.get("url"), str) else ""
+    what = f"this brain ({brain})"
+    other = holder.get("brain")
+    if isinstance(other, str) and Path(other) != Path(brain):  # another worktree of the repository
+        what = f"this brain ({brain}) shares its Git repository with {other}, which"
     return (
-        f"this brain ({brain}) is already {role} by {who}{where}; one process writes to a brain at a time: "
+        f"{what} is already {role} by {who}{where}; one process writes to a brain at a time: "
         "stop it first, or use that server"
     )

@@ -164,6 +164,17 @@ class GitStore(History, WorkingTree, Network):
         """The repository's Git folder (`.git/`, or the bare repository itself)."""
         return Path(self._repo.path)
 
+    @property
+    def common_dir(self) -> Path:
+        """The Git folder every worktree of this repository shares: `git_dir`, except in a
+        linked worktree (`git worktree add`), whose own `.git/worktrees/<name>/` names it."""
+        git_dir = self.git_dir
+        try:
+            named = (git_dir / "commondir").read_text().strip()
+        except OSError:
+            return git_dir
+        return (git_dir / named).resolve()
+
     # -- reading ----------------------------------------------------------
 
     def head(self) -> str | None:

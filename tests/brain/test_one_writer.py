@@ -66,6 +66,40 @@ def test_a_second_server_on_one_brain_refuses_naming_the_first(tmp_path, working
     assert not (working_tree_brain / LOCK_NAME).exists()
 
 
+def test_a_second_server_on_a_linked_worktree_of_the_brain_refuses_naming_the_first(tmp_path, working_tree_brain):
+    """`git worktree add` gives a second working tree on the same repository (forced onto the
+    same branch): one server's watcher would commit its stale files over the other's writes."""
+    other = tmp_path / "wt"
+    subprocess.run(["git", "worktree", "add", "-q", "-f", str(other), "main"], cwd=working_tree_brain, check=True)
+    first = serve_process(tmp_path, working_tree_brain, "first")
+    first.start()
+    try:
+        second = serve_process(tmp_path, other, "second")
+        with pytest.raises(AssertionError, match="did not start"):
+            second.start(timeout=30)
+        said = second.output()
+        want = (
+            f"this brain ({other}) shares its Git repository with {working_tree_brain}, which is already served "
+            f"by PID {first.proc.pid} at {first.url}/mcp"
+        )
+        assert want in said, said
+        r = call(f"{first.url}/mcp", "brain_write", path="notes/new.md", mode="create", content="# New\n\nKept.\n")
+        assert r.error is None, r.error
+        assert "Kept." in call(f"{first.url}/mcp", "brain_read", path="notes/new.md").data["text"]
+    finally:
+        first.stop()
+    # Started from the linked worktree first, the main one is refused the same way.
+    first = serve_process(tmp_path, other, "first-wt")
+    first.start()
+    try:
+        second = serve_process(tmp_path, working_tree_brain, "second-main")
+        with pytest.raises(AssertionError, match="did not start"):
+            second.start(timeout=30)
+        assert f"already served by PID {first.proc.pid}" in second.output()
+    finally:
+        first.stop()
+
+
 def test_reindex_beside_a_running_server_refuses_in_one_line(tmp_path, working_tree_brain):
     server = serve_process(tmp_path, working_tree_brain, "server")
     server.start()
