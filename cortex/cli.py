@@ -283,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("serve", help="serve the brain over MCP (Streamable HTTP)")
     p.add_argument("--brain", help="the brain repository (default: CORTEX_BRAIN or $CORTEX_HOME/brain)")
     p.add_argument("--host", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, help="port (default 8765, or PORT)")
+    p.add_argument("--port", help="port, 1 to 65535 (default 8765, or PORT)")  # checked as CORTEX_PORT is
     p.set_defaults(fn=cmd_serve)
 
     p = sub.add_parser("reindex", help="drop the saved index, build it from the notes and save it again")

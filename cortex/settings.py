@@ -24,14 +24,19 @@ __all__ = [
     "DEFAULT_HOSTS",
     "GUEST_DEFAULTS",
     "GUEST_SHARE",
+    "MIN_SECRET",
     "QUEUE_CAP",
+    "SECRET_FILES",
     "Setting",
     "Settings",
     "allowed",
+    "check_door_secrets",
     "identity",
     "load_or_make_secret",
+    "read_secret_file",
     "read_setting",
     "settings_table",
+    "weak_secret",
 ]
 
 # The review queue: capped at 50, refuse rather than evict unreviewed work (pending and
@@ -129,6 +134,28 @@ def name_and_email(name: str, raw: str) -> str:
     return raw
 
 
+MIN_SECRET = 16  # characters; a generated secret has 43 (32 random bytes, URL-safe base64)
+
+
+def weak_secret(value: str) -> str | None:
+    """Why `value` cannot guard a door (blank, short, padded with white space), or None."""
+    if not value.strip():
+        return "is blank"
+    if value != value.strip():
+        return "begins or ends with white space, which a header or a form drops"
+    if len(value) < MIN_SECRET:
+        return f"is shorter than {MIN_SECRET} characters"
+    return None
+
+
+def secret(name: str, raw: str) -> str:
+    """A secret Cortex checks what it is sent against: refused when it is weak."""
+    why = weak_secret(raw)
+    if why:
+        raise BadInput(f"{name} {why}; use {MIN_SECRET} or more random characters (openssl rand -hex 32)")
+    return raw
+
+
 def seconds(name: str, raw: str) -> float:
     try:
         value = float(raw)
@@ -200,8 +227,15 @@ class Settings:
         flag="--brain",
         derive=lambda values, env: Path(values["home"] / "brain").expanduser(),
     )
-    token: str | None = setting("CORTEX_TOKEN", "the owner bearer token", shown="generated")
-    url_secret: str | None = setting("CORTEX_URL_SECRET", "the secret in `/s/<secret>/mcp`", shown="generated")
+    token: str | None = setting(
+        "CORTEX_TOKEN", f"the owner bearer token ({MIN_SECRET} characters or more)", read=secret, shown="generated"
+    )
+    url_secret: str | None = setting(
+        "CORTEX_URL_SECRET",
+        f"the secret in `/s/<secret>/mcp` ({MIN_SECRET} characters or more)",
+        read=secret,
+        shown="generated",
+    )
     host: str = setting("CORTEX_HOST", "bind address", "127.0.0.1", flag="--host")
     port: int = setting(("CORTEX_PORT", "PORT"), "port", 8765, read=whole(1, 65535), flag="--port")
     tz: str = setting(
@@ -250,7 +284,9 @@ class Settings:
         "a Redis for the guest queue, meters and answer cache; unset: a private `redis-server`",
     )
     console_passcode: str | None = setting(
-        "CORTEX_CONSOLE_PASSCODE", "a passcode for the console, besides the owner token"
+        "CORTEX_CONSOLE_PASSCODE",
+        f"a passcode for the console, besides the owner token ({MIN_SECRET} characters or more)",
+        read=secret,
     )
     # No proxy header is believed by default, so no client can pick its own address.
     trusted_proxies: list[str] = setting(
@@ -331,7 +367,9 @@ class Settings:
     )
     fetch_interval: float = setting("CORTEX_FETCH_INTERVAL", "seconds between fetches of the remote", 5.0, read=seconds)
     webhook_secret: str | None = setting(
-        "CORTEX_WEBHOOK_SECRET", "the HMAC-SHA256 key of `POST /hooks/push`; unset, the route is 404"
+        "CORTEX_WEBHOOK_SECRET",
+        f"the HMAC-SHA256 key of `POST /hooks/push` ({MIN_SECRET} characters or more); unset, the route is 404",
+        read=secret,
     )
     template: Path | None = setting(
         "CORTEX_TEMPLATE", "the brain template new brains are made from", read=path, shown="the one shipped"
@@ -352,7 +390,8 @@ class Settings:
             given = overrides.pop(f.name, None)
             found = spec.lookup(env)
             if given is not None:
-                values[f.name] = spec.read(spec.names[0], given) if isinstance(given, str) else given
+                # a command-line option's text is checked as its variable's, and named as given
+                values[f.name] = spec.read(spec.flag or spec.names[0], given) if isinstance(given, str) else given
             elif found is not None:
                 values[f.name] = spec.read(*found)
             elif spec.derive is not None:
@@ -406,13 +445,47 @@ def settings_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+SECRET_FILES = {"token": "owner-token", "url_secret": "url-secret"}  # generated when the variable is unset
+
+
+def read_secret_file(path: Path) -> str:
+    """A secret kept in a file, refused (naming the file) when it is weak: someone wrote it by hand."""
+    value = path.read_text().strip()
+    why = weak_secret(value)
+    if why:
+        raise BadInput(f"{path} {why}; delete it, and Cortex makes a new one at the next start")
+    return value
+
+
 def load_or_make_secret(path: Path, nbytes: int = 32) -> tuple[str, bool]:
     """A secret kept in a 0600 file in the state folder; (secret, newly_made)."""
     if path.exists():
-        return path.read_text().strip(), False
+        return read_secret_file(path), False
     path.parent.mkdir(parents=True, exist_ok=True)
     secret = secrets.token_urlsafe(nbytes)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as f:
         f.write(secret + "\n")
     return secret, True
+
+
+def check_door_secrets(settings: Settings) -> None:
+    """Refuse, in one line naming both, two door secrets that are the same; a weak one in a file too.
+
+    The variables are checked as they are read (`secret`); this adds the files in the state
+    folder and the rule that no secret opens another's door. Makes nothing: `cortex serve`
+    runs it before it binds, and the server again once the generated files exist.
+    """
+    given: dict[str, str] = {}
+    for f in fields(Settings):
+        spec: Setting = f.metadata["setting"]
+        value = getattr(settings, f.name)
+        if spec.read is secret and value:
+            given[spec.names[0]] = value
+        elif f.name in SECRET_FILES and (settings.home / SECRET_FILES[f.name]).exists():
+            given[str(settings.home / SECRET_FILES[f.name])] = read_secret_file(settings.home / SECRET_FILES[f.name])
+    seen: dict[str, str] = {}
+    for name, value in given.items():
+        if value in seen:
+            raise BadInput(f"{name} is the same as {seen[value]}; every secret must be different")
+        seen[value] = name

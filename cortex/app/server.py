@@ -10,7 +10,7 @@ from cortex.ask.asker import AnswerCache, Asker, MemoryCache, ReaderOrder
 from cortex.ask.readers import AnthropicReader, OfflineReader, Reader
 from cortex.http.server_parts import ServerParts
 from cortex.index.saved import IndexFile
-from cortex.settings import Settings, load_or_make_secret
+from cortex.settings import SECRET_FILES, Settings, check_door_secrets, load_or_make_secret
 from cortex.tools.trusted import Tools
 
 __all__ = [
@@ -27,13 +27,14 @@ __all__ = [
 
 
 def assemble(settings: Settings) -> ServerParts:
+    check_door_secrets(settings)  # before anything opens: the variables and the files there are
     brain, _ = open_brain(settings)
     brain.meaning = make_meaning(settings, brain, log=_say)
     if settings.token:
         token, new = settings.token, False
     else:
-        token, new = load_or_make_secret(settings.home / "owner-token")
-    url_secret = settings.url_secret or load_or_make_secret(settings.home / "url-secret")[0]
+        token, new = load_or_make_secret(settings.home / SECRET_FILES["token"])
+    url_secret = settings.url_secret or load_or_make_secret(settings.home / SECRET_FILES["url_secret"])[0]
     reader = make_reader(settings)
     server_model = reader if settings.anthropic_key else None
     order = ReaderOrder(settings.reader, server_model, OfflineReader() if server_model else reader)

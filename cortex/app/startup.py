@@ -12,7 +12,9 @@ then is served by the real app. Nothing is answered from a half-built server.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
+import socket
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 if TYPE_CHECKING:
     from cortex.settings import Settings
 
-__all__ = ["ASGIApp", "Receive", "Scope", "Send", "Starting", "WAIT_S", "after_listening", "serve"]
+__all__ = ["ASGIApp", "Receive", "Scope", "Send", "Starting", "WAIT_S", "after_listening", "listen", "serve"]
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -158,6 +160,30 @@ def after_listening(server: Any, fn: Callable[[], None]) -> threading.Thread:
     return thread
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to `host`:`port`, or BadInput in one line saying why not.
+
+    Bound here, not by uvicorn: uvicorn binds after the app's lifespan has started, so
+    a port in use or a host this machine does not have was said after the banner.
+    """
+    from cortex.errors import BadInput
+
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise BadInput(f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}") from None
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        why = "another process listens there" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)
+        raise BadInput(f"cannot listen on {host}:{port}: {why}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
 def _exit_on_sigterm() -> None:
     """uvicorn re-raises SIGTERM after its graceful shutdown; with the default
     handler that kills the process before our cleanup (the private Redis) runs."""
@@ -180,6 +206,10 @@ def serve(settings: Settings) -> int:
 
     import uvicorn
 
+    from cortex.settings import check_door_secrets
+
+    check_door_secrets(settings)  # a weak or shared secret: one line, before the port opens
+    sock = listen(settings.host, settings.port)  # bound before the banner says where
     _exit_on_sigterm()
     private: Any = None
     state: dict[str, Any] = {}
@@ -236,7 +266,7 @@ def serve(settings: Settings) -> int:
     # notes (both GIL-bound; measured side by side, 4 starts each).
     after_listening(server, lambda: _warm_when_built(app, state))
     try:
-        server.run()
+        server.run(sockets=[sock])
     except KeyboardInterrupt:
         pass  # Ctrl-C: uvicorn has already shut down cleanly, then raised it again
     finally:

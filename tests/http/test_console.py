@@ -68,7 +68,7 @@ def active_markup(html: str) -> list[str]:
 
 @pytest.fixture
 def passcode_server(tmp_path: Path, brain_path: Path):
-    parts = assemble(make_settings(tmp_path, brain_path, env={"CORTEX_CONSOLE_PASSCODE": "correct horse"}))
+    parts = assemble(make_settings(tmp_path, brain_path, env={"CORTEX_CONSOLE_PASSCODE": "correct horse battery"}))
     with RunningServer(make_app(parts), parts.settings) as running:
         running.parts = parts
         yield running
@@ -215,7 +215,7 @@ def test_wrong_token_then_throttled(server):
 
 @pytest.mark.slow
 def test_passcode_signs_in_too(passcode_server):
-    _, r = signin(passcode_server.url, "correct horse")
+    _, r = signin(passcode_server.url, "correct horse battery")
     assert r.status_code == 303
     _, r = signin(passcode_server.url, TOKEN)
     assert r.status_code == 303
