@@ -20,7 +20,33 @@ import pygit2
 from cortex.errors import PathCollision, StoreError
 from cortex.store.credentials import Auth
 
-__all__ = ["Network"]
+__all__ = ["Network", "checked_out"]
+
+
+def checked_out(path: str, branch: str | None) -> Path | None:
+    """The working tree of the local repository at `path` that has `branch` (None: the
+    branch its HEAD names) checked out, or None: nothing is (a bare repository, say).
+
+    A push moves such a branch but not the files under it, and the server or editor there
+    then commits those stale files back over the pushed notes (git's own receive-pack refuses
+    such a push by default; libgit2's local transport does not).
+    """
+    try:
+        repo = pygit2.Repository(path)
+    except (pygit2.GitError, KeyError, OSError):
+        return None
+    heads = [] if repo.is_bare else [(repo.workdir, repo)]  # a bare one may still have linked worktrees
+    for name in repo.list_worktrees():
+        try:
+            tree = repo.lookup_worktree(name).path
+            heads.append((tree, pygit2.Repository(tree)))
+        except (pygit2.GitError, KeyError, OSError):  # a worktree whose folder is gone
+            continue
+    wanted = f"refs/heads/{branch}" if branch else repo.references["HEAD"].target  # a clone takes HEAD's
+    for where, each in heads:
+        if each.references["HEAD"].target == wanted:
+            return Path(where)
+    return None
 
 
 class Network:

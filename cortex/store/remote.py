@@ -27,6 +27,7 @@ from cortex.errors import StoreError
 from cortex.settings import Settings
 from cortex.store.credentials import Auth
 from cortex.store.git import GitStore, View
+from cortex.store.network import checked_out
 from cortex.store.types import Changes, Identity, WriteResult
 
 __all__ = [
@@ -74,7 +75,17 @@ class RemoteStore(GitStore):
     def open(
         cls, path: Path, url: str, auth: Auth, branch: str | None = None, fetch_interval: float = 5.0
     ) -> "RemoteStore":
-        """The clone at `path`, made from `url` on first use."""
+        """The clone at `path`, made from `url` on first use; StoreError for a local remote
+        whose branch is checked out in a working tree (see `network.checked_out`)."""
+        local = local_path(url)
+        tree = checked_out(local, branch) if local is not None else None
+        if tree is not None:
+            raise StoreError(
+                f"the remote {Auth.display(url)} has {'branch ' + branch if branch else 'its branch'} checked out "
+                f"in the working tree {tree}: a push there would leave those files stale, and a server or editor on "
+                f"them would commit them back over the pushed notes. Use a bare repository as the remote "
+                f"(git clone --bare {tree} brain.git), or serve {tree} itself"
+            )
         if not (path / "HEAD").exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             GitStore.clone(url, path, auth, branch)

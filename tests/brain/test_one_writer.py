@@ -100,6 +100,56 @@ def test_a_second_server_on_a_linked_worktree_of_the_brain_refuses_naming_the_fi
         first.stop()
 
 
+def test_a_hosted_server_refuses_a_remote_whose_branch_is_checked_out(tmp_path, working_tree_brain):
+    """Hosted mode pushing into a working-tree brain that another server serves moved its
+    branch under stale files, which that server then committed back over the pushed lines.
+    Cortex refuses such a remote, in one line, and pushes nothing; a bare one is served."""
+    served = serve_process(tmp_path, working_tree_brain, "served")
+    served.start()
+    try:
+        head = git_head(working_tree_brain)
+        hosted = hosted_process(tmp_path, working_tree_brain, "hosted")
+        with pytest.raises(AssertionError, match="did not start"):
+            hosted.start(timeout=30)
+        said = [line for line in hosted.output().splitlines() if line.startswith("cortex serve:")]
+        assert len(said) == 1 and f"has its branch checked out in the working tree {working_tree_brain}" in said[0]
+        assert "Use a bare repository as the remote" in said[0]
+        assert not (tmp_path / "home-hosted" / "remote-clone.git").exists()  # nothing cloned
+        # The served brain kept its head, and still writes.
+        assert git_head(working_tree_brain) == head
+        r = call(f"{served.url}/mcp", "brain_write", path="notes/b.md", mode="create", content="# B\n\nMine.\n")
+        assert r.error is None, r.error
+    finally:
+        served.stop()
+    # A linked worktree with the branch checked out counts the same; a bare clone is served.
+    bare = tmp_path / "brain.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(working_tree_brain), str(bare)], check=True)
+    tree = tmp_path / "wt"
+    subprocess.run(["git", "worktree", "add", "-q", str(tree), "main"], cwd=bare, check=True)
+    from cortex.store.network import checked_out
+
+    assert checked_out(str(bare), "main") == tree and checked_out(str(bare), "other") is None
+    subprocess.run(["git", "worktree", "remove", str(tree)], cwd=bare, check=True)
+    hosted = hosted_process(tmp_path, bare, "bare")
+    hosted.start()
+    try:
+        r = call(f"{hosted.url}/mcp", "brain_write", path="notes/c.md", mode="create", content="# C\n\nPushed.\n")
+        assert r.error is None and r.data["push"] == "pushed", r
+        assert git_head(bare) == r.data["sha"]
+    finally:
+        hosted.stop()
+
+
+def hosted_process(tmp_path: Path, remote: Path, name: str) -> ServeProcess:
+    """A hosted `cortex serve`: its brain is a clone of `remote` in its own state folder."""
+    env = {"CORTEX_TOKEN": TOKEN, "CORTEX_REMOTE": str(remote)}
+    return ServeProcess(tmp_path / f"home-{name}", None, env, tmp_path / "bin", tmp_path / f"{name}.log")
+
+
+def git_head(repo: Path) -> str:
+    return subprocess.run(["git", "rev-parse", "main"], cwd=repo, capture_output=True, text=True).stdout.strip()
+
+
 def test_reindex_beside_a_running_server_refuses_in_one_line(tmp_path, working_tree_brain):
     server = serve_process(tmp_path, working_tree_brain, "server")
     server.start()
