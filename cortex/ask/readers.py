@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from cortex.ask.neutralize import client_text
 from cortex.ask.pack import Pack, PackedFile, question_terms, variants
 from cortex.ask.quotes import too_generic
 from cortex.ask.specifics import Specific, specifics
@@ -240,8 +241,8 @@ class ClientTurn:
 
     def read(self, pack: Pack) -> ReaderReply:
         """The model's reply as a reader's: its JSON answer, or an error naming what was wrong."""
-        model = _field(self.reply, "model") or "unknown model"
-        out = ReaderReply(reader=f"client:{self.name}/{model}", tokens_sent=len(pack.render()) // 4)
+        model = client_text(_field(self.reply, "model") or "unknown model")
+        out = ReaderReply(reader=f"client:{client_text(self.name)}/{model}", tokens_sent=len(pack.render()) // 4)
         if self.reply is None:
             out.error = "the client retried without its model's reply"
             return out
