@@ -275,10 +275,10 @@ class Asker:
             snap = self.brain.snapshot(as_of) if as_of else self.brain.snapshot()
         day = when.astimezone(self.brain.tz).date() if when is not None else self.brain.today()
         if turn is not None and turn.reply is not None:
-            late = turn.late(time.time(), self.client_timeout)
-            if late:  # the bound held: the client's late answer is not used
+            unused = turn.unused(time.time(), self.client_timeout)
+            if unused:  # late, or with no sealed state to date it: the answer is not read
                 reader = self._after_client()
-                passed = "; ".join(x for x in (passed, f"the client's model: {late}") if x)
+                passed = "; ".join(x for x in (passed, f"the client's model: {unused}") if x)
                 turn = None
         name = reader.name if reader is not None else "client"
         key = cache_key(question, snap.sha, f"{name} sweep {self.sweep}", k, door, scope, day.isoformat())
