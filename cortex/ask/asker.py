@@ -448,7 +448,8 @@ class Asker:
         if nearest is None:
             return "meaning: no passage in scope", None
         side = "under" if nearest[1] < NEAR_BAR else "at or over"
-        return f"closest passage {nearest[1]:.2f}, {side} {NEAR_BAR:.2f}", nearest
+        in_part = meaning.in_part(snap, scope)
+        return f"closest passage {nearest[1]:.2f}, {side} {NEAR_BAR:.2f}{'; ' + in_part if in_part else ''}", nearest
 
     def _stamp(
         self,

@@ -389,6 +389,19 @@ class Meaning:
 
     # -- what it says of itself -----------------------------------------------
 
+    def in_part(self, snap: Snapshot, paths: list[str] | None = None) -> str:
+        """How many notes of `paths` (None: all of `snap`) were embedded only in part, as a
+        clause for a reply, or '' when none were (or the arm is not ready for `snap`). A
+        scope counts its own notes only."""
+        cut = self._ready_in_part if self.ready_for(snap) else frozenset()
+        n = len(cut) if paths is None else len(cut.intersection(paths)) if cut else 0
+        if not n:
+            return ""
+        return (
+            f"{n:,} note(s) embedded only in part (at most their first {MAX_PASSAGES} passages),"
+            " the rest of them found by its words only"
+        )
+
     def line(self, snap: Snapshot | None = None, paths: list[str] | None = None) -> str:
         """One line for a reply's coverage or status: how far the arm has got.
 
@@ -398,17 +411,12 @@ class Meaning:
         if self.state in ("off", "unavailable"):
             return f"meaning: off ({self.reason}); lexical only"
         if snap is not None and self.ready_for(snap) and self.store is not None:
-            cut = self._ready_in_part
             if paths is None:
-                counted, in_part = f"{len(snap.notes):,} notes, {self._ready_passages:,} passages", len(cut)
-            else:  # a scope counts its own notes only
-                counted, in_part = f"{len(paths):,} notes in scope", len(cut.intersection(paths)) if cut else 0
-            if in_part:
-                counted += (
-                    f"; {in_part:,} note(s) embedded only in part (at most their first {MAX_PASSAGES} passages),"
-                    " the rest of them found by its words only"
-                )
-            return f"meaning: on ({counted})"
+                counted = f"{len(snap.notes):,} notes, {self._ready_passages:,} passages"
+            else:
+                counted = f"{len(paths):,} notes in scope"
+            in_part = self.in_part(snap, paths)
+            return f"meaning: on ({counted}{'; ' + in_part if in_part else ''})"
         head, done, total = self._target
         if paths is not None and snap is not None and self.store is not None:
             store = self.store

@@ -78,6 +78,9 @@ def test_a_server_embeds_a_huge_note_in_part_finds_its_tail_by_words_and_says_so
         assert "found by its words only" in by_meaning["meaning"]
         tail = call(f"{running.url}/mcp", "brain_search", query="zanzibarite drawer", k=3).data
         assert tail["hits"][0]["path"] == "notes/big.md" and "zanzibarite" in tail["hits"][0]["passage"]
+        asked = call(f"{running.url}/mcp", "brain_ask", question="What vehicle do we own?").data
+        assert "closest passage" in asked["coverage"]  # the ask used meaning, and says what it lacked
+        assert "1 note(s) embedded only in part" in asked["coverage"]
         running.parts.brain.meaning.stop()
 
 
