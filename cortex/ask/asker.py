@@ -275,10 +275,10 @@ class Asker:
             snap = self.brain.snapshot(as_of) if as_of else self.brain.snapshot()
         day = when.astimezone(self.brain.tz).date() if when is not None else self.brain.today()
         if turn is not None and turn.reply is not None:
-            late = turn.late(time.time(), self.client_timeout)
-            if late:  # the bound held: the client's late answer is not used
+            unused = turn.unused(time.time(), self.client_timeout)
+            if unused:  # late, or with no sealed state to date it: the answer is not read
                 reader = self._after_client()
-                passed = "; ".join(x for x in (passed, f"the client's model: {late}") if x)
+                passed = "; ".join(x for x in (passed, f"the client's model: {unused}") if x)
                 turn = None
         name = reader.name if reader is not None else "client"
         key = cache_key(question, snap.sha, f"{name} sweep {self.sweep}", k, door, scope, day.isoformat())
@@ -448,7 +448,8 @@ class Asker:
         if nearest is None:
             return "meaning: no passage in scope", None
         side = "under" if nearest[1] < NEAR_BAR else "at or over"
-        return f"closest passage {nearest[1]:.2f}, {side} {NEAR_BAR:.2f}", nearest
+        in_part = meaning.in_part(snap, scope)
+        return f"closest passage {nearest[1]:.2f}, {side} {NEAR_BAR:.2f}{'; ' + in_part if in_part else ''}", nearest
 
     def _stamp(
         self,

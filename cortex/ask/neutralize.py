@@ -1,8 +1,11 @@
-"""Making a model's answer unable to pass for the server's own lines (`neutralize_answer`).
+"""Making a model's answer unable to pass for the server's own lines (`neutralize_answer`),
+and a client's own strings too (`client_text`: its name, its model's name).
 
 The server writes its stamp, source and SHA lines around an answer, each starting with
 `SERVER_LINE_PREFIX`; no line of the model's answer can, so a client can trust exactly
-the lines that do. Pure, never raises.
+the lines that do. A client's name or model name sits inside the server's own lines
+(`reader`, the coverage line), so it is made one bounded line without the prefix's mark.
+Pure, never raises.
 """
 
 from __future__ import annotations
@@ -10,7 +13,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["ANSWER_LINE_PREFIX", "SERVER_LINE_PREFIX", "neutralize_answer"]
+from cortex.notes.data_envelope import one_line
+
+__all__ = ["ANSWER_LINE_PREFIX", "CLIENT_TEXT_CHARS", "SERVER_LINE_PREFIX", "client_text", "neutralize_answer"]
 
 # Prefix of every line the server itself writes around an answer (stamp lines, source
 # lines, the SHA line). `neutralize_answer` guarantees no line of the model's answer
@@ -18,6 +23,7 @@ __all__ = ["ANSWER_LINE_PREFIX", "SERVER_LINE_PREFIX", "neutralize_answer"]
 SERVER_LINE_PREFIX = "§ "
 # Put in front of an answer line that looks like one of the server's lines.
 ANSWER_LINE_PREFIX = "[answer] "
+CLIENT_TEXT_CHARS = 100  # a client's or a model's name at most: real ones are under 40
 
 
 # Line breaks a client might render (what str.splitlines splits on).
@@ -95,3 +101,13 @@ def neutralize_answer(text: str) -> str:
     except Exception:
         # Never raise; fall back to something that certainly cannot pass.
         return ANSWER_LINE_PREFIX + repr(text)
+
+
+def client_text(text: object, limit: int = CLIENT_TEXT_CHARS) -> str:
+    """A string a client sent (its name, its model's name) as it may stand inside the
+    server's lines: one line without control or format characters (`one_line`), no "§"
+    (the server's line mark), at most `limit` characters; "unknown" when nothing is left."""
+    try:
+        return one_line(str(text).replace("§", " "), limit) or "unknown"
+    except Exception:  # a str() that raises: nothing of it is shown
+        return "unknown"

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from cortex.ask.neutralize import client_text
 from cortex.ask.pack import Pack, PackedFile, question_terms, variants
 from cortex.ask.quotes import too_generic
 from cortex.ask.specifics import Specific, specifics
@@ -231,30 +232,37 @@ class ClientTurn:
     def unable(self) -> str:
         return self.why_not
 
-    def late(self, now: float, bound_s: float) -> str:
-        """Why the reply is not used for its time, or ''."""
-        asked = float((self.state or {}).get("t", now))
+    def unused(self, now: float, bound_s: float) -> str:
+        """Why the reply may not be read, or '': it came without the first round's sealed
+        state (so its time and commit are unknown), or after the time bound."""
+        asked = (self.state or {}).get("t")
+        if not isinstance(asked, (int, float)) or isinstance(asked, bool):
+            return "its reply came without the sealed state of the request it answers"
         if now - asked > bound_s:
             return f"answered after {now - asked:.1f} s, over the {bound_s:g} s bound"
         return ""
 
     def read(self, pack: Pack) -> ReaderReply:
-        """The model's reply as a reader's: its JSON answer, or an error naming what was wrong."""
-        model = _field(self.reply, "model") or "unknown model"
-        out = ReaderReply(reader=f"client:{self.name}/{model}", tokens_sent=len(pack.render()) // 4)
+        """The model's reply as a reader's: its JSON answer, or an error naming what was
+        wrong. Never raises: whatever the client sent, the next reader can take over."""
+        name = f"client:{client_text(self.name)}"
+        out = ReaderReply(reader=f"{name}/unknown model", tokens_sent=len(pack.render()) // 4)
         if self.reply is None:
             out.error = "the client retried without its model's reply"
             return out
-        if _field(self.reply, "stop_reason") == "refusal":
-            out.error = "it refused"
-            return out
-        content = _field(self.reply, "content")
-        blocks = content if isinstance(content, list) else [content]
-        text = "".join(str(_field(b, "text") or "") for b in blocks if _field(b, "type") == "text")
         try:
+            out.reader = f"{name}/{client_text(_field(self.reply, 'model') or 'unknown model')}"
+            if _field(self.reply, "stop_reason") == "refusal":
+                out.error = "it refused"
+                return out
+            content = _field(self.reply, "content")
+            blocks = content if isinstance(content, list) else [content]
+            text = "".join(str(_field(b, "text") or "") for b in blocks if _field(b, "type") == "text")
             out.answer, out.citations, out.not_in_brain = parse_answer_input(_json_object(text))
         except ValueError as exc:
             out.error = f"its reply was not the JSON asked for ({exc})"
+        except Exception as exc:  # noqa: BLE001 - a reply nested past the stack, or any other shape
+            out.error = f"its reply could not be read ({type(exc).__name__})"
         return out
 
 
@@ -272,6 +280,8 @@ def _json_object(text: str) -> Any:
         return json.loads(text[start : end + 1])
     except json.JSONDecodeError as exc:
         raise ValueError(f"bad JSON at character {exc.pos}") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
 
 
 # The least share of the question's distinctive weight a passage must cover to be quoted: the lowest bar

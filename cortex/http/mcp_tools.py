@@ -21,6 +21,7 @@ from pydantic import Field, ValidationError
 
 from cortex import __version__
 from cortex.ask.asker import SampleNeeded
+from cortex.ask.neutralize import client_text
 from cortex.ask.readers import ClientTurn
 from cortex.brain.trailers import Actor
 from cortex.errors import CortexError
@@ -69,7 +70,7 @@ def client_name(ctx: Context | None) -> str:
     """The MCP client's self-reported name, where the session knows it."""
     try:
         info = ctx.session.client_params.client_info  # type: ignore[union-attr]
-        return f"{info.name} {info.version}".strip() if info else "unknown"
+        return client_text(f"{info.name} {info.version}") if info else "unknown"
     except Exception:
         return "unknown"
 
@@ -162,7 +163,7 @@ def client_turn(ctx: Context) -> ClientTurn:
     version = ctx.protocol_version or "unknown"
     caps = ctx.client_capabilities
     if not is_version_at_least(version, MODERN):
-        why = f"this session speaks protocol {version}, where sampling needs a stream these doors do not open"
+        why = f"this session speaks protocol {client_text(version)}, where sampling needs a stream these doors do not open"
     elif caps is None or caps.sampling is None:
         why = "the client did not declare sampling"
     else:

@@ -27,17 +27,30 @@ import numpy as np
 
 from cortex.index.saved import Unusable
 from cortex.meaning.embedder import MAX_TOKENS, Embedder, ModelFiles, ModelUnavailable, locate
+from cortex.meaning.passages import MAX_PASSAGES
 from cortex.meaning.vectors import ScopeMatrix, VectorStore
 
 if TYPE_CHECKING:
     from cortex.index.corpus import Corpus
     from cortex.index.snapshot import Snapshot
 
-__all__ = ["NICE", "NOTES_PER_TASK", "SAVE_EVERY_S", "Closeness", "Meaning", "passage_code"]
+__all__ = [
+    "NICE",
+    "NOTES_PER_TASK",
+    "SAVE_EVERY_S",
+    "WORKER_MEMORY",
+    "Closeness",
+    "Embedded",
+    "Meaning",
+    "passage_code",
+]
 
 NOTES_PER_TASK = 16  # notes a worker embeds per task: progress moves every second or so
 SAVE_EVERY_S = 60.0  # while embedding, save at most this often (a kill loses at most a minute's work)
 NICE = 10  # the workers' niceness: a request's thread always goes first
+# Address space a worker may take beyond its loaded model. Measured: a 1 MiB note of 40,000
+# tiny sections grew a worker by 111 MB (its parse); past the bound a note is found by words only.
+WORKER_MEMORY = 512 << 20
 
 
 def passage_code() -> str:
@@ -60,31 +73,57 @@ def passage_code() -> str:
 _WORKER: Embedder | None = None
 
 
-def _start_worker(files: ModelFiles, threads: int) -> None:
+def _start_worker(files: ModelFiles, threads: int, memory: int) -> None:
     global _WORKER
     try:
         os.nice(NICE)
     except OSError:
         pass
     _WORKER = Embedder(files, threads=threads)
+    _bound_memory(memory)
 
 
-def _embed_notes(items: list[tuple[str, str, str]]) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """(blob, vectors, block spans) for each (blob, path, text), in a worker."""
+def _bound_memory(extra: int) -> None:
+    """Hold this process to the address space it has now plus `extra` bytes: past it an
+    allocation fails with MemoryError (caught per note) instead of growing without end."""
+    import resource
+
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[0])
+        limit = pages * os.sysconf("SC_PAGE_SIZE") + extra
+        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    except (OSError, ValueError):  # no /proc (not Linux), or a hard limit already lower: left as it is
+        pass
+
+
+Embedded = tuple[str, np.ndarray, np.ndarray, bool]  # blob, vectors, block spans, whether whole
+
+
+def _embed_notes(items: list[tuple[str, str, str]]) -> list[Embedded]:
+    """(blob, vectors, block spans, whole) for each (blob, path, text), in a worker.
+    Nothing parsed is kept from one note to the next, so the memory bound is one note's."""
     assert _WORKER is not None
-    return _embed_with(_WORKER, items)
+    return _embed_with(_WORKER, items, forget=True)
 
 
-def _embed_with(embedder: Embedder, items: list[tuple[str, str, str]]) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    from cortex.meaning.passages import note_passages
+def _embed_with(embedder: Embedder, items: list[tuple[str, str, str]], forget: bool = False) -> list[Embedded]:
+    from cortex.meaning.passages import Passage, first_passages
+    from cortex.notes.blocks import drop_cached
     from cortex.notes.note import parse_note
 
     out = []
     for blob, path, text in items:
-        found = note_passages(parse_note(path, text), MAX_TOKENS - 2, embedder.lengths, embedder.cut)
+        try:
+            found, whole = first_passages(parse_note(path, text), MAX_TOKENS - 2, embedder.lengths, embedder.cut)
+        except MemoryError:  # past the worker's bound: its name is embedded, its words are indexed
+            found = []  # made once out of this block, whose traceback holds the parse's memory
+        if forget:
+            drop_cached()
+        if not found:
+            found, whole = [Passage(path, "", -1, -1)], False
         vectors = embedder.embed([p.text for p in found])
         spans = np.array([(p.first_block, p.last_block) for p in found], dtype=np.int32).reshape(-1, 2)
-        out.append((blob, vectors, spans))
+        out.append((blob, vectors, spans, whole))
     return out
 
 
@@ -139,6 +178,7 @@ class Meaning:
         workers: int | None = None,
         threads: int = 1,
         enabled: bool = True,
+        worker_memory: int = WORKER_MEMORY,
     ):
         self.model_setting = model_setting
         self.cache = cache
@@ -149,6 +189,7 @@ class Meaning:
         # at 23.5/s against 19.9/s for 1x2 threads, and short ones at 29.3 against 24.3.
         self.workers = workers or max(1, min(4, os.cpu_count() or 1))
         self.threads = threads
+        self.worker_memory = worker_memory
         self.state = "starting" if enabled else "off"
         self.reason = "CORTEX_MEANING=off" if not enabled else ""
         self.store: VectorStore | None = None
@@ -159,6 +200,7 @@ class Meaning:
         self._target: tuple[str, int, int] = ("", 0, 0)  # (head, notes with vectors, notes)
         self._ready_sha: str | None = None
         self._ready_passages = 0  # of the ready head: counted once, said in every search reply
+        self._ready_in_part: frozenset[str] = frozenset()  # the ready head's notes cut at MAX_PASSAGES
         self._scopes: dict[Any, ScopeMatrix] = {}
         self._scopes_lock = threading.Lock()
         self._stop = threading.Event()
@@ -233,10 +275,10 @@ class Meaning:
             # so a write is searchable by meaning at once, without starting a worker.
             with self._query_lock:
                 embedder = self._query
-                for blob, vectors, spans in _embed_with(
+                for blob, vectors, spans, whole in _embed_with(
                     embedder, [(b, p, snap.notes[p].text) for b, p in todo.items()]
                 ):
-                    self.store.add(blob, vectors, spans)
+                    store.add(blob, vectors, spans, whole)
         elif todo:
             if self._ready_sha is None:
                 self.state = "embedding"
@@ -246,6 +288,7 @@ class Meaning:
         store.keep_only({b for p, b in snap.blobs.items() if p in snap.notes})
         self._target = (snap.sha, total, total)
         self._ready_passages = store.passages_of(b for p, b in snap.blobs.items() if p in snap.notes)
+        self._ready_in_part = frozenset(p for p, b in snap.blobs.items() if p in snap.notes and not store.whole(b))
         self._ready_sha = snap.sha
         self.state = "ready"
         self.save()
@@ -262,7 +305,7 @@ class Meaning:
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker,
-            initargs=(self.files, self.threads),
+            initargs=(self.files, self.threads, self.worker_memory),
         )
         try:
             pending: dict[Future, int] = {}
@@ -275,8 +318,8 @@ class Meaning:
                 finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     pending.pop(fut)
-                    for blob, vectors, spans in fut.result():
-                        store.add(blob, vectors, spans)
+                    for blob, vectors, spans, whole in fut.result():
+                        store.add(blob, vectors, spans, whole)
                         passages += len(spans)
                         done += 1
                     self._target = (snap.sha, done, total)
@@ -346,6 +389,19 @@ class Meaning:
 
     # -- what it says of itself -----------------------------------------------
 
+    def in_part(self, snap: Snapshot, paths: list[str] | None = None) -> str:
+        """How many notes of `paths` (None: all of `snap`) were embedded only in part, as a
+        clause for a reply, or '' when none were (or the arm is not ready for `snap`). A
+        scope counts its own notes only."""
+        cut = self._ready_in_part if self.ready_for(snap) else frozenset()
+        n = len(cut) if paths is None else len(cut.intersection(paths)) if cut else 0
+        if not n:
+            return ""
+        return (
+            f"{n:,} note(s) embedded only in part (at most their first {MAX_PASSAGES} passages),"
+            " the rest of them found by its words only"
+        )
+
     def line(self, snap: Snapshot | None = None, paths: list[str] | None = None) -> str:
         """One line for a reply's coverage or status: how far the arm has got.
 
@@ -356,8 +412,11 @@ class Meaning:
             return f"meaning: off ({self.reason}); lexical only"
         if snap is not None and self.ready_for(snap) and self.store is not None:
             if paths is None:
-                return f"meaning: on ({len(snap.notes):,} notes, {self._ready_passages:,} passages)"
-            return f"meaning: on ({len(paths):,} notes in scope)"
+                counted = f"{len(snap.notes):,} notes, {self._ready_passages:,} passages"
+            else:
+                counted = f"{len(paths):,} notes in scope"
+            in_part = self.in_part(snap, paths)
+            return f"meaning: on ({counted}{'; ' + in_part if in_part else ''})"
         head, done, total = self._target
         if paths is not None and snap is not None and self.store is not None:
             store = self.store

@@ -9,7 +9,8 @@ The file, `<home>/index/<key>.<model>.cvec`, one per brain, branch and model::
 
     MAGIC | SHA-256 of the rest | u32 header length | header (JSON) | int8 rows | scales | spans
 
-The header names the format, the model, the brain and each blob's row count; `spans` is
+The header names the format, the model, the brain, each blob's row count and the blobs
+embedded only in part (their first `passages.MAX_PASSAGES`); `spans` is
 each passage's first and last block in `blocks_of` (int32 pairs, -1 for a title-only
 passage). Written atomically (`saved.write_atomically`); loaded memory-mapped, so RAM
 holds no second copy. Anything wrong with the file means an empty store and one line
@@ -33,7 +34,7 @@ from cortex.index.saved import Unusable, write_atomically
 __all__ = ["FORMAT", "MAGIC", "Rows", "ScopeMatrix", "VectorStore", "quantize"]
 
 MAGIC = b"CORTEX-VECTORS\n"
-FORMAT = 1
+FORMAT = 2  # 2: the blobs embedded only in part are named
 _LEN = struct.Struct("<I")
 _DIGEST = 32
 _CHUNK = 8192  # rows widened to float32 at once while scoring (12 MB)
@@ -48,12 +49,14 @@ def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass
 class Rows:
-    """One blob's passages: int8 rows, their scales and block spans."""
+    """One blob's passages: int8 rows, their scales and block spans; `whole` is False for a
+    note whose later passages were never embedded (the passage cap)."""
 
     q: np.ndarray
     scale: np.ndarray
     spans: np.ndarray
     start: int | None = None  # the first row in the mapped file, for rows loaded from it
+    whole: bool = True
 
     def __len__(self) -> int:
         return len(self.scale)
@@ -83,9 +86,9 @@ class VectorStore:
     def passages(self) -> int:
         return self._passages
 
-    def add(self, blob: str, vectors: np.ndarray, spans: np.ndarray) -> None:
+    def add(self, blob: str, vectors: np.ndarray, spans: np.ndarray, whole: bool = True) -> None:
         q, scale = quantize(np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim))
-        rows = Rows(q, scale, np.asarray(spans, dtype=np.int32).reshape(-1, 2))
+        rows = Rows(q, scale, np.asarray(spans, dtype=np.int32).reshape(-1, 2), whole=whole)
         with self._lock:
             old = self._rows.get(blob)
             self._passages += len(rows) - (len(old) if old is not None else 0)
@@ -98,6 +101,11 @@ class VectorStore:
     def passages_of(self, blobs: Iterable[str]) -> int:
         rows = self._rows
         return sum(len(rows[b]) for b in blobs if b in rows)
+
+    def whole(self, blob: str) -> bool:
+        """False when `blob` was embedded only in part (its first `passages.MAX_PASSAGES`)."""
+        rows = self._rows.get(blob)
+        return rows is None or rows.whole
 
     def keep_only(self, blobs: set[str]) -> None:
         """Forget every blob but `blobs` (the head's): old versions' vectors are not saved."""
@@ -119,6 +127,7 @@ class VectorStore:
                 "dim": self.dim,
                 "brain": self.brain,
                 "blobs": [[b, len(r)] for b, r in items],
+                "in_part": [b for b, r in items if not r.whole],
             }
         ).encode()
         body = [
@@ -142,7 +151,7 @@ class VectorStore:
                 if saved.get(b) is rows and b in loaded._rows:
                     self._rows[b] = loaded._rows[b]
                 elif rows.start is not None:  # mapped from the file this one replaces
-                    self._rows[b] = Rows(np.array(rows.q), np.array(rows.scale), np.array(rows.spans))
+                    self._rows[b] = Rows(np.array(rows.q), np.array(rows.scale), np.array(rows.spans), whole=rows.whole)
         return len(MAGIC) + _DIGEST + sum(len(p) for p in body)
 
     @classmethod
@@ -178,9 +187,11 @@ class VectorStore:
         scale = data[at + total * dim : at + total * dim + total * 4].view(np.float32)
         spans = data[at + total * dim + total * 4 :].view(np.int32).reshape(total, 2)
         store = cls(dim, model_id, brain)
+        in_part = set(meta.get("in_part", ()))
         row = 0
         for (blob, _), n in zip(meta["blobs"], counts):
-            store._rows[blob] = Rows(q[row : row + n], scale[row : row + n], spans[row : row + n], row)
+            part = slice(row, row + n)
+            store._rows[blob] = Rows(q[part], scale[part], spans[part], row, whole=blob not in in_part)
             row += n
         store._passages = total
         store.base_q, store.base_scale = q, scale

@@ -74,6 +74,7 @@ from dataclasses import dataclass, field
 
 from cortex.notes.note import Note
 from cortex.notes.structure import Leaf, Marks, Span, merged, structure
+from cortex.notes.structure import drop_cached as drop_structures
 
 __all__ = [
     "RETIRING_WORDS",
@@ -83,6 +84,7 @@ __all__ = [
     "blocks_cached",
     "blocks_of",
     "claim_units",
+    "drop_cached",
     "hidden_spans",
     "normalize",
     "normalize_pieces",
@@ -505,6 +507,13 @@ def blocks_of(note: Note) -> list[Block]:
     # The blocks are immutable, so the cached ones are handed out as they are: copying
     # them was 15% of a search's passages (4 ms at 10,000 notes).
     return list(blocks_cached(note.text, note.body_offset))
+
+
+def drop_cached() -> None:
+    """Forget every note's blocks kept in memory (and the structures under them)."""
+    blocks_cached.cache_clear()
+    _hidden_cached.cache_clear()
+    drop_structures()
 
 
 @functools.lru_cache(maxsize=512)

