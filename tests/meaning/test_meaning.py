@@ -19,7 +19,7 @@ import httpx
 import numpy as np
 import pytest
 from conftest import TOKEN, call
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from meaningkit import CACHE, embedder, model, need_model  # noqa: F401  (fixtures)
 
@@ -173,10 +173,16 @@ def _store(brain: str = "b", model: str = "m", dim: int = 8, n: int = 5, seed: i
     return store
 
 
-def _ranking(store: VectorStore, query: np.ndarray, n: int) -> list[tuple[str, float]]:
+def _scores(store: VectorStore, query: np.ndarray, n: int) -> dict[str, float]:
     m = ScopeMatrix(store, ((f"note{i}.md", f"blob{i}") for i in range(n)))
     best, _ = m.best_per_note(m.cosines(query))
-    return sorted(zip(m.paths, np.round(best, 6).tolist()), key=lambda x: (-x[1], x[0]))
+    return dict(zip(m.paths, best.tolist()))
+
+
+def _same_ranking(a: dict[str, float], b: dict[str, float], tol: float = 1e-6) -> bool:
+    """The same notes with the same scores, to float rounding (a row quantised again may
+    differ in its last bits, so rounding both to 6 places could still split a pair)."""
+    return a.keys() == b.keys() and all(abs(a[p] - b[p]) <= tol for p in a)
 
 
 def test_int8_rows_keep_cosines_within_0_01() -> None:
@@ -227,6 +233,7 @@ def test_a_guests_scope_reads_its_own_rows_only_and_scores_as_a_whole_pass(tmp_p
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(1, 12), st.integers(0, 6), st.integers(0, 1000))
+@example(3, 1, 89)  # two scores 1e-9 apart across a rounding boundary
 def test_load_and_advance_ranks_as_a_fresh_build(n: int, more: int, seed: int) -> None:
     import tempfile
 
@@ -243,7 +250,7 @@ def test_load_and_advance_ranks_as_a_fresh_build(n: int, more: int, seed: int) -
             rows = full.get(f"blob{i}")
             loaded.add(f"blob{i}", rows.q.astype(np.float32) * rows.scale[:, None], rows.spans)
         # int8 of a dequantised row is the same int8 row (its peak is 127 by construction)
-        assert _ranking(loaded, query, n + more) == _ranking(fresh, query, n + more)
+        assert _same_ranking(_scores(loaded, query, n + more), _scores(fresh, query, n + more))
 
 
 # -- on a real brain ---------------------------------------------------------------------
