@@ -109,7 +109,7 @@ def items_at(brain: Brain, snap: Snapshot, project: str | None = None, ages: boo
             except (KeyError, ValueError, OSError):
                 times = []
         for item in parse_items(note.text, key):
-            n = item.line
+            n = item.git_line
             changed = times[n].astimezone(brain.tz).date() if n < len(times) else None
             out.append(Seen(item, path, changed, is_aged(item, changed, today)))
     out.sort(key=lambda s: (s.item.opened or s.changed or dt.date.min, s.item.id), reverse=True)

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 
 from cortex.notes.note import split_frontmatter
-from cortex.notes.structure import parser
+from cortex.notes.structure import line_spans, parser
 
 __all__ = [
     "AGED_DAYS",
@@ -84,13 +84,14 @@ class Item:
     text: str
     project: str
     state: str  # open, filed, done (ticked by hand), dropped
-    line: int  # its line in the file, from 0
+    line: int  # its line in the file, from 0, as CommonMark cuts lines
     opened: dt.date | None = None
     touched: dt.date | None = None
     closed: dt.date | None = None
     into: str | None = None  # filed: the note it went into
     reason: str | None = None  # dropped: why
     written_id: bool = True  # False: the id is derived, not yet on the line
+    git_line: int = 0  # its line as Git's blame counts lines (at \n only)
 
     @property
     def open(self) -> bool:
@@ -131,20 +132,27 @@ def derived_id(project: str, text: str) -> str:
     return "h" + hashlib.sha256(f"{project}\n{' '.join(text.split())}".encode()).hexdigest()[:5]
 
 
-def _list_lines(text: str) -> list[int]:
-    """The first line of each list item of `text`'s body, counted in the whole text, as
-    CommonMark reads it (so a line in frontmatter, a code fence or an HTML comment is no item)."""
+def _list_lines(text: str, spans: list[tuple[int, int]]) -> list[int]:
+    """The first line of each list item of `text`'s body, counted in `spans` (the text's
+    lines as CommonMark cuts them), as CommonMark reads it (so a line in frontmatter, a
+    code fence or an HTML comment is no item)."""
     _, offset = split_frontmatter(text)
-    first = text[:offset].count("\n")
-    return [first + t.map[0] for t in parser().parse(text[offset:]) if t.type == "list_item_open" and t.map]
+    first = sum(1 for start, _ in spans if start < offset)
+    found = {first + t.map[0] for t in parser().parse(text[offset:]) if t.type == "list_item_open" and t.map}
+    return sorted(n for n in found if n < len(spans))
 
 
 def parse_items(text: str, project: str) -> list[Item]:
-    """Every item of a working file, in file order."""
-    lines = text.splitlines()
+    """Every item of a working file, in file order.
+
+    Lines are cut where CommonMark cuts them (``\\n``, ``\\r\\n``, a lone ``\\r``) and only
+    there, for markdown-it's line numbers, this and `change` alike: Python's splitlines also
+    cuts at U+2028, NEL or a form feed, which would shift every item below one."""
+    spans = line_spans(text)
     items = []
-    for n in _list_lines(text):
-        m = _LINE.match(lines[n]) if n < len(lines) else None
+    for n in _list_lines(text, spans):
+        start, end = spans[n]
+        m = _LINE.match(text[start:end])
         if m is None:
             continue
         parts = m.group("body").split(SEP)
@@ -171,6 +179,7 @@ def parse_items(text: str, project: str) -> list[Item]:
                 project=project,
                 state=state,
                 line=n,
+                git_line=text.count("\n", 0, start),
                 opened=_day(fields.get("opened")),
                 touched=_day(fields.get("touched")),
                 closed=_day(fields.get("filed") or fields.get("dropped")),
@@ -248,12 +257,9 @@ def change(text: str, item_id: str, project: str, edit) -> tuple[str, Item]:
         raise WorkingError(f"no item {item_id} in {project_path(project)}")
     old = items[0]
     new = edit(old)
-    lines = text.splitlines(keepends=True)
-    raw = lines[old.line]
-    ending = raw[len(raw.rstrip("\r\n")) :]
-    lead = re.match(r"^\s*", raw).group(0)  # type: ignore[union-attr]
-    lines[old.line] = lead + render(new) + ending
-    return "".join(lines), new
+    start, end = line_spans(text)[old.line]
+    lead = re.match(r"^[ \t]*", text[start:end]).group(0)  # type: ignore[union-attr]
+    return text[:start] + lead + render(new) + text[end:], new
 
 
 def is_aged(item: Item, changed: dt.date | None, today: dt.date) -> bool:

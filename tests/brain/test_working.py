@@ -378,3 +378,48 @@ def test_the_console_shows_open_items_per_project_and_files_drops_and_touches_th
     assert [i["id"] for i in listed["items"]] == [ids[0]]
     history = call(url, "brain_history", limit=3).data["commits"]
     assert history[0]["door"] == "console" and history[0]["subject"].startswith(f"brain_working: touch {ids[0]}")
+
+
+# -- hostile working files through a real server ------------------------------------------------
+
+
+def served_file(url: str, content: str) -> None:
+    """working/kiln.md written whole through the door, as an agent or a synced editor leaves it."""
+    reply = call(url, "brain_write", path="working/kiln.md", mode="create", content=content)
+    assert reply.error is None, reply.error
+
+
+def listed(url: str, **args) -> list[dict]:
+    reply = call(url, "brain_working", action="list", project="kiln", **args)
+    assert reply.error is None, reply.error
+    return reply.data["items"]
+
+
+def working_call(url: str, action: str, **args) -> dict:
+    reply = call(url, "brain_working", action=action, **args)
+    assert reply.error is None, reply.error
+    return reply.data
+
+
+def file_text(url: str) -> str:
+    return call(url, "brain_read", path="working/kiln.md").data["text"]
+
+
+@pytest.mark.slow
+def test_unicode_line_breaks_in_a_paragraph_shift_no_item_over_the_door(tmp_path, brain_path):
+    content = (
+        "# Working: kiln\n\nNotes\u2028on the kiln, a NEL\x85and a form feed\x0cin one paragraph.\n\n"
+        "- [ ] focus: Fire the glaze tests ^wfire\n\n```\n- [ ] focus: an example line in code ^wcode\n```\n\n"
+        "- [ ] question: Which cone? ^wcone\n"
+    )
+    with serve(tmp_path, brain_path) as running:
+        url = running.url + "/mcp"
+        served_file(url, content)
+        assert sorted(i["id"] for i in listed(url)) == ["wcone", "wfire"]
+        working_call(url, "drop", id="wcone", reason="answered")
+        kept = content[: content.index("- [ ] question")]  # the code line among it
+        after = file_text(url)
+        assert after.startswith(kept)
+        assert re.fullmatch(
+            r"- \[-\] question: Which cone\? · dropped [0-9-]{10}: answered \^wcone\n", after[len(kept) :]
+        )

@@ -1,0 +1,96 @@
+"""The working-state line format against hostile files: pure, no I/O.
+
+Each property builds a file the way an owner's editor or an agent might leave it (odd line
+breaks, other list markers, repeated lines, files ending inside an open block) and holds
+that every item reads back as an item, and that a change rewrites its own line and no
+other byte.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cortex.notes.structure import line_spans
+from cortex.notes.working import change, parse_items
+
+DAY = dt.date(2026, 12, 1)
+
+
+def line_of(text: str, n: int) -> str:
+    start, end = line_spans(text)[n]
+    return text[start:end]
+
+
+def dropped(item):
+    return dataclasses.replace(item, state="dropped", closed=DAY, reason="done with")
+
+
+def changed_only_its_line(before: str, after: str, n: int) -> bool:
+    """`after` is `before` with line `n` (as CommonMark cuts lines) replaced, every other byte kept."""
+    start, end = line_spans(before)[n]
+    new_start, new_end = line_spans(after)[n]
+    return new_start == start and after[:start] == before[:start] and after[new_end:] == before[end:]
+
+
+# -- one split of the text into lines ----------------------------------------------------------
+
+# Characters Python's str.splitlines cuts at and CommonMark does not.
+NOT_BREAKS = ["\u2028", "\u2029", "\x85", "\x0c", "\x0b", "\x1c", "\x1d", "\x1e"]
+
+
+def test_a_paragraph_with_unicode_line_breaks_shifts_no_item_and_no_code_line_is_an_item():
+    text = (
+        "# Working: kiln\n\nA note\u2028with a line separator, a NEL\x85and a form feed\x0cin it.\n\n"
+        "- [ ] focus: first ^wone1\n\n```\n- [ ] focus: an example in code ^wcode\n```\n\n"
+        "- [ ] focus: second ^wtwo1\n"
+    )
+    items = parse_items(text, "kiln")
+    assert [i.id for i in items] == ["wone1", "wtwo1"]
+    assert all(line_of(text, i.line).endswith(f"^{i.id}") for i in items)
+    new, _ = change(text, "wtwo1", "kiln", dropped)
+    assert "- [ ] focus: an example in code ^wcode\n" in new  # the code line is untouched
+    assert new.endswith("- [-] focus: second · dropped 2026-12-01: done with ^wtwo1\n")
+    assert changed_only_its_line(text, new, items[1].line)
+
+
+def test_a_lone_carriage_return_is_a_line_for_commonmark_and_git_counts_newlines_only():
+    text = "# W\rintro\r\n- [ ] focus: a ^waaaa\n- [ ] focus: b ^wbbbb\r"
+    items = parse_items(text, "kiln")
+    assert [(i.id, i.line, i.git_line) for i in items] == [("waaaa", 2, 1), ("wbbbb", 3, 2)]
+    new, _ = change(text, "wbbbb", "kiln", dropped)
+    assert new == "# W\rintro\r\n- [ ] focus: a ^waaaa\n- [-] focus: b · dropped 2026-12-01: done with ^wbbbb\r"
+
+
+PARAGRAPH = st.lists(
+    st.text(alphabet=st.sampled_from(list("abc ") + NOT_BREAKS), min_size=1, max_size=12), min_size=1, max_size=3
+).map(lambda words: "x" + "".join(words) + "y")
+BLOCKS = st.lists(st.one_of(st.just("item"), st.just("code"), PARAGRAPH), max_size=12)
+EOLS = st.sampled_from(["\n", "\r\n", "\r"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(BLOCKS, EOLS)
+def test_items_among_paragraphs_with_any_line_break_read_back_and_change_alone(blocks, eol):
+    """However a paragraph's text breaks, every item is read back at its own line, no line in
+    code is one, and dropping an item rewrites its line and no other byte."""
+    parts, want = ["# Working: kiln"], []
+    for n, block in enumerate(blocks):
+        if block == "item":
+            parts.append(f"- [ ] focus: item {n} ^w{n:04d}")
+            want.append(f"w{n:04d}")
+        elif block == "code":
+            parts.append(f"```{eol}- [ ] focus: code {n} ^c{n:04d}{eol}```")
+        else:
+            parts.append(block)
+    text = (eol + eol).join(parts) + eol
+    items = parse_items(text, "kiln")
+    assert [i.id for i in items] == want
+    for item in items:
+        assert line_of(text, item.line).endswith(f"^{item.id}")
+        new, _ = change(text, item.id, "kiln", dropped)
+        assert changed_only_its_line(text, new, item.line)
+        assert [i.id for i in parse_items(new, "kiln")] == want
