@@ -14,7 +14,9 @@ The `^id` at the end is an Obsidian block id: Obsidian links to it and shows it 
 and Cortex finds the item by it, so it never changes. A line written by hand with none
 gets an id from its project and text, written onto the line the first time Cortex
 changes that item. A hand-written line needs no kind (a `?` at its end makes it a
-question, else a focus) and no date (its age then comes from Git).
+question, else a focus) and no date (its age then comes from Git), and may be any task
+line Obsidian shows as one (`1. [ ]`, `-\t[ ]`, `> - [ ]`): a change rewrites what
+follows its list marker.
 
 Everything here is pure: text in, text out. An item is never removed from its file;
 filing and dropping rewrite its line in place.
@@ -62,7 +64,13 @@ MAX_TEXT_CHARS = 500
 STATES = ("open", "filed", "done", "dropped")
 
 _PROJECT = re.compile(r"^[^\W_][\w.-]{0,63}$")
-_LINE = re.compile(r"^(?P<lead>\s*[-*+] \[)(?P<box>[ xX-])\] (?P<body>.*?)(?: \^(?P<id>[A-Za-z0-9-]+))?\s*$")
+# A task line: its lead (indentation, block-quote markers, the list markers of the items it
+# opens, the last followed by 1-4 spaces or a tab, as CommonMark reads it), the box, the body.
+_MARKER = r"(?:[-*+]|[0-9]{1,9}[.)])"
+_LINE = re.compile(
+    rf"^(?P<lead>(?:[ \t]|>|{_MARKER}(?=[ \t]))*?{_MARKER}(?: {{1,4}}|\t))"
+    r"\[(?P<box>[ xX-])\][ \t](?P<body>.*?)(?: \^(?P<id>[A-Za-z0-9-]+))?\s*$"
+)
 _KIND = re.compile(r"^(?P<kind>[a-z]+): (?P<text>.*)$")
 _FIELD = re.compile(
     r"^(?:opened (?P<opened>\d{4}-\d{2}-\d{2})"
@@ -202,6 +210,11 @@ def _day(value: str | None) -> dt.date | None:
 
 def render(item: Item) -> str:
     """The item's line."""
+    return "- " + _task(item)
+
+
+def _task(item: Item) -> str:
+    """The item's line after its list marker: the box, the fields, the id."""
     box = {"open": " ", "dropped": "-"}.get(item.state, "x")
     fields = [f"{item.kind}: {item.text}"]
     if item.opened:
@@ -212,7 +225,7 @@ def render(item: Item) -> str:
         fields.append(f"filed {item.closed.isoformat()} → {item.into}")
     if item.state == "dropped" and item.closed:
         fields.append(f"dropped {item.closed.isoformat()}: {item.reason or ''}".rstrip())
-    return f"- [{box}] {SEP.join(fields)} ^{item.id}"
+    return f"[{box}] {SEP.join(fields)} ^{item.id}"
 
 
 def check_item_text(kind: str, text: str) -> tuple[str, str]:
@@ -250,16 +263,17 @@ def add(text: str | None, project: str, kind: str, said: str, day: dt.date, item
 
 
 def change(text: str, item_id: str, project: str, edit) -> tuple[str, Item]:
-    """`text` with item `item_id`'s line replaced by `render(edit(item))`: the rest of the
-    file byte for byte, the id kept (written onto a hand-written line that had none)."""
+    """`text` with item `item_id`'s line rewritten for `edit(item)` after its lead (a
+    `1.`, a tab or a `> ` stays as the owner wrote it): the rest of the file byte for
+    byte, the id kept (written onto a hand-written line that had none)."""
     items = [i for i in parse_items(text, project) if i.id == item_id]
     if not items:
         raise WorkingError(f"no item {item_id} in {project_path(project)}")
     old = items[0]
     new = edit(old)
     start, end = line_spans(text)[old.line]
-    lead = re.match(r"^[ \t]*", text[start:end]).group(0)  # type: ignore[union-attr]
-    return text[:start] + lead + render(new) + text[end:], new
+    lead = _LINE.match(text[start:end]).group("lead")  # type: ignore[union-attr]
+    return text[:start] + lead + _task(new) + text[end:], new
 
 
 def is_aged(item: Item, changed: dt.date | None, today: dt.date) -> bool:

@@ -423,3 +423,24 @@ def test_unicode_line_breaks_in_a_paragraph_shift_no_item_over_the_door(tmp_path
         assert re.fullmatch(
             r"- \[-\] question: Which cone\? · dropped [0-9-]{10}: answered \^wcone\n", after[len(kept) :]
         )
+
+
+@pytest.mark.slow
+def test_tasks_in_an_ordered_list_after_a_tab_or_in_a_quote_are_listed_and_changed_over_the_door(tmp_path, brain_path):
+    content = (
+        "# Working: kiln\n\n1. [ ] focus: order cones ^word\n\n-\t[ ] focus: sweep the shelves ^wtab\n\n"
+        "> - [ ] question: which shelf paint? ^wquo\n"
+    )
+    with serve(tmp_path, brain_path) as running:
+        url = running.url + "/mcp"
+        call(url, "brain_write", path="notes/clay.md", mode="create", content="# Clay\n")
+        served_file(url, content)
+        assert sorted(i["id"] for i in listed(url)) == ["word", "wquo", "wtab"]
+        working_call(url, "file", id="word", into="notes/clay.md")
+        working_call(url, "drop", id="wtab", reason="swept")
+        working_call(url, "touch", id="wquo")
+        lines = file_text(url).splitlines()
+        assert re.fullmatch(r"1\. \[x\] focus: order cones · filed [0-9-]{10} → notes/clay\.md \^word", lines[2])
+        assert re.fullmatch(r"-\t\[-\] focus: sweep the shelves · dropped [0-9-]{10}: swept \^wtab", lines[4])
+        assert re.fullmatch(r"> - \[ \] question: which shelf paint\? · touched [0-9-]{10} \^wquo", lines[6])
+        assert lines[:2] + lines[3:4] + lines[5:6] == content.splitlines()[:2] + [""] + [""]

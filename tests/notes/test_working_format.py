@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -94,3 +95,38 @@ def test_items_among_paragraphs_with_any_line_break_read_back_and_change_alone(b
         new, _ = change(text, item.id, "kiln", dropped)
         assert changed_only_its_line(text, new, item.line)
         assert [i.id for i in parse_items(new, "kiln")] == want
+
+
+# -- every task line Obsidian shows is an item ---------------------------------------------------
+
+TASKS = {
+    "1. [ ] in an ordered list": "1. ",
+    "2) [x] ticked, ordered with a parenthesis": "2) ",
+    "-\t[ ] after a tab": "-\t",
+    "> - [ ] in a block quote": "> - ",
+    ">> * [ ] in a nested quote": ">> * ",
+    "- - [ ] a list in a list": "- - ",
+    "   + [ ] indented": "   + ",
+}
+NOT_TASKS = ["-     [ ] five spaces make it code", "- > [ ] a quote in an item", "[ ] no marker", "-[ ] no space"]
+
+
+def test_a_task_in_an_ordered_list_after_a_tab_or_in_a_block_quote_is_an_item():
+    text = "# Working: kiln\n\n" + "\n\n".join(list(TASKS) + NOT_TASKS) + "\n"
+    items = parse_items(text, "kiln")
+    assert [line_of(text, i.line) for i in items] == list(TASKS)
+    assert items[1].state == "done" and all(i.state == "open" for i in items if i is not items[1])
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+@pytest.mark.parametrize("task", [t for t in TASKS if "[ ]" in t])
+def test_a_change_keeps_the_lead_the_owner_wrote_and_rewrites_only_the_box_and_fields(task, eol):
+    text = f"# Working: kiln{eol}{eol}intro{eol}{eol}{task}{eol}{eol}after{eol}"
+    [item] = [i for i in parse_items(text, "kiln") if line_of(text, i.line) == task]
+    new, _ = change(text, item.id, "kiln", dropped)
+    assert (
+        line_of(new, item.line)
+        == f"{TASKS[task]}[-] {item.kind}: {item.text} · dropped 2026-12-01: done with ^{item.id}"
+    )
+    assert changed_only_its_line(text, new, item.line)
+    assert [(i.id, i.state) for i in parse_items(new, "kiln") if i.line == item.line] == [(item.id, "dropped")]
