@@ -72,11 +72,10 @@ _LINE = re.compile(
     r"\[(?P<box>[ xX-])\][ \t](?P<body>.*?)(?: \^(?P<id>[A-Za-z0-9-]+))?\s*$"
 )
 _KIND = re.compile(r"^(?P<kind>[a-z]+): (?P<text>.*)$")
-_FIELD = re.compile(
-    r"^(?:opened (?P<opened>\d{4}-\d{2}-\d{2})"
-    r"|touched (?P<touched>\d{4}-\d{2}-\d{2})"
-    r"|filed (?P<filed>\d{4}-\d{2}-\d{2}) → (?P<into>.+)"
-    r"|dropped (?P<dropped>\d{4}-\d{2}-\d{2}): (?P<reason>.*))$"
+_DATED = re.compile(r"opened (?P<opened>\d{4}-\d{2}-\d{2})|touched (?P<touched>\d{4}-\d{2}-\d{2})")
+# The closing field is the line's last: a reason or a note path runs to its end.
+_CLOSING = re.compile(
+    r"filed (?P<filed>\d{4}-\d{2}-\d{2}) → (?P<into>.+)|dropped (?P<dropped>\d{4}-\d{2}-\d{2}):(?: (?P<reason>.*))?"
 )
 SEP = " · "
 
@@ -163,15 +162,7 @@ def parse_items(text: str, project: str) -> list[Item]:
         m = _LINE.match(text[start:end])
         if m is None:
             continue
-        parts = m.group("body").split(SEP)
-        fields: dict[str, str | None] = {}
-        while len(parts) > 1:
-            f = _FIELD.match(parts[-1].strip())
-            if f is None:
-                break
-            fields.update({k: v for k, v in f.groupdict().items() if v is not None and k not in fields})
-            parts.pop()
-        head = SEP.join(parts).strip()
+        head, fields = _fields(m.group("body").split(SEP))
         k = _KIND.match(head)
         if k and k.group("kind") in KINDS:
             kind, said = k.group("kind"), k.group("text").strip()
@@ -197,6 +188,28 @@ def parse_items(text: str, project: str) -> list[Item]:
             )
         )
     return items
+
+
+def _fields(parts: list[str]) -> tuple[str, dict[str, str]]:
+    """An item's head (kind and text) and its fields, from its body cut at ` · `.
+
+    The fields are the shortest tail of parts that reads as fields: dated ones, then at most
+    one closing field (filed or dropped) that runs to the end, so a drop's reason holding
+    `· opened 1999-01-01` stays its reason and never becomes the item's date. A part that
+    reads as no field before them is the owner's text."""
+    valid = [False] * len(parts) + [True]
+    for k in range(len(parts) - 1, 0, -1):
+        part = parts[k].strip()
+        valid[k] = bool(_CLOSING.fullmatch(part)) or (bool(_DATED.fullmatch(part)) and valid[k + 1])
+    first = next(k for k in range(1, len(parts) + 1) if valid[k])
+    fields: dict[str, str] = {}
+    for k in range(first, len(parts)):
+        dated = _DATED.fullmatch(parts[k].strip())
+        found = dated or _CLOSING.fullmatch(SEP.join(parts[k:]).strip())
+        fields.update({name: v for name, v in found.groupdict().items() if v is not None})  # type: ignore[union-attr]
+        if not dated:
+            break
+    return SEP.join(parts[:first]).strip(), fields
 
 
 def _day(value: str | None) -> dt.date | None:

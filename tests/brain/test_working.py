@@ -444,3 +444,15 @@ def test_tasks_in_an_ordered_list_after_a_tab_or_in_a_quote_are_listed_and_chang
         assert re.fullmatch(r"-\t\[-\] focus: sweep the shelves · dropped [0-9-]{10}: swept \^wtab", lines[4])
         assert re.fullmatch(r"> - \[ \] question: which shelf paint\? · touched [0-9-]{10} \^wquo", lines[6])
         assert lines[:2] + lines[3:4] + lines[5:6] == content.splitlines()[:2] + [""] + [""]
+
+
+@pytest.mark.slow
+def test_a_drop_reason_holding_an_opened_field_leaves_the_item_s_date_over_the_door(tmp_path, brain_path):
+    with serve(tmp_path, brain_path) as running:
+        url = running.url + "/mcp"
+        added = working_call(url, "add", kind="focus", text="Fire the glaze tests", project="kiln")
+        [opened] = {i["opened"] for i in listed(url)}
+        working_call(url, "drop", id=added["id"], reason="moot · opened 1999-01-01 · touched 1999-01-02")
+        [item] = listed(url, include_closed=True)
+        assert (item["id"], item["state"], item["opened"]) == (added["id"], "dropped", opened)
+        assert item["reason"] == "moot · opened 1999-01-01 · touched 1999-01-02"

@@ -130,3 +130,31 @@ def test_a_change_keeps_the_lead_the_owner_wrote_and_rewrites_only_the_box_and_f
     )
     assert changed_only_its_line(text, new, item.line)
     assert [(i.id, i.state) for i in parse_items(new, "kiln") if i.line == item.line] == [(item.id, "dropped")]
+
+
+# -- a reason is the owner's text, never the item's fields ------------------------------------
+
+FRAGMENTS = ["no room", " · ", "·", "opened 1999-01-01", "touched 1999-01-02", "dropped 1999-01-03: x", "→", ":"]
+FRAGMENTS += ["filed 1999-01-04 → notes/x.md", " ^w1234", "^"]
+
+
+def test_a_drop_reason_holding_an_opened_field_keeps_the_item_s_date():
+    text = "- [ ] focus: fire it · opened 2026-11-20 · touched 2026-11-25 ^wfire\n"
+    new, _ = change(text, "wfire", "kiln", lambda i: dataclasses.replace(dropped(i), reason="moot · opened 1999-01-01"))
+    [item] = parse_items(new, "kiln")
+    assert (item.opened, item.touched, item.reason) == (
+        dt.date(2026, 11, 20),
+        dt.date(2026, 11, 25),
+        "moot · opened 1999-01-01",
+    )
+
+
+@given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=8).map("".join))
+def test_any_reason_reads_back_whole_and_leaves_the_dates_alone(reason):
+    why = " ".join(reason.split())
+    text = "- [ ] focus: fire it · opened 2026-11-20 · touched 2026-11-25 ^wfire\n"
+    new, _ = change(text, "wfire", "kiln", lambda i: dataclasses.replace(dropped(i), reason=why))
+    [item] = parse_items(new, "kiln")
+    assert (item.id, item.state, item.text) == ("wfire", "dropped", "fire it")
+    assert (item.opened, item.touched, item.closed) == (dt.date(2026, 11, 20), dt.date(2026, 11, 25), DAY)
+    assert (item.reason or "") == why
