@@ -80,6 +80,8 @@ class Seen:
             out["reason"] = i.reason
         if i.closed:
             out["closed"] = i.closed.isoformat()
+        if i.block != i.id:
+            out["repeats_id"] = f"an earlier line of {self.path} also ends in ^{i.block}; this one is {i.id}"
         return out
 
     def line(self) -> str:

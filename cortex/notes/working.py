@@ -13,7 +13,9 @@ opened, and when it was filed (and into which note), dropped (and why) or last t
 The `^id` at the end is an Obsidian block id: Obsidian links to it and shows it quietly,
 and Cortex finds the item by it, so it never changes. A line written by hand with none
 gets an id from its project and text, written onto the line the first time Cortex
-changes that item. A hand-written line needs no kind (a `?` at its end makes it a
+changes that item. No two lines share an id: a second line of the same text derives
+another, and a line repeating an earlier line's `^id` (a copy) is addressed as
+`<id>~2`, its `^id` left as written. A hand-written line needs no kind (a `?` at its end makes it a
 question, else a focus) and no date (its age then comes from Git), and may be any task
 line Obsidian shows as one (`1. [ ]`, `-\t[ ]`, `> - [ ]`): a change rewrites what
 follows its list marker.
@@ -24,10 +26,10 @@ filing and dropping rewrite its line in place.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import re
-from dataclasses import dataclass
 
 from cortex.notes.note import split_frontmatter
 from cortex.notes.structure import line_spans, parser
@@ -84,9 +86,9 @@ class WorkingError(ValueError):
     """A working-state request that cannot be applied, in one line."""
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Item:
-    id: str
+    id: str  # its address: the line's ^id, one derived from its text, or a repeated ^id's `<id>~n`
     kind: str
     text: str
     project: str
@@ -103,6 +105,11 @@ class Item:
     @property
     def open(self) -> bool:
         return self.state == "open"
+
+    @property
+    def block(self) -> str:
+        """The ^id its line carries (or will): its id without a repeat's `~n`."""
+        return self.id.partition("~")[0]
 
 
 def check_project(project: str | None) -> str:
@@ -134,9 +141,12 @@ def project_of(path: str) -> str | None:
     return path[len(FOLDER) : -3].lower()
 
 
-def derived_id(project: str, text: str) -> str:
-    """The id of a hand-written line that carries none: stable while its text is."""
-    return "h" + hashlib.sha256(f"{project}\n{' '.join(text.split())}".encode()).hexdigest()[:5]
+def derived_id(project: str, text: str, occurrence: int = 1) -> str:
+    """The id of a hand-written line that carries none: stable while its text is. A second
+    line of the same text (or one whose id another line already carries) takes the next
+    `occurrence`, so two lines never share an id."""
+    said = " ".join(text.split()) + (f"\n{occurrence}" if occurrence > 1 else "")
+    return "h" + hashlib.sha256(f"{project}\n{said}".encode()).hexdigest()[:5]
 
 
 def _list_lines(text: str, spans: list[tuple[int, int]]) -> list[int]:
@@ -156,7 +166,7 @@ def parse_items(text: str, project: str) -> list[Item]:
     there, for markdown-it's line numbers, this and `change` alike: Python's splitlines also
     cuts at U+2028, NEL or a form feed, which would shift every item below one."""
     spans = line_spans(text)
-    items = []
+    items, heads = [], []
     for n in _list_lines(text, spans):
         start, end = spans[n]
         m = _LINE.match(text[start:end])
@@ -170,9 +180,10 @@ def parse_items(text: str, project: str) -> list[Item]:
             kind, said = ("question" if head.endswith("?") else "focus"), head
         box = m.group("box").lower()
         state = "open" if box == " " else "dropped" if box == "-" else "filed" if fields.get("into") else "done"
+        heads.append(head)
         items.append(
             Item(
-                id=m.group("id") or derived_id(project, head),
+                id=m.group("id") or "",  # given by _ids below
                 kind=kind,
                 text=said,
                 project=project,
@@ -187,7 +198,27 @@ def parse_items(text: str, project: str) -> list[Item]:
                 written_id=m.group("id") is not None,
             )
         )
-    return items
+    return [dataclasses.replace(item, id=item_id) for item, item_id in zip(items, _ids(project, items, heads))]
+
+
+def _ids(project: str, items: list[Item], heads: list[str]) -> list[str]:
+    """The id of each item, in file order, every one its own: the line's ^id (Cortex never
+    changes it; a later line repeating it is addressed as `<id>~2`, `~3`, …), else one
+    derived from its head (kind and text) that no other line's id is."""
+    written = {i.id for i in items if i.written_id}
+    seen: dict[str, int] = {}
+    out = []
+    for item, head in zip(items, heads):
+        if item.written_id:
+            seen[item.id] = seen.get(item.id, 0) + 1
+            out.append(item.id if seen[item.id] == 1 else f"{item.id}~{seen[item.id]}")
+            continue
+        k = 1
+        while (item_id := derived_id(project, head, k)) in written or item_id in seen:
+            k += 1
+        seen[item_id] = 1
+        out.append(item_id)
+    return out
 
 
 def _fields(parts: list[str]) -> tuple[str, dict[str, str]]:
@@ -238,7 +269,7 @@ def _task(item: Item) -> str:
         fields.append(f"filed {item.closed.isoformat()} → {item.into}")
     if item.state == "dropped" and item.closed:
         fields.append(f"dropped {item.closed.isoformat()}: {item.reason or ''}".rstrip())
-    return f"[{box}] {SEP.join(fields)} ^{item.id}"
+    return f"[{box}] {SEP.join(fields)} ^{item.block}"
 
 
 def check_item_text(kind: str, text: str) -> tuple[str, str]:

@@ -6,6 +6,7 @@ with an injected clock), then two real MCP clients of different SDKs over real H
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import json
@@ -383,10 +384,16 @@ def test_the_console_shows_open_items_per_project_and_files_drops_and_touches_th
 # -- hostile working files through a real server ------------------------------------------------
 
 
-def served_file(url: str, content: str) -> None:
-    """working/kiln.md written whole through the door, as an agent or a synced editor leaves it."""
-    reply = call(url, "brain_write", path="working/kiln.md", mode="create", content=content)
-    assert reply.error is None, reply.error
+@contextlib.contextmanager
+def kiln_door(tmp_path: Path, brain_path: Path, content: str | None = None):
+    """A real server's MCP URL, its working/kiln.md (if `content`) written whole through the
+    door, as an agent or a synced editor leaves it."""
+    with serve(tmp_path, brain_path) as running:
+        url = running.url + "/mcp"
+        if content is not None:
+            reply = call(url, "brain_write", path="working/kiln.md", mode="create", content=content)
+            assert reply.error is None, reply.error
+        yield url
 
 
 def listed(url: str, **args) -> list[dict]:
@@ -412,9 +419,7 @@ def test_unicode_line_breaks_in_a_paragraph_shift_no_item_over_the_door(tmp_path
         "- [ ] focus: Fire the glaze tests ^wfire\n\n```\n- [ ] focus: an example line in code ^wcode\n```\n\n"
         "- [ ] question: Which cone? ^wcone\n"
     )
-    with serve(tmp_path, brain_path) as running:
-        url = running.url + "/mcp"
-        served_file(url, content)
+    with kiln_door(tmp_path, brain_path, content) as url:
         assert sorted(i["id"] for i in listed(url)) == ["wcone", "wfire"]
         working_call(url, "drop", id="wcone", reason="answered")
         kept = content[: content.index("- [ ] question")]  # the code line among it
@@ -431,10 +436,8 @@ def test_tasks_in_an_ordered_list_after_a_tab_or_in_a_quote_are_listed_and_chang
         "# Working: kiln\n\n1. [ ] focus: order cones ^word\n\n-\t[ ] focus: sweep the shelves ^wtab\n\n"
         "> - [ ] question: which shelf paint? ^wquo\n"
     )
-    with serve(tmp_path, brain_path) as running:
-        url = running.url + "/mcp"
+    with kiln_door(tmp_path, brain_path, content) as url:
         call(url, "brain_write", path="notes/clay.md", mode="create", content="# Clay\n")
-        served_file(url, content)
         assert sorted(i["id"] for i in listed(url)) == ["word", "wquo", "wtab"]
         working_call(url, "file", id="word", into="notes/clay.md")
         working_call(url, "drop", id="wtab", reason="swept")
@@ -448,11 +451,29 @@ def test_tasks_in_an_ordered_list_after_a_tab_or_in_a_quote_are_listed_and_chang
 
 @pytest.mark.slow
 def test_a_drop_reason_holding_an_opened_field_leaves_the_item_s_date_over_the_door(tmp_path, brain_path):
-    with serve(tmp_path, brain_path) as running:
-        url = running.url + "/mcp"
+    with kiln_door(tmp_path, brain_path) as url:
         added = working_call(url, "add", kind="focus", text="Fire the glaze tests", project="kiln")
         [opened] = {i["opened"] for i in listed(url)}
         working_call(url, "drop", id=added["id"], reason="moot · opened 1999-01-01 · touched 1999-01-02")
         [item] = listed(url, include_closed=True)
         assert (item["id"], item["state"], item["opened"]) == (added["id"], "dropped", opened)
         assert item["reason"] == "moot · opened 1999-01-01 · touched 1999-01-02"
+
+
+@pytest.mark.slow
+def test_identical_hand_written_lines_and_a_repeated_id_can_each_be_closed_over_the_door(tmp_path, brain_path):
+    content = (
+        "# Working: kiln\n\n- [ ] call the kiln tech\n- [ ] call the kiln tech\n"
+        "- [ ] focus: glaze order ^wdup\n- [ ] focus: glaze order, copied ^wdup\n"
+    )
+    with kiln_door(tmp_path, brain_path, content) as url:
+        items = listed(url)
+        assert len({i["id"] for i in items}) == 4
+        [repeat] = [i for i in items if "repeats_id" in i]
+        assert repeat["id"] == "wdup~2" and repeat["text"] == "glaze order, copied"
+        for item in items:
+            working_call(url, "drop", id=item["id"], reason="done")
+        assert listed(url) == []
+        assert {i["state"] for i in listed(url, include_closed=True)} == {"dropped"}
+        lines = file_text(url).splitlines()
+        assert [line.endswith(": done ^wdup") for line in lines[4:]] == [True, True]  # the owner's ^id, kept

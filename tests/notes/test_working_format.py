@@ -158,3 +158,39 @@ def test_any_reason_reads_back_whole_and_leaves_the_dates_alone(reason):
     assert (item.id, item.state, item.text) == ("wfire", "dropped", "fire it")
     assert (item.opened, item.touched, item.closed) == (dt.date(2026, 11, 20), dt.date(2026, 11, 25), DAY)
     assert (item.reason or "") == why
+
+
+# -- every item can be closed, however often its line repeats --------------------------------------
+
+
+def test_two_identical_hand_written_lines_and_a_repeated_id_are_four_items_each_closable():
+    text = "- [ ] same\n- [ ] same\n- [ ] one ^wdup\n- [ ] another ^wdup\n"
+    ids = [i.id for i in parse_items(text, "kiln")]
+    assert len(set(ids)) == 4 and ids[2:] == ["wdup", "wdup~2"]
+    for item_id in reversed(ids):
+        text, _ = change(text, item_id, "kiln", dropped)
+        assert [i.id for i in parse_items(text, "kiln")] == ids
+    assert all(i.state == "dropped" for i in parse_items(text, "kiln"))
+    assert text.splitlines()[2:] == [
+        "- [-] focus: one · dropped 2026-12-01: done with ^wdup",
+        "- [-] focus: another · dropped 2026-12-01: done with ^wdup",  # the owner's ^id, never renamed
+    ]
+
+
+LINES = st.lists(
+    st.tuples(st.sampled_from(["same", "same?", "other"]), st.sampled_from([None, "wdup", "wone"])), max_size=10
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(LINES, st.randoms(use_true_random=False))
+def test_every_item_can_be_closed_in_any_order_and_no_other_item_s_id_moves(lines, rnd):
+    text = "# Working: kiln\n\n" + "".join(f"- [ ] {t}{f' ^{i}' if i else ''}\n" for t, i in lines)
+    ids = [i.id for i in parse_items(text, "kiln")]
+    assert len(ids) == len(lines) == len(set(ids))
+    for item_id in rnd.sample(ids, len(ids)):
+        text, _ = change(text, item_id, "kiln", dropped)
+        assert [i.id for i in parse_items(text, "kiln")] == ids
+    after = parse_items(text, "kiln")
+    assert all(i.state == "dropped" for i in after)
+    assert [line_of(text, i.line).rsplit("^", 1)[1] for i in after] == [i.partition("~")[0] for i in ids]
