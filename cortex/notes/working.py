@@ -296,14 +296,56 @@ def new_file(project: str) -> str:
 
 
 def add(text: str | None, project: str, kind: str, said: str, day: dt.date, item_id: str) -> str:
-    """`text` (None: no file yet) with a new open item at its end."""
+    """`text` (None: no file yet) with a new open item at its end, where CommonMark reads
+    it as an item, every byte before it kept; WorkingError when nothing Cortex may add
+    before it makes it one (no such file is known: the check is there so that no add is
+    acknowledged and then hidden).
+
+    A file can end inside a block that would take the new line in: an open `<details>`
+    (a blank line ends it), an unclosed code fence, HTML comment or `<pre>` (only its
+    closing line ends it). Such a block runs to the file's end anyway, so closing it
+    there changes nothing it holds; the item goes after."""
     kind, said = check_item_text(kind, said)
     base = new_file(project) if text is None else text
     eol = "\r\n" if "\r\n" in base else "\n"
     if base and not base.endswith(("\n", "\r")):
         base += eol
     line = render(Item(item_id, kind, said, project, "open", 0, opened=day))
-    return base + line + eol
+    before = [i.id for i in parse_items(base, project)]
+    closer = _closer(base)
+    for between in ("", eol, *([closer + eol] if closer else [])):
+        new = base + between + line + eol
+        if [i.id for i in parse_items(new, project)] == [*before, item_id]:
+            return new
+    raise WorkingError(
+        f"{project_path(project)} ends inside a block that would hide a new item; end that block by hand, then add"
+    )
+
+
+# The raw HTML blocks that only a line holding their end tag or marker closes (CommonMark's
+# kinds 1 to 5; the others end at a blank line).
+_HTML_ENDS = [
+    (re.compile(r"<(script|pre|style|textarea)(?=[\s>]|$)", re.IGNORECASE), None),
+    (re.compile(r"<!--"), "-->"),
+    (re.compile(r"<\?"), "?>"),
+    (re.compile(r"<!\[CDATA\["), "]]>"),
+    (re.compile(r"<![A-Za-z]"), ">"),
+]
+
+
+def _closer(text: str) -> str | None:
+    """The line that closes the code fence or raw HTML block `text` ends inside, if any."""
+    _, offset = split_frontmatter(text)
+    blocks = [t for t in parser().parse(text[offset:]) if t.level == 0]
+    last = blocks[-1] if blocks else None
+    if last is not None and last.type == "fence":
+        return last.markup
+    if last is not None and last.type == "html_block":
+        for start, end in _HTML_ENDS:
+            m = start.match(last.content.lstrip(" "))
+            if m:
+                return end or f"</{m.group(1).lower()}>"
+    return None
 
 
 def change(text: str, item_id: str, project: str, edit) -> tuple[str, Item]:

@@ -396,8 +396,8 @@ def kiln_door(tmp_path: Path, brain_path: Path, content: str | None = None):
         yield url
 
 
-def listed(url: str, **args) -> list[dict]:
-    reply = call(url, "brain_working", action="list", project="kiln", **args)
+def listed(url: str, project: str = "kiln", **args) -> list[dict]:
+    reply = call(url, "brain_working", action="list", project=project, **args)
     assert reply.error is None, reply.error
     return reply.data["items"]
 
@@ -408,8 +408,8 @@ def working_call(url: str, action: str, **args) -> dict:
     return reply.data
 
 
-def file_text(url: str) -> str:
-    return call(url, "brain_read", path="working/kiln.md").data["text"]
+def file_text(url: str, project: str = "kiln") -> str:
+    return call(url, "brain_read", path=f"working/{project}.md").data["text"]
 
 
 @pytest.mark.slow
@@ -477,3 +477,32 @@ def test_identical_hand_written_lines_and_a_repeated_id_can_each_be_closed_over_
         assert {i["state"] for i in listed(url, include_closed=True)} == {"dropped"}
         lines = file_text(url).splitlines()
         assert [line.endswith(": done ^wdup") for line in lines[4:]] == [True, True]  # the owner's ^id, kept
+
+
+HOSTILE_ENDINGS = {
+    "fence": "```\n- [ ] focus: an example in code ^wcode\n",
+    "tilde": "~~~~\n~~~\nan inner fence",
+    "details": "<details>\n<summary>Older notes</summary>\n",
+    "comment": "<!--\nhidden for now\n",
+    "pre": "<pre>\nraw\n",
+}
+
+
+@pytest.mark.slow
+def test_an_acknowledged_add_is_listed_and_can_be_touched_filed_and_dropped_however_the_file_ends(tmp_path, brain_path):
+    with kiln_door(tmp_path, brain_path) as url:
+        call(url, "brain_write", path="notes/clay.md", mode="create", content="# Clay\n")
+        for project, ending in HOSTILE_ENDINGS.items():
+            content = f"# Working: {project}\n\n- [ ] focus: an older item ^w{project[:4]}\n\n{ending}"
+            call(url, "brain_write", path=f"working/{project}.md", mode="create", content=content)
+            ids = [
+                working_call(url, "add", kind="focus", text=f"new in {project}", project=project)["id"]
+                for _ in range(3)
+            ]
+            assert {i["id"] for i in listed(url, project)} == {f"w{project[:4]}", *ids}, project
+            working_call(url, "touch", id=ids[0])
+            working_call(url, "file", id=ids[1], into="notes/clay.md")
+            working_call(url, "drop", id=ids[2], reason="moot")
+            assert file_text(url, project).startswith(content), project  # every byte the owner wrote, kept
+            states = {i["id"]: i["state"] for i in listed(url, project, include_closed=True)}
+            assert [states[i] for i in ids] == ["open", "filed", "dropped"], project

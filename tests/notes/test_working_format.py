@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cortex.notes.structure import line_spans
-from cortex.notes.working import change, parse_items
+from cortex.notes.working import add, change, parse_items
 
 DAY = dt.date(2026, 12, 1)
 
@@ -28,6 +28,14 @@ def line_of(text: str, n: int) -> str:
 
 def dropped(item):
     return dataclasses.replace(item, state="dropped", closed=DAY, reason="done with")
+
+
+def touched(item):
+    return dataclasses.replace(item, touched=DAY)
+
+
+def filed(item):
+    return dataclasses.replace(item, state="filed", closed=DAY, into="notes/glaze.md")
 
 
 def changed_only_its_line(before: str, after: str, n: int) -> bool:
@@ -194,3 +202,60 @@ def test_every_item_can_be_closed_in_any_order_and_no_other_item_s_id_moves(line
     after = parse_items(text, "kiln")
     assert all(i.state == "dropped" for i in after)
     assert [line_of(text, i.line).rsplit("^", 1)[1] for i in after] == [i.partition("~")[0] for i in ids]
+
+
+# -- an added item is an item, however the file ends --------------------------------------------
+
+ENDINGS = [
+    "```\n- [ ] focus: code ^wcod1",
+    "~~~ python\ncode",
+    "````\n```\nan inner fence",
+    "  ```\nindented fence",
+    "<details>\n<summary>More</summary>",
+    "<!--\nhidden",
+    "<!-- closed --> <!--",
+    "<pre>\nraw",
+    "<script>\nx",
+    "<?php\nx",
+    "<!DOCTYPE x",
+    "<![CDATA[\nx",
+    "<div>",
+    "<custom-element>",
+    "    indented code",
+    "para\nlazy continuation",
+    "- [ ] focus: item ^wold1\n  continued\nlazy",
+    "| a | b |\n|---|---|\n| 1 | 2 |",
+    "> quote\n> more",
+    "> ```\n> code in a quote",
+    "- item\n  ```\n  code in an item",
+    "1. [ ] focus: ordered ^wold2",
+    "[ref]:",
+    "Setext\n===",
+    "* * *",
+    "%%\nan Obsidian comment",
+    "trailing backslash\\",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(ENDINGS), min_size=1, max_size=3),
+    st.sampled_from(["\n", "\n\n"]),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+    st.integers(1, 3),
+)
+def test_after_any_acknowledged_add_the_item_is_listed_and_each_change_reaches_it(
+    endings, between, eol, final_eol, adds
+):
+    text = ("# Working: kiln\n\n" + between.join(endings) + ("\n" if final_eol else "")).replace("\n", eol)
+    for n in range(adds):
+        before = parse_items(text, "kiln")
+        new = add(text, "kiln", "focus", f"added {n}", DAY, f"wnew{n}")  # none of these endings is refused
+        assert new.startswith(text)  # every byte the owner wrote, kept
+        items = parse_items(new, "kiln")
+        assert [i.id for i in items] == [i.id for i in before] + [f"wnew{n}"]
+        for edit in (dropped, touched, filed):
+            changed, item = change(new, f"wnew{n}", "kiln", edit)
+            assert parse_items(changed, "kiln") == items[:-1] + [item]
+        text = new
