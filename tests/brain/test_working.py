@@ -506,3 +506,20 @@ def test_an_acknowledged_add_is_listed_and_can_be_touched_filed_and_dropped_howe
             assert file_text(url, project).startswith(content), project  # every byte the owner wrote, kept
             states = {i["id"]: i["state"] for i in listed(url, project, include_closed=True)}
             assert [states[i] for i in ids] == ["open", "filed", "dropped"], project
+
+
+@pytest.mark.slow
+def test_the_console_shows_undated_hand_written_items_and_answers_a_change_with_the_page(server):
+    url = server.url + "/mcp"
+    content = "# Working: kiln\n\n- [ ] call the kiln tech\n- [ ] focus: order cones ^wcone\n"
+    assert call(url, "brain_write", path="working/kiln.md", mode="create", content=content).error is None
+    browser = owner(server.url)
+    page = browser.get(server.url + "/console/working")
+    assert page.status_code == 200 and "call the kiln tech" in page.text
+    assert re.search(r"call the kiln tech <span class=\"muted\">· last changed [0-9-]{10}", page.text)
+    csrf = csrf_of(page.text)
+    [undated] = [i["id"] for i in listed(url) if i["id"] != "wcone"]
+    touched = browser.post(f"{server.url}/console/working/{undated}/touch", data={"csrf": csrf})
+    assert touched.status_code == 200 and f"Item {undated} is open" in touched.text
+    dropped = browser.post(f"{server.url}/console/working/wcone/drop", data={"csrf": csrf, "reason": "enough"})
+    assert dropped.status_code == 200 and "Item wcone is dropped" in dropped.text
