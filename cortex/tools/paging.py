@@ -46,7 +46,7 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
-def fit(items: list[dict[str, Any]], cap: int) -> list[dict[str, Any]]:
+def fit(items: list[Any], cap: int) -> list[Any]:
     """The leading `items` whose JSON stays under `cap` bytes."""
     used = 2
     for i, item in enumerate(items):
