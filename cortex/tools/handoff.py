@@ -16,7 +16,7 @@ from cortex.index.snapshot import Snapshot
 from cortex.notes.data_envelope import DATA_NOTICE, fence
 from cortex.notes.redact import redact
 from cortex.notes.working import check_project, in_working
-from cortex.tools.paging import fit, json_size
+from cortex.tools.paging import cut_to_fit, fit, json_size
 
 __all__ = [
     "HANDOFF_BYTES",
@@ -39,7 +39,8 @@ LOG_DAYS = 14  # the handoff's log sections: this many days back
 def handoff(brain: Brain, project: str, budget: int | None = None) -> dict[str, Any]:
     """One project's page, its open items newest first, its log sections of the last
     LOG_DAYS days and the notes its page links to or that link to it, under `budget`
-    bytes of JSON, fenced like the boot call; what did not fit is counted."""
+    bytes of JSON as the door sends it, fenced like the boot call; what did not fit is
+    counted."""
     if budget is None:
         budget = HANDOFF_BYTES
     if not isinstance(budget, int) or isinstance(budget, bool) or not MIN_HANDOFF_BYTES <= budget:
@@ -56,9 +57,11 @@ def handoff(brain: Brain, project: str, budget: int | None = None) -> dict[str, 
     if page is not None:
         text = redact(snap.notes[page].text)  # masked before the cut
         cap = max(0, room // 3)
-        if len(text.encode()) > cap:
-            text = text.encode()[:cap].decode("utf-8", "ignore") + f"\n[cut at {cap} bytes; brain_read {page}]"
         reply["page"] = fence(page, text, nonce)
+        if json_size(reply["page"]) > cap:
+            cut = f"\n[cut at {cap:,} bytes of JSON; brain_read {page}]"
+            start = cut_to_fit(text, cap, lambda start: fence(page, start + cut, nonce))
+            reply["page"] = fence(page, start + cut, nonce)
         room -= json_size(reply["page"])
     else:
         reply["page"] = None
