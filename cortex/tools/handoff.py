@@ -39,8 +39,8 @@ LOG_DAYS = 14  # the handoff's log sections: this many days back
 def handoff(brain: Brain, project: str, budget: int | None = None) -> dict[str, Any]:
     """One project's page, its open items newest first, its log sections of the last
     LOG_DAYS days and the notes its page links to or that link to it, under `budget`
-    bytes of JSON as the door sends it, fenced like the boot call; what did not fit is
-    counted."""
+    bytes of JSON as the door sends it, each fenced like the boot call's note text;
+    what did not fit is counted."""
     if budget is None:
         budget = HANDOFF_BYTES
     if not isinstance(budget, int) or isinstance(budget, bool) or not MIN_HANDOFF_BYTES <= budget:
@@ -67,15 +67,15 @@ def handoff(brain: Brain, project: str, budget: int | None = None) -> dict[str, 
         reply["page"] = None
         reply["page_missing"] = f"no projects/{key}.md and no note whose frontmatter says project: {key}"
 
-    items = [s for s in items_at(brain, snap, key) if s.item.open]
-    reply["open_items"], left["open_items"], room = _fit([s.line() for s in items], room, share=0.5)
+    items = [fence(s.path, s.line(), nonce) for s in items_at(brain, snap, key) if s.item.open]
+    reply["open_items"], left["open_items"], room = _fit(items, room, share=0.5)
 
     logs = project_logs(snap, key, brain.today())
     fenced = [fence(f"{path} {heading}", f"{heading}\n{body}", nonce) for path, heading, body in logs]
     reply["recent_log"], left["recent_log"], room = _fit(fenced, room, share=0.5)
 
     linked = linked_notes(snap, page) if page else []
-    rows = [" · ".join(x for x in (p, snap.notes[p].title, _day(snap, p)) if x) for p in linked]
+    rows = [fence(p, " · ".join(x for x in (p, snap.notes[p].title, _day(snap, p)) if x), nonce) for p in linked]
     reply["linked_notes"], left["linked_notes"], room = _fit(rows, room, share=1.0)
 
     missed = {k: v for k, v in left.items() if v}
@@ -87,12 +87,12 @@ def handoff(brain: Brain, project: str, budget: int | None = None) -> dict[str, 
     return reply
 
 
-def context_items(brain: Brain, snap: Snapshot, project: str | None, room: int) -> tuple[list[str], int]:
-    """brain_context's open items (of `project` if given), newest first, within `room`
-    bytes of JSON; and how many did not fit."""
+def context_items(brain: Brain, snap: Snapshot, project: str | None, room: int, nonce: str) -> tuple[list[str], int]:
+    """brain_context's open items (of `project` if given), newest first, each fenced with
+    the reply's `nonce`, within `room` bytes of JSON; and how many did not fit."""
     key = check_project(project) if project else None
-    items = [s for s in items_at(brain, snap, key) if s.item.open]
-    kept, left, _ = _fit([f"{s.item.project} · {s.line()}" for s in items], room, share=1.0)
+    items = [fence(s.path, f"{s.item.project} · {s.line()}", nonce) for s in items_at(brain, snap, key) if s.item.open]
+    kept, left, _ = _fit(items, room, share=1.0)
     return kept, left
 
 

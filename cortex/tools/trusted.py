@@ -494,7 +494,7 @@ class Tools:
         reply = boot_context(snap, self.brain.today(), project, new_nonce(), cap - int(cap * WORKING_SHARE))
         # Open working items, newest first, in their own share of the budget.
         room = cap - json_size(reply) - 200
-        items, left = context_items(self.brain, snap, project, room)
+        items, left = context_items(self.brain, snap, project, room, reply["nonce"])
         reply["open_items"] = items
         if left:
             reply["open_items_left_out"] = (
