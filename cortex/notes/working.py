@@ -13,8 +13,12 @@ opened, and when it was filed (and into which note), dropped (and why) or last t
 The `^id` at the end is an Obsidian block id: Obsidian links to it and shows it quietly,
 and Cortex finds the item by it, so it never changes. A line written by hand with none
 gets an id from its project and text, written onto the line the first time Cortex
-changes that item. A hand-written line needs no kind (a `?` at its end makes it a
-question, else a focus) and no date (its age then comes from Git).
+changes that item. No two lines share an id: a second line of the same text derives
+another, and a line repeating an earlier line's `^id` (a copy) is addressed as
+`<id>~2`, its `^id` left as written. A hand-written line needs no kind (a `?` at its end makes it a
+question, else a focus) and no date (its age then comes from Git), and may be any task
+line Obsidian shows as one (`1. [ ]`, `-\t[ ]`, `> - [ ]`): a change rewrites what
+follows its list marker.
 
 Everything here is pure: text in, text out. An item is never removed from its file;
 filing and dropping rewrite its line in place.
@@ -22,13 +26,13 @@ filing and dropping rewrite its line in place.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import re
-from dataclasses import dataclass
 
 from cortex.notes.note import split_frontmatter
-from cortex.notes.structure import parser
+from cortex.notes.structure import line_spans, parser
 
 __all__ = [
     "AGED_DAYS",
@@ -62,13 +66,18 @@ MAX_TEXT_CHARS = 500
 STATES = ("open", "filed", "done", "dropped")
 
 _PROJECT = re.compile(r"^[^\W_][\w.-]{0,63}$")
-_LINE = re.compile(r"^(?P<lead>\s*[-*+] \[)(?P<box>[ xX-])\] (?P<body>.*?)(?: \^(?P<id>[A-Za-z0-9-]+))?\s*$")
+# A task line: its lead (indentation, block-quote markers, the list markers of the items it
+# opens, the last followed by 1-4 spaces or a tab, as CommonMark reads it), the box, the body.
+_MARKER = r"(?:[-*+]|[0-9]{1,9}[.)])"
+_LINE = re.compile(
+    rf"^(?P<lead>(?:[ \t]|>|{_MARKER}(?=[ \t]))*?{_MARKER}(?: {{1,4}}|\t))"
+    r"\[(?P<box>[ xX-])\][ \t](?P<body>.*?)(?: \^(?P<id>[A-Za-z0-9-]+))?\s*$"
+)
 _KIND = re.compile(r"^(?P<kind>[a-z]+): (?P<text>.*)$")
-_FIELD = re.compile(
-    r"^(?:opened (?P<opened>\d{4}-\d{2}-\d{2})"
-    r"|touched (?P<touched>\d{4}-\d{2}-\d{2})"
-    r"|filed (?P<filed>\d{4}-\d{2}-\d{2}) → (?P<into>.+)"
-    r"|dropped (?P<dropped>\d{4}-\d{2}-\d{2}): (?P<reason>.*))$"
+_DATED = re.compile(r"opened (?P<opened>\d{4}-\d{2}-\d{2})|touched (?P<touched>\d{4}-\d{2}-\d{2})")
+# The closing field is the line's last: a reason or a note path runs to its end.
+_CLOSING = re.compile(
+    r"filed (?P<filed>\d{4}-\d{2}-\d{2}) → (?P<into>.+)|dropped (?P<dropped>\d{4}-\d{2}-\d{2}):(?: (?P<reason>.*))?"
 )
 SEP = " · "
 
@@ -77,24 +86,30 @@ class WorkingError(ValueError):
     """A working-state request that cannot be applied, in one line."""
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Item:
-    id: str
+    id: str  # its address: the line's ^id, one derived from its text, or a repeated ^id's `<id>~n`
     kind: str
     text: str
     project: str
     state: str  # open, filed, done (ticked by hand), dropped
-    line: int  # its line in the file, from 0
+    line: int  # its line in the file, from 0, as CommonMark cuts lines
     opened: dt.date | None = None
     touched: dt.date | None = None
     closed: dt.date | None = None
     into: str | None = None  # filed: the note it went into
     reason: str | None = None  # dropped: why
     written_id: bool = True  # False: the id is derived, not yet on the line
+    git_line: int = 0  # its line as Git's blame counts lines (at \n only)
 
     @property
     def open(self) -> bool:
         return self.state == "open"
+
+    @property
+    def block(self) -> str:
+        """The ^id its line carries (or will): its id without a repeat's `~n`."""
+        return self.id.partition("~")[0]
 
 
 def check_project(project: str | None) -> str:
@@ -126,36 +141,38 @@ def project_of(path: str) -> str | None:
     return path[len(FOLDER) : -3].lower()
 
 
-def derived_id(project: str, text: str) -> str:
-    """The id of a hand-written line that carries none: stable while its text is."""
-    return "h" + hashlib.sha256(f"{project}\n{' '.join(text.split())}".encode()).hexdigest()[:5]
+def derived_id(project: str, text: str, occurrence: int = 1) -> str:
+    """The id of a hand-written line that carries none: stable while its text is. A second
+    line of the same text (or one whose id another line already carries) takes the next
+    `occurrence`, so two lines never share an id."""
+    said = " ".join(text.split()) + (f"\n{occurrence}" if occurrence > 1 else "")
+    return "h" + hashlib.sha256(f"{project}\n{said}".encode()).hexdigest()[:5]
 
 
-def _list_lines(text: str) -> list[int]:
-    """The first line of each list item of `text`'s body, counted in the whole text, as
-    CommonMark reads it (so a line in frontmatter, a code fence or an HTML comment is no item)."""
+def _list_lines(text: str, spans: list[tuple[int, int]]) -> list[int]:
+    """The first line of each list item of `text`'s body, counted in `spans` (the text's
+    lines as CommonMark cuts them), as CommonMark reads it (so a line in frontmatter, a
+    code fence or an HTML comment is no item)."""
     _, offset = split_frontmatter(text)
-    first = text[:offset].count("\n")
-    return [first + t.map[0] for t in parser().parse(text[offset:]) if t.type == "list_item_open" and t.map]
+    first = sum(1 for start, _ in spans if start < offset)
+    found = {first + t.map[0] for t in parser().parse(text[offset:]) if t.type == "list_item_open" and t.map}
+    return sorted(n for n in found if n < len(spans))
 
 
 def parse_items(text: str, project: str) -> list[Item]:
-    """Every item of a working file, in file order."""
-    lines = text.splitlines()
-    items = []
-    for n in _list_lines(text):
-        m = _LINE.match(lines[n]) if n < len(lines) else None
+    """Every item of a working file, in file order.
+
+    Lines are cut where CommonMark cuts them (``\\n``, ``\\r\\n``, a lone ``\\r``) and only
+    there, for markdown-it's line numbers, this and `change` alike: Python's splitlines also
+    cuts at U+2028, NEL or a form feed, which would shift every item below one."""
+    spans = line_spans(text)
+    items, heads = [], []
+    for n in _list_lines(text, spans):
+        start, end = spans[n]
+        m = _LINE.match(text[start:end])
         if m is None:
             continue
-        parts = m.group("body").split(SEP)
-        fields: dict[str, str | None] = {}
-        while len(parts) > 1:
-            f = _FIELD.match(parts[-1].strip())
-            if f is None:
-                break
-            fields.update({k: v for k, v in f.groupdict().items() if v is not None and k not in fields})
-            parts.pop()
-        head = SEP.join(parts).strip()
+        head, fields = _fields(m.group("body").split(SEP))
         k = _KIND.match(head)
         if k and k.group("kind") in KINDS:
             kind, said = k.group("kind"), k.group("text").strip()
@@ -163,14 +180,16 @@ def parse_items(text: str, project: str) -> list[Item]:
             kind, said = ("question" if head.endswith("?") else "focus"), head
         box = m.group("box").lower()
         state = "open" if box == " " else "dropped" if box == "-" else "filed" if fields.get("into") else "done"
+        heads.append(head)
         items.append(
             Item(
-                id=m.group("id") or derived_id(project, head),
+                id=m.group("id") or "",  # given by _ids below
                 kind=kind,
                 text=said,
                 project=project,
                 state=state,
                 line=n,
+                git_line=text.count("\n", 0, start),
                 opened=_day(fields.get("opened")),
                 touched=_day(fields.get("touched")),
                 closed=_day(fields.get("filed") or fields.get("dropped")),
@@ -179,7 +198,49 @@ def parse_items(text: str, project: str) -> list[Item]:
                 written_id=m.group("id") is not None,
             )
         )
-    return items
+    return [dataclasses.replace(item, id=item_id) for item, item_id in zip(items, _ids(project, items, heads))]
+
+
+def _ids(project: str, items: list[Item], heads: list[str]) -> list[str]:
+    """The id of each item, in file order, every one its own: the line's ^id (Cortex never
+    changes it; a later line repeating it is addressed as `<id>~2`, `~3`, …), else one
+    derived from its head (kind and text) that no other line's id is."""
+    written = {i.id for i in items if i.written_id}
+    seen: dict[str, int] = {}
+    out = []
+    for item, head in zip(items, heads):
+        if item.written_id:
+            seen[item.id] = seen.get(item.id, 0) + 1
+            out.append(item.id if seen[item.id] == 1 else f"{item.id}~{seen[item.id]}")
+            continue
+        k = 1
+        while (item_id := derived_id(project, head, k)) in written or item_id in seen:
+            k += 1
+        seen[item_id] = 1
+        out.append(item_id)
+    return out
+
+
+def _fields(parts: list[str]) -> tuple[str, dict[str, str]]:
+    """An item's head (kind and text) and its fields, from its body cut at ` · `.
+
+    The fields are the shortest tail of parts that reads as fields: dated ones, then at most
+    one closing field (filed or dropped) that runs to the end, so a drop's reason holding
+    `· opened 1999-01-01` stays its reason and never becomes the item's date. A part that
+    reads as no field before them is the owner's text."""
+    valid = [False] * len(parts) + [True]
+    for k in range(len(parts) - 1, 0, -1):
+        part = parts[k].strip()
+        valid[k] = bool(_CLOSING.fullmatch(part)) or (bool(_DATED.fullmatch(part)) and valid[k + 1])
+    first = next(k for k in range(1, len(parts) + 1) if valid[k])
+    fields: dict[str, str] = {}
+    for k in range(first, len(parts)):
+        dated = _DATED.fullmatch(parts[k].strip())
+        found = dated or _CLOSING.fullmatch(SEP.join(parts[k:]).strip())
+        fields.update({name: v for name, v in found.groupdict().items() if v is not None})  # type: ignore[union-attr]
+        if not dated:
+            break
+    return SEP.join(parts[:first]).strip(), fields
 
 
 def _day(value: str | None) -> dt.date | None:
@@ -193,6 +254,11 @@ def _day(value: str | None) -> dt.date | None:
 
 def render(item: Item) -> str:
     """The item's line."""
+    return "- " + _task(item)
+
+
+def _task(item: Item) -> str:
+    """The item's line after its list marker: the box, the fields, the id."""
     box = {"open": " ", "dropped": "-"}.get(item.state, "x")
     fields = [f"{item.kind}: {item.text}"]
     if item.opened:
@@ -203,7 +269,7 @@ def render(item: Item) -> str:
         fields.append(f"filed {item.closed.isoformat()} → {item.into}")
     if item.state == "dropped" and item.closed:
         fields.append(f"dropped {item.closed.isoformat()}: {item.reason or ''}".rstrip())
-    return f"- [{box}] {SEP.join(fields)} ^{item.id}"
+    return f"[{box}] {SEP.join(fields)} ^{item.block}"
 
 
 def check_item_text(kind: str, text: str) -> tuple[str, str]:
@@ -230,30 +296,70 @@ def new_file(project: str) -> str:
 
 
 def add(text: str | None, project: str, kind: str, said: str, day: dt.date, item_id: str) -> str:
-    """`text` (None: no file yet) with a new open item at its end."""
+    """`text` (None: no file yet) with a new open item at its end, where CommonMark reads
+    it as an item, every byte before it kept; WorkingError when nothing Cortex may add
+    before it makes it one (no such file is known: the check is there so that no add is
+    acknowledged and then hidden).
+
+    A file can end inside a block that would take the new line in: an open `<details>`
+    (a blank line ends it), an unclosed code fence, HTML comment or `<pre>` (only its
+    closing line ends it). Such a block runs to the file's end anyway, so closing it
+    there changes nothing it holds; the item goes after."""
     kind, said = check_item_text(kind, said)
     base = new_file(project) if text is None else text
     eol = "\r\n" if "\r\n" in base else "\n"
     if base and not base.endswith(("\n", "\r")):
         base += eol
     line = render(Item(item_id, kind, said, project, "open", 0, opened=day))
-    return base + line + eol
+    before = [i.id for i in parse_items(base, project)]
+    closer = _closer(base)
+    for between in ("", eol, *([closer + eol] if closer else [])):
+        new = base + between + line + eol
+        if [i.id for i in parse_items(new, project)] == [*before, item_id]:
+            return new
+    raise WorkingError(
+        f"{project_path(project)} ends inside a block that would hide a new item; end that block by hand, then add"
+    )
+
+
+# The raw HTML blocks that only a line holding their end tag or marker closes (CommonMark's
+# kinds 1 to 5; the others end at a blank line).
+_HTML_ENDS = [
+    (re.compile(r"<(script|pre|style|textarea)(?=[\s>]|$)", re.IGNORECASE), None),
+    (re.compile(r"<!--"), "-->"),
+    (re.compile(r"<\?"), "?>"),
+    (re.compile(r"<!\[CDATA\["), "]]>"),
+    (re.compile(r"<![A-Za-z]"), ">"),
+]
+
+
+def _closer(text: str) -> str | None:
+    """The line that closes the code fence or raw HTML block `text` ends inside, if any."""
+    _, offset = split_frontmatter(text)
+    blocks = [t for t in parser().parse(text[offset:]) if t.level == 0]
+    last = blocks[-1] if blocks else None
+    if last is not None and last.type == "fence":
+        return last.markup
+    if last is not None and last.type == "html_block":
+        for start, end in _HTML_ENDS:
+            m = start.match(last.content.lstrip(" "))
+            if m:
+                return end or f"</{m.group(1).lower()}>"
+    return None
 
 
 def change(text: str, item_id: str, project: str, edit) -> tuple[str, Item]:
-    """`text` with item `item_id`'s line replaced by `render(edit(item))`: the rest of the
-    file byte for byte, the id kept (written onto a hand-written line that had none)."""
+    """`text` with item `item_id`'s line rewritten for `edit(item)` after its lead (a
+    `1.`, a tab or a `> ` stays as the owner wrote it): the rest of the file byte for
+    byte, the id kept (written onto a hand-written line that had none)."""
     items = [i for i in parse_items(text, project) if i.id == item_id]
     if not items:
         raise WorkingError(f"no item {item_id} in {project_path(project)}")
     old = items[0]
     new = edit(old)
-    lines = text.splitlines(keepends=True)
-    raw = lines[old.line]
-    ending = raw[len(raw.rstrip("\r\n")) :]
-    lead = re.match(r"^\s*", raw).group(0)  # type: ignore[union-attr]
-    lines[old.line] = lead + render(new) + ending
-    return "".join(lines), new
+    start, end = line_spans(text)[old.line]
+    lead = _LINE.match(text[start:end]).group("lead")  # type: ignore[union-attr]
+    return text[:start] + lead + _task(new) + text[end:], new
 
 
 def is_aged(item: Item, changed: dt.date | None, today: dt.date) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from typing import Any
+from typing import Any, Callable
 
 from cortex.errors import BadInput
 from cortex.index.snapshot import Snapshot
@@ -22,6 +22,7 @@ __all__ = [
     "REPLY_FIELDS_BYTES",
     "corpus_page",
     "cut_part",
+    "cut_to_fit",
     "fit",
     "json_size",
     "jsonable",
@@ -46,7 +47,7 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
-def fit(items: list[dict[str, Any]], cap: int) -> list[dict[str, Any]]:
+def fit(items: list[Any], cap: int) -> list[Any]:
     """The leading `items` whose JSON stays under `cap` bytes."""
     used = 2
     for i, item in enumerate(items):
@@ -64,6 +65,18 @@ REPLY_FIELDS_BYTES = 2_000
 def json_size(value: Any) -> int:
     """Bytes `value` takes in a JSON reply (UTF-8, escapes included): what a client's context pays."""
     return len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
+
+
+def cut_to_fit(text: str, cap: int, wrap: Callable[[str], Any] = lambda start: start) -> str:
+    """The longest start of `text` whose `wrap(start)` takes at most `cap` bytes of JSON ("" when
+    none does). Counted as sent, not in raw bytes: a control character takes six in JSON."""
+    if json_size(wrap(text)) <= cap:
+        return text
+    fits, over = 0, len(text)
+    while over - fits > 1:
+        mid = (fits + over) // 2
+        fits, over = (mid, over) if json_size(wrap(text[:mid])) <= cap else (fits, mid)
+    return text[:fits]
 
 
 def part_budget(text: str, cap: int) -> int:

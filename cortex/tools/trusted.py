@@ -20,7 +20,7 @@ from cortex.ask.asker import DEFAULT_K, Asker, SampleNeeded
 from cortex.ask.readers import ClientTurn
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor, check_request_id
-from cortex.brain.working_state import Working, context_items
+from cortex.brain.working_state import Working
 from cortex.errors import BadInput
 from cortex.index.bm25 import SearchResult, idf
 from cortex.index.fields import index_names
@@ -33,6 +33,7 @@ from cortex.notes.paths import check_text, in_scope
 from cortex.notes.redact import redact
 from cortex.notes.working import in_working
 from cortex.tools.boot import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES, MIN_CONTEXT_BYTES, boot_context
+from cortex.tools.handoff import context_items, handoff
 from cortex.tools.paging import corpus_page, cut_part, fit, json_size, jsonable, page_count, part_budget
 from cortex.tools.passages import best_passage
 
@@ -493,7 +494,7 @@ class Tools:
         reply = boot_context(snap, self.brain.today(), project, new_nonce(), cap - int(cap * WORKING_SHARE))
         # Open working items, newest first, in their own share of the budget.
         room = cap - json_size(reply) - 200
-        items, left = context_items(self.brain, snap, project, room)
+        items, left = context_items(self.brain, snap, project, room, reply["nonce"])
         reply["open_items"] = items
         if left:
             reply["open_items_left_out"] = (
@@ -507,4 +508,4 @@ class Tools:
 
     def handoff(self, project: str, budget: int | None = None) -> dict[str, Any]:
         check_text(project, "project")
-        return self.working.handoff(project, budget)
+        return handoff(self.brain, project, budget)
