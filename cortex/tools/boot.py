@@ -14,7 +14,7 @@ from cortex.index.snapshot import Snapshot
 from cortex.notes.data_envelope import DATA_NOTICE, fence
 from cortex.notes.redact import redact
 from cortex.notes.working import in_working
-from cortex.tools.paging import json_size
+from cortex.tools.paging import cut_to_fit, json_size
 
 __all__ = [
     "CONTEXT_FIELDS_BYTES",
@@ -78,9 +78,9 @@ def boot_context(
     profile_cap = min(PROFILE_BYTES, budget // 3)
     if profile:
         text = redact(profile.text)  # masked before the cut
-        if len(text.encode("utf-8")) > profile_cap:
-            text = text.encode("utf-8")[:profile_cap].decode("utf-8", "ignore")
-            text += f"\n[profile cut at {profile_cap} bytes; brain_read profile.md for all]"
+        if json_size(text) > profile_cap:  # counted as sent: a control character is six bytes of JSON
+            said = f"\n[profile cut at {profile_cap} bytes; brain_read profile.md for all]"
+            text = cut_to_fit(text, profile_cap - json_size(said) + 2) + said
         reply["profile"] = fence("profile.md", text, nonce)
         budget -= json_size(reply["profile"])
     # Recent logs first so they are never crowded out by the router.

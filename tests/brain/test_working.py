@@ -558,3 +558,15 @@ def test_the_handoff_keeps_its_budget_as_sent_and_fences_every_item_and_linked_n
             s.startswith(f"⟦BEGIN NOTE {nonce}⟧ {flagged}") and s.endswith(f"⟦END NOTE {nonce}⟧")
             for s in context["open_items"]
         )
+
+
+@pytest.mark.slow
+def test_the_boot_call_cuts_a_profile_of_control_characters_to_its_budget_as_sent(tmp_path, brain_path):
+    """brain_context cut the profile in raw bytes: 6,000 of them grow to 36,000 of JSON."""
+    with kiln_door(tmp_path, brain_path) as url:
+        r = call(url, "brain_write", path="profile.md", mode="replace", content=f"# Me\n\n{CONTROLS * 400}\n")
+        assert r.error is None, r.error
+        for budget in (4_000, 16_000):
+            reply = call(url, "brain_context", budget=budget)
+            assert len(reply.text.encode("utf-8")) <= budget, (budget, len(reply.text.encode("utf-8")))
+            assert "[profile cut at" in reply.data["profile"]
