@@ -268,12 +268,8 @@ class Asker:
         pinned = turn.state.get("sha") if turn is not None and turn.state else None
         if pinned and turn is not None and turn.state.get("q") != question_digest(question):
             raise BadInput("the retry is not of the question the client's model was asked")
-        when = self.brain.parse_time(as_of) if as_of else None
-        if pinned:
-            snap = self.brain.corpus.at(pinned)
-        else:
-            snap = self.brain.snapshot(as_of) if as_of else self.brain.snapshot()
-        day = when.astimezone(self.brain.tz).date() if when is not None else self.brain.today()
+        day, dated = self.brain.day_of(as_of)
+        snap = self.brain.corpus.at(pinned) if pinned else self.brain.snapshot(as_of)
         if turn is not None and turn.reply is not None:
             unused = turn.unused(time.time(), self.client_timeout)
             if unused:  # late, or with no sealed state to date it: the answer is not read
@@ -286,7 +282,7 @@ class Asker:
         if cached is not None:
             return dict(cached, cached=True, **({"reader_note": passed} if passed else {}))
 
-        allowed = {p for p in snap.notes if in_scope(p, scope) and usable(snap, p, day, bool(as_of))}
+        allowed = {p for p in snap.notes if in_scope(p, scope) and usable(snap, p, day, dated)}
         scoped = scope is not None
         in_scope_count, weights, holders, distinct = evidence(self.brain, snap, question, allowed, scoped)
         matching: set[str] = set().union(*(holders[t] for t in distinct))
@@ -374,11 +370,7 @@ class Asker:
         replies show it (a quote copied from a masked reply verifies, and no quote can
         confirm a secret); then the answer's specifics, retirement and the overall stamp."""
         wanted = check_citations(answer, citations, question)
-        if as_of:
-            when = self.brain.parse_time(as_of)
-            snap, day = self.brain.snapshot(as_of), when.astimezone(self.brain.tz).date()
-        else:
-            snap, day = self.brain.snapshot(), self.brain.today()
+        snap, day = self.brain.snapshot(as_of), self.brain.day_of(as_of)[0]
         cited: dict[str, Note] = {}
         for path, _ in wanted:
             name = self.brain.stored_path(path, snap.sha)

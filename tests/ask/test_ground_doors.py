@@ -89,3 +89,66 @@ def test_a_name_in_the_cited_notes_title_grounds_a_verify(running):
     for reply in on_both(running, "brain_verify", answer="You fly to Lisbon on 3 May 2026.", citations=cites):
         assert reply["stamp"] == "UNVERIFIED"
         assert reply["stamp_reason"].startswith("the answer says 3 May 2026; no quote contains it")
+
+
+# -- as_of: the SHA a client read at ------------------------------------------------------
+
+MOVED = "Flying TAP TP1337 from Berlin at 09:15"
+
+
+@pytest.fixture
+def two_versions(running) -> tuple[str, str]:
+    """(the SHA the trip note was first written at, the head after its flight moved)."""
+    owner = running.doors[0][0]
+    old = call(owner, "brain_read", path="notes/trip.md").data["sha"]
+    moved = TRIP.replace("07:40", "09:15")
+    r = call(owner, "brain_write", path="notes/trip.md", mode="replace", content=moved)
+    assert r.error is None, r.error
+    return old, r.data["sha"]
+
+
+def test_verify_at_the_sha_a_client_read_checks_that_commits_bytes(running, two_versions):
+    old, head = two_versions
+    cites = [{"path": "notes/trip.md", "quote": FLIGHT}]
+    for as_of in (old, old[:10], old[:7].upper()):
+        for reply in on_both(running, "brain_verify", answer=LISBON, citations=cites, as_of=as_of):
+            assert reply["stamp"] == "VERIFIED", (as_of, reply["stamp_reason"])
+            assert reply["sha"] == old
+            assert f"at sha {old[:12]}" in reply["coverage"]
+    # At the head the flight has moved: the old quote is gone, the new one verifies.
+    for reply in on_both(running, "brain_verify", answer=LISBON, citations=cites):
+        assert reply["stamp"] == "UNVERIFIED" and reply["sha"] == head
+        assert "quote not found in notes/trip.md" in reply["stamp_reason"]
+    moved = [{"path": "notes/trip.md", "quote": MOVED}]
+    for reply in on_both(running, "brain_verify", answer="At 09:15.", citations=moved, as_of=head):
+        assert reply["stamp"] == "VERIFIED" and reply["sha"] == head
+
+
+def test_search_and_ask_take_a_sha(running, stub, two_versions):
+    old, head = two_versions
+    for reply in on_both(running, "brain_search", query="TP1337", as_of=old[:12]):
+        assert reply["sha"] == old
+        assert "07:40" in reply["hits"][0]["passage"]
+    stub.answer, stub.cites = LISBON, [("notes/trip.md", FLIGHT)]
+    for reply in on_both(running, "brain_ask", question="When does my flight to Lisbon leave?", as_of=old):
+        assert reply["sha"] == old
+        assert reply["stamp"] == "VERIFIED", reply["stamp_reason"]
+    for reply in on_both(running, "brain_ask", question="When does my flight to Lisbon leave?"):
+        assert reply["sha"] == head and reply["stamp"] == "UNVERIFIED"
+
+
+def test_an_iso_time_still_works_and_an_unknown_sha_is_a_one_line_error(running, two_versions):
+    _, head = two_versions
+    cites = [{"path": "notes/trip.md", "quote": MOVED}]
+    for reply in on_both(running, "brain_verify", answer="At 09:15.", citations=cites, as_of="2999-01-01T00:00:00Z"):
+        assert reply["sha"] == head and reply["stamp"] == "VERIFIED"
+    calls = [
+        ("brain_search", {"query": "TP1337"}),
+        ("brain_ask", {"question": "When does my flight leave?"}),
+        ("brain_verify", {"answer": "At 09:15.", "citations": cites}),
+    ]
+    for url, token in running.doors:
+        for tool, args in calls:
+            r = call(url, tool, token=token, as_of="deadbeef0", **args)
+            assert r.error is not None and r.error.endswith(": unknown commit deadbeef0"), (tool, r.error)
+            assert "\n" not in r.error
