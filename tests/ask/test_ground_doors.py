@@ -152,3 +152,41 @@ def test_an_iso_time_still_works_and_an_unknown_sha_is_a_one_line_error(running,
             r = call(url, tool, token=token, as_of="deadbeef0", **args)
             assert r.error is not None and r.error.endswith(": unknown commit deadbeef0"), (tool, r.error)
             assert "\n" not in r.error
+
+
+# -- does the answer's evidence address the question ---------------------------------------
+
+
+def test_verify_with_a_question_says_whether_the_quotes_address_it(running):
+    cites = [{"path": "notes/trip.md", "quote": FLIGHT}]
+    for reply in on_both(
+        running, "brain_verify", answer=LISBON, citations=cites, question="Which flight is to Lisbon?"
+    ):
+        assert reply["addresses_question"] is True and "missing_terms" not in reply
+        assert reply["stamp"] == "VERIFIED"
+        assert "another question" not in reply["stamp_reason"]
+    # The quote verifies, but it is about a flight, not about the hotel the question asks for.
+    asked = "Which hotel did I book in Lisbon?"
+    for reply in on_both(running, "brain_verify", answer=LISBON, citations=cites, question=asked):
+        assert reply["stamp"] == "VERIFIED"
+        assert reply["addresses_question"] is False and reply["missing_terms"] == ["hotel", "book"]
+        assert reply["stamp_reason"].endswith(
+            'but no quote, nor its note\'s title, aliases or headings, mentions "hotel" or "book" '
+            "of the question: the quotes may answer another question"
+        )
+    for reply in on_both(running, "brain_verify", answer=LISBON, citations=cites):
+        assert "addresses_question" not in reply and "missing_terms" not in reply
+
+
+def test_ask_says_whether_its_quotes_address_the_question(running, stub):
+    stub.answer, stub.cites = LISBON, [("notes/trip.md", FLIGHT)]
+    for reply in on_both(running, "brain_ask", question="Which flight is to Lisbon?"):
+        assert (reply["stamp"], reply["addresses_question"]) == ("VERIFIED", True)
+    for reply in on_both(running, "brain_ask", question="Which TAP flight is booked to Lisbon?"):
+        assert reply["stamp"] == "VERIFIED"
+        assert reply["addresses_question"] is False and reply["missing_terms"] == ["booked"]
+        assert 'mentions "booked" of the question' in reply["stamp_reason"]
+    stub.cites = []  # nothing found: no quote, so nothing to flag
+    for reply in on_both(running, "brain_ask", question="Which ferry goes to Madeira?"):
+        assert reply["stamp"] in ("NOT IN BRAIN", "UNVERIFIED")
+        assert "addresses_question" not in reply
