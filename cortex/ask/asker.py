@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from cortex.ask.focus import addressing, focus_terms
 from cortex.ask.neutralize import neutralize_answer
 from cortex.ask.pack import Pack, build_pack, distinctive, question_terms, rarity, variants
 from cortex.ask.quotes import check_quote
@@ -66,6 +67,7 @@ __all__ = [
     "evidence",
     "masked",
     "normalise_question",
+    "owner_words",
     "question_digest",
     "quote_entry",
     "usable",
@@ -188,6 +190,14 @@ def usable(snap: Snapshot, path: str, day: dt.date, as_of: bool) -> bool:
     return note.valid_on(day) if as_of else True
 
 
+def owner_words(snap: Snapshot) -> set[str]:
+    """The owner's own name (the title of profile.md): no evidence, and no focus of a
+    question, since every note is theirs and most say "I" ("What is Nils's accountant?"
+    asks about "accountant")."""
+    profile = snap.notes.get("profile.md")
+    return set(tokenize(profile.title)) - {"profile"} if profile is not None else set()
+
+
 def evidence(
     brain: Brain, snap: Snapshot, question: str, allowed: set[str], scoped: bool = False
 ) -> tuple[int, dict[str, float], dict[str, frozenset[str]], set[str]]:
@@ -198,10 +208,7 @@ def evidence(
     cost that follows its size, so how common a word is outside it takes no time to tell.
     """
     corpus = brain.corpus
-    # The owner's own name (the title of profile.md) is no evidence: every note is theirs,
-    # and most say "I" ("What is Nils's accountant?" asks about "accountant").
-    profile = snap.notes.get("profile.md")
-    owner = set(tokenize(profile.title)) - {"profile"} if profile is not None else set()
+    owner = owner_words(snap)
     holders = {
         t: frozenset(
             corpus.matching(snap, set(variants(t)), allowed)
@@ -268,12 +275,8 @@ class Asker:
         pinned = turn.state.get("sha") if turn is not None and turn.state else None
         if pinned and turn is not None and turn.state.get("q") != question_digest(question):
             raise BadInput("the retry is not of the question the client's model was asked")
-        when = self.brain.parse_time(as_of) if as_of else None
-        if pinned:
-            snap = self.brain.corpus.at(pinned)
-        else:
-            snap = self.brain.snapshot(as_of) if as_of else self.brain.snapshot()
-        day = when.astimezone(self.brain.tz).date() if when is not None else self.brain.today()
+        day, dated = self.brain.day_of(as_of)
+        snap = self.brain.corpus.at(pinned) if pinned else self.brain.snapshot(as_of)
         if turn is not None and turn.reply is not None:
             unused = turn.unused(time.time(), self.client_timeout)
             if unused:  # late, or with no sealed state to date it: the answer is not read
@@ -286,7 +289,7 @@ class Asker:
         if cached is not None:
             return dict(cached, cached=True, **({"reader_note": passed} if passed else {}))
 
-        allowed = {p for p in snap.notes if in_scope(p, scope) and usable(snap, p, day, bool(as_of))}
+        allowed = {p for p in snap.notes if in_scope(p, scope) and usable(snap, p, day, dated)}
         scoped = scope is not None
         in_scope_count, weights, holders, distinct = evidence(self.brain, snap, question, allowed, scoped)
         matching: set[str] = set().union(*(holders[t] for t in distinct))
@@ -350,6 +353,7 @@ class Asker:
         result = self._stamp(
             snap,
             day,
+            question,
             pack,
             reply,
             in_scope_count,
@@ -372,13 +376,11 @@ class Asker:
         """Stamp an answer some other reader wrote (brain_verify): each `{path, quote}` is
         checked as brain_ask's quotes are, against the note at the served SHA masked as
         replies show it (a quote copied from a masked reply verifies, and no quote can
-        confirm a secret); then the answer's specifics, retirement and the overall stamp."""
+        confirm a secret); then the answer's specifics, retirement and the overall stamp.
+        `as_of`: a commit SHA or an ISO time, as brain_read takes it (`Brain.day_of`). With
+        `question`, whether the quotes mention its focus terms (`addresses_question`)."""
         wanted = check_citations(answer, citations, question)
-        if as_of:
-            when = self.brain.parse_time(as_of)
-            snap, day = self.brain.snapshot(as_of), when.astimezone(self.brain.tz).date()
-        else:
-            snap, day = self.brain.snapshot(), self.brain.today()
+        snap, day = self.brain.snapshot(as_of), self.brain.day_of(as_of)[0]
         cited: dict[str, Note] = {}
         for path, _ in wanted:
             name = self.brain.stored_path(path, snap.sha)
@@ -400,11 +402,13 @@ class Asker:
             checks.append(check)
             quotes.append(quote_entry(quote, check))
         stamp, why = overall_stamp(checks, False, 0, answer)
+        flag, why = _addressing(snap, question, checks, why) if question else ({}, why)
         notes = len(cited)
         return {
             "answer": neutralize_answer(answer),
             "stamp": stamp,
             "stamp_reason": why,
+            **flag,
             "quotes": quotes,
             "coverage": (
                 f"checked {len(quotes)} quote{'' if len(quotes) == 1 else 's'} against {notes} "
@@ -455,6 +459,7 @@ class Asker:
         self,
         snap: Snapshot,
         day: dt.date,
+        question: str,
         pack: Pack,
         reply: ReaderReply,
         in_scope_count: int,
@@ -492,10 +497,12 @@ class Asker:
                 f"no passage read answers it, but {nearest[0]} has one {nearest[1]:.2f} close to the "
                 f"question (NOT IN BRAIN needs every passage under {NEAR_BAR:.2f}): the notes may say it in other words"
             )
+        flag, why = _addressing(snap, question, checks, why)
         return {
             "answer": neutralize_answer(reply.answer),
             "stamp": stamp,
             "stamp_reason": why,
+            **flag,
             "quotes": quotes,
             "coverage": coverage_line(
                 in_scope_count,
@@ -514,6 +521,13 @@ class Asker:
             "notes_read": len(read),
             "unread_matching": len(unread),
         }
+
+
+def _addressing(snap: Snapshot, question: str, checks: list[QuoteCheck], why: str) -> tuple[dict[str, Any], str]:
+    """(`addresses_question` and `missing_terms` for the reply, the stamp's reason with the
+    warning added when the quotes miss a focus term of the question: `focus.addressing`)."""
+    flag, clause = addressing(question, focus_terms(question, owner_words(snap)), checks)
+    return flag, f"{why}; {clause}" if clause else why
 
 
 def check_citations(answer: Any, citations: Any, question: Any) -> list[tuple[str, str]]:

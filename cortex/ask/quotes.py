@@ -206,6 +206,7 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence) ->
         match_end=end,
         quote=unicodedata.normalize("NFC", live),
         retired_text=unicodedata.normalize("NFC", retired_text),
+        context=(note.title, *note.aliases, *block.heading_path),
     )
     where = f'{note.path} under "{block.heading}"' if block.heading else note.path
     after = f"; the current version is in {note.superseded_by}" if note.superseded_by else ""

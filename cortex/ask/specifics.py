@@ -21,7 +21,7 @@ from cortex.ask.nfc import normalize_nfc
 from cortex.index.tokenize import STOPWORDS
 from cortex.notes.blocks import WAS
 
-__all__ = ["Specific", "specifics", "strip_old_wording", "supported", "ungrounded"]
+__all__ = ["NAMING", "Specific", "live_context", "specifics", "strip_old_wording", "supported", "ungrounded"]
 
 # Digits as written, superscripts, subscripts, vulgar fractions and circled numbers
 # included: they are part of a number's spelling ("10⁶" is one specific, never "10" or
@@ -504,7 +504,21 @@ def supported(spec: Specific, text: str, facts: list[Specific]) -> bool:
     return _occurs(spec.text, text)
 
 
-def ungrounded(answer: str, quotes: Sequence[str]) -> list[Specific]:
+# What a note's title, aliases and headings may ground: what a passage is about (the trip
+# is to Lisbon), never what it states (the time, the price), which the quote must carry.
+NAMING = frozenset({"name", "identifier"})
+# Retired or hidden text in a heading or title: struck, commented out, or a correction's
+# old wording. Read by pattern, not by CommonMark: an unclosed mark is left in (and
+# CommonMark would not retire it either), and dropping more than it would only grounds less.
+_NOT_LIVE = re.compile(r"~~.*?~~|<!--.*?-->|%%.*?%%", re.DOTALL)
+
+
+def live_context(text: str) -> str:
+    """A title, alias or heading as it may ground a name: normalised, NFC, retired text out."""
+    return normalize_nfc(strip_old_wording(_NOT_LIVE.sub(" ", text)))
+
+
+def ungrounded(answer: str, quotes: Sequence[str], contexts: Sequence[Sequence[str]] = ()) -> list[Specific]:
     """The specifics of `answer` that occur in none of `quotes` (pure; see `specifics`).
 
     Each quote is compared in its normalised NFC form, without the old wording of any
@@ -512,12 +526,22 @@ def ungrounded(answer: str, quotes: Sequence[str]) -> list[Specific]:
     answer's states; a time or an amount by an equal one; a number by the same number
     standing alone; anything else by the same text, not glued to a letter or digit.
     Old wording ``(was: "…")`` in the answer is left out as well.
+
+    `contexts[i]`: the title, aliases and heading path of the note and block `quotes[i]`
+    was found in. A name or an identifier there grounds the answer's ("Your flight to
+    Lisbon" from a quote of the note "Lisbon trip, May 2026"); a number, date, time,
+    amount, URL or e-mail address must be in a quote itself.
     """
     texts = [strip_old_wording(normalize_nfc(q)) for q in quotes if isinstance(q, str)]
     facts = [(t, specifics(t)) for t in texts]
+    around = [live_context(c) for group in contexts for c in group if isinstance(c, str)]
     missing: list[Specific] = []
     # The answer may show a correction's old wording too: that states nothing current.
     for spec in specifics(strip_old_wording(answer if isinstance(answer, str) else str(answer))):
-        if not any(supported(spec, t, f) for t, f in facts) and spec not in missing:
+        if any(supported(spec, t, f) for t, f in facts):
+            continue
+        if spec.kind in NAMING and any(_occurs(spec.text, c) for c in around):
+            continue
+        if spec not in missing:
             missing.append(spec)
     return missing

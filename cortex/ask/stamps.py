@@ -8,7 +8,8 @@ UNVERIFIED.
 
 Grounding (`cortex.ask.specifics.ungrounded`, used by `overall_stamp`): an answer keeps
 VERIFIED or CORRECTED only when every *specific* it states occurs in a quote that is
-itself VERIFIED or CORRECTED (outside any old wording ``(was: "…")``). See
+itself VERIFIED or CORRECTED (outside any old wording ``(was: "…")``), or is a name or an
+identifier in that quote's note title, aliases or heading path. See
 `cortex.ask.specifics.specifics` for what counts as a specific and which spellings count
 as the same.
 
@@ -64,6 +65,9 @@ class QuoteCheck:
     # is what was left out, so a reply can say a specific is only there as a retired value.
     quote: str = ""
     retired_text: str = ""
+    # The note's title and aliases and the headings above the quote's block: what the
+    # passage is about, so names there ground the answer's (`specifics.ungrounded`).
+    context: tuple[str, ...] = ()
 
 
 def one_line(text: str) -> str:
@@ -108,7 +112,7 @@ def overall_stamp(
             else:
                 reason = f"the weakest of {n} quotes: quote {i + 1} is {stamp}: {checks[i].reason}"
             if stamp in (VERIFIED, CORRECTED) and answer:
-                missing = ungrounded(answer, [c.quote for c in checks])
+                missing = ungrounded(answer, [c.quote for c in checks], [c.context for c in checks])
                 if missing:
                     quoted = "the quote is" if n == 1 else "the quotes are"
                     retired = [t for c in checks if (t := strip_old_wording(normalize_nfc(c.retired_text)))]

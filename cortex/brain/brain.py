@@ -65,6 +65,12 @@ class WorkdirHook(Protocol):
         """Put the commit's files on disk where the disk still holds what it replaced."""
 
 
+def _names_a_commit(at: str) -> bool:
+    """Whether `as_of` is written as a commit SHA (7 or more hex digits) rather than a time."""
+    at = at.strip()
+    return len(at) >= 7 and all(c in "0123456789abcdef" for c in at.lower())
+
+
 class Brain:
     """One brain: a Git store, its corpus, a time zone and a clock."""
 
@@ -123,10 +129,21 @@ class Brain:
             when = when.replace(tzinfo=self.tz)
         return when
 
+    def day_of(self, at: str | None) -> tuple[dt.date, bool]:
+        """The day claims are judged on when reading `as_of=at`, and whether `at` dated them.
+
+        An ISO time: its own day, and only claims valid then count. The head or a commit
+        SHA: today. A SHA pins the notes' bytes, not the calendar: a client verifying at
+        the SHA it read must not see a claim that has expired since as current.
+        """
+        if not at or _names_a_commit(at):
+            return self.today(), False
+        return self.parse_time(at).astimezone(self.tz).date(), True
+
     def resolve_at(self, at: str) -> str:
         """A commit SHA for `at`: a (short) SHA, or an ISO time (the head at that time)."""
         at = at.strip()
-        if len(at) >= 7 and all(c in "0123456789abcdef" for c in at.lower()):
+        if _names_a_commit(at):
             try:
                 return self.store.resolve_rev(at)
             except StoreError:

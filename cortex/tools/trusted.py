@@ -263,10 +263,9 @@ class Tools:
     # -- finding ----------------------------------------------------------
 
     def _snapshot_and_day(self, as_of: str | None) -> tuple[Snapshot, dt.date]:
-        if as_of:
-            when = self.brain.parse_time(as_of)
-            return self.brain.snapshot(as_of), when.astimezone(self.brain.tz).date()
-        return self.brain.snapshot(), self.brain.today()
+        """The commit `as_of` names (a SHA, an ISO time, or the head) and the day its claims are judged on."""
+        snap = self.brain.snapshot(as_of)
+        return snap, self.brain.day_of(as_of)[0]
 
     def search(
         self,

@@ -468,3 +468,78 @@ def test_the_current_value_of_a_corrected_claim_still_grounds() -> None:
         'The trial lasts 3 months (was: "6 months") in total.\n', "The trial lasts 3 months", "It lasts three months."
     )
     assert stamp == CORRECTED, reason
+
+
+# --- names grounded by the note's title, aliases and headings -------------------------------
+
+TRIP = parse_note(
+    "notes/trip.md",
+    "---\ntitle: Lisbon trip, May 2026\naliases: [Portugal week]\n---\n"
+    "## Flights\n\n### Outbound ~~Faro~~ leg\n\nFlying TAP TP1337 from Berlin at 07:40, seat 14C.\n\n"
+    '## Hotel (was: "Casa Porto")\n\nThe room is booked for 4 nights at 120 EUR.\n',
+)
+FLIGHT = "Flying TAP TP1337 from Berlin at 07:40"
+
+
+def _trip(quote: str, answer: str) -> tuple[str, str]:
+    check = check_quote(quote, TRIP, {TRIP.path: TRIP}, TODAY)
+    assert check.stamp == VERIFIED, check.reason
+    return overall_stamp([check], False, 0, answer=answer)
+
+
+def test_a_name_in_the_notes_title_grounds_the_answer() -> None:
+    assert _trip(FLIGHT, "Your flight to Lisbon leaves at 07:40.") == (
+        VERIFIED,
+        'the quote is VERIFIED: quote found in notes/trip.md under "Outbound ~~Faro~~ leg"',
+    )
+    # The pure function, with the context per quote.
+    context = [("Lisbon trip, May 2026", "Portugal week", "Flights")]
+    assert [s.text for s in ungrounded("To Lisbon at 07:40.", [FLIGHT], context)] == []
+    assert [s.text for s in ungrounded("To Lisbon at 07:40.", [FLIGHT])] == ["Lisbon"]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The Portugal week flight leaves Berlin at 07:40.",  # an alias
+        "The Flights section says TP1337 leaves at 07:40.",  # a heading above the block
+        "TP1337 leaves at 07:40 for the Outbound leg.",  # the heading's live words
+    ],
+)
+def test_aliases_and_the_heading_path_ground_names(answer: str) -> None:
+    assert _trip(FLIGHT, answer)[0] == VERIFIED
+
+
+@pytest.mark.parametrize(
+    "quote,answer,said",
+    [
+        (FLIGHT, "Your flight to Lisbon leaves on 3 May 2026.", "3 May 2026"),  # a date stays in the quote
+        (FLIGHT, "Your flight to Lisbon leaves in May 2026.", "May 2026"),
+        (FLIGHT, "The flight to Faro leaves at 07:40.", "Faro"),  # struck in the heading
+        (FLIGHT, "You fly to Porto at 07:40.", "Porto"),  # no such name anywhere
+        ("The room is booked for 4 nights at 120 EUR", "The Casa Porto room costs 120 EUR.", "Casa Porto"),
+        ("The room is booked for 4 nights at 120 EUR", "In Lisbon: 5 nights at 120 EUR.", "5"),
+    ],
+)
+def test_numbers_dates_and_retired_names_around_a_quote_ground_nothing(quote: str, answer: str, said: str) -> None:
+    stamp, reason = _trip(quote, answer)
+    assert stamp == UNVERIFIED
+    assert reason.startswith(f"the answer says {said};"), reason
+
+
+def test_the_heading_path_is_the_one_above_the_quotes_block() -> None:
+    # "Hotel" is a heading of the note, but not above the flight: it does not ground it.
+    check = check_quote(FLIGHT, TRIP, {TRIP.path: TRIP}, TODAY)
+    assert check.context == ("Lisbon trip, May 2026", "Portugal week", "Flights", "Outbound ~~Faro~~ leg")
+    assert [s.text for s in ungrounded("The Hotel flight leaves at 07:40.", [check.quote], [check.context])] == [
+        "Hotel"
+    ]
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=120), st.lists(st.text(max_size=60), max_size=3))
+def test_context_grounds_only_names_and_identifiers(answer: str, context: list[str]) -> None:
+    with_context = ungrounded(answer, ["a quote"], [context])
+    without = ungrounded(answer, ["a quote"])
+    assert set(with_context) <= set(without)
+    assert all(s.kind in ("name", "identifier") for s in set(without) - set(with_context))
