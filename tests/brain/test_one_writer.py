@@ -26,6 +26,18 @@ def serve_process(tmp_path: Path, brain: Path, name: str) -> ServeProcess:
     )
 
 
+def refused(proc: ServeProcess) -> str:
+    """Start `proc`, which must refuse to start; its output. One that starts is stopped, then fails."""
+    try:
+        proc.start(timeout=30)
+    except AssertionError as exc:
+        if "did not start" in str(exc):
+            return proc.output()
+        raise
+    proc.stop()
+    raise AssertionError("cortex serve started where it must refuse")
+
+
 @pytest.fixture
 def working_tree_brain(tmp_path: Path) -> Path:
     folder = tmp_path / "notes"
@@ -40,8 +52,7 @@ def test_a_second_server_on_one_brain_refuses_naming_the_first(tmp_path, working
     first.start()
     try:
         second = serve_process(tmp_path, working_tree_brain, "second")
-        with pytest.raises(AssertionError, match="did not start"):
-            second.start(timeout=30)
+        refused(second)
         said = second.output()
         want = f"this brain ({working_tree_brain}) is already served by PID {first.proc.pid} at {first.url}/mcp"
         assert want in said, said
@@ -75,8 +86,7 @@ def test_a_second_server_on_a_linked_worktree_of_the_brain_refuses_naming_the_fi
     first.start()
     try:
         second = serve_process(tmp_path, other, "second")
-        with pytest.raises(AssertionError, match="did not start"):
-            second.start(timeout=30)
+        refused(second)
         said = second.output()
         want = (
             f"this brain ({other}) shares its Git repository with {working_tree_brain}, which is already served "
@@ -93,8 +103,7 @@ def test_a_second_server_on_a_linked_worktree_of_the_brain_refuses_naming_the_fi
     first.start()
     try:
         second = serve_process(tmp_path, working_tree_brain, "second-main")
-        with pytest.raises(AssertionError, match="did not start"):
-            second.start(timeout=30)
+        refused(second)
         assert f"already served by PID {first.proc.pid}" in second.output()
     finally:
         first.stop()
@@ -109,8 +118,7 @@ def test_a_hosted_server_refuses_a_remote_whose_branch_is_checked_out(tmp_path, 
     try:
         head = git_head(working_tree_brain)
         hosted = hosted_process(tmp_path, working_tree_brain, "hosted")
-        with pytest.raises(AssertionError, match="did not start"):
-            hosted.start(timeout=30)
+        refused(hosted)
         said = [line for line in hosted.output().splitlines() if line.startswith("cortex serve:")]
         assert len(said) == 1 and f"has its branch checked out in the working tree {working_tree_brain}" in said[0]
         assert "Use a bare repository as the remote" in said[0]
