@@ -49,6 +49,7 @@ _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # given the safe loader above (its default is the pure-Python one).
 _YAML = frontmatter.YAMLHandler()
 
+
 RETIRED_STATUSES = frozenset({"superseded", "retracted"})
 STATUSES = frozenset({"current", "superseded", "retracted", "draft"})
 
@@ -136,12 +137,15 @@ class Note:
         return self.text[self.body_offset :] if self.body_offset else self.text
 
     def retired_reason(self, today: dt.date) -> str | None:
-        """Why the whole note is retired on `today`, or None when it is live."""
+        """Why the whole note is retired on `today`, or None when it is live. A note that
+        names its successor (`superseded_by`) is retired whatever its status says."""
         if self.status in RETIRED_STATUSES:
             reason = f"status: {self.status}"
             if self.superseded_by:
                 reason += f" (superseded by {self.superseded_by})"
             return reason
+        if self.superseded_by:
+            return f"superseded by {self.superseded_by} (superseded_by), though its status says {self.status}"
         if self.valid_until is not None and self.valid_until < today:
             return f"valid_until {self.valid_until.isoformat()} has passed"
         return None
@@ -507,7 +511,10 @@ def parse_note(path: str, text: str) -> Note:
     if not isinstance(title, str) or not title.strip():
         first_h1 = next((h for lvl, h in heads if lvl == 1), None)
         title = first_h1 or PurePosixPath(path).stem.replace("-", " ").replace("_", " ")
-    status = str(meta.get("status") or "current").strip().lower()
+    # A successor named without a status is a superseded note: the field says so itself.
+    successor = meta.get("superseded_by")
+    default = "superseded" if isinstance(successor, str) and successor.strip() else "current"
+    status = str(meta.get("status") or default).strip().lower()
     warnings: list[str] = []
     unknown: list[str] = [error] if error else []
     if status not in STATUSES:

@@ -627,6 +627,15 @@ def test_retired_note_quote_not_found_is_unverified_but_says_retired() -> None:
     assert c.stamp == UNVERIFIED and c.note_retired == "status: retracted"
 
 
+@pytest.mark.parametrize(
+    "front", ["superseded_by: notes/router-2026.md\n", "status: current\nsuperseded_by: notes/router-2026.md\n"]
+)
+def test_a_named_successor_alone_retires_the_note(front: str) -> None:
+    c = check("The router admin page is at 192.168.1.1", make(ROUTER_BODY, front=front))
+    assert c.stamp == SUPERSEDED and c.superseded_by == "notes/router-2026.md"
+    assert "the current version is in notes/router-2026.md" in c.reason
+
+
 # --- several occurrences -----------------------------------------------------------------------
 
 

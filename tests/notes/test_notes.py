@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
@@ -87,3 +88,36 @@ def test_fast_frontmatter_agrees_with_yaml_when_it_answers(data):
     except yaml.YAMLError:
         raise AssertionError(f"fast path accepted invalid YAML: {raw!r}")
     assert fast == expected
+
+
+# --- a successor named alone; a key given twice -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "front,status,reason",
+    [
+        ("superseded_by: notes/b.md\n", "superseded", "status: superseded (superseded by notes/b.md)"),
+        ("title: A\nsuperseded_by: 'notes/b.md'\n", "superseded", "status: superseded (superseded by notes/b.md)"),
+        ("superseded_by: notes/b.md\nstatus:\n", "superseded", "status: superseded (superseded by notes/b.md)"),
+        (
+            "status: current\nsuperseded_by: notes/b.md\n",
+            "current",
+            "superseded by notes/b.md (superseded_by), though its status says current",
+        ),
+        (
+            "status: draft\nsuperseded_by: notes/b.md\n",
+            "draft",
+            "superseded by notes/b.md (superseded_by), though its status says draft",
+        ),
+        ("status: retracted\nsuperseded_by: notes/b.md\n", "retracted", "status: retracted (superseded by notes/b.md)"),
+    ],
+)
+def test_a_note_that_names_its_successor_is_retired(front: str, status: str, reason: str) -> None:
+    n = parse_note("notes/a.md", f"---\n{front}---\nbody\n")
+    assert (n.status, n.retired_reason(TODAY), n.unreadable) == (status, reason, None)
+
+
+@pytest.mark.parametrize("front", ["superseded_by: ''\n", "superseded_by:\n", "title: A\n"])
+def test_no_successor_retires_nothing(front: str) -> None:
+    n = parse_note("notes/a.md", f"---\n{front}---\nbody\n")
+    assert (n.status, n.retired_reason(TODAY)) == ("current", None)
