@@ -50,6 +50,32 @@ _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _YAML = frontmatter.YAMLHandler()
 
 
+class _UniqueKeysLoader(_SafeLoader):  # type: ignore[misc, valid-type]
+    """The safe loader, refusing a mapping that names a key twice. YAML forbids it, and
+    PyYAML would keep the last value: `status: retracted` then `status: current` read as
+    current, where a person reading the note sees it retracted."""
+
+    def construct_mapping(self, node, deep=False):  # type: ignore[no-untyped-def]
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, Any] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue  # `<<: *base` may set keys again: that is what it is for
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    first = seen.setdefault(key, key_node.start_mark)
+                except TypeError:
+                    continue  # an unhashable key: the constructor below says so
+                if first is not key_node.start_mark:
+                    raise yaml.constructor.ConstructorError(
+                        None,
+                        None,
+                        f"the key {str(key)[:40]!r} is given twice (first on line {first.line + 2})",
+                        key_node.start_mark,
+                    )
+        return super().construct_mapping(node, deep=deep)
+
+
 RETIRED_STATUSES = frozenset({"superseded", "retracted"})
 STATUSES = frozenset({"current", "superseded", "retracted", "draft"})
 
@@ -275,7 +301,7 @@ def _load_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
         return fast, None
     try:
         # A safe loader, as python-frontmatter uses: no tag can build an object.
-        data = _YAML.load(raw, Loader=_SafeLoader) if raw.strip() else {}
+        data = _YAML.load(raw, Loader=_UniqueKeysLoader) if raw.strip() else {}
     except yaml.MarkedYAMLError as exc:
         # The line in the note: the YAML starts on the note's second line.
         mark = exc.problem_mark or exc.context_mark

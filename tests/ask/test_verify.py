@@ -636,6 +636,15 @@ def test_a_named_successor_alone_retires_the_note(front: str) -> None:
     assert "the current version is in notes/router-2026.md" in c.reason
 
 
+@pytest.mark.parametrize(
+    "front", ["status: retracted\nstatus: current\n", "valid_until: 2020-01-01\nvalid_until: 2030-01-01\n"]
+)
+def test_a_key_given_twice_is_unverified_and_named(front: str) -> None:
+    c = check("The router admin page is at 192.168.1.1", make(ROUTER_BODY, front=front))
+    assert c.stamp == UNVERIFIED
+    assert "is given twice" in c.reason and "its status is unknown" in c.reason
+
+
 # --- several occurrences -----------------------------------------------------------------------
 
 

@@ -121,3 +121,29 @@ def test_a_note_that_names_its_successor_is_retired(front: str, status: str, rea
 def test_no_successor_retires_nothing(front: str) -> None:
     n = parse_note("notes/a.md", f"---\n{front}---\nbody\n")
     assert (n.status, n.retired_reason(TODAY)) == ("current", None)
+
+
+@pytest.mark.parametrize(
+    "front,why",
+    [
+        ("status: retracted\nstatus: current\n", "line 3: the key 'status' is given twice (first on line 2)"),
+        ("status: current\ntitle: A\nstatus: retracted\n", "line 4: the key 'status' is given twice (first on line 2)"),
+        ("valid_until: 2020-01-01\nvalid_until: 2030-01-01\n", "line 3: the key 'valid_until' is given twice"),
+        ("superseded_by: notes/b.md\nsuperseded_by: notes/c.md\n", "the key 'superseded_by' is given twice"),
+        ('status: retracted\n"status": current\n', "the key 'status' is given twice"),
+        ("title: A\ntitle: B\n", "line 3: the key 'title' is given twice"),
+        ("tags: [a]\nmeta:\n  owner: x\n  owner: y\n", "line 5: the key 'owner' is given twice (first on line 4)"),
+        ("x: {k: 1, k: 2}\n", "the key 'k' is given twice"),
+        ("1: a\n01: b\n", "the key '1' is given twice"),
+    ],
+)
+def test_a_key_given_twice_leaves_the_status_unknown(front: str, why: str) -> None:
+    n = parse_note("notes/a.md", f"---\n{front}---\nbody\n")
+    assert n.unreadable is not None and why in n.unreadable, n.unreadable
+    assert n.unreadable.startswith("frontmatter could not be read (") and n.unreadable.endswith("its status is unknown")
+    assert n.frontmatter == {}
+
+
+def test_a_merge_key_may_set_a_key_again() -> None:
+    n = parse_note("notes/a.md", "---\nbase: &b {status: draft}\nmeta:\n  <<: *b\n  status: current\n---\nbody\n")
+    assert n.unreadable is None and n.frontmatter["meta"] == {"status": "current"}
