@@ -645,6 +645,47 @@ def test_a_key_given_twice_is_unverified_and_named(front: str) -> None:
     assert "is given twice" in c.reason and "its status is unknown" in c.reason
 
 
+# --- every shape of (was: …) -------------------------------------------------------------------
+
+WAS_BODIES = [
+    "The boiler is serviced every 12 months (was: every 18 months).\n",
+    "The boiler is serviced every 12 months (was: `every 18 months`).\n",
+    "The boiler is serviced every 12 months (WAS: every 18 months).\n",
+    "The boiler is serviced every 12 months [was: every 18 months].\n",
+    "The boiler is serviced every 12 months （was：every 18 months）.\n",
+    "The boiler is serviced every 12 months (Was “every 18 months”).\n",
+    "The boiler is serviced every 12 months (was: «every 18 months»).\n",
+    "The boiler is serviced every 12 months (was: 「every 18 months」).\n",
+    "The boiler is serviced every 12 months (was: every 18 months, as the installer first said).\n",
+]
+
+
+@pytest.mark.parametrize("body", WAS_BODIES)
+def test_every_shape_of_was_corrects_its_claim_and_retires_the_old_wording(body: str) -> None:
+    n = make(body)
+    current = check("The boiler is serviced every 12 months", n)
+    assert current.stamp == CORRECTED and current.old_claim and "every 18 months" in current.old_claim
+    whole = check(body.strip().rstrip("."), n)
+    stamp, why = overall_stamp([whole], False, 0, "The boiler is serviced every 18 months.")
+    assert (whole.stamp, stamp) == (CORRECTED, UNVERIFIED)
+    assert "only as the retired value" in why
+
+
+def test_a_quote_of_the_unquoted_old_wording_is_superseded() -> None:
+    n = make("The boiler is serviced every 12 months (was: serviced by the landlord every 18 months).\n")
+    c = check("serviced by the landlord every 18 months", n)
+    assert c.stamp == SUPERSEDED and "in-place correction" in c.reason
+    assert c.old_claim == "The boiler is serviced every 12 months"
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["It was raining when the boiler was serviced.\n", "Grandpa (was born in 1980) serviced the boiler.\n"],
+)
+def test_was_in_prose_stays_verified(body: str) -> None:
+    assert check(body.strip().rstrip("."), make(body)).stamp == VERIFIED
+
+
 # --- several occurrences -----------------------------------------------------------------------
 
 
