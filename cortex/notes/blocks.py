@@ -53,8 +53,10 @@ banner before any heading retires the whole note. A heading that carries one of 
 words in capitals as a whole word (``## SUPERSEDED: the 2025 plan``, ``Old plan
 (DEPRECATED)`` underlined with ``===``) retires itself and its section, sub-sections
 included. Lower-case or mixed-case words retire nothing. Code is never a banner or a
-heading. Struck-through text (``~~…~~``) is retired text wherever it is; text in an HTML
-comment or an Obsidian ``%%comment%%`` is hidden text (`Block.marks`, `hidden_spans`).
+heading. Struck-through text (``~~…~~``, and what ``<del>``, ``<s>`` or ``<strike>`` hold)
+is retired text wherever it is; text in an HTML comment, an Obsidian ``%%comment%%`` or an
+HTML element the editor does not show (``<script>``, ``<style>``, ``<template>``,
+``hidden``, ``display: none``) is hidden text (`Block.marks`).
 
 In-place corrections ``current claim (was: old claim)``, in any of the shapes
 `was_markers` reads (any quoting or none, any case, round or square brackets, full-width
@@ -75,7 +77,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from cortex.notes.note import Note
-from cortex.notes.structure import Leaf, Marks, Span, merged, structure
+from cortex.notes.structure import Leaf, Marks, Span, Structure, merged, structure
 from cortex.notes.structure import drop_cached as drop_structures
 
 __all__ = [
@@ -86,7 +88,6 @@ __all__ = [
     "blocks_of",
     "claim_units",
     "drop_cached",
-    "hidden_spans",
     "normalize",
     "normalize_pieces",
     "quote_forms",
@@ -325,15 +326,24 @@ class Block:
     pieces: tuple[Span, ...] = ()
     _leaf: Leaf | None = field(default=None, repr=False, compare=False)
     _offset: int = field(default=0, repr=False, compare=False)
+    _outer: Structure | None = field(default=None, repr=False, compare=False)
 
     def marks(self) -> Marks:
-        """The block's code spans, struck text and inline HTML comments (note offsets);
-        parsed on first use, since most blocks are never quoted."""
+        """The block's code spans, struck text and hidden text (note offsets, sorted and
+        disjoint): its own inline marks, and what reaches into it from outside (an HTML
+        element opened in an earlier HTML block, a `%%comment%%`). Parsed on first use,
+        since most blocks are never quoted."""
         if self._leaf is None:
             return Marks()
-        m, k = self._leaf.marks(), self._offset
-        shift = lambda spans: tuple((a + k, b + k) for a, b in spans)  # noqa: E731
-        return Marks(shift(m.code), shift(m.struck), shift(m.hidden))
+        own, k = self._leaf.marks(), self._offset
+        outer = self._outer.outer if self._outer is not None else Marks()
+        a, b = self.start - k, self.end - k
+
+        def spans(inner: tuple[Span, ...], around: tuple[Span, ...]) -> tuple[Span, ...]:
+            reach = [s for s in around if s[0] < b and s[1] > a]
+            return tuple((x + k, y + k) for x, y in merged([*inner, *reach]))
+
+        return Marks(spans(own.code, ()), spans(own.struck, outer.struck), spans(own.hidden, outer.hidden))
 
 
 class WasMarker(NamedTuple):
@@ -542,7 +552,8 @@ def blocks_cached(text: str, body_offset: int) -> tuple[Block, ...]:
     blocks: list[Block] = []
     stack: list[tuple[int, str]] = []  # enclosing headings (level, text)
     retirements: list[tuple[int, str]] = []  # (section level, reason); level 0 = note
-    for leaf in structure(body).leaves:
+    read = structure(body)
+    for leaf in read.leaves:
         kind = leaf.kind
         lineno = first_line + leaf.first
         if kind == "heading":
@@ -581,6 +592,7 @@ def blocks_cached(text: str, body_offset: int) -> tuple[Block, ...]:
                 pieces=tuple((a + body_offset, b + body_offset) for a, b in leaf.pieces),
                 _leaf=leaf,
                 _offset=body_offset,
+                _outer=read,
             )
         )
     return tuple(blocks)
@@ -600,16 +612,4 @@ def blocks_of(note: Note) -> list[Block]:
 def drop_cached() -> None:
     """Forget every note's blocks kept in memory (and the structures under them)."""
     blocks_cached.cache_clear()
-    _hidden_cached.cache_clear()
     drop_structures()
-
-
-@functools.lru_cache(maxsize=512)
-def _hidden_cached(text: str, body_offset: int) -> tuple[Span, ...]:
-    return tuple((a + body_offset, b + body_offset) for a, b in structure(text[body_offset:]).hidden())
-
-
-def hidden_spans(note: Note) -> list[Span]:
-    """Where the note's text is hidden from its reader (HTML comments, Obsidian
-    `%%comments%%`): sorted, disjoint spans in `note.text`."""
-    return merged(list(_hidden_cached(note.text, note.body_offset)))

@@ -645,6 +645,39 @@ def test_a_key_given_twice_is_unverified_and_named(front: str) -> None:
     assert "is given twice" in c.reason and "its status is unknown" in c.reason
 
 
+# --- HTML that strikes or hides -------------------------------------------------------------
+
+BOILER = "The boiler in the cellar is serviced every 18 months"
+HTML_STAMPS = {
+    "del": (f"Now: <del>{BOILER}.</del> Every 12 months.\n", SUPERSEDED, "(<del>…</del> is retired text)"),
+    "s": (f"<s>{BOILER}.</s>\n", SUPERSEDED, "(<s>…</s> is retired text)"),
+    "strike": (f"Plan: <STRIKE>{BOILER}</STRIKE>.\n", SUPERSEDED, "(<STRIKE>…</strike> is retired text)"),
+    "del block": (f"<del>\n{BOILER}.\n</del>\n", SUPERSEDED, "struck-through text"),
+    "del across paragraphs": (f"<del>\n\n{BOILER}.\n\n</del>\n\nNow 12.\n", SUPERSEDED, "struck-through"),
+    "div hidden": (f"<div hidden>\n{BOILER}.\n</div>\n", UNVERIFIED, "the HTML element <div hidden>…</div>"),
+    "span hidden": (f"Now <span hidden>{BOILER}</span>.\n", UNVERIFIED, "<span hidden>…</span>"),
+    "display none": (f'<span style="display: none">{BOILER}</span>\n', UNVERIFIED, "hidden in the note"),
+    "script": (f"<script>\n{BOILER}\n</script>\n", UNVERIFIED, "the HTML element <script>…</script>"),
+    "style": (f"<style>\n{BOILER}\n</style>\n", UNVERIFIED, "<style>…</style>"),
+    "template": (f"<template>{BOILER}</template>\n", UNVERIFIED, "<template>…</template>"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HTML_STAMPS))
+def test_text_html_strikes_is_superseded_and_text_it_hides_unverified(name: str) -> None:
+    body, stamp, reason = HTML_STAMPS[name]
+    c = check(BOILER, make(body))
+    assert c.stamp == stamp and reason in c.reason, c.reason
+
+
+@pytest.mark.parametrize(
+    "body",
+    [f"Now <b>{BOILER}</b>.\n", f'<span class="x">{BOILER}</span>\n', f"<div>\n\n{BOILER}.\n\n</div>\n"],
+)
+def test_html_that_only_formats_stays_verified(body: str) -> None:
+    assert check(BOILER, make(body)).stamp == VERIFIED
+
+
 # --- every shape of (was: …) -------------------------------------------------------------------
 
 WAS_BODIES = [
