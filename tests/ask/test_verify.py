@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from cortex.ask.asker import out_of_bounds
 from cortex.ask.neutralize import ANSWER_LINE_PREFIX, SERVER_LINE_PREFIX, neutralize_answer
 from cortex.ask.quotes import check_quote, generic_reason
 from cortex.ask.stamps import CORRECTED, NOT_IN_BRAIN, SUPERSEDED, UNVERIFIED, VERIFIED, QuoteCheck, overall_stamp
@@ -645,7 +646,7 @@ def test_a_key_given_twice_is_unverified_and_named(front: str) -> None:
     assert "is given twice" in c.reason and "its status is unknown" in c.reason
 
 
-# --- HTML that strikes or hides -------------------------------------------------------------
+# --- HTML that strikes or hides, and every shape of (was: …) --------------------------------
 
 BOILER = "The boiler in the cellar is serviced every 18 months"
 HTML_STAMPS = {
@@ -677,8 +678,6 @@ def test_text_html_strikes_is_superseded_and_text_it_hides_unverified(name: str)
 def test_html_that_only_formats_stays_verified(body: str) -> None:
     assert check(BOILER, make(body)).stamp == VERIFIED
 
-
-# --- every shape of (was: …) -------------------------------------------------------------------
 
 WAS_BODIES = [
     "The boiler is serviced every 12 months (was: every 18 months).\n",
@@ -976,3 +975,27 @@ def test_check_quote_survives_bad_arguments() -> None:
     dated = make(ROUTER_BODY, front="valid_until: 2026-02-28\n")
     c = check_quote("The router admin page is at 192.168.1.1", dated, {}, None)  # type: ignore[arg-type]
     assert c.stamp == UNVERIFIED and "could not check" in c.reason
+
+
+# --- what brain_ask never reads, which brain_verify refuses too ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "path,front,as_of,scope,why",
+    [
+        ("archive/old.md", "", False, None, "archive/old.md is in archive/, which is never evidence"),
+        ("archive/2025/deep.md", "status: current\n", False, None, "is in archive/"),
+        ("working/heron.md", "", False, None, "working/heron.md is working state (working/"),
+        ("working/general.md", "", False, None, "which ask leaves out"),
+        ("notes/future.md", "valid_from: 2026-06-01\n", True, None, "valid only from 2026-06-01, after 2026-03-01"),
+        ("notes/other.md", "", False, ["notes/public/"], "notes/other.md is outside the scope"),
+        ("notes/archive/x.md", "", False, None, None),
+        ("notes/working/x.md", "", False, None, None),
+        ("notes/future.md", "valid_from: 2026-06-01\n", False, None, None),  # read as of a date only
+        ("notes/public/x.md", "", False, ["notes/public/"], None),
+        ("notes/old.md", "status: retracted\n", False, None, None),  # retired: its quotes are SUPERSEDED
+    ],
+)
+def test_what_an_ask_never_reads(path: str, front: str, as_of: bool, scope, why) -> None:
+    got = out_of_bounds(make(ROUTER_BODY, path=path, front=front), TODAY, as_of, scope)
+    assert (got is None) if why is None else (got is not None and why in got), got
