@@ -67,6 +67,7 @@ __all__ = [
     "evidence",
     "masked",
     "normalise_question",
+    "out_of_bounds",
     "owner_words",
     "question_digest",
     "quote_entry",
@@ -182,12 +183,26 @@ def cache_key(question: str, sha: str, reader: str, k: int, door: str, scope: li
     return "ask:" + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
-def usable(snap: Snapshot, path: str, day: dt.date, as_of: bool) -> bool:
-    """Whether a note may be read to answer: live, and valid on `day` when asked as of a date."""
+def out_of_bounds(note: Note, day: dt.date, as_of: bool, scope: list[str] | None = None) -> str | None:
+    """Why an ask never reads `note` to answer, its retirement aside (a retired note's
+    quotes are SUPERSEDED, which says more), or None. brain_ask leaves such notes out of
+    its pack and brain_verify refuses their quotes, so the two apply the same rules."""
+    path = note.path
+    if not in_scope(path, scope):
+        return f"{path} is outside the scope of this door"
+    if in_archive(path):
+        return f"{path} is in archive/, which is never evidence (ask and search leave it out)"
+    if in_working(path):  # working/ holds intentions, not facts
+        return f"{path} is working state (working/: open items, intentions, not facts), which ask leaves out"
+    if as_of and note.valid_from is not None and day < note.valid_from:
+        return f"{path} is valid only from {note.valid_from.isoformat()}, after {day.isoformat()}"
+    return None
+
+
+def usable(snap: Snapshot, path: str, day: dt.date, as_of: bool, scope: list[str] | None = None) -> bool:
+    """Whether a note may be read to answer: in scope, live, and valid on `day` when asked as of a date."""
     note = snap.notes[path]
-    if in_archive(path) or in_working(path) or note.is_retired(day):  # working/ holds intentions, not facts
-        return False
-    return note.valid_on(day) if as_of else True
+    return out_of_bounds(note, day, as_of, scope) is None and not note.is_retired(day)
 
 
 def owner_words(snap: Snapshot) -> set[str]:
@@ -289,7 +304,7 @@ class Asker:
         if cached is not None:
             return dict(cached, cached=True, **({"reader_note": passed} if passed else {}))
 
-        allowed = {p for p in snap.notes if in_scope(p, scope) and usable(snap, p, day, dated)}
+        allowed = {p for p in snap.notes if usable(snap, p, day, dated, scope)}
         scoped = scope is not None
         in_scope_count, weights, holders, distinct = evidence(self.brain, snap, question, allowed, scoped)
         matching: set[str] = set().union(*(holders[t] for t in distinct))
@@ -378,9 +393,13 @@ class Asker:
         replies show it (a quote copied from a masked reply verifies, and no quote can
         confirm a secret); then the answer's specifics, retirement and the overall stamp.
         `as_of`: a commit SHA or an ISO time, as brain_read takes it (`Brain.day_of`). With
-        `question`, whether the quotes mention its focus terms (`addresses_question`)."""
+        `question`, whether the quotes mention its focus terms (`addresses_question`).
+        A note brain_ask would never read (`out_of_bounds`: archive/, working/, not yet
+        valid on an `as_of` time) gives UNVERIFIED quotes: brain_verify is no way around those
+        rules. It serves only the trusted doors, whose scope is the whole brain."""
         wanted = check_citations(answer, citations, question)
-        snap, day = self.brain.snapshot(as_of), self.brain.day_of(as_of)[0]
+        snap = self.brain.snapshot(as_of)
+        day, dated = self.brain.day_of(as_of)
         cited: dict[str, Note] = {}
         for path, _ in wanted:
             name = self.brain.stored_path(path, snap.sha)
@@ -390,13 +409,17 @@ class Asker:
         # cited notes and, with the question, at its retrieval top k, as a pack would hold.
         among = {n.path: n for n in cited.values()}
         if question:
-            for p, _ in self.brain.corpus.search(snap, question, DEFAULT_K).hits:
+            readable = lambda p: usable(snap, p, day, dated)  # noqa: E731
+            for p, _ in self.brain.corpus.search(snap, question, DEFAULT_K, readable).hits:
                 among.setdefault(p, masked(snap.notes[p]))
         checks, quotes = [], []
         for path, quote in wanted:
             note = cited.get(path)
+            why = out_of_bounds(note, day, dated) if note is not None else None
             if note is None:
                 check = QuoteCheck(UNVERIFIED, f"no note at {path} in commit {snap.sha[:12]}", path=path)
+            elif why:
+                check = QuoteCheck(UNVERIFIED, f"{why}: brain_ask never answers from it", path=path)
             else:
                 check = check_quote(quote, note, among, day)
             checks.append(check)

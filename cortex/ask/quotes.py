@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 
 from cortex.ask.nfc import nfc_with_offsets, normalize_nfc
 from cortex.ask.stamps import CORRECTED, STRENGTH, SUPERSEDED, UNVERIFIED, VERIFIED, QuoteCheck, one_line
-from cortex.notes.blocks import Block, blocks_cached, hidden_spans, normalize_pieces, quote_forms
+from cortex.notes.blocks import Block, blocks_cached, normalize_pieces, quote_forms
 from cortex.notes.note import Note
 from cortex.notes.structure import merged, overlaps
 
@@ -160,14 +160,15 @@ def _occurrences(index: _Indexed, forms: list[str]) -> list[_Occurrence]:
     return out
 
 
-def _live_and_retired(occ: _Occurrence, hidden: list[tuple[int, int]]) -> tuple[str, str]:
+def _live_and_retired(occ: _Occurrence) -> tuple[str, str]:
     """The matched text without its retired and hidden parts, and its retired parts.
 
     Retired: struck text and the old wording of a correction (its whole ``(was: …)``
     marker is left out of the live text). Hidden text is in neither.
     """
     block = occ.block
-    struck = list(block.marks().struck) if "~" in block.text else []
+    marks = block.marks()
+    struck, hidden = list(marks.struck), list(marks.hidden)
     markers = [(c.marker_start, c.marker_end) for c in block.corrections]
     old = [(c.start, c.end) for c in block.corrections]
     if not (struck or markers or hidden):
@@ -186,6 +187,29 @@ def _live_and_retired(occ: _Occurrence, hidden: list[tuple[int, int]]) -> tuple[
     return " ".join("".join(live_chars).split()), " ".join("".join(retired_chars).split())
 
 
+def _first_overlap(spans: tuple[tuple[int, int], ...], start: int, end: int) -> tuple[int, int] | None:
+    """The first of `spans` (sorted, disjoint) sharing a char with [start, end), or None."""
+    return next((s for s in spans if s[0] < end and s[1] > start), None)
+
+
+_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)[^>]{0,80}>")
+
+
+def _element(text: str, span: tuple[int, int]) -> str | None:
+    """The HTML element a struck or hidden span starts with, as ``<tag …>…</tag>`` on one
+    line, or None (the span is ``~~…~~`` or a comment)."""
+    m = _TAG.match(text, span[0], span[1])
+    return f"{' '.join(m.group().split())}…</{m.group(1).lower()}>" if m else None
+
+
+def _hiding(text: str, span: tuple[int, int]) -> str:
+    """What hides a hidden span, for a reason: a comment, or the element."""
+    if text.startswith("%%", span[0]):
+        return "an Obsidian comment (%% … %%)"
+    element = _element(text, span)
+    return f"the HTML element {element}" if element else "a comment (<!-- … -->)"
+
+
 def _distance(a: int, b: int, c: int, d: int) -> int:
     """Gap between spans [a, b) and [c, d); 0 when they touch or overlap."""
     return max(0, c - b, a - d)
@@ -193,8 +217,8 @@ def _distance(a: int, b: int, c: int, d: int) -> int:
 
 def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence) -> QuoteCheck:
     block, start, end = occ.block, occ.start, occ.end
-    hidden = hidden_spans(note)
-    live, retired_text = _live_and_retired(occ, hidden)
+    marks = block.marks()
+    live, retired_text = _live_and_retired(occ)
     common = dict(
         path=note.path,
         heading=block.heading,
@@ -212,10 +236,11 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence) ->
     after = f"; the current version is in {note.superseded_by}" if note.superseded_by else ""
     if note.unreadable:
         return QuoteCheck(UNVERIFIED, f"{note.path}: {note.unreadable}", **common)
-    if overlaps(hidden, start, end):
+    hidden = _first_overlap(marks.hidden, start, end)
+    if hidden is not None:
         return QuoteCheck(
             UNVERIFIED,
-            f"quote is hidden in the note: it sits in a comment of {where} (<!-- … --> or %% … %%), "
+            f"quote is hidden in the note: it sits in {_hiding(note.text, hidden)} of {where}, "
             "which the note's editor does not show",
             **common,
         )
@@ -231,10 +256,12 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence) ->
             f"quote sits in retired text of {where} ({block.retired}); do not answer from it{after}",
             **common,
         )
-    if "~" in block.text and overlaps(list(block.marks().struck), start, end):
+    struck = _first_overlap(marks.struck, start, end)
+    if struck is not None:
         return QuoteCheck(
             SUPERSEDED,
-            f"quote holds struck-through text of {where} (~~…~~ is retired text); do not answer from it",
+            f"quote holds struck-through text of {where} ({_element(note.text, struck) or '~~…~~'} is retired text); "
+            "do not answer from it",
             **common,
         )
     if block.corrections:

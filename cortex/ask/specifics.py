@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from cortex.ask.nfc import normalize_nfc
 from cortex.index.tokenize import STOPWORDS
-from cortex.notes.blocks import WAS
+from cortex.notes.blocks import strip_was_markers
 
 __all__ = ["NAMING", "Specific", "live_context", "specifics", "strip_old_wording", "supported", "ungrounded"]
 
@@ -467,7 +467,7 @@ def specifics(text: str) -> list[Specific]:
 
 def strip_old_wording(text: str) -> str:
     """A quote without the old wording of in-place corrections: that is retired text."""
-    return WAS.sub(" ", text)
+    return strip_was_markers(text)
 
 
 def _occurs(literal: str, text: str) -> bool:

@@ -85,6 +85,7 @@ _LEN = struct.Struct("<I")
 # `tests/index/test_persist.py` fails when a module the corpus builds with is missing here.
 SHAPING_MODULES = (
     "notes.structure",
+    "notes.html_elements",
     "notes.note",
     "notes.links",
     "index.tokenize",

@@ -53,16 +53,19 @@ banner before any heading retires the whole note. A heading that carries one of 
 words in capitals as a whole word (``## SUPERSEDED: the 2025 plan``, ``Old plan
 (DEPRECATED)`` underlined with ``===``) retires itself and its section, sub-sections
 included. Lower-case or mixed-case words retire nothing. Code is never a banner or a
-heading. Struck-through text (``~~…~~``) is retired text wherever it is; text in an HTML
-comment or an Obsidian ``%%comment%%`` is hidden text (`Block.marks`, `hidden_spans`).
+heading. Struck-through text (``~~…~~``, and what ``<del>``, ``<s>`` or ``<strike>`` hold)
+is retired text wherever it is; text in an HTML comment, an Obsidian ``%%comment%%`` or an
+HTML element the editor does not show (``<script>``, ``<style>``, ``<template>``,
+``hidden``, ``display: none``) is hidden text (`Block.marks`).
 
-In-place corrections ``current claim (was: "old claim")`` (also with “…”, '…' or ‘…’
-quotes, and without the colon) are recorded per block as `Correction` spans, each with
-the claim it corrects (`claim_units`): its list item, its table row, its heading, or in
-a paragraph its sentence (the house rule: "the sentence carries the current claim"). A
-sentence ends at ``.``, ``!`` or ``?`` and whitespace before anything but a lower-case
-letter; a full stop inside the old wording ends nothing, and a marker right after a
-full stop belongs to the sentence before it. A marker inside code is an example.
+In-place corrections ``current claim (was: old claim)``, in any of the shapes
+`was_markers` reads (any quoting or none, any case, round or square brackets, full-width
+punctuation), are recorded per block as `Correction` spans, each with the claim it
+corrects (`claim_units`): its list item, its table row, its heading, or in a paragraph its
+sentence (the house rule: "the sentence carries the current claim"). A sentence ends at
+``.``, ``!`` or ``?`` and whitespace before anything but a lower-case letter; a full stop
+inside the old wording ends nothing, and a marker right after a full stop belongs to the
+sentence before it. A marker inside code is an example.
 """
 
 from __future__ import annotations
@@ -71,24 +74,26 @@ import bisect
 import functools
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from cortex.notes.note import Note
-from cortex.notes.structure import Leaf, Marks, Span, merged, structure
+from cortex.notes.structure import Leaf, Marks, Span, Structure, merged, structure
 from cortex.notes.structure import drop_cached as drop_structures
 
 __all__ = [
     "RETIRING_WORDS",
-    "WAS",
     "Block",
     "Correction",
     "blocks_cached",
     "blocks_of",
     "claim_units",
     "drop_cached",
-    "hidden_spans",
     "normalize",
     "normalize_pieces",
     "quote_forms",
+    "strip_was_markers",
+    "was_markers",
+    "WasMarker",
 ]
 
 RETIRING_WORDS = ("SUPERSEDED", "RETRACTED", "CORRECTION", "DEPRECATED")
@@ -321,20 +326,113 @@ class Block:
     pieces: tuple[Span, ...] = ()
     _leaf: Leaf | None = field(default=None, repr=False, compare=False)
     _offset: int = field(default=0, repr=False, compare=False)
+    _outer: Structure | None = field(default=None, repr=False, compare=False)
 
     def marks(self) -> Marks:
-        """The block's code spans, struck text and inline HTML comments (note offsets);
-        parsed on first use, since most blocks are never quoted."""
+        """The block's code spans, struck text and hidden text (note offsets, sorted and
+        disjoint): its own inline marks, and what reaches into it from outside (an HTML
+        element opened in an earlier HTML block, a `%%comment%%`). Parsed on first use,
+        since most blocks are never quoted."""
         if self._leaf is None:
             return Marks()
-        m, k = self._leaf.marks(), self._offset
-        shift = lambda spans: tuple((a + k, b + k) for a, b in spans)  # noqa: E731
-        return Marks(shift(m.code), shift(m.struck), shift(m.hidden))
+        own, k = self._leaf.marks(), self._offset
+        outer = self._outer.outer if self._outer is not None else Marks()
+        a, b = self.start - k, self.end - k
+
+        def spans(inner: tuple[Span, ...], around: tuple[Span, ...]) -> tuple[Span, ...]:
+            reach = [s for s in around if s[0] < b and s[1] > a]
+            return tuple((x + k, y + k) for x, y in merged([*inner, *reach]))
+
+        return Marks(spans(own.code, ()), spans(own.struck, outer.struck), spans(own.hidden, outer.hidden))
 
 
-# (was: "old") with straight or typographic quotes; the old wording is bounded so a
-# note full of unclosed "(was: " cannot make the search quadratic.
-WAS = re.compile(r"\(\s*[Ww]as:?\s*([\"“'‘])(.{0,500}?)([\"”'’])\s*\)", re.DOTALL)
+class WasMarker(NamedTuple):
+    """One in-place correction marker in a text: [start, end) is the whole ``(was: …)``,
+    [old_start, old_end) its old wording (inside its quote marks, when it has them)."""
+
+    start: int
+    end: int
+    old_start: int
+    old_end: int
+
+
+# The opening of a marker: a bracket, "was" in any case, then a colon (ASCII or full-width),
+# or no colon but a quote mark right after ("(was "Tuesday")", whose wording must then be
+# quoted whole): "was" alone ("(was born in 1980)") is prose.
+_WAS_OPEN = re.compile(r"([(（\[［])\s*was\s*(?:([:：])|(?=[\"'`“”„‟‘’‚‛«»‹›「『＂＇]))", re.IGNORECASE)
+_BRACKETS = {"(": re.compile(r"[(（)）]"), "[": re.compile(r"[\[［\]］]")}
+_CLOSING = frozenset(")）]］")
+# Quote marks that may wrap the old wording, by family: any two of one family pair up
+# ("old", “old”, „old“, 'old', ‘old’, «old», »old«, 「old」), as do equal runs of backticks.
+_QUOTE_FAMILY = {c: k for k, chars in enumerate(('"“”„‟＂', "'‘’‚‛＇", "«»", "‹›", "「」", "『』")) for c in chars}
+
+
+def _unquoted(text: str, a: int, b: int) -> tuple[int, int] | None:
+    """[a, b) without one pair of quote marks (or backtick runs) wrapping it whole, or
+    None when it is not wrapped."""
+    if b - a < 2:
+        return None
+    if text[a] == "`":
+        run = len(text[a:b]) - len(text[a:b].lstrip("`"))
+        if b - a > 2 * run and text[b - run : b] == "`" * run and text[b - run - 1] != "`":
+            return a + run, b - run
+        return None
+    family = _QUOTE_FAMILY.get(text[a])
+    if family is not None and _QUOTE_FAMILY.get(text[b - 1]) == family:
+        return a + 1, b - 1
+    return None
+
+
+def was_markers(text: str) -> list[WasMarker]:
+    """The in-place correction markers of `text`, in order, never overlapping.
+
+    ``current claim (was: old claim)``, the house rule, in every shape a person writes it:
+    any case of "was", round or square brackets, ASCII or full-width (``（was：…）``), the old
+    wording quoted in any way (straight, typographic, guillemets, corner brackets, backticks)
+    or not at all, and as long as it is. Brackets inside the old wording nest ("(was: every
+    18 months (or so))"). A marker never closed runs to the end of `text` (its block): the
+    reader cannot tell where the old wording stops, so none of what follows is live.
+    Each marker is scanned from where the last one ended, so the work is linear in `text`.
+    """
+    out: list[WasMarker] = []
+    pos = 0
+    while True:
+        m = _WAS_OPEN.search(text, pos)
+        if m is None:
+            return out
+        bracket = "(" if m.group(1) in "(（" else "["
+        depth, close = 0, None
+        for b in _BRACKETS[bracket].finditer(text, m.end()):
+            if b.group() not in _CLOSING:
+                depth += 1
+            elif depth:
+                depth -= 1
+            else:
+                close = b.start()
+                break
+        end = close if close is not None else len(text.rstrip())
+        a = m.end() + len(text[m.end() : end]) - len(text[m.end() : end].lstrip())
+        b = a + len(text[a:end].rstrip())
+        inner = _unquoted(text, a, b)
+        if m.group(2) is None and (inner is None or close is None):
+            pos = m.end()  # "(was" with no colon is a marker only as (was "old wording")
+            continue
+        old = inner or (a, b)
+        marker_end = close + 1 if close is not None else end
+        out.append(WasMarker(m.start(), marker_end, *old))
+        pos = marker_end
+
+
+def strip_was_markers(text: str) -> str:
+    """`text` with every in-place correction marker replaced by a space: without its old wording."""
+    out, at = [], 0
+    for mk in was_markers(text):
+        out.append(text[at : mk.start])
+        out.append(" ")
+        at = mk.end
+    return "".join(out) + text[at:] if out else text
+
+
 _CLAIM_START = re.compile(r"(?:[.!?;][\"'”’)\]]*\s+)|(?:\n[ \t]*(?:(?:>[ \t]*)+|[-*+][ \t]+|\d{1,9}[.)][ \t]+))")
 _LEADING_MARKS = re.compile(r"^\s*(?:(?:>[ \t]*)+)?(?:[-*+]|\d{1,9}[.)])?[ \t]*")
 _UNIT_OF_KIND = {"heading": "heading", "table row": "table row", "list item": "list item"}
@@ -343,31 +441,31 @@ _UNIT_OF_KIND = {"heading": "heading", "table row": "table row", "list item": "l
 def _corrections(text: str, base: int, kind: str, code: tuple[Span, ...]) -> list[Correction]:
     """The in-place corrections of a block's `text` (at note offset `base`), none in `code`."""
     out: list[Correction] = []
-    markers = [m for m in WAS.finditer(text) if not any(a <= base + m.start() < b for a, b in code)]
+    markers = [m for m in was_markers(text) if not any(a <= base + m.start < b for a, b in code)]
     if not markers:
         return out
-    units = claim_units(text, [(m.start(), m.end()) for m in markers], _UNIT_OF_KIND.get(kind, "sentence"))
+    units = claim_units(text, [(m.start, m.end) for m in markers], _UNIT_OF_KIND.get(kind, "sentence"))
     lo = 0
     for m, (u_start, u_end, unit) in zip(markers, units):
-        seg = text[lo : m.start()]
+        seg = text[lo : m.start]
         cut = 0
         for c in _CLAIM_START.finditer(seg):
             cut = c.end()
         current = " ".join(_LEADING_MARKS.sub("", seg[cut:]).split())
         out.append(
             Correction(
-                start=base + m.start(2),
-                end=base + m.end(2),
-                old=m.group(2),
+                start=base + m.old_start,
+                end=base + m.old_end,
+                old=text[m.old_start : m.old_end],
                 current=current,
-                marker_start=base + m.start(),
-                marker_end=base + m.end(),
+                marker_start=base + m.start,
+                marker_end=base + m.end,
                 unit_start=base + u_start,
                 unit_end=base + u_end,
                 unit=unit,
             )
         )
-        lo = m.end()
+        lo = m.end
     return out
 
 
@@ -454,7 +552,8 @@ def blocks_cached(text: str, body_offset: int) -> tuple[Block, ...]:
     blocks: list[Block] = []
     stack: list[tuple[int, str]] = []  # enclosing headings (level, text)
     retirements: list[tuple[int, str]] = []  # (section level, reason); level 0 = note
-    for leaf in structure(body).leaves:
+    read = structure(body)
+    for leaf in read.leaves:
         kind = leaf.kind
         lineno = first_line + leaf.first
         if kind == "heading":
@@ -476,7 +575,7 @@ def blocks_cached(text: str, body_offset: int) -> tuple[Block, ...]:
         btext = body[leaf.start : leaf.end]
         base = body_offset + leaf.start
         corrections: tuple[Correction, ...] = ()
-        if kind not in ("code", "html") and "as" in btext and WAS.search(btext):
+        if kind not in ("code", "html") and _WAS_OPEN.search(btext):
             code = tuple((a + body_offset, b + body_offset) for a, b in leaf.marks().code) if "`" in btext else ()
             corrections = tuple(_corrections(btext, base, kind, code))
         blocks.append(
@@ -493,6 +592,7 @@ def blocks_cached(text: str, body_offset: int) -> tuple[Block, ...]:
                 pieces=tuple((a + body_offset, b + body_offset) for a, b in leaf.pieces),
                 _leaf=leaf,
                 _offset=body_offset,
+                _outer=read,
             )
         )
     return tuple(blocks)
@@ -512,16 +612,4 @@ def blocks_of(note: Note) -> list[Block]:
 def drop_cached() -> None:
     """Forget every note's blocks kept in memory (and the structures under them)."""
     blocks_cached.cache_clear()
-    _hidden_cached.cache_clear()
     drop_structures()
-
-
-@functools.lru_cache(maxsize=512)
-def _hidden_cached(text: str, body_offset: int) -> tuple[Span, ...]:
-    return tuple((a + body_offset, b + body_offset) for a, b in structure(text[body_offset:]).hidden())
-
-
-def hidden_spans(note: Note) -> list[Span]:
-    """Where the note's text is hidden from its reader (HTML comments, Obsidian
-    `%%comments%%`): sorted, disjoint spans in `note.text`."""
-    return merged(list(_hidden_cached(note.text, note.body_offset)))

@@ -49,6 +49,33 @@ _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # given the safe loader above (its default is the pure-Python one).
 _YAML = frontmatter.YAMLHandler()
 
+
+class _UniqueKeysLoader(_SafeLoader):  # type: ignore[misc, valid-type]
+    """The safe loader, refusing a mapping that names a key twice. YAML forbids it, and
+    PyYAML would keep the last value: `status: retracted` then `status: current` read as
+    current, where a person reading the note sees it retracted."""
+
+    def construct_mapping(self, node, deep=False):  # type: ignore[no-untyped-def]
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, Any] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue  # `<<: *base` may set keys again: that is what it is for
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    first = seen.setdefault(key, key_node.start_mark)
+                except TypeError:
+                    continue  # an unhashable key: the constructor below says so
+                if first is not key_node.start_mark:
+                    raise yaml.constructor.ConstructorError(
+                        None,
+                        None,
+                        f"the key {str(key)[:40]!r} is given twice (first on line {first.line + 2})",
+                        key_node.start_mark,
+                    )
+        return super().construct_mapping(node, deep=deep)
+
+
 RETIRED_STATUSES = frozenset({"superseded", "retracted"})
 STATUSES = frozenset({"current", "superseded", "retracted", "draft"})
 
@@ -136,12 +163,15 @@ class Note:
         return self.text[self.body_offset :] if self.body_offset else self.text
 
     def retired_reason(self, today: dt.date) -> str | None:
-        """Why the whole note is retired on `today`, or None when it is live."""
+        """Why the whole note is retired on `today`, or None when it is live. A note that
+        names its successor (`superseded_by`) is retired whatever its status says."""
         if self.status in RETIRED_STATUSES:
             reason = f"status: {self.status}"
             if self.superseded_by:
                 reason += f" (superseded by {self.superseded_by})"
             return reason
+        if self.superseded_by:
+            return f"superseded by {self.superseded_by} (superseded_by), though its status says {self.status}"
         if self.valid_until is not None and self.valid_until < today:
             return f"valid_until {self.valid_until.isoformat()} has passed"
         return None
@@ -271,7 +301,7 @@ def _load_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
         return fast, None
     try:
         # A safe loader, as python-frontmatter uses: no tag can build an object.
-        data = _YAML.load(raw, Loader=_SafeLoader) if raw.strip() else {}
+        data = _YAML.load(raw, Loader=_UniqueKeysLoader) if raw.strip() else {}
     except yaml.MarkedYAMLError as exc:
         # The line in the note: the YAML starts on the note's second line.
         mark = exc.problem_mark or exc.context_mark
@@ -507,7 +537,10 @@ def parse_note(path: str, text: str) -> Note:
     if not isinstance(title, str) or not title.strip():
         first_h1 = next((h for lvl, h in heads if lvl == 1), None)
         title = first_h1 or PurePosixPath(path).stem.replace("-", " ").replace("_", " ")
-    status = str(meta.get("status") or "current").strip().lower()
+    # A successor named without a status is a superseded note: the field says so itself.
+    successor = meta.get("superseded_by")
+    default = "superseded" if isinstance(successor, str) and successor.strip() else "current"
+    status = str(meta.get("status") or default).strip().lower()
     warnings: list[str] = []
     unknown: list[str] = [error] if error else []
     if status not in STATUSES:

@@ -12,6 +12,13 @@ hide text (across blocks too; an unclosed `%%` hides the rest of the note), a ca
 (`> [!note] …`) is a block quote. Wikilinks and `#tags` are found in `cortex.notes.note`,
 outside the code ranges given here.
 
+HTML the editor renders strikes or hides text (`cortex.notes.html_elements`): the tags of a
+paragraph's inline HTML are paired within it (`Leaf.marks`), and the elements of HTML
+blocks are followed across the Markdown blocks after them to their close tag or the end
+of their container (`Structure.html_struck`, `html_hidden`, `Structure.outer`). A body
+whose lines start with a letter has no HTML block, so the shortcut for plain notes
+(`simple_leaves`) loses nothing: its inline HTML is read by the same `Leaf.marks`.
+
 Offsets are in the body string given; lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r``
 (CommonMark's line endings). The block parse is the costly part (measured: ~20 MB/s on
 long chat transcripts, ~8 MB/s on 2.5 KB notes, against ~100 MB/s for the rest of
@@ -28,6 +35,8 @@ from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+
+from cortex.notes.html_elements import HIDDEN, STRUCK, Elements, tags
 
 __all__ = [
     "Inline",
@@ -74,8 +83,8 @@ def _recording(rule, kind: str):
             for tok in state.tokens[count + pending :]:
                 if kind == "code" and tok.type == "code_inline":
                     marks.append(("code", start, state.pos, None))
-                elif kind == "html" and tok.type == "html_inline" and tok.content.startswith("<!--"):
-                    marks.append(("hidden", start, state.pos, None))
+                elif kind == "html" and tok.type == "html_inline":
+                    marks.append(("comment" if tok.content.startswith("<!--") else "tag", start, state.pos, tok))
                 elif kind == "strike":
                     marks.append(("strike-token", start, start + len(tok.content), tok))
                     start += len(tok.content)
@@ -164,12 +173,16 @@ class Inline:
 
 @dataclass(frozen=True)
 class Marks:
-    """Inline spans of a block, in body offsets: code spans, struck text (markers
-    included) and hidden text (HTML comments)."""
+    """Spans of a block, in body offsets: code spans, struck text (``~~`` markers and
+    striking HTML tags included) and hidden text (HTML comments and hiding elements)."""
 
     code: tuple[Span, ...] = ()
     struck: tuple[Span, ...] = ()
     hidden: tuple[Span, ...] = ()
+    # Elements left open that a browser keeps open past their paragraph, heading or cell
+    # (raw text, ``<template>``, ``<s>``, ``<strike>``): (effect, name, start). Each runs
+    # on to its own end tag in a later block, or to the note's end (`Structure.outer`).
+    runs_on: tuple[tuple[str, str, int], ...] = ()
 
 
 _NO_MARKS = Marks()
@@ -208,6 +221,7 @@ def _marks(leaf: Leaf) -> Marks:
     code: list[Span] = []
     struck: list[Span] = []
     hidden: list[Span] = []
+    runs_on: list[tuple[str, str, int]] = []
     for inline in leaf.inlines:
         if not any(c in inline.content for c in "`~<"):
             continue
@@ -215,18 +229,30 @@ def _marks(leaf: Leaf) -> Marks:
         tokens: list[Token] = []
         _MD.inline.parse(inline.content, _MD, env, tokens)
         at = {id(tok): (a, b) for kind, a, b, tok in env.get(_MARKS, ()) if kind == "strike-token"}
-        for kind, a, b, _ in env.get(_MARKS, ()):
+        elements = Elements()
+        for kind, a, b, tok in sorted(env.get(_MARKS, ()), key=lambda m: m[1]):
             if kind == "code":
                 code.append((inline.to_body(a), inline.to_body(b)))
-            elif kind == "hidden":
+            elif kind == "comment":
                 hidden.append((inline.to_body(a), inline.to_body(b)))
+            elif kind == "tag":
+                for tag in tags(tok.content):
+                    elements.feed(tag, inline.to_body(a), inline.to_body(b))
+        # An element the run leaves open ends with its paragraph, heading or cell, but
+        # for raw text and templates, which run on (`Structure.outer`).
+        end = inline.to_body(len(inline.content))
+        elements.end_container(0, end)
+        runs_on.extend((el.effect, el.name, el.start) for el in elements.open if el.effect is not None)
+        elements.end(end)
+        struck.extend(elements.covered(STRUCK))
+        hidden.extend(elements.covered(HIDDEN))
         opened: list[int] = []
         for tok in _flatten(tokens):
             if tok.type == "s_open" and id(tok) in at:
                 opened.append(at[id(tok)][0])
             elif tok.type == "s_close" and id(tok) in at and opened:
                 struck.append((inline.to_body(opened.pop()), inline.to_body(at[id(tok)][1])))
-    return Marks(tuple(sorted(code)), tuple(sorted(struck)), tuple(sorted(hidden)))
+    return Marks(tuple(sorted(code)), tuple(merged(struck)), tuple(merged(hidden)), tuple(runs_on))
 
 
 def _flatten(tokens: list[Token]):
@@ -237,19 +263,68 @@ def _flatten(tokens: list[Token]):
 
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+_RUNS_ON = re.compile(r"<(?:script|style|template|s|strike)(?![A-Za-z0-9-])", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Structure:
-    """A note body's leaf blocks in order, and what of it is code or hidden."""
+    """A note body's leaf blocks in order, and what of it is code, struck or hidden."""
 
     body: str
     leaves: tuple[Leaf, ...]
     code_blocks: tuple[Span, ...]  # fenced and indented code, whole lines (fences included)
+    # What elements opened in HTML blocks strike or hide, to their close tag (in a later
+    # HTML block, when the leaves between are Markdown) or to the end of their container.
+    html_struck: tuple[Span, ...] = ()
+    html_hidden: tuple[Span, ...] = ()
 
     @property
     def headings(self) -> list[Leaf]:
         return [leaf for leaf in self.leaves if leaf.kind == "heading"]
+
+    @functools.cached_property
+    def outer(self) -> Marks:
+        """Struck and hidden text that no one inline run holds: HTML blocks' elements and
+        comments, and Obsidian `%%comments%%` (outside code). A leaf's own `marks` add the rest."""
+        hidden = list(self.html_hidden)
+        end = len(self.body)
+        if "<!--" in self.body:
+            for leaf in self.leaves:
+                if leaf.kind == "html":
+                    text = self.body[leaf.start : leaf.end]
+                    for m in _COMMENT.finditer(text):
+                        # A comment its block leaves open goes on, past the blocks after it.
+                        closed = m.group().endswith("-->")
+                        hidden.append((leaf.start + m.start(), leaf.start + m.end() if closed else end))
+        struck = list(self.html_struck)
+        if _RUNS_ON.search(self.body):
+            for leaf in self._inline_leaves("<"):
+                for effect, name, at in leaf.marks().runs_on:
+                    (hidden if effect == HIDDEN else struck).append((at, self._end_tag_after(name, leaf.end)))
+        if "%%" in self.body:
+            hidden.extend(self._percent_comments())
+        return Marks((), tuple(merged(struck)), tuple(merged(hidden)))
+
+    def _end_tag_after(self, name: str, pos: int) -> int:
+        """The end of the ``</name>`` after `pos` that closes an element left open before
+        it (one opened after `pos` takes the next), outside code; or the body's end."""
+        code, depth = None, 0
+        for m in re.finditer(rf"<(/?){re.escape(name)}(?![A-Za-z0-9-])[^>]*>", self.body[pos:], re.IGNORECASE):
+            code = self.code() if code is None else code
+            if inside(code, pos + m.start()):
+                continue
+            depth += -1 if m.group(1) else 1
+            if depth < 0:
+                return pos + m.end()
+        return len(self.body)
+
+    def struck(self) -> list[Span]:
+        """Retired text the editor shows struck through, sorted: ``~~…~~`` and what
+        ``<del>``, ``<s>``, ``<strike>`` (or line-through CSS) hold."""
+        spans = list(self.outer.struck)
+        if "~" in self.body or "<" in self.body:
+            spans.extend(s for leaf in self._inline_leaves("~<") for s in leaf.marks().struck)
+        return merged(spans)
 
     def code(self) -> list[Span]:
         """Every code range, sorted: code blocks, and the code spans of every block."""
@@ -261,19 +336,17 @@ class Structure:
         return merged(spans)
 
     def hidden(self) -> list[Span]:
-        """Text the editor hides, sorted: HTML comments (inline and whole blocks) and
-        Obsidian `%%comments%%` (outside code)."""
-        spans: list[Span] = []
-        if "<!--" in self.body:
-            for leaf in self.leaves:
-                if leaf.kind == "html":
-                    text = self.body[leaf.start : leaf.end]
-                    spans.extend((leaf.start + m.start(), leaf.start + m.end()) for m in _COMMENT.finditer(text))
-                elif any("<!--" in i.content for i in leaf.inlines):
-                    spans.extend(leaf.marks().hidden)
-        if "%%" in self.body:
-            spans.extend(self._percent_comments())
+        """Text the editor hides, sorted: HTML comments (inline and whole blocks), what
+        hiding HTML elements hold, and Obsidian `%%comments%%` (outside code)."""
+        spans = list(self.outer.hidden)
+        if "<" in self.body:
+            spans.extend(s for leaf in self._inline_leaves("<") for s in leaf.marks().hidden)
         return merged(spans)
+
+    def _inline_leaves(self, chars: str) -> list[Leaf]:
+        """The leaves with inline text holding one of `chars` (the only ones whose marks can
+        hold anything but code)."""
+        return [leaf for leaf in self.leaves if any(c in i.content for i in leaf.inlines for c in chars)]
 
     def _percent_comments(self) -> list[Span]:
         code = self.code()
@@ -457,6 +530,8 @@ def parsed(body: str, lines: list[Span]) -> Structure:
     i = 0
     row_cells: list[Inline] = []
     row_map = [0, 1]
+    html = Elements()  # elements opened in HTML blocks, across the leaves after them
+    depth = 0  # block quotes and list items around a token
     while i < len(tokens):
         tok = tokens[i]
         t = tok.type
@@ -464,6 +539,11 @@ def parsed(body: str, lines: list[Span]) -> Structure:
             quote += 1
         elif t == "blockquote_close":
             quote -= 1
+        if t in ("blockquote_open", "list_item_open"):
+            depth += 1
+        elif t in ("blockquote_close", "list_item_close"):
+            html.end_container(depth, leaves[-1].end if leaves else 0)
+            depth -= 1
         if t.endswith("_open") and t not in ("paragraph_open", "heading_open", "tr_open", "th_open", "td_open"):
             parents.append(t)
         elif t.endswith("_close") and t not in ("paragraph_close", "heading_close", "tr_close", "th_close", "td_close"):
@@ -489,7 +569,11 @@ def parsed(body: str, lines: list[Span]) -> Structure:
                 pieces = pieces[: max(0, last - first - 1)]
             else:
                 pieces = _place(body, lines, first, content)
-            if t != "html_block":
+            if t == "html_block":
+                placed = Inline(content, pieces)
+                for tag in tags(content):
+                    html.feed(tag, placed.to_body(tag.start), placed.to_body(tag.end), depth)
+            else:
                 code_blocks.append((start, end))
             kind = "html" if t == "html_block" else "code"
             leaves.append(Leaf(kind, first, last, start, end, pieces, quote=quote))
@@ -500,7 +584,8 @@ def parsed(body: str, lines: list[Span]) -> Structure:
         elif t == "tr_close":
             leaves.append(_table_row(body, lines, row_map, row_cells, quote))
         i += 1
-    return Structure(body, tuple(leaves), tuple(code_blocks))
+    html.end(len(body))
+    return Structure(body, tuple(leaves), tuple(code_blocks), tuple(html.covered(STRUCK)), tuple(html.covered(HIDDEN)))
 
 
 def _table_row(body: str, lines: list[Span], row_map: list[int], cells: list[Inline], quote: int) -> Leaf:

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from cortex.ask.asker import out_of_bounds
 from cortex.ask.neutralize import ANSWER_LINE_PREFIX, SERVER_LINE_PREFIX, neutralize_answer
 from cortex.ask.quotes import check_quote, generic_reason
 from cortex.ask.stamps import CORRECTED, NOT_IN_BRAIN, SUPERSEDED, UNVERIFIED, VERIFIED, QuoteCheck, overall_stamp
@@ -627,6 +628,96 @@ def test_retired_note_quote_not_found_is_unverified_but_says_retired() -> None:
     assert c.stamp == UNVERIFIED and c.note_retired == "status: retracted"
 
 
+@pytest.mark.parametrize(
+    "front", ["superseded_by: notes/router-2026.md\n", "status: current\nsuperseded_by: notes/router-2026.md\n"]
+)
+def test_a_named_successor_alone_retires_the_note(front: str) -> None:
+    c = check("The router admin page is at 192.168.1.1", make(ROUTER_BODY, front=front))
+    assert c.stamp == SUPERSEDED and c.superseded_by == "notes/router-2026.md"
+    assert "the current version is in notes/router-2026.md" in c.reason
+
+
+@pytest.mark.parametrize(
+    "front", ["status: retracted\nstatus: current\n", "valid_until: 2020-01-01\nvalid_until: 2030-01-01\n"]
+)
+def test_a_key_given_twice_is_unverified_and_named(front: str) -> None:
+    c = check("The router admin page is at 192.168.1.1", make(ROUTER_BODY, front=front))
+    assert c.stamp == UNVERIFIED
+    assert "is given twice" in c.reason and "its status is unknown" in c.reason
+
+
+# --- HTML that strikes or hides, and every shape of (was: …) --------------------------------
+
+BOILER = "The boiler in the cellar is serviced every 18 months"
+HTML_STAMPS = {
+    "del": (f"Now: <del>{BOILER}.</del> Every 12 months.\n", SUPERSEDED, "(<del>…</del> is retired text)"),
+    "s": (f"<s>{BOILER}.</s>\n", SUPERSEDED, "(<s>…</s> is retired text)"),
+    "strike": (f"Plan: <STRIKE>{BOILER}</STRIKE>.\n", SUPERSEDED, "(<STRIKE>…</strike> is retired text)"),
+    "del block": (f"<del>\n{BOILER}.\n</del>\n", SUPERSEDED, "struck-through text"),
+    "del across paragraphs": (f"<del>\n\n{BOILER}.\n\n</del>\n\nNow 12.\n", SUPERSEDED, "struck-through"),
+    "div hidden": (f"<div hidden>\n{BOILER}.\n</div>\n", UNVERIFIED, "the HTML element <div hidden>…</div>"),
+    "span hidden": (f"Now <span hidden>{BOILER}</span>.\n", UNVERIFIED, "<span hidden>…</span>"),
+    "display none": (f'<span style="display: none">{BOILER}</span>\n', UNVERIFIED, "hidden in the note"),
+    "script": (f"<script>\n{BOILER}\n</script>\n", UNVERIFIED, "the HTML element <script>…</script>"),
+    "style": (f"<style>\n{BOILER}\n</style>\n", UNVERIFIED, "<style>…</style>"),
+    "template": (f"<template>{BOILER}</template>\n", UNVERIFIED, "<template>…</template>"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HTML_STAMPS))
+def test_text_html_strikes_is_superseded_and_text_it_hides_unverified(name: str) -> None:
+    body, stamp, reason = HTML_STAMPS[name]
+    c = check(BOILER, make(body))
+    assert c.stamp == stamp and reason in c.reason, c.reason
+
+
+@pytest.mark.parametrize(
+    "body",
+    [f"Now <b>{BOILER}</b>.\n", f'<span class="x">{BOILER}</span>\n', f"<div>\n\n{BOILER}.\n\n</div>\n"],
+)
+def test_html_that_only_formats_stays_verified(body: str) -> None:
+    assert check(BOILER, make(body)).stamp == VERIFIED
+
+
+WAS_BODIES = [
+    "The boiler is serviced every 12 months (was: every 18 months).\n",
+    "The boiler is serviced every 12 months (was: `every 18 months`).\n",
+    "The boiler is serviced every 12 months (WAS: every 18 months).\n",
+    "The boiler is serviced every 12 months [was: every 18 months].\n",
+    "The boiler is serviced every 12 months （was：every 18 months）.\n",
+    "The boiler is serviced every 12 months (Was “every 18 months”).\n",
+    "The boiler is serviced every 12 months (was: «every 18 months»).\n",
+    "The boiler is serviced every 12 months (was: 「every 18 months」).\n",
+    "The boiler is serviced every 12 months (was: every 18 months, as the installer first said).\n",
+]
+
+
+@pytest.mark.parametrize("body", WAS_BODIES)
+def test_every_shape_of_was_corrects_its_claim_and_retires_the_old_wording(body: str) -> None:
+    n = make(body)
+    current = check("The boiler is serviced every 12 months", n)
+    assert current.stamp == CORRECTED and current.old_claim and "every 18 months" in current.old_claim
+    whole = check(body.strip().rstrip("."), n)
+    stamp, why = overall_stamp([whole], False, 0, "The boiler is serviced every 18 months.")
+    assert (whole.stamp, stamp) == (CORRECTED, UNVERIFIED)
+    assert "only as the retired value" in why
+
+
+def test_a_quote_of_the_unquoted_old_wording_is_superseded() -> None:
+    n = make("The boiler is serviced every 12 months (was: serviced by the landlord every 18 months).\n")
+    c = check("serviced by the landlord every 18 months", n)
+    assert c.stamp == SUPERSEDED and "in-place correction" in c.reason
+    assert c.old_claim == "The boiler is serviced every 12 months"
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["It was raining when the boiler was serviced.\n", "Grandpa (was born in 1980) serviced the boiler.\n"],
+)
+def test_was_in_prose_stays_verified(body: str) -> None:
+    assert check(body.strip().rstrip("."), make(body)).stamp == VERIFIED
+
+
 # --- several occurrences -----------------------------------------------------------------------
 
 
@@ -884,3 +975,27 @@ def test_check_quote_survives_bad_arguments() -> None:
     dated = make(ROUTER_BODY, front="valid_until: 2026-02-28\n")
     c = check_quote("The router admin page is at 192.168.1.1", dated, {}, None)  # type: ignore[arg-type]
     assert c.stamp == UNVERIFIED and "could not check" in c.reason
+
+
+# --- what brain_ask never reads, which brain_verify refuses too ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "path,front,as_of,scope,why",
+    [
+        ("archive/old.md", "", False, None, "archive/old.md is in archive/, which is never evidence"),
+        ("archive/2025/deep.md", "status: current\n", False, None, "is in archive/"),
+        ("working/heron.md", "", False, None, "working/heron.md is working state (working/"),
+        ("working/general.md", "", False, None, "which ask leaves out"),
+        ("notes/future.md", "valid_from: 2026-06-01\n", True, None, "valid only from 2026-06-01, after 2026-03-01"),
+        ("notes/other.md", "", False, ["notes/public/"], "notes/other.md is outside the scope"),
+        ("notes/archive/x.md", "", False, None, None),
+        ("notes/working/x.md", "", False, None, None),
+        ("notes/future.md", "valid_from: 2026-06-01\n", False, None, None),  # read as of a date only
+        ("notes/public/x.md", "", False, ["notes/public/"], None),
+        ("notes/old.md", "status: retracted\n", False, None, None),  # retired: its quotes are SUPERSEDED
+    ],
+)
+def test_what_an_ask_never_reads(path: str, front: str, as_of: bool, scope, why) -> None:
+    got = out_of_bounds(make(ROUTER_BODY, path=path, front=front), TODAY, as_of, scope)
+    assert (got is None) if why is None else (got is not None and why in got), got

@@ -9,11 +9,11 @@ Never `playwright install`: the browser comes from Debian (ops/system-deps.sh --
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
+from browserkit import browser  # noqa: F401  (fixture)
 from conftest import TOKEN
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 
@@ -21,17 +21,6 @@ from cortex.brain.trailers import Actor
 
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ARTIFACTS = Path(__file__).resolve().parent.parent.parent / "test-artifacts" / "console"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
@@ -44,33 +33,6 @@ EVIL = (
 )
 
 
-def need_browser() -> None:
-    problems = []
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        problems.append("playwright is not installed (pip install -e '.[test]')")
-    if not os.access(CHROMIUM, os.X_OK):
-        problems.append(f"{CHROMIUM} is missing (ops/system-deps.sh --tests installs Debian's chromium)")
-    if not problems:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail("browser tests need: " + "; ".join(problems))
-    pytest.skip("browser tests need: " + "; ".join(problems))
-
-
-@pytest.fixture(scope="module")
-def browser():
-    need_browser()
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def phone(browser):
     context = browser.new_context(viewport=PHONE)
@@ -81,6 +43,7 @@ def phone(browser):
 
 
 def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 

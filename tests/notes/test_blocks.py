@@ -362,6 +362,70 @@ def test_correction_quote_styles(marker: str, old: str) -> None:
     assert c.current == "The meeting moves to Thursday"
 
 
+# Every shape a person writes the house rule in: the old wording, as `Correction.old`.
+WAS_SHAPES = {
+    "unquoted": ("(was: every 18 months)", "every 18 months"),
+    "backticks": ("(was: `every 18 months`)", "every 18 months"),
+    "double backticks": ("(was: ``every 18 months``)", "every 18 months"),
+    "upper case": ("(WAS: every 18 months)", "every 18 months"),
+    "capitalised, quoted, no colon": ('(Was "every 18 months")', "every 18 months"),
+    "square brackets": ("[was: every 18 months]", "every 18 months"),
+    "full-width": ("（was：every 18 months）", "every 18 months"),
+    "full-width colon only": ("(was：“every 18 months”)", "every 18 months"),
+    "guillemets": ("(was: «every 18 months»)", "every 18 months"),
+    "corner brackets": ("(was: 「every 18 months」)", "every 18 months"),
+    "low-high quotes": ("(was: „every 18 months“)", "every 18 months"),
+    "single typographic": ("(was: ‘every 18 months’)", "every 18 months"),
+    "spaces around": ("( was :  every 18 months  )", "every 18 months"),
+    "brackets inside": ("(was: every 18 months (or so))", "every 18 months (or so)"),
+    "quoted, then more": ('(was: "18 months" until 2025)', '"18 months" until 2025'),
+    "long": (f"(was: {'every 18 months, which the old contract set out, ' * 12}in all)", None),
+    "wrapped": ("(was: every\n18 months)", "every\n18 months"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WAS_SHAPES))
+def test_a_correction_in_any_shape_is_one(name: str) -> None:
+    marker, old = WAS_SHAPES[name]
+    n = make(f"The boiler is serviced every 12 months {marker}. The tank holds 200 litres.\n")
+    (c,) = blocks_of(n)[0].corrections
+    assert c.old == (old if old is not None else marker[6:-1])
+    assert c.current == "The boiler is serviced every 12 months"
+    assert n.text[c.marker_start : c.marker_end] == marker
+    assert n.text[c.unit_start : c.unit_end] == f"The boiler is serviced every 12 months {marker}."
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "It was raining when the boiler was serviced.\n",
+        "Grandpa (was born in 1980) serviced the boiler.\n",  # "was" without a colon is prose
+        "The boiler (wasabi: green) is fine.\n",
+        "The boiler (it was: fine) is fine.\n",
+        "The boiler (Was 'really' good) is fine.\n",  # quoted, but not the whole wording
+        "Write `(was: old)` to correct a claim.\n",  # an example in code
+        "The boiler (was fine.\n",
+    ],
+)
+def test_was_without_the_marker_is_live_text(body: str) -> None:
+    assert blocks_of(make(body))[0].corrections == ()
+
+
+def test_an_unclosed_correction_runs_to_the_end_of_its_block() -> None:
+    n = make("Serviced every 12 months (was: every 18 months. Checked in May.\n\nNext paragraph.\n")
+    first, second = blocks_of(n)
+    (c,) = first.corrections
+    assert c.old == "every 18 months. Checked in May."
+    assert n.text[c.marker_start : c.marker_end] == "(was: every 18 months. Checked in May."
+    assert second.corrections == ()
+
+
+def test_many_unclosed_markers_cost_one_pass() -> None:
+    n = make("(was: " * 20_000 + "end\n")
+    (c,) = blocks_of(n)[0].corrections  # the first runs to the block's end and holds the rest
+    assert c.old.endswith("end")
+
+
 def test_two_corrections_in_one_block() -> None:
     n = make('Price is 40 EUR (was: "14 EUR"). Delivery on Friday (was: "Monday").\n')
     cs = blocks_of(n)[0].corrections

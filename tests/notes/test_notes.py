@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
@@ -87,3 +88,62 @@ def test_fast_frontmatter_agrees_with_yaml_when_it_answers(data):
     except yaml.YAMLError:
         raise AssertionError(f"fast path accepted invalid YAML: {raw!r}")
     assert fast == expected
+
+
+# --- a successor named alone; a key given twice -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "front,status,reason",
+    [
+        ("superseded_by: notes/b.md\n", "superseded", "status: superseded (superseded by notes/b.md)"),
+        ("title: A\nsuperseded_by: 'notes/b.md'\n", "superseded", "status: superseded (superseded by notes/b.md)"),
+        ("superseded_by: notes/b.md\nstatus:\n", "superseded", "status: superseded (superseded by notes/b.md)"),
+        (
+            "status: current\nsuperseded_by: notes/b.md\n",
+            "current",
+            "superseded by notes/b.md (superseded_by), though its status says current",
+        ),
+        (
+            "status: draft\nsuperseded_by: notes/b.md\n",
+            "draft",
+            "superseded by notes/b.md (superseded_by), though its status says draft",
+        ),
+        ("status: retracted\nsuperseded_by: notes/b.md\n", "retracted", "status: retracted (superseded by notes/b.md)"),
+    ],
+)
+def test_a_note_that_names_its_successor_is_retired(front: str, status: str, reason: str) -> None:
+    n = parse_note("notes/a.md", f"---\n{front}---\nbody\n")
+    assert (n.status, n.retired_reason(TODAY), n.unreadable) == (status, reason, None)
+
+
+@pytest.mark.parametrize("front", ["superseded_by: ''\n", "superseded_by:\n", "title: A\n"])
+def test_no_successor_retires_nothing(front: str) -> None:
+    n = parse_note("notes/a.md", f"---\n{front}---\nbody\n")
+    assert (n.status, n.retired_reason(TODAY)) == ("current", None)
+
+
+@pytest.mark.parametrize(
+    "front,why",
+    [
+        ("status: retracted\nstatus: current\n", "line 3: the key 'status' is given twice (first on line 2)"),
+        ("status: current\ntitle: A\nstatus: retracted\n", "line 4: the key 'status' is given twice (first on line 2)"),
+        ("valid_until: 2020-01-01\nvalid_until: 2030-01-01\n", "line 3: the key 'valid_until' is given twice"),
+        ("superseded_by: notes/b.md\nsuperseded_by: notes/c.md\n", "the key 'superseded_by' is given twice"),
+        ('status: retracted\n"status": current\n', "the key 'status' is given twice"),
+        ("title: A\ntitle: B\n", "line 3: the key 'title' is given twice"),
+        ("tags: [a]\nmeta:\n  owner: x\n  owner: y\n", "line 5: the key 'owner' is given twice (first on line 4)"),
+        ("x: {k: 1, k: 2}\n", "the key 'k' is given twice"),
+        ("1: a\n01: b\n", "the key '1' is given twice"),
+    ],
+)
+def test_a_key_given_twice_leaves_the_status_unknown(front: str, why: str) -> None:
+    n = parse_note("notes/a.md", f"---\n{front}---\nbody\n")
+    assert n.unreadable is not None and why in n.unreadable, n.unreadable
+    assert n.unreadable.startswith("frontmatter could not be read (") and n.unreadable.endswith("its status is unknown")
+    assert n.frontmatter == {}
+
+
+def test_a_merge_key_may_set_a_key_again() -> None:
+    n = parse_note("notes/a.md", "---\nbase: &b {status: draft}\nmeta:\n  <<: *b\n  status: current\n---\nbody\n")
+    assert n.unreadable is None and n.frontmatter["meta"] == {"status": "current"}
