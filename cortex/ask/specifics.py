@@ -84,7 +84,7 @@ _DATES = [
         rf"(?<![\w.])(?P<mn>{_MONTH})\.?,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER}",
         rf"{_NOT_NUM_BEFORE}(?P<y>\d{{4}})-(?P<m>0[1-9]|1[0-2])(?![{_DIGIT}-])",
         rf"(?<![\w.])(?P<mn>{_MONTH_FULL})\b",
-        rf"(?<![\w.])(?P<wd>{_WEEKDAY})\b",
+        rf"(?<![\w.])(?P<wd>{_WEEKDAY})s?\b",  # "Tuesdays" names the day "Tuesday" does
     )
 ]
 _AMPM = r"(?P<ap>[AaPp]\.?[Mm]\.?)(?![\w])"
@@ -360,8 +360,9 @@ def specifics(text: str) -> list[Specific]:
     * **date**: ISO ``2026-03-01``, ``1 March 2026`` / ``1st of March 2026`` / ``March 1,
       2026`` (month names or abbreviations, capitalised), each with an optional weekday
       in front; ``March 2026``; ``2026-03``; ``1 March``; a full month name or a weekday
-      alone. All of these are compared as (year, month, day, weekday), so "1 March 2026"
-      is the same date as "2026-03-01" (and as "Sunday 1 March 2026"). A date given with
+      alone (or its plural: "Tuesdays" is the day "Tuesday" is). All of these are compared
+      as (year, month, day, weekday), so "1 March 2026" is the same date as "2026-03-01"
+      (and as "Sunday 1 March 2026"). A date given with
       slashes or dots ("01/03/2026", "1.3.2026") is ambiguous (day or month first) and is
       compared as written, as a number.
     * **time**: ``07:30``, ``7:30 pm``, ``7pm``, ``7.30am``: compared as a 24-hour clock,
