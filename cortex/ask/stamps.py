@@ -64,6 +64,9 @@ class QuoteCheck:
     # is what was left out, so a reply can say a specific is only there as a retired value.
     quote: str = ""
     retired_text: str = ""
+    # A quoted table row: (heading, cell) for each column (`cortex.notes.tables.row_cells`),
+    # so a value is read with its column; empty for any other block.
+    row: tuple[tuple[str, str], ...] = ()
 
 
 def one_line(text: str) -> str:
