@@ -21,7 +21,7 @@ from cortex.ask.nfc import normalize_nfc
 from cortex.index.tokenize import STOPWORDS
 from cortex.notes.blocks import WAS
 
-__all__ = ["Specific", "specifics", "strip_old_wording", "supported", "ungrounded"]
+__all__ = ["Specific", "located", "specifics", "strip_old_wording", "supported", "ungrounded"]
 
 # Digits as written, superscripts, subscripts, vulgar fractions and circled numbers
 # included: they are part of a number's spelling ("10⁶" is one specific, never "10" or
@@ -382,21 +382,30 @@ def specifics(text: str) -> list[Specific]:
       sentence is not counted (it cannot be told from an ordinary first word): a
       measured limit, so "Rosa said" is not checked but "said Rosa" is.
     """
-    found: list[tuple[int, Specific]] = []
+    return [spec for _, _, spec in located(text)[1]]
+
+
+def located(text: str) -> tuple[str, list[tuple[int, int, Specific]]]:
+    """`text` as specifics are read in (each line normalised as quotes are, then NFC), and
+    each specific `specifics` finds there with its span in that form, in text order.
+
+    `cortex.ask.claims` reads what stands around a specific (a bound, a sign) from it.
+    """
+    found: list[tuple[int, int, Specific]] = []
     # Each line normalised as quotes are (emphasis, typographic forms, markers, NFC), so a
     # specific is read the same way in an answer and in a quote; lines are kept apart
     # because a line start is a sentence start.
-    work = "\n".join(normalize_nfc(line) for line in text.splitlines())
+    work = work_text = "\n".join(normalize_nfc(line) for line in text.splitlines())
     for rx, kind in ((_URL, "url"), (_EMAIL, "email")):
         for m in rx.finditer(work):
             lit = m.group().rstrip(_TRAIL)
-            found.append((m.start(), Specific(kind, lit, (lit,))))
+            found.append((m.start(), m.start() + len(lit), Specific(kind, lit, (lit,))))
             work = _mask(work, m.start(), m.start() + len(lit))
     for rx in _DATES:
         for m in rx.finditer(work):
             key = _date_key(m)
             if key is not None:
-                found.append((m.start(), Specific("date", m.group().strip(), key)))
+                found.append((m.start(), m.end(), Specific("date", m.group().strip(), key)))
                 work = _mask(work, m.start(), m.end())
     for rx in _TIMES:
         for m in rx.finditer(work):
@@ -405,31 +414,31 @@ def specifics(text: str) -> list[Specific]:
                 shown = m.group().strip()
                 if shown.endswith(".") and not re.search(r"[AaPp]\.[Mm]\.$", shown):
                     shown = shown[:-1]  # the sentence's full stop, not part of "7pm"
-                found.append((m.start(), Specific("time", shown, key)))
+                found.append((m.start(), m.start() + len(shown), Specific("time", shown, key)))
                 work = _mask(work, m.start(), m.end())
     for rx in _AMOUNTS:
         for m in rx.finditer(work):
             unit = _UNIT_KEYS.get(m["u"].casefold())
             if unit is not None:
-                found.append((m.start(), Specific("amount", m.group().strip(), (_number_key(m["n"]), unit))))
+                found.append((m.start(), m.end(), Specific("amount", m.group().strip(), (_number_key(m["n"]), unit))))
                 work = _mask(work, m.start(), m.end())
     for m in _WORD_AMOUNT.finditer(work):
         unit = _UNIT_KEYS.get(m["u"].casefold())
         if unit is not None:
-            found.append((m.start(), Specific("amount", m.group().strip(), (_word_value(m["nw"]), unit))))
+            found.append((m.start(), m.end(), Specific("amount", m.group().strip(), (_word_value(m["nw"]), unit))))
             work = _mask(work, m.start(), m.end())
     for m in _WORD_NUMBER.finditer(work):
-        found.append((m.start(), Specific("number", m["nw"], (_word_value(m["nw"]),))))
+        found.append((m.start(), m.end(), Specific("number", m["nw"], (_word_value(m["nw"]),))))
         work = _mask(work, m.start(), m.end())
     for m in _NUMBER.finditer(work):
-        found.append((m.start(), Specific("number", m["n"], (_number_key(m["n"]),))))
+        found.append((m.start(), m.end("n"), Specific("number", m["n"], (_number_key(m["n"]),))))
         work = _mask(work, m.start(), m.end())
     run: list[tuple[int, str]] = []
 
     def close_run() -> None:
         if run and not (len(run) == 1 and _sentence_start(work, run[0][0])):
             name = " ".join(w for _, w in run)
-            found.append((run[0][0], Specific("name", name, (name,))))
+            found.append((run[0][0], run[-1][0] + len(run[-1][1]), Specific("name", name, (name,))))
         run.clear()
 
     prev_end = -1
@@ -455,7 +464,7 @@ def specifics(text: str) -> list[Specific]:
         if run and not (gap == " " and name_word):
             close_run()
         if is_ident:
-            found.append((m.start(), Specific("identifier", word, (word,))))
+            found.append((m.start(), m.start() + len(word), Specific("identifier", word, (word,))))
         elif name_word:
             run.append((m.start(), word))
             if possessive:  # "Lily's Kitchen": the name is "Lily", then "Kitchen"
@@ -463,7 +472,7 @@ def specifics(text: str) -> list[Specific]:
         prev_end = m.start() + len(m.group())
     close_run()
     found.sort(key=lambda f: f[0])
-    return [f for _, f in found]
+    return work_text, found
 
 
 def strip_old_wording(text: str) -> str:

@@ -12,6 +12,11 @@ itself VERIFIED or CORRECTED (outside any old wording ``(was: "…")``). See
 `cortex.ask.specifics.specifics` for what counts as a specific and which spellings count
 as the same.
 
+Claims (`cortex.ask.claims.contradictions`, used by `overall_stamp` after grounding): an
+answer keeps VERIFIED or CORRECTED only when no clause of it contradicts the quote clause
+it rests on: the same polarity, bounds, ranges, signs, ordinals, recurrences,
+quantifiers, and pairing of names and values with their roles and table columns.
+
 Pure functions, no I/O, never raise.
 """
 
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cortex.ask.claims import contradictions
 from cortex.ask.nfc import normalize_nfc
 from cortex.ask.specifics import Specific, specifics, strip_old_wording, supported, ungrounded
 
@@ -91,8 +97,9 @@ def overall_stamp(
     """The reply's stamp and a one-line reason.
 
     With citations: the weakest of the quotes' stamps; a VERIFIED or CORRECTED answer
-    that states a specific no VERIFIED or CORRECTED quote carries (`ungrounded`) is
-    UNVERIFIED, and the reason names the specific. Without citations: NOT IN BRAIN only
+    that states a specific no VERIFIED or CORRECTED quote carries (`ungrounded`), or a
+    claim its quotes contradict (`contradictions`), is UNVERIFIED, and the reason names
+    the specific, or the answer's words and the quote's. Without citations: NOT IN BRAIN only
     when the reader said the brain does not hold the answer and every note of the scope
     that holds a distinctive term of the question was read (`unread_matching == 0`);
     otherwise UNVERIFIED with the count, or "no quote given" when the reader neither
@@ -112,8 +119,8 @@ def overall_stamp(
                 reason = f"the weakest of {n} quotes: quote {i + 1} is {stamp}: {checks[i].reason}"
             if stamp in (VERIFIED, CORRECTED) and answer:
                 missing = ungrounded(answer, [c.quote for c in checks])
+                quoted = "the quote is" if n == 1 else "the quotes are"
                 if missing:
-                    quoted = "the quote is" if n == 1 else "the quotes are"
                     retired = [t for c in checks if (t := strip_old_wording(normalize_nfc(c.retired_text)))]
                     old = [m for m in missing if any(supported(m, t, specifics(t)) for t in retired)]
                     if old:
@@ -123,6 +130,10 @@ def overall_stamp(
                             f"only as the retired value ({quoted} {stamp})"
                         )
                     return UNVERIFIED, one_line(f"{_says(missing)} ({quoted} {stamp})")
+                found = contradictions(answer, [(c.quote, c.row) for c in checks])
+                if found:
+                    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+                    return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted} {stamp})")
             if not_in_brain_claimed:
                 reason += " (the reader also said the brain does not hold the answer)"
             return stamp, reason
