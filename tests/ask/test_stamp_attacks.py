@@ -15,8 +15,8 @@ import pytest
 from conftest import TOKEN, RunningServer, call, make_settings
 from consolekit import owner as console_owner
 from guestkit import redis_proc  # noqa: F401  (fixture)
+from readerkit import stub  # noqa: F401  (fixture)
 
-from cortex.app.evaluate import StubMessagesServer, unpack
 from cortex.app.server import assemble, make_app
 from cortex.brain.trailers import Actor
 from cortex.guests.policy import add_guest
@@ -25,20 +25,6 @@ from cortex.guests.queue import ProposalQueue
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
 ME = Actor("owner", "brain_write", "pytest")
-
-
-class Scripted(StubMessagesServer):
-    """The Messages API stub: answers `answer`, citing `quote` from the note at `path`."""
-
-    def __init__(self):
-        self.script: tuple[str, str, str] = ("", "", "")
-        super().__init__(self.reply)
-
-    def reply(self, body: dict) -> tuple[int, dict]:
-        answer, path, quote = self.script
-        tags = {p: tag for p, _, tag, _ in unpack(body["messages"][0]["content"])[0]}
-        citations = [{"tag": tags[path], "quote": quote}] if path in tags else []
-        return self.tool_reply({"answer": answer, "citations": citations, "not_in_brain": not citations})
 
 
 # Each note is what a person wrote; the quote is what a reader would copy from it.
@@ -110,13 +96,6 @@ GROUNDING = {
         "the answer says 6 months; the quote holds it only as the retired value",
     ),
 }
-
-
-@pytest.fixture(scope="module")
-def stub():
-    s = Scripted()
-    yield s
-    s.close()
 
 
 @pytest.fixture
