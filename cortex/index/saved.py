@@ -87,6 +87,7 @@ SHAPING_MODULES = (
     "notes.structure",
     "notes.note",
     "notes.links",
+    "notes.redact",
     "index.tokenize",
     "index.fields",
     "index.note_text",
