@@ -10,7 +10,11 @@ budget and the sweep of further packs are what differ), and with the same stub a
 the client's own model: the MCP SDK's Python client over real HTTP, answering
 brain_ask's sampling requests (`ClientAsks`: one request an ask, no sweep). For each: the stamp
 distribution, absent questions stamped NOT IN BRAIN (and VERIFIED), answerable
-questions VERIFIED with a gold note cited, and how many cited notes are gold.
+questions VERIFIED with a gold note cited, and how many cited notes are gold; with the
+gold answers (eval/answers.jsonl, `eval_answers`), how many certified answers hold the
+fact asked for and how many hold none of it. Then the offline reader on each half of the
+split the reader's rules are chosen by (`halves`), and the ideal reader's row: a stub that
+quotes the packed gold line holding the fact.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ __all__ = [
     "fusion_table",
     "halves",
     "halves_table",
+    "held_out_lines",
+    "ideal_line",
     "load",
     "main",
     "retrieval",
@@ -186,13 +192,21 @@ def retrieval(tools, qs) -> dict:
     return {"questions": n, **{f"recall@{k}": hits[k] / n for k in ks}, "MRR": rr / n}
 
 
-def ask_part(tools, qs) -> dict:
-    """Stamp figures of brain_ask over `qs` (absent questions have no gold)."""
+def ask_part(tools, qs, answers: dict | None = None, notes: dict | None = None) -> dict:
+    """Stamp figures of brain_ask over `qs` (absent questions have no gold).
+
+    With the gold `answers` (eval_answers.load_answers) and the snapshot's `notes`, also how
+    many answerable questions got a certified answer that holds the fact asked for (right),
+    one that does not (wrong VERIFIED: VERIFIED or CORRECTED, the fact in no quote), and NOT
+    IN BRAIN. Half of a two-part answer is neither right nor wrong."""
+    from cortex.app.eval_answers import CERTIFIED, certified_quotes, held_groups
+
     stamps = collections.Counter()
     cited, cited_gold = 0, 0
     quotes, quotes_gold = 0, 0
     verified_gold = 0
     absent_nib = 0
+    right, wrong, answerable_nib, facts = 0, 0, 0, 0
     absent_stamps: collections.Counter = collections.Counter()
     for q in qs:
         r = tools.ask(q["question"])
@@ -201,6 +215,14 @@ def ask_part(tools, qs) -> dict:
             absent_nib += r["stamp"] == "NOT IN BRAIN"
             absent_stamps[r["stamp"]] += 1
             continue
+        answerable_nib += r["stamp"] == "NOT IN BRAIN"
+        entry = (answers or {}).get(q.get("id", ""))
+        if entry is not None and notes is not None:
+            facts += 1
+            if r["stamp"] in CERTIFIED:
+                held = held_groups(entry, certified_quotes(r, notes))
+                right += held == len(entry["answer"])
+                wrong += held == 0
         paths = {x["path"] for x in r["quotes"] if x.get("path")}
         quotes += len(paths)
         quotes_gold += len(paths & set(q["gold"]))
@@ -221,18 +243,51 @@ def ask_part(tools, qs) -> dict:
         "absent_corrected": absent_stamps["CORRECTED"],
         "answerable_verified_with_gold": f"{verified_gold}/{answerable}",
         "answerable_verified_gold_share": verified_gold / answerable if answerable else 0.0,
+        "answerable_not_in_brain": answerable_nib,
+        "answerable": answerable,
+        **({"right": right, "wrong_verified": wrong, "with_facts": facts} if facts else {}),
     }
 
 
 def ask_line(label: str, a: dict) -> str:
+    facts = (
+        f"; answerable right (certified, holding the gold fact) {a['right']}/{a['with_facts']} "
+        f"({a['right'] / a['with_facts']:.0%}), wrong VERIFIED {a['wrong_verified']}/{a['with_facts']} "
+        f"({a['wrong_verified'] / a['with_facts']:.1%}), answerable NOT IN BRAIN {a['answerable_not_in_brain']}"
+        if a.get("with_facts")
+        else ""
+    )
     return (
         f"ask ({label}): absent NOT IN BRAIN {a['absent_questions_stamped_not_in_brain']} "
         f"({a['absent_nib_share']:.0%}), absent VERIFIED {a['absent_verified']} "
         f"(CORRECTED {a['absent_corrected']}); "
         f"answerable VERIFIED citing a gold note {a['answerable_verified_with_gold']} "
-        f"({a['answerable_verified_gold_share']:.0%}); cited notes that are gold "
+        f"({a['answerable_verified_gold_share']:.0%}){facts}; cited notes that are gold "
         f"{a['cited_notes_that_are_gold']} ({a['cited_gold_share']:.0%}); answers citing a gold "
         f"note {a['answers_citing_a_gold_note']}; stamps {a['stamps']}"
+    )
+
+
+def ideal_line(brain, qs: list[dict], answers: dict) -> str:
+    """The ideal reader's row: how often the packs a model reader is given hold a gold
+    note's line with the gold fact, and how often that line, quoted verbatim, is VERIFIED."""
+    from cortex.app.eval_answers import IdealReader
+    from cortex.ask.asker import Asker
+    from cortex.tools.trusted import Tools
+
+    gold = {q["question"]: (q["gold"], answers[q["id"]]) for q in qs if q["gold"] and q.get("id") in answers}
+    reader = IdealReader(gold)
+    tools = Tools(brain, Asker(brain, reader))
+    stamps: collections.Counter = collections.Counter()
+    for question in gold:
+        r = tools.ask(question)
+        if question in reader.found:
+            stamps[r["stamp"]] += 1
+    held, n = len(reader.found), len(gold)
+    return (
+        f"ask (ideal reader: quotes the packed gold line holding the gold fact): the packs held one for "
+        f"{held}/{n} ({held / n:.0%}); its quote VERIFIED {stamps['VERIFIED']}/{held} "
+        f"({stamps['VERIFIED'] / held if held else 0:.0%}), stamps {dict(stamps.most_common())}"
     )
 
 
@@ -424,7 +479,24 @@ class ClientAsks:
         self.thread.join(timeout=10)
 
 
+def held_out_lines(brain, qs: list[dict], answers: dict, tools=None) -> list[str]:
+    """The offline reader's and the ideal reader's rows on each half of the split (`halves`);
+    `tools`: the offline reader's, when the caller has them (their answers are cached)."""
+    from cortex.ask.asker import Asker
+    from cortex.ask.readers import OfflineReader
+    from cortex.tools.trusted import Tools
+
+    tools = tools or Tools(brain, Asker(brain, OfflineReader()))
+    notes = brain.snapshot().notes
+    rows = []
+    for label, half in zip(("even half (chosen on)", "odd half (held out)"), halves(qs)):
+        rows.append(ask_line(f"offline reader, {label}", ask_part(tools, half, answers, notes)))
+        rows.append(f"  {label}: {ideal_line(brain, half, answers)}")
+    return rows
+
+
 def main(args) -> int:
+    from cortex.app.eval_answers import load_answers
     from cortex.ask.asker import Asker
     from cortex.ask.readers import AnthropicReader, OfflineReader
     from cortex.settings import Settings
@@ -474,7 +546,11 @@ def main(args) -> int:
     if brain.meaning is not None:
         print("\n".join(fusion_table(brain, tools, {"questions": qs, **({"reworded": reworded} if reworded else {})})))
     if not getattr(args, "no_ask", False):
-        print(ask_line("offline reader", ask_part(tools, qs)))
+        answers = load_answers(questions.parent / "answers.jsonl")
+        notes = brain.snapshot().notes
+        print(ask_line("offline reader", ask_part(tools, qs, answers, notes)))
+        if answers:
+            print("\n".join(held_out_lines(brain, qs, answers, tools)))
         if reworded:
             print(ask_line("offline reader, reworded", ask_part(tools, reworded)))
         model_asker = Asker(brain, OfflineReader())  # replaced below, once the stub runs
@@ -482,7 +558,7 @@ def main(args) -> int:
         try:
             model_asker.reader = AnthropicReader("stub-model", "eval-key-not-real", timeout=30.0, base_url=stub.url)
             stub.respond = stub_model(brain)
-            print(ask_line("model reader, stub model", ask_part(Tools(brain, model_asker), qs)))
+            print(ask_line("model reader, stub model", ask_part(Tools(brain, model_asker), qs, answers, notes)))
             model_asker.sweep, model_asker.cache = 0, type(model_asker.cache)()
             print(ask_line("model reader, stub model, CORTEX_ASK_SWEEP=0", ask_part(Tools(brain, model_asker), qs)))
         finally:
@@ -498,9 +574,11 @@ def main(args) -> int:
             ask_line(
                 f"client's model through MCP sampling, stub model; {client.requests} sampling requests, "
                 f"readers {dict(readers)}",
-                ask_part(SimpleNamespace(ask=answered.__getitem__), qs),
+                ask_part(SimpleNamespace(ask=answered.__getitem__), qs, answers, notes),
             )
         )
+        if answers:
+            print(ideal_line(brain, qs, answers))
     return 0
 
 
@@ -553,10 +631,18 @@ def halves_table(bars: list[float]) -> list[str]:
     return rows
 
 
-if __name__ == "__main__":  # python3 -m cortex.app.evaluate --bars | --halves: the tables in DESIGN.md (Who reads)
+if __name__ == "__main__":  # python3 -m cortex.app.evaluate --bars | --halves | --held-out: DESIGN.md (Who reads)
     import sys
+
+    from cortex.app.eval_answers import load_answers
+    from cortex.settings import Settings
 
     if sys.argv[1:] == ["--bars"]:
         print("\n".join(bar_table([0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9])))
     elif sys.argv[1:] == ["--halves"]:
         print("\n".join(halves_table([0.6, 0.65])))
+    elif sys.argv[1:] == ["--held-out"]:  # meaning on, unless CORTEX_MEANING=off
+        brain, qs = load(ROOT / "brain", ROOT / "questions.jsonl")
+        if (Settings.from_env().meaning or "on") != "off":
+            print(attach_meaning(brain, log=lambda *a: None))
+        print("\n".join(held_out_lines(brain, qs, load_answers(ROOT / "answers.jsonl"))))
