@@ -196,13 +196,14 @@ def variants(term: str) -> frozenset[str]:
 
     A light English fold used to decide which notes hold a question's term and whether
     a passage covers it: plural, -ed, -ing on a stem of 3+ letters ("reared" ~
-    "rearing" ~ "rear"), and one derivational ending on a base of 4+ letters
-    (`derived_base`: "insures" ~ "insurance", "quickly" ~ "quick"). It may match a
+    "rearing" ~ "rear"), one derivational ending on a base of 4+ letters
+    (`derived_base`: "insures" ~ "insurance", "quickly" ~ "quick"), and a verb of two
+    consonants and "y" with its noun in "-ight" ("flight" ~ "flying"). It may match a
     false friend ("mated" ~ "mat", "station" ~ "state"); that makes a search read more
     notes, and the offline reader's bar still asks for the rest of the question. The
     verifier never folds anything.
     """
-    out = set(tokenize(term)) | {term}  # an accented word also stands for its bare spelling
+    out = set(tokenize(term)) | {term} | _ight(term)  # an accented word also stands for its bare spelling
     if not (term.isalpha() and term.isascii() and len(term) > 3):
         return frozenset(out)
     stem = term
@@ -227,6 +228,25 @@ def variants(term: str) -> frozenset[str]:
     if base.endswith("y"):
         out.update(base[:-1] + e for e in ("ies", "ied", "ily", "iness"))
     return frozenset(out)
+
+
+# A verb of two consonants and "y" and its noun in "-ight": fly/flight. English has a few
+# ("flying" for "flight" was missed: a Lisbon flight note said "Flying TAP TP1337"); the
+# same shape brings false friends (fry/fright, ply/plight, sly/slight, wry/wright), rare in
+# notes, and a false friend only makes a search read more notes.
+_IGHT_NOUN = re.compile(r"^([b-df-hj-np-tv-z]{2})ights?$")
+_Y_VERB = re.compile(r"^([b-df-hj-np-tv-z]{2})(?:y|ys|ies|ied|ying|yer|yers|ier|iers)$")
+
+
+def _ight(term: str) -> set[str]:
+    """The "-ight" noun of a verb of two consonants and "y", or the verb of such a noun."""
+    noun, verb = _IGHT_NOUN.match(term), _Y_VERB.match(term)
+    if noun:
+        stem = noun.group(1)
+        return {stem + e for e in ("y", "ies", "ied", "ying", "ier", "iers")}
+    if verb:
+        return {verb.group(1) + "ight", verb.group(1) + "ights"}
+    return set()
 
 
 def derived_base(term: str) -> str:
