@@ -42,10 +42,8 @@ __all__ = [
     "ask_line",
     "ask_part",
     "attach_meaning",
-    "bar_table",
     "fusion_table",
     "halves",
-    "halves_table",
     "held_out_lines",
     "ideal_line",
     "load",
@@ -582,25 +580,6 @@ def main(args) -> int:
     return 0
 
 
-def bar_table(bars: list[float]) -> list[str]:
-    """The offline reader's precision/recall trade-off on the public eval, one row a bar."""
-    from cortex.ask.asker import Asker
-    from cortex.ask.readers import OfflineReader
-    from cortex.tools.trusted import Tools
-
-    brain, qs = load(ROOT / "brain", ROOT / "questions.jsonl")
-    rows = ["bar   absent NOT IN BRAIN (VERIFIED)   answerable VERIFIED with gold   cited notes gold"]
-    for bar in bars:
-        a = ask_part(Tools(brain, Asker(brain, OfflineReader(bar))), qs)
-        rows.append(
-            f"{bar:<5} {a['absent_questions_stamped_not_in_brain']:>6} ({a['absent_nib_share']:.0%}) "
-            f"({a['absent_verified']:>2})"
-            f"        {a['answerable_verified_with_gold']:>8} ({a['answerable_verified_gold_share']:.0%})"
-            f"              {a['cited_notes_that_are_gold']:>8} ({a['cited_gold_share']:.0%})"
-        )
-    return rows
-
-
 def halves(qs: list[dict]) -> tuple[list[dict], list[dict]]:
     """The fixed split used to choose the offline reader's rules: (even lines, odd lines).
 
@@ -610,38 +589,13 @@ def halves(qs: list[dict]) -> tuple[list[dict], list[dict]]:
     return [q for i, q in enumerate(qs, 1) if i % 2 == 0], [q for i, q in enumerate(qs, 1) if i % 2 == 1]
 
 
-def halves_table(bars: list[float]) -> list[str]:
-    """The four ask figures of the offline reader on each half of the split, one row a bar."""
-    from cortex.ask.asker import Asker
-    from cortex.ask.readers import OfflineReader
-    from cortex.tools.trusted import Tools
-
-    brain, qs = load(ROOT / "brain", ROOT / "questions.jsonl")
-    rows = []
-    for bar in bars:
-        tools = Tools(brain, Asker(brain, OfflineReader(bar)))
-        for label, half in zip(("even (chosen on)", "odd (held out)"), halves(qs)):
-            a = ask_part(tools, half)
-            rows.append(
-                f"{bar:<5} {label:<17} absent NOT IN BRAIN {a['absent_questions_stamped_not_in_brain']} "
-                f"VERIFIED {a['absent_verified']}; answerable VERIFIED with gold "
-                f"{a['answerable_verified_with_gold']} ({a['answerable_verified_gold_share']:.0%}); "
-                f"cited notes gold {a['cited_notes_that_are_gold']} ({a['cited_gold_share']:.0%})"
-            )
-    return rows
-
-
-if __name__ == "__main__":  # python3 -m cortex.app.evaluate --bars | --halves | --held-out: DESIGN.md (Who reads)
+if __name__ == "__main__":  # python3 -m cortex.app.evaluate --held-out: DESIGN.md (Who reads)
     import sys
 
     from cortex.app.eval_answers import load_answers
     from cortex.settings import Settings
 
-    if sys.argv[1:] == ["--bars"]:
-        print("\n".join(bar_table([0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9])))
-    elif sys.argv[1:] == ["--halves"]:
-        print("\n".join(halves_table([0.6, 0.65])))
-    elif sys.argv[1:] == ["--held-out"]:  # meaning on, unless CORTEX_MEANING=off
+    if sys.argv[1:] == ["--held-out"]:  # meaning on, unless CORTEX_MEANING=off
         brain, qs = load(ROOT / "brain", ROOT / "questions.jsonl")
         if (Settings.from_env().meaning or "on") != "off":
             print(attach_meaning(brain, log=lambda *a: None))

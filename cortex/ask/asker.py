@@ -439,6 +439,7 @@ class Asker:
         notes = [masked(snap.notes[p]) if mask else snap.notes[p] for p in paths]
         pack = build_pack(snap.sha, notes, question, self.pack_bytes if budget is None else budget, first)
         pack.weights, pack.holders = weights, holders
+        pack.focus = focus_terms(question, owner_words(snap))
         return pack
 
     def _meaning_said(self, snap: Snapshot, close, scope: list[str] | None) -> tuple[str, tuple[str, float] | None]:

@@ -55,7 +55,7 @@ FRAMING = frozenset(
 many much long often far big exactly according name names named called call best time
 times kind sort way ways thing things anything something everything ever usually currently
 get gets got go goes went come comes came use used using make made say says said tell know
-mention mentioned note notes brain please
+mention mentioned note notes brain please must might shall ought
 didn don doesn isn wasn aren weren won wouldn couldn shouldn haven hasn hadn
 """.split()
 )
@@ -81,6 +81,8 @@ class Pack:
     # (None when the pack was built without the scope's statistics).
     weights: dict[str, float] | None = None
     holders: dict[str, frozenset[str]] | None = None
+    # The question's focus terms (`focus.focus_terms`: less the owner's name); None: all its content words.
+    focus: list[str] | None = None
 
     @property
     def notes_by_tag(self) -> dict[str, Note]:
@@ -200,7 +202,7 @@ def variants(term: str) -> frozenset[str]:
     (`derived_base`: "insures" ~ "insurance", "quickly" ~ "quick"), and a verb of two
     consonants and "y" with its noun in "-ight" ("flight" ~ "flying"). It may match a
     false friend ("mated" ~ "mat", "station" ~ "state"); that makes a search read more
-    notes, and the offline reader's bar still asks for the rest of the question. The
+    notes, and the offline reader still asks for every focus term of the question. The
     verifier never folds anything.
     """
     out = set(tokenize(term)) | {term} | _ight(term)  # an accented word also stands for its bare spelling
