@@ -48,6 +48,8 @@ __all__ = [
     "ideal_line",
     "load",
     "main",
+    "near_rows",
+    "near_table",
     "retrieval",
     "stub_answer",
     "stub_model",
@@ -195,8 +197,9 @@ def ask_part(tools, qs, answers: dict | None = None, notes: dict | None = None) 
 
     With the gold `answers` (eval_answers.load_answers) and the snapshot's `notes`, also how
     many answerable questions got a certified answer that holds the fact asked for (right),
-    one that does not (wrong VERIFIED: VERIFIED or CORRECTED, the fact in no quote), and NOT
-    IN BRAIN. Half of a two-part answer is neither right nor wrong."""
+    one that does not (wrong VERIFIED: VERIFIED or CORRECTED, the fact in no quote), NOT IN
+    BRAIN, and a miss whose leads name a gold note. Half of a two-part answer is neither right
+    nor wrong."""
     from cortex.app.eval_answers import CERTIFIED, certified_quotes, held_groups
 
     stamps = collections.Counter()
@@ -204,7 +207,7 @@ def ask_part(tools, qs, answers: dict | None = None, notes: dict | None = None) 
     quotes, quotes_gold = 0, 0
     verified_gold = 0
     absent_nib = 0
-    right, wrong, answerable_nib, facts = 0, 0, 0, 0
+    right, wrong, answerable_nib, facts, led = 0, 0, 0, 0, 0
     absent_stamps: collections.Counter = collections.Counter()
     for q in qs:
         r = tools.ask(q["question"])
@@ -214,6 +217,7 @@ def ask_part(tools, qs, answers: dict | None = None, notes: dict | None = None) 
             absent_stamps[r["stamp"]] += 1
             continue
         answerable_nib += r["stamp"] == "NOT IN BRAIN"
+        led += bool({x["path"] for x in r.get("leads", ())} & set(q["gold"]))
         entry = (answers or {}).get(q.get("id", ""))
         if entry is not None and notes is not None:
             facts += 1
@@ -242,6 +246,7 @@ def ask_part(tools, qs, answers: dict | None = None, notes: dict | None = None) 
         "answerable_verified_with_gold": f"{verified_gold}/{answerable}",
         "answerable_verified_gold_share": verified_gold / answerable if answerable else 0.0,
         "answerable_not_in_brain": answerable_nib,
+        "answerable_led_to_gold": led,
         "answerable": answerable,
         **({"right": right, "wrong_verified": wrong, "with_facts": facts} if facts else {}),
     }
@@ -251,7 +256,8 @@ def ask_line(label: str, a: dict) -> str:
     facts = (
         f"; answerable right (certified, holding the gold fact) {a['right']}/{a['with_facts']} "
         f"({a['right'] / a['with_facts']:.0%}), wrong VERIFIED {a['wrong_verified']}/{a['with_facts']} "
-        f"({a['wrong_verified'] / a['with_facts']:.1%}), answerable NOT IN BRAIN {a['answerable_not_in_brain']}"
+        f"({a['wrong_verified'] / a['with_facts']:.1%}), answerable NOT IN BRAIN {a['answerable_not_in_brain']}, "
+        f"not answered but led to a gold note {a['answerable_led_to_gold']}"
         if a.get("with_facts")
         else ""
     )
@@ -589,14 +595,64 @@ def halves(qs: list[dict]) -> tuple[list[dict], list[dict]]:
     return [q for i, q in enumerate(qs, 1) if i % 2 == 0], [q for i, q in enumerate(qs, 1) if i % 2 == 1]
 
 
-if __name__ == "__main__":  # python3 -m cortex.app.evaluate --held-out: DESIGN.md (Who reads)
+def near_rows(brain, qs: list[dict]) -> list[dict]:
+    """Per question: its half, whether it is absent, whether the offline reader quoted nothing,
+    and how near the scope's closest passages come by words (`near.by_words`, unpruned) and
+    by meaning (None without the arm): what NOT IN BRAIN's two bars are chosen from."""
+    from cortex.ask.asker import Asker, evidence, usable
+    from cortex.ask.near import by_words
+    from cortex.ask.readers import OfflineReader
+    from cortex.tools.trusted import Tools
+
+    tools, snap = Tools(brain, Asker(brain, OfflineReader())), brain.snapshot()
+    allowed = {p for p in snap.notes if usable(snap, p, brain.today(), False)}
+    even = {id(q) for q in halves(qs)[0]}
+    rows = []
+    for q in qs:
+        _, weights, holders, _ = evidence(brain, snap, q["question"], allowed)
+        notes = {p: snap.notes[p] for p in set().union(*holders.values()) & allowed} if holders else {}
+        leads = by_words(q["question"], weights, holders, notes, bar=0.0)
+        close = brain.meaning.closeness(snap, q["question"], sorted(allowed)) if brain.meaning is not None else None
+        nearest = close.closest() if close is not None else None
+        rows.append(
+            {
+                "even": id(q) in even,
+                "absent": not q["gold"],
+                "missed": not tools.ask(q["question"])["quotes"],
+                "words": leads[0].words if leads else 0.0,
+                "cosine": nearest[1] if nearest else None,
+            }
+        )
+    return rows
+
+
+def near_table(rows: list[dict], pairs: list[tuple[float, float]]) -> list[str]:
+    """For each (words bar, cosine bar): on each half, the absent questions that would stay NOT IN
+    BRAIN and the answerable ones the reader missed that would be NOT IN BRAIN."""
+    out = ["words  cosine   even: absent NIB, answerable NIB   odd: absent NIB, answerable NIB"]
+    for w, c in pairs:
+        cells = []
+        for even in (True, False):
+            half = [r for r in rows if r["even"] == even]
+            far = [r for r in half if r["missed"] and r["words"] < w and (r["cosine"] is None or r["cosine"] < c)]
+            absent = sum(r["absent"] for r in half)
+            cells.append(f"{sum(r['absent'] for r in far)}/{absent}, {sum(not r['absent'] for r in far)}")
+        out.append(f"{w:<6.2f} {c:<6.2f}   {cells[0]:>20}   {cells[1]:>26}")
+    return out
+
+
+if __name__ == "__main__":  # python3 -m cortex.app.evaluate --held-out | --near: DESIGN.md (Stamps, Who reads)
     import sys
 
     from cortex.app.eval_answers import load_answers
     from cortex.settings import Settings
 
-    if sys.argv[1:] == ["--held-out"]:  # meaning on, unless CORTEX_MEANING=off
+    if sys.argv[1:] in (["--held-out"], ["--near"]):  # meaning on, unless CORTEX_MEANING=off
         brain, qs = load(ROOT / "brain", ROOT / "questions.jsonl")
         if (Settings.from_env().meaning or "on") != "off":
             print(attach_meaning(brain, log=lambda *a: None))
-        print("\n".join(held_out_lines(brain, qs, load_answers(ROOT / "answers.jsonl"))))
+        if sys.argv[1:] == ["--held-out"]:
+            print("\n".join(held_out_lines(brain, qs, load_answers(ROOT / "answers.jsonl"))))
+        else:
+            grid = [(w, c) for w in (0.5, 0.57, 0.6, 0.67, 0.8, 1.01) for c in (0.5, 0.55, 0.6, 0.65, 0.7, 1.01)]
+            print("\n".join(near_table(near_rows(brain, qs), grid)))
