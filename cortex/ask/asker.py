@@ -364,7 +364,7 @@ class Asker:
             tokens += reply.tokens_sent
         reply.tokens_sent = tokens
         missed = reply.error is None and reply.not_in_brain and not reply.citations
-        leads = self._leads(snap, question, weights, holders, allowed, close) if missed else []
+        leads = self._leads(snap, question, weights, holders, allowed, close, guest) if missed else []
         result = self._stamp(
             snap,
             day,
@@ -565,16 +565,19 @@ class Asker:
         holders: dict[str, frozenset[str]],
         allowed: set[str],
         close,
+        guest: bool = False,
     ) -> list[Lead]:
         """The scope's passages closest to a question no reader answered, by its words and by
-        meaning (`near`), one per note, closest first: what NOT IN BRAIN must rule out."""
-        notes = {p: snap.notes[p] for p in set().union(*holders.values()) & allowed} if holders else {}
+        meaning (`near`), one per note, closest first: what NOT IN BRAIN must rule out. A
+        guest's are read masked, as its pack is: how close a passage comes is no oracle either."""
+        show = masked if guest else (lambda note: note)
+        notes = {p: show(snap.notes[p]) for p in set().union(*holders.values()) & allowed} if holders else {}
         found = {lead.path: lead for lead in by_words(question, weights, holders, notes)}
         if close is not None:
             for i in np.argsort(-close.best, kind="stable")[:LEADS]:
                 path, cos = close.paths[i], float(close.best[i])
                 spans = close.spans_of(path)
-                blocks = blocks_of(snap.notes[path])
+                blocks = blocks_of(show(snap.notes[path]))
                 heading = " > ".join(blocks[spans[0][1]].heading_path) if spans and spans[0][1] < len(blocks) else ""
                 lead = found.get(path)
                 found[path] = (
