@@ -597,11 +597,17 @@ def _table_row(body: str, lines: list[Span], row_map: list[int], cells: list[Inl
     placed: list[Inline] = []
     for cell in cells:
         at = src.find(cell.content, cursor) if cell.content else -1
+        content = cell.content
+        if at < 0 and "|" in content:
+            # markdown-it hands a cell's escaped pipes (`\|`) unescaped: place it by its source,
+            # which is the cell's inline text as written.
+            m = re.compile(r"\\?\|".join(map(re.escape, content.split("|")))).search(src, cursor)
+            at, content = (m.start(), m.group()) if m else (-1, content)
         if at < 0:
-            placed.append(Inline(cell.content, ((a + cursor, a + cursor),)) if not cell.content else Inline("", ()))
+            placed.append(Inline(content, ((a + cursor, a + cursor),)) if not content else Inline("", ()))
             continue
-        placed.append(Inline(cell.content, ((a + at, a + at + len(cell.content)),)))
-        cursor = at + len(cell.content)
+        placed.append(Inline(content, ((a + at, a + at + len(content)),)))
+        cursor = at + len(content)
     start = next((p.pieces[0][0] for p in placed if p.pieces), a)
     while start > a and body[start - 1] in " \t|":
         start -= 1
