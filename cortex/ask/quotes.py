@@ -8,10 +8,12 @@ Pure functions, no I/O, never raise. The reader model answers with citations
 Matching: the quote and each block are normalised with `cortex.notes.blocks.normalize`
 (whitespace, typographic quotes and dashes, Markdown emphasis and line markers; exact
 case), then put in Unicode NFC (`cortex.ask.nfc`), and the normalised quote must be a
-substring of one normalised block. No fuzzy matching. A quote that spans lines and starts
-mid-line is also tried as if its first line sat in a list item or a blockquote
-(`cortex.notes.blocks.quote_forms`): those readings differ only in whether a later
-line-start ``>`` or ``12.`` is a marker.
+substring of one normalised block, read as written or as the editor shows it (without
+footnote markers, link syntax and inline HTML tags: `cortex.notes.shown`; each char still
+mapped to its byte, so the checks below run on the note's own offsets). No fuzzy matching.
+A quote that spans lines and starts mid-line is also tried as if its first line sat in
+a list item or a blockquote (`cortex.notes.blocks.quote_forms`): those readings differ
+only in whether a later line-start ``>`` or ``12.`` is a marker.
 
 When a quote is too generic to identify one passage (UNVERIFIED), checked in this
 order on the normalised quote:
@@ -47,8 +49,9 @@ from dataclasses import dataclass, replace
 
 from cortex.ask.nfc import nfc_with_offsets, normalize_nfc
 from cortex.ask.stamps import CORRECTED, STRENGTH, SUPERSEDED, UNVERIFIED, VERIFIED, QuoteCheck, one_line
-from cortex.notes.blocks import Block, blocks_cached, normalize_pieces, quote_forms
+from cortex.notes.blocks import Block, blocks_cached, normalize_pieces, normalize_shown, quote_forms
 from cortex.notes.note import Note
+from cortex.notes.shown import elisions
 from cortex.notes.structure import merged, overlaps
 
 __all__ = ["GENERIC_NOTES", "MAX_OCCURRENCES", "MIN_ALNUM", "MIN_WORDS", "check_quote", "generic_reason", "too_generic"]
@@ -85,6 +88,39 @@ def _indexed(text: str, body_offset: int) -> _Indexed:
 
 def _index(note: Note) -> _Indexed:
     return _indexed(note.text, note.body_offset)
+
+
+# What can open markup the editor does not show as text (`cortex.notes.shown`).
+_MARKUP = ("[", "<")
+
+
+@functools.lru_cache(maxsize=512)
+def _shown_indexed(text: str, body_offset: int) -> _Indexed | None:
+    """The note's blocks read as the editor shows them, or None when that is the raw reading."""
+    raw = _indexed(text, body_offset)
+    normalised, differs = [], False
+    for b, plain in zip(raw.blocks, raw.normalised):
+        elided = elisions(text, b.pieces, b.marks()) if any(c in b.text for c in _MARKUP) else ()
+        if not elided:
+            normalised.append(plain)
+            continue
+        differs = True
+        s, offs = normalize_shown(text, b.pieces, elided)
+        s, starts, ends = nfc_with_offsets(s, offs)
+        normalised.append((s, tuple(starts), tuple(ends)))
+    if not differs:
+        return None
+    return _Indexed(raw.blocks, tuple(normalised), " ".join(n[0] for n in normalised if n[0]))
+
+
+def _readings(note: Note, shown: bool) -> list[_Indexed]:
+    """The note's readings to match a quote in: the raw text, and with `shown` the text as
+    the editor shows it (a quote may leave out what the editor does not show as text)."""
+    raw = _index(note)
+    if not shown or not any(c in note.text for c in _MARKUP):
+        return [raw]
+    as_shown = _shown_indexed(note.text, note.body_offset)
+    return [raw] if as_shown is None else [raw, as_shown]
 
 
 _DATE_WORDS = frozenset(
@@ -125,9 +161,9 @@ def too_generic(quote: str) -> str | None:
     return generic_reason(normalize_nfc(quote))
 
 
-def _contains(index: _Indexed, forms: list[str]) -> bool:
+def _contains(readings: list[_Indexed], forms: list[str]) -> bool:
     # Every block's text is a substring of `body`, so one search per reading suffices.
-    return any(f in index.body for f in forms)
+    return any(f in index.body for index in readings for f in forms)
 
 
 @dataclass(frozen=True)
@@ -141,22 +177,24 @@ class _Occurrence:
     j: int
 
 
-def _occurrences(index: _Indexed, forms: list[str]) -> list[_Occurrence]:
-    """Every place where a reading of the quote occurs inside one block."""
+def _occurrences(readings: list[_Indexed], forms: list[str]) -> list[_Occurrence]:
+    """Every place where a reading of the quote occurs inside one block, in any reading
+    of the note (the same span found twice counts once)."""
     seen: set[tuple[int, int]] = set()
     out: list[_Occurrence] = []
-    for block, (s, starts, ends) in zip(index.blocks, index.normalised):
-        for form in forms:
-            i = s.find(form)
-            while i != -1:
-                start = starts[i]
-                end = ends[i + len(form) - 1]
-                if (start, end) not in seen:
-                    seen.add((start, end))
-                    out.append(_Occurrence(block, start, end, s, starts, i, i + len(form)))
-                    if len(out) >= MAX_OCCURRENCES:
-                        return out
-                i = s.find(form, i + 1)
+    for index in readings:
+        for block, (s, starts, ends) in zip(index.blocks, index.normalised):
+            for form in forms:
+                i = s.find(form)
+                while i != -1:
+                    start = starts[i]
+                    end = ends[i + len(form) - 1]
+                    if (start, end) not in seen:
+                        seen.add((start, end))
+                        out.append(_Occurrence(block, start, end, s, starts, i, i + len(form)))
+                        if len(out) >= MAX_OCCURRENCES:
+                            return out
+                    i = s.find(form, i + 1)
     return out
 
 
@@ -319,12 +357,15 @@ def _check(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.da
     if generic:
         return _unverified(generic, note, retired)
 
-    index = _index(note)
-    found = _occurrences(index, forms)
+    readings = _readings(note, shown=True)
+    found = _occurrences(readings, forms)
+    # A quote the raw text holds is counted in the other notes' raw text; one that needs
+    # the note as shown, in theirs as shown too (each note's shown reading costs a parse).
+    shown = not _contains(readings[:1], forms)
     # Which notes of the pack hold the quote at all (by path; the cited one included).
-    holders = {note.path} if found or _contains(index, forms) else set()
+    holders = {note.path} if found or _contains(readings, forms) else set()
     for other in pack.values():
-        if other is not None and other.path not in holders and _contains(_index(other), forms):
+        if other is not None and other.path not in holders and _contains(_readings(other, shown), forms):
             holders.add(other.path)
     if len(holders) >= GENERIC_NOTES:
         listed = ", ".join(sorted(holders)[:4]) + (", …" if len(holders) > 4 else "")
@@ -343,7 +384,7 @@ def _check(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.da
                 "with different stamps; the weakest is given)",
             )
         return weakest
-    if _contains(index, forms):
+    if _contains(readings, forms):
         return _unverified(
             f"quote spans blocks in {note.path}: it must sit inside one paragraph, list item, table row or heading",
             note,

@@ -32,8 +32,10 @@ Nothing else is folded. Case is **not** folded (quotes must be verbatim, so matc
 is case-sensitive). There is no compatibility folding (no NFKC): superscripts
 (⁶), subscripts (₂), fullwidth forms (ＡＢＣ１), ligatures (ﬁ), vulgar fractions (½),
 ellipsis (…), soft hyphens and zero-width characters all stay distinct, so
-``10⁶`` never matches ``106`` and ``ﬁle`` never matches ``file``. Markdown links
-and backslash escapes are not unwrapped either.
+``10⁶`` never matches ``106`` and ``ﬁle`` never matches ``file``. Backslash escapes
+are not unwrapped. Markup the editor renders rather than shows as text (footnote markers,
+link syntax, inline HTML tags) is left out only in a second reading of a block,
+`normalize_shown`, whose elisions `cortex.notes.shown` names.
 
 Blocks
 ======
@@ -90,6 +92,7 @@ __all__ = [
     "drop_cached",
     "normalize",
     "normalize_pieces",
+    "normalize_shown",
     "quote_forms",
     "strip_was_markers",
     "was_markers",
@@ -265,6 +268,41 @@ def normalize_pieces(text: str, pieces: tuple[Span, ...]) -> tuple[str, list[int
     return _finish(out, offs)
 
 
+def normalize_shown(
+    text: str, pieces: tuple[Span, ...], elided: tuple[tuple[int, int, str], ...]
+) -> tuple[str, list[int]]:
+    """`normalize_pieces` of a block read as the editor shows it: without the markup
+    `elided` names (`cortex.notes.shown.elisions`: [start, end) of `text` and what stands in
+    for it, sorted and disjoint). Offsets are in `text`, so a match maps back to its bytes."""
+    chars: list[str] = []
+    source: list[int] = []
+    spans: list[Span] = []
+    k = 0
+    for a, b in pieces:
+        first = len(source)  # one entry per char appended: `shown`'s offset
+        pos = a
+        while k < len(elided) and elided[k][1] <= a:
+            k += 1
+        j = k
+        while j < len(elided) and elided[j][0] < b:
+            x, y, stand_in = elided[j]
+            if x > pos:
+                chars.append(text[pos:x])
+                source.extend(range(pos, x))
+            if stand_in and x >= a:
+                chars.append(stand_in)
+                source.append(x)
+            pos = max(pos, min(y, b))
+            j += 1
+        if b > pos:
+            chars.append(text[pos:b])
+            source.extend(range(pos, b))
+        spans.append((first, len(source)))
+    shown = "".join(chars)
+    out, offs = normalize_pieces(shown, tuple(spans))
+    return out, [source[o] for o in offs]
+
+
 def quote_forms(quote: str) -> list[str]:
     """The normalised readings of a quote: the plain one first.
 
@@ -343,7 +381,14 @@ class Block:
             reach = [s for s in around if s[0] < b and s[1] > a]
             return tuple((x + k, y + k) for x, y in merged([*inner, *reach]))
 
-        return Marks(spans(own.code, ()), spans(own.struck, outer.struck), spans(own.hidden, outer.hidden))
+        return Marks(
+            spans(own.code, ()),
+            spans(own.struck, outer.struck),
+            spans(own.hidden, outer.hidden),
+            links=tuple((x + k, y + k, z + k) for x, y, z in own.links),
+            autolinks=tuple((x + k, y + k) for x, y in own.autolinks),
+            tags=tuple((x + k, y + k, name) for x, y, name in own.tags),
+        )
 
 
 class WasMarker(NamedTuple):
