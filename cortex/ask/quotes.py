@@ -48,6 +48,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from cortex.ask.nfc import nfc_with_offsets, normalize_nfc
+from cortex.ask.replacement import Replacement, in_note, in_successor
 from cortex.ask.stamps import CORRECTED, STRENGTH, SUPERSEDED, UNVERIFIED, VERIFIED, QuoteCheck, one_line
 from cortex.notes.blocks import Block, blocks_cached, normalize_pieces, normalize_shown, quote_forms
 from cortex.notes.note import Note
@@ -253,7 +254,19 @@ def _distance(a: int, b: int, c: int, d: int) -> int:
     return max(0, c - b, a - d)
 
 
-def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence) -> QuoteCheck:
+def _named(found: Replacement | None, successor: Note | None = None) -> tuple[str, str | None]:
+    """The reason's words for the sentence that replaced a quote (in `successor`, or in the
+    quote's own note), and the sentence."""
+    if found is None:
+        return "", None
+    at = f'under "{found.heading}" (line {found.line})' if found.heading else f"at line {found.line}"
+    lead = f"; {successor.path} says, {at}" if successor is not None else f"; the current version is {at}"
+    if not found.sentence:
+        return lead, None
+    return f'{lead}: "{found.sentence}"', found.sentence
+
+
+def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, successor: Note | None) -> QuoteCheck:
     block, start, end = occ.block, occ.start, occ.end
     marks = block.marks()
     live, retired_text = _live_and_retired(occ)
@@ -282,17 +295,21 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence) ->
             "which the note's editor does not show",
             **common,
         )
+    matched = occ.norm[occ.i : occ.j]
     if retired_note:
+        found = in_successor(successor, matched) if successor is not None else None
+        said, current = _named(found, successor)
         return QuoteCheck(
             SUPERSEDED,
-            f"quote is in {where}, a retired note ({retired_note}); do not answer from it{after}",
-            **common,
+            f"quote is in {where}, a retired note ({retired_note}); do not answer from it{after}{said}",
+            **({**common, "old_claim": current} if current else common),
         )
     if block.retired:
+        said, current = _named(in_note(note, block, matched))
         return QuoteCheck(
             SUPERSEDED,
-            f"quote sits in retired text of {where} ({block.retired}); do not answer from it{after}",
-            **common,
+            f"quote sits in retired text of {where} ({block.retired}); do not answer from it{after}{said}",
+            **({**common, "old_claim": current} if current else common),
         )
     struck = _first_overlap(marks.struck, start, end)
     if struck is not None:
@@ -310,9 +327,9 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence) ->
                 return QuoteCheck(
                     SUPERSEDED,
                     f"quote sits in the old wording of an in-place correction in {where}: "
-                    f'(was: "{c.old}") is retired; the current claim is "{c.current}"; '
+                    f'(was: "{c.old}") is retired; the current claim is "{c.claim or c.current}"; '
                     "do not answer from the old wording",
-                    old_claim=c.current,
+                    old_claim=c.claim or c.current,
                     **common,
                 )
         # A marker corrects only its own claim (list item, table row or sentence: see
@@ -344,7 +361,23 @@ def _unverified(reason: str, note: Note | None, retired: str | None = None) -> Q
     )
 
 
-def _check(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.date) -> QuoteCheck:
+def _successor(note: Note, pack: Mapping[str, Note], given: Note | None, today: dt.date) -> Note | None:
+    """The live note `note.superseded_by` names: `given` (the caller read it), else the
+    pack's note at that path; None when it is retired, unreadable or not at hand."""
+    if not note.superseded_by:
+        return None
+    if given is None:
+        name = note.superseded_by.strip().lstrip("/")
+        names = {name, name + ".md"}
+        given = next((n for n in pack.values() if n is not None and n.path in names), None)
+    if given is None or given.unreadable or given.retired_reason(today):
+        return None
+    return given
+
+
+def _check(
+    quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.date, successor: Note | None = None
+) -> QuoteCheck:
     if note is None:
         return _unverified("cites a file not in the pack", None)
     retired = note.retired_reason(today)
@@ -375,7 +408,8 @@ def _check(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.da
             retired,
         )
     if found:
-        checks = [_stamp_occurrence(note, retired, occ) for occ in found]
+        after = _successor(note, pack, successor, today) if retired else None
+        checks = [_stamp_occurrence(note, retired, occ, after) for occ in found]
         weakest = min(checks, key=lambda c: STRENGTH[c.stamp])  # first weakest: stable
         if len({c.stamp for c in checks}) > 1:
             weakest = _with_reason(
@@ -405,13 +439,17 @@ def _with_reason(check: QuoteCheck, reason: str) -> QuoteCheck:
     return replace(check, reason=reason)
 
 
-def check_quote(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.date) -> QuoteCheck:
+def check_quote(
+    quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.date, successor: Note | None = None
+) -> QuoteCheck:
     """Stamp one quote against the note its citation resolved to (None: not in pack).
 
-    Never raises: anything unexpected becomes UNVERIFIED with the error named.
+    `successor`: the note `note.superseded_by` names, when the caller read it (else it is
+    looked for in the pack), so a quote of a retired note can name the sentence that
+    replaced it. Never raises: anything unexpected becomes UNVERIFIED with the error named.
     """
     try:
-        result = _check(quote, note, pack, today)
+        result = _check(quote, note, pack, today, successor)
         return replace(result, reason=one_line(result.reason))
     except Exception as exc:  # the verifier must always answer; say why it could not
         path = getattr(note, "path", "") if note is not None else ""

@@ -88,6 +88,7 @@ __all__ = [
     "Correction",
     "blocks_cached",
     "blocks_of",
+    "claim_text",
     "claim_units",
     "drop_cached",
     "normalize",
@@ -340,6 +341,9 @@ class Correction:
     unit_start: int
     unit_end: int
     unit: str  # "list item" | "table row" | "sentence" | "heading"
+    # The claim as it stands now: its unit without the old wording of every marker in it,
+    # on one line (`claim_text`): what a quote of the old wording is pointed to.
+    claim: str = ""
 
 
 @dataclass(frozen=True)
@@ -365,6 +369,11 @@ class Block:
     _leaf: Leaf | None = field(default=None, repr=False, compare=False)
     _offset: int = field(default=0, repr=False, compare=False)
     _outer: Structure | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def level(self) -> int:
+        """A heading's level (1 to 6); 0 for any other block."""
+        return self._leaf.level if self._leaf is not None and self.kind == "heading" else 0
 
     def marks(self) -> Marks:
         """The block's code spans, struck text and hidden text (note offsets, sorted and
@@ -483,8 +492,11 @@ _LEADING_MARKS = re.compile(r"^\s*(?:(?:>[ \t]*)+)?(?:[-*+]|\d{1,9}[.)])?[ \t]*"
 _UNIT_OF_KIND = {"heading": "heading", "table row": "table row", "list item": "list item"}
 
 
-def _corrections(text: str, base: int, kind: str, code: tuple[Span, ...]) -> list[Correction]:
-    """The in-place corrections of a block's `text` (at note offset `base`), none in `code`."""
+def _corrections(
+    text: str, base: int, kind: str, code: tuple[Span, ...], gone: tuple[Span, ...] = ()
+) -> list[Correction]:
+    """The in-place corrections of a block's `text` (at note offset `base`), none in `code`;
+    `gone` (offsets in `text`): its struck and hidden text, which no claim says now."""
     out: list[Correction] = []
     markers = [m for m in was_markers(text) if not any(a <= base + m.start < b for a, b in code)]
     if not markers:
@@ -508,10 +520,29 @@ def _corrections(text: str, base: int, kind: str, code: tuple[Span, ...]) -> lis
                 unit_start=base + u_start,
                 unit_end=base + u_end,
                 unit=unit,
+                claim=claim_text(text, u_start, u_end, merged([*((k.start, k.end) for k in markers), *gone])),
             )
         )
         lo = m.end
     return out
+
+
+_BEFORE_PUNCTUATION = re.compile(r"\s+(?=[,.;:!?)\]])")
+
+
+def claim_text(text: str, start: int, end: int, markers: list[tuple[int, int]]) -> str:
+    """`text[start:end]` (a claim unit) without the `markers` (sorted, disjoint spans of
+    `text`: its corrections, struck and hidden text) in it, on one line
+    and without line markers: the claim as it reads now ("We meet on Friday at noon." for "We meet on
+    Friday (was: Monday) at noon.")."""
+    out, at = [], start
+    for a, b in markers:
+        if a < end and b > at:
+            out.append(text[at:a] if a > at else "")
+            at = max(at, b)
+    out.append(text[at:end] if end > at else "")
+    lines = "".join(out).splitlines()
+    return _BEFORE_PUNCTUATION.sub("", " ".join(" ".join(_LEADING_MARKS.sub("", line) for line in lines).split()))
 
 
 # The end of a sentence: . ! or ? (closing quotes, brackets and emphasis may follow),
@@ -621,8 +652,15 @@ def blocks_cached(text: str, body_offset: int) -> tuple[Block, ...]:
         base = body_offset + leaf.start
         corrections: tuple[Correction, ...] = ()
         if kind not in ("code", "html") and _WAS_OPEN.search(btext):
-            code = tuple((a + body_offset, b + body_offset) for a, b in leaf.marks().code) if "`" in btext else ()
-            corrections = tuple(_corrections(btext, base, kind, code))
+            own = leaf.marks() if any(c in btext for c in "`~<") else Marks()
+            outer = read.outer if ("%%" in body or "<" in body) else Marks()
+            code = tuple((a + body_offset, b + body_offset) for a, b in own.code)
+            gone = tuple(
+                (max(a, leaf.start) - leaf.start, min(b, leaf.end) - leaf.start)
+                for a, b in (*own.struck, *own.hidden, *outer.struck, *outer.hidden)
+                if a < leaf.end and b > leaf.start
+            )
+            corrections = tuple(_corrections(btext, base, kind, code, gone))
         blocks.append(
             Block(
                 start=base,
