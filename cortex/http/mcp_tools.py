@@ -321,7 +321,7 @@ def trusted_server(tools: Tools, door: str, review: Review | None = None) -> MCP
             bool, Field(description="Also working/ (open items: intentions, not facts)")
         ] = False,
     ) -> dict[str, Any]:
-        """Search live notes: path, title, score, best passage with its heading, tags, status. archive/ and retired notes are left out (and counted) unless include_retired."""
+        """Search live notes: path, title, score, best passage with its heading, tags, status. Each hit's passage_state says whether its passage is live, retired (under a banner, a retiring heading, or a retired note) or partly retired, and passage_marks names each part that is not live text (struck, the old wording of a (was: …) with the current claim, hidden in the note): do not answer from those. archive/ and retired notes are left out (and counted) unless include_retired."""
         return run_tool(lambda: tools.search(query, k, prefix, include_retired, as_of, None, include_working))
 
     @mcp.tool(annotations=READ)
@@ -331,7 +331,7 @@ def trusted_server(tools: Tools, door: str, review: Review | None = None) -> MCP
         k: Annotated[int | None, Field(description=f"With query: how many notes, 1-{MAX_K}")] = None,
         after: Annotated[str | None, Field(description="The cursor `next` of the previous reply")] = None,
     ) -> dict[str, Any]:
-        """Full text of many notes at once, about 100 KB per reply; `next` is the cursor to pass as `after`. A note larger than a reply comes in numbered parts."""
+        """Full text of many notes at once, about 100 KB per reply; `next` is the cursor to pass as `after`. A note larger than a reply comes in numbered parts. A note's retired (why) and retired_parts (lines under a banner, struck text, old wording, hidden text) say what of its text is not live: do not answer from it."""
         return run_tool(lambda: tools.corpus(paths, query, k, after))
 
     @mcp.tool(annotations=READ)
