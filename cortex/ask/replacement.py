@@ -65,8 +65,8 @@ def _content(text: str) -> set[str]:
 def _live_sentences(note: Note, block: Block) -> list[str]:
     """The sentences of a live block (a list item or a row is one), without struck text,
     old wording and hidden text, on one line."""
-    marks = block.marks()
-    gone = merged([*marks.struck, *marks.hidden, *((c.marker_start, c.marker_end) for c in block.corrections)])
+    struck, hidden = block.struck_and_hidden()
+    gone = merged([*struck, *hidden, *((c.marker_start, c.marker_end) for c in block.corrections)])
     plain = claim_text(note.text, block.start, block.end, gone)
     if not plain:
         return []

@@ -375,6 +375,16 @@ class Block:
         """A heading's level (1 to 6); 0 for any other block."""
         return self._leaf.level if self._leaf is not None and self.kind == "heading" else 0
 
+    def struck_and_hidden(self) -> tuple[tuple[Span, ...], tuple[Span, ...]]:
+        """The block's struck and hidden text, as `marks` gives them, without its inline
+        parse when nothing can strike or hide it: no ``~`` or ``<`` in it and no ``<`` or
+        ``%%`` in its note (a search hit asks this of a passage that may be 80 KB of links)."""
+        body = self._outer.body if self._outer is not None else ""
+        if not any(c in self.text for c in "~<") and "<" not in body and "%%" not in body:
+            return (), ()
+        marks = self.marks()
+        return marks.struck, marks.hidden
+
     def marks(self) -> Marks:
         """The block's code spans, struck text and hidden text (note offsets, sorted and
         disjoint): its own inline marks, and what reaches into it from outside (an HTML

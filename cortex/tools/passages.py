@@ -153,9 +153,9 @@ def _parts(note: Note, block: Block) -> tuple[list[dict[str, str]], list[tuple[i
     if block.retired:
         state = "under a banner" if block.retired.startswith("under a") else "under a retiring heading"
         parts.append({"state": state, "why": block.retired})
-    marks = block.marks()
+    struck, hidden = block.struck_and_hidden()
     out: list[tuple[int, int]] = []
-    for a, b in marks.struck:
+    for a, b in struck:
         lo, hi = max(a, block.start), min(b, block.end)
         if lo < hi:
             parts.append({"state": "struck", "text": _cut(text[lo:hi])})
@@ -163,7 +163,7 @@ def _parts(note: Note, block: Block) -> tuple[list[dict[str, str]], list[tuple[i
     for c in block.corrections:
         parts.append({"state": "old wording", "text": _cut(c.old), "current": _cut(c.claim or c.current)})
         out.append((c.marker_start, c.marker_end))
-    for a, b in marks.hidden:
+    for a, b in hidden:
         lo, hi = max(a, block.start), min(b, block.end)
         if lo < hi:
             parts.append({"state": "hidden", "text": _cut(text[lo:hi])})

@@ -93,3 +93,21 @@ def test_a_whole_note_lists_its_parts_by_line() -> None:
     }
     assert [(p["lines"], p["state"]) for p in parts[1:4]] == [("16", "struck"), ("18", "old wording"), ("20", "hidden")]
     assert retired_parts(parse_note("notes/live.md", "# Live\n\nAll of it is live.\n")) == {}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        NOTE,
+        "A list of [[links]] and [[more|links]] only.\n\n- [[a]]\n- [[b]]\n",
+        "%%\nhidden across\n\nblocks\n%%\n\nlive\n",
+        "<del>\n\nstruck from an HTML block\n\n</del>\n\nlive\n",
+        "a <s>runs on\n\npast its paragraph\n\n</s> done\n",
+        "plain ~~struck~~ and <!-- hidden --> text\n",
+    ],
+)
+def test_the_shortcut_for_struck_and_hidden_text_agrees_with_the_parse(body: str) -> None:
+    note = parse_note("notes/t.md", body)
+    for b in blocks_of(note):
+        marks = b.marks()
+        assert b.struck_and_hidden() == (marks.struck, marks.hidden), b.text
