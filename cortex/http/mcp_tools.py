@@ -241,7 +241,7 @@ def trusted_server(tools: Tools, door: str, review: Review | None = None) -> MCP
             ),
         ] = None,
     ) -> dict[str, Any]:
-        """Read one note (archive/ included): text, blob id, frontmatter, status, tags, aliases, its [[links]] and the notes linking to it, at the SHA named in the reply. A note over about 80 KB comes in pages (`page`, `next_page`, `more` say so); `heading` reads one section."""
+        """Read one note (archive/ included): text, blob id, frontmatter, status, tags, aliases, its [[links]] and the notes linking to it, at the SHA named in the reply. A note over about 80 KB comes in pages (`page`, `next_page`, `more` say so); `heading` reads one section. retired (why) and retired_parts (lines under a banner, struck text, old wording, hidden text) say what of the text is not live: do not answer from it."""
         return run_tool(lambda: tools.read(path, as_of or at, heading, page))
 
     @mcp.tool(annotations=WRITE)

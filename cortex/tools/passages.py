@@ -197,13 +197,15 @@ def passage_state(note: Note, block: Block | None, retired_note: str | None) -> 
     return {"passage_state": state, **(_capped(parts, "passage_marks", "of the passage") if parts else {})}
 
 
-def retired_parts(note: Note) -> dict[str, Any]:
-    """What of a whole note is not live text, for a reply that shows its text (brain_corpus):
-    `retired_parts`, each with the line it starts on (a run of blocks under one banner is one
-    part, with the lines it covers); {} for a note whose text is all live."""
+def retired_parts(note: Note, within: tuple[int, int] | None = None) -> dict[str, Any]:
+    """What of a note (or of its text `within` [start, end), a section) is not live text, for
+    a reply that shows its text (brain_corpus, brain_read): `retired_parts`, each with the
+    lines it covers (a run of blocks under one banner is one part); {} when all is live."""
     parts: list[dict[str, str]] = []
     section: dict[str, str] | None = None
     for block in blocks_of(note):
+        if within is not None and not (within[0] <= block.start < within[1]):
+            continue
         found, _ = _parts(note, block)
         last = block.line + block.text.count("\n")
         for part in found:

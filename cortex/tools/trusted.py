@@ -105,6 +105,7 @@ class Tools:
         today = self.brain.today()
         reply: dict[str, Any] = {"sha": sha, "path": note.path, "blob": blob, "status": note.status}
         text = note.text
+        found: tuple[int, int] | None = None
         if heading is not None:
             found = find_section(note.text, note.body_offset, heading)
             if found is None:
@@ -123,6 +124,7 @@ class Tools:
         if n > parts:
             raise BadInput(f"page {n} is past the end: this {'section' if heading else 'note'} has {parts} page(s)")
         if n == 1:
+            reply.update(retired_parts(note, found if heading is not None else None))
             front = jsonable(note.frontmatter)
             if json_size(front) <= FRONTMATTER_BYTES:
                 reply["frontmatter"] = front

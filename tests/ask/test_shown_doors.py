@@ -107,6 +107,16 @@ def test_a_search_hit_under_a_banner_says_its_passage_is_retired(doors):
         )
 
 
+def test_brain_read_says_which_parts_of_a_note_or_section_are_retired(doors):
+    for url, token in trusted(doors):
+        whole = call(url, "brain_read", token=token, path="notes/retired-banner.md").data
+        assert [p["lines"] for p in whole["retired_parts"]] == ["5-7"]
+        live = call(url, "brain_read", token=token, path="notes/retired-successor.md").data
+        assert "retired_parts" not in live and "retired" not in live
+        mixed = call(url, "brain_read", token=token, path="notes/retired-mixed.md", heading="Mixed").data
+        assert [p["state"] for p in mixed["retired_parts"]] == ["struck", "old wording", "hidden"]
+
+
 def test_brain_corpus_says_which_parts_of_a_note_are_retired(doors):
     for url, token in trusted(doors):
         r = call(url, "brain_corpus", token=token, paths=["notes/retired-banner.md", "notes/retired-old.md"])

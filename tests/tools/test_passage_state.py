@@ -93,6 +93,15 @@ def test_a_whole_note_lists_its_parts_by_line() -> None:
     }
     assert [(p["lines"], p["state"]) for p in parts[1:4]] == [("16", "struck"), ("18", "old wording"), ("20", "hidden")]
     assert retired_parts(parse_note("notes/live.md", "# Live\n\nAll of it is live.\n")) == {}
+    # One section: only its parts.
+    plan = NOTE.index("## Plan")
+    within = retired_parts(note, (plan, NOTE.index("## DEPRECATED")))["retired_parts"]
+    assert [(p["lines"], p["state"]) for p in within] == [
+        ("16", "struck"),
+        ("18", "old wording"),
+        ("20", "hidden"),
+        ("22", "struck"),
+    ]
 
 
 @pytest.mark.parametrize(
