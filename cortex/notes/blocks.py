@@ -341,8 +341,8 @@ class Correction:
     unit_start: int
     unit_end: int
     unit: str  # "list item" | "table row" | "sentence" | "heading"
-    # The claim as it stands now: its unit without the old wording of every marker in it,
-    # on one line (`claim_text`): what a quote of the old wording is pointed to.
+    # The claim as it stands now: its unit without its markers, struck and hidden text, on
+    # one line (`claim_text`): what a quote of the old wording is pointed to.
     claim: str = ""
 
 
@@ -541,16 +541,16 @@ _BEFORE_PUNCTUATION = re.compile(r"\s+(?=[,.;:!?)\]])")
 
 
 def claim_text(text: str, start: int, end: int, markers: list[tuple[int, int]]) -> str:
-    """`text[start:end]` (a claim unit) without the `markers` (sorted, disjoint spans of
-    `text`: its corrections, struck and hidden text) in it, on one line
-    and without line markers: the claim as it reads now ("We meet on Friday at noon." for "We meet on
-    Friday (was: Monday) at noon.")."""
+    """`text[start:end]` (a claim unit) without the `markers` in it (sorted, disjoint spans
+    of `text`: its corrections, struck and hidden text), on one line, without line markers:
+    the claim as it reads now ("We meet on Friday at noon." for "We meet on Friday (was:
+    Monday) at noon.")."""
     out, at = [], start
     for a, b in markers:
         if a < end and b > at:
-            out.append(text[at:a] if a > at else "")
+            out.append(text[at:a])
             at = max(at, b)
-    out.append(text[at:end] if end > at else "")
+    out.append(text[at:end])
     lines = "".join(out).splitlines()
     return _BEFORE_PUNCTUATION.sub("", " ".join(" ".join(_LEADING_MARKS.sub("", line) for line in lines).split()))
 
