@@ -82,9 +82,14 @@ class GuestServer:
         _, secret, _ = add_guest(self.brain, name, scopes, **limits)
         return Guest(name, secret, f"{self.url}/g/{secret}/mcp")
 
+    def stop(self) -> None:
+        self.running.__exit__(None, None, None)
+        self.queue.close()
 
-def start_guest_server(tmp_path: Path, brain_path: Path, redis: RedisProcess, clock: Clock):
-    parts = assemble(make_settings(tmp_path, brain_path, env={"REDIS_URL": redis.url}))
+
+def start_guest_server(tmp_path: Path, brain_path: Path, redis: RedisProcess, clock: Clock, **env: str):
+    """A running GuestServer; `env`: settings beside REDIS_URL (e.g. CORTEX_MEANING=off)."""
+    parts = assemble(make_settings(tmp_path, brain_path, env={"REDIS_URL": redis.url, **env}))
     queue = ProposalQueue(redis.url, clock=clock)
     parts.queue = queue
     running = RunningServer(make_app(parts), parts.settings)
@@ -96,8 +101,7 @@ def start_guest_server(tmp_path: Path, brain_path: Path, redis: RedisProcess, cl
 def gserver(tmp_path: Path, brain_path: Path, redis_proc: RedisProcess, clock: Clock):
     server = start_guest_server(tmp_path, brain_path, redis_proc, clock)
     yield server
-    server.running.__exit__(None, None, None)
-    server.queue.close()
+    server.stop()
 
 
 def commit_count(brain) -> int:

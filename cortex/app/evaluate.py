@@ -11,6 +11,13 @@ the client's own model: the MCP SDK's Python client over real HTTP, answering
 brain_ask's sampling requests (`ClientAsks`: one request an ask, no sweep). For each: the stamp
 distribution, absent questions stamped NOT IN BRAIN (and VERIFIED), answerable
 questions VERIFIED with a gold note cited, and how many cited notes are gold.
+
+Claims (eval/claims.jsonl, with or without the ask part): each case is a small note, quotes of
+it and an answer that keeps the quotes' words but contradicts them (by class: polarity,
+comparison, ordinal, range, quantifier, roles, column, sign) or says the same (a control);
+each is stamped through `brain_verify` (`Asker.verify`) and counted per class against the
+stamp a person reading the note expects, the cases written after the rules were fixed
+(`split: held-out`) apart.
 """
 
 from __future__ import annotations
@@ -39,6 +46,8 @@ __all__ = [
     "ask_part",
     "attach_meaning",
     "bar_table",
+    "claims_lines",
+    "claims_part",
     "fusion_table",
     "halves",
     "halves_table",
@@ -56,22 +65,64 @@ ROOT = data_dir("eval_data", "eval")  # shipped in the wheel; the repository's e
 EVAL_DAY = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
 
 
-def load(brain_dir: Path, questions: Path):
+def _brain(files: dict[str, bytes], name: str):
+    """A brain of `files` in a fresh bare repository, at the eval's day."""
     from cortex.brain.brain import Brain
+    from cortex.store.git import GitStore
+
+    tmp = tempfile.mkdtemp(prefix="cortex-eval-")
+    store = GitStore.init(Path(tmp) / f"{name}.git", files, bare=True, message=f"eval: {name}")
+    return Brain(store, clock=lambda: EVAL_DAY)
+
+
+def load(brain_dir: Path, questions: Path):
     from cortex.brain.contents_page import render_contents_page
     from cortex.notes.note import parse_note
     from cortex.notes.paths import is_note_path
-    from cortex.store.git import GitStore
 
     files = {p.relative_to(brain_dir).as_posix(): p.read_bytes() for p in sorted(brain_dir.rglob("*.md"))}
     files["INDEX.md"] = render_contents_page(
         {p: parse_note(p, d.decode()) for p, d in files.items() if is_note_path(p)}
     )
-    tmp = tempfile.mkdtemp(prefix="cortex-eval-")
-    store = GitStore.init(Path(tmp) / "eval.git", files, bare=True, message="eval: sample brain")
-    brain = Brain(store, clock=lambda: EVAL_DAY)
+    brain = _brain(files, "eval")
     qs = [json.loads(line) for line in questions.read_text().splitlines() if line.strip()]
     return brain, qs
+
+
+def claims_part(cases: list[dict]) -> list[tuple[dict, str, str]]:
+    """(case, stamp, reason) for each case of eval/claims.jsonl, stamped by brain_verify: every
+    case's note in one brain as notes/claims/<id>.md, its answer with its quotes cited."""
+    from cortex.ask.asker import Asker
+    from cortex.ask.readers import OfflineReader
+
+    path = "notes/claims/{}.md"
+    files = {path.format(c["id"]): f"---\ntitle: {c['id']}\n---\n{c['note']}".encode() for c in cases}
+    asker = Asker(_brain(files, "claims"), OfflineReader())
+    out = []
+    for c in cases:
+        reply = asker.verify(c["answer"], [{"path": path.format(c["id"]), "quote": q} for q in c["quotes"]])
+        out.append((c, reply["stamp"], reply["stamp_reason"]))
+    return out
+
+
+def claims_lines(results: list[tuple[dict, str, str]]) -> list[str]:
+    """One line a class of contradiction, one for the controls, and each miss."""
+    classes = list(dict.fromkeys(c["class"] for c, _, _ in results if c["class"] != "control")) + ["control"]
+    lines = [f"claims (eval/claims.jsonl through brain_verify): {len(results)} cases"]
+    for klass in classes:
+        mine = [(c, stamp) for c, stamp, _ in results if c["class"] == klass]
+        right = [c for c, stamp in mine if stamp == c["expected"]]
+        held = [c for c, _ in mine if c.get("split") == "held-out"]
+        held_right = [c for c in right if c.get("split") == "held-out"]
+        what = "faithful answers VERIFIED" if klass == "control" else "contradictions not VERIFIED"
+        lines.append(
+            f"  {klass:<11} {what} {len(right)}/{len(mine)} ({len(right) / len(mine):.0%}); "
+            f"held out {len(held_right)}/{len(held)}"
+        )
+    for c, stamp, why in results:
+        if stamp != c["expected"]:
+            lines.append(f"  miss {c['id']} {c['class']}{'/' + c['of'] if c.get('of') else ''}: {stamp}: {why}")
+    return lines
 
 
 def attach_meaning(brain, log=print) -> str:
@@ -473,6 +524,10 @@ def main(args) -> int:
         )
     if brain.meaning is not None:
         print("\n".join(fusion_table(brain, tools, {"questions": qs, **({"reworded": reworded} if reworded else {})})))
+    claims_file = ROOT / "claims.jsonl"
+    if claims_file.exists():
+        cases = [json.loads(line) for line in claims_file.read_text().splitlines() if line.strip()]
+        print("\n".join(claims_lines(claims_part(cases))))
     if not getattr(args, "no_ask", False):
         print(ask_line("offline reader", ask_part(tools, qs)))
         if reworded:

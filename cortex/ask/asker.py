@@ -41,11 +41,11 @@ from cortex.ask.readers import CLIENT_TIMEOUT_S, ClientTurn, Reader, ReaderReply
 from cortex.ask.stamps import NOT_IN_BRAIN, UNVERIFIED, QuoteCheck, overall_stamp
 from cortex.brain.brain import Brain
 from cortex.errors import BadInput
+from cortex.index.masked import masked
 from cortex.index.snapshot import Snapshot, in_archive
 from cortex.index.tokenize import tokenize
-from cortex.notes.note import Note, parse_note
+from cortex.notes.note import Note
 from cortex.notes.paths import check_path, check_text, in_scope
-from cortex.notes.redact import might_hold_secret, redact
 from cortex.notes.working import in_working
 
 __all__ = [
@@ -65,7 +65,6 @@ __all__ = [
     "check_citations",
     "coverage_line",
     "evidence",
-    "masked",
     "normalise_question",
     "out_of_bounds",
     "owner_words",
@@ -92,14 +91,6 @@ class SampleNeeded:
 
 def question_digest(question: str) -> str:
     return hashlib.sha256(question.encode("utf-8", "replace")).hexdigest()[:16]
-
-
-def masked(note: Note) -> Note:
-    """`note` as every reply shows it, credentials masked (parsed again only when one was)."""
-    if not might_hold_secret(note.text):
-        return note
-    text = redact(note.text)
-    return note if text == note.text else parse_note(note.path, text)
 
 
 class ReaderOrder:
@@ -214,21 +205,22 @@ def owner_words(snap: Snapshot) -> set[str]:
 
 
 def evidence(
-    brain: Brain, snap: Snapshot, question: str, allowed: set[str], scoped: bool = False
+    brain: Brain, snap: Snapshot, question: str, allowed: set[str], scoped: bool = False, masked: bool = False
 ) -> tuple[int, dict[str, float], dict[str, frozenset[str]], set[str]]:
     """What the scope (`allowed`: the notes that may be read) says about the question's terms.
 
     (notes in scope, term -> rarity weight, term -> notes of the scope holding it,
     the distinctive terms). `scoped` (a guest's scope): look only inside `allowed`, at a
     cost that follows its size, so how common a word is outside it takes no time to tell.
+    `masked` (a guest): the notes as replies show them, so a masked word is held by none.
     """
     corpus = brain.corpus
     owner = owner_words(snap)
     holders = {
         t: frozenset(
-            corpus.matching(snap, set(variants(t)), allowed)
+            corpus.matching(snap, set(variants(t)), allowed, masked)
             if scoped
-            else corpus.matching(snap, set(variants(t))) & allowed
+            else corpus.matching(snap, set(variants(t)), masked=masked) & allowed
         )
         for t in question_terms(question)
         if t not in owner
@@ -306,10 +298,13 @@ class Asker:
 
         allowed = {p for p in snap.notes if usable(snap, p, day, dated, scope)}
         scoped = scope is not None
-        in_scope_count, weights, holders, distinct = evidence(self.brain, snap, question, allowed, scoped)
+        # A guest is served from the notes as replies show them: what is masked can be neither
+        # found, counted nor read, so a guessed credential gets the reply a wrong guess gets.
+        guest = door.startswith("guest:")
+        in_scope_count, weights, holders, distinct = evidence(self.brain, snap, question, allowed, scoped, guest)
         matching: set[str] = set().union(*(holders[t] for t in distinct))
         corpus = self.brain.corpus
-        found = corpus.search(snap, question, k, allowed.__contains__, within=allowed if scoped else None)
+        found = corpus.search(snap, question, k, allowed.__contains__, within=allowed if scoped else None, masked=guest)
         order = [p for p, _ in found.hits]
         meaning = self.brain.meaning
         # Scored over the scope's own passages only (a guest's ranking, timing and coverage
@@ -329,12 +324,13 @@ class Asker:
         # On a guest door k is the owner's cap (max_k) on the notes read for one ask: no
         # reading of every matching note and no sweep there, so a miss stays UNVERIFIED
         # unless the k notes already hold every distinctive term's notes.
-        capped = door.startswith("guest:")
+        capped = guest
         reads_all = getattr(reader, "reads_all", False) and not capped
         sweep = 0 if capped or reader is None else self.sweep  # the client's model: one request an ask
         first = order if reads_all else order[:k]
         budget = float("inf") if reads_all else None
-        pack = self._pack(snap, first, question, weights, holders, 0, budget, mask=reader is None)
+        mask = guest or reader is None  # what leaves the server, or what a guest may learn from
+        pack = self._pack(snap, first, question, weights, holders, 0, budget, mask)
         if reader is None:
             assert turn is not None
             if turn.reply is None and not turn.state:
@@ -347,7 +343,9 @@ class Asker:
                 reads_all = getattr(reader, "reads_all", False) and not capped
                 sweep = 0 if capped else self.sweep
                 first = order if reads_all else order[:k]
-                pack = self._pack(snap, first, question, weights, holders, 0, float("inf") if reads_all else None)
+                pack = self._pack(
+                    snap, first, question, weights, holders, 0, float("inf") if reads_all else None, guest
+                )
                 reply = reader.read(question, pack)
         else:
             reply = reader.read(question, pack)
@@ -356,7 +354,7 @@ class Asker:
             rest = [p for p in order if p in matching and p not in read]
             if not rest:
                 break
-            pack = self._pack(snap, rest, question, weights, holders, len(read), None)
+            pack = self._pack(snap, rest, question, weights, holders, len(read), None, guest)
             if not pack.files:
                 break
             reply = reader.read(question, pack)  # type: ignore[union-attr]
@@ -472,7 +470,8 @@ class Asker:
         mask: bool = False,
     ) -> Pack:
         """The notes of `paths` packed for a reader; `mask`: as replies show them (a reader
-        outside the server, the client's model, never sees a credential)."""
+        outside the server, the client's model, never sees a credential, and a guest's reader
+        never reads one, so it can neither quote nor confirm it)."""
         notes = [masked(snap.notes[p]) if mask else snap.notes[p] for p in paths]
         pack = build_pack(snap.sha, notes, question, self.pack_bytes if budget is None else budget, first)
         pack.weights, pack.holders = weights, holders

@@ -54,6 +54,7 @@ from cortex.notes.blocks import Block, blocks_cached, normalize_pieces, normaliz
 from cortex.notes.note import Note
 from cortex.notes.shown import elisions
 from cortex.notes.structure import merged, overlaps
+from cortex.notes.tables import row_cells
 
 __all__ = ["GENERIC_NOTES", "MAX_OCCURRENCES", "MIN_ALNUM", "MIN_WORDS", "check_quote", "generic_reason", "too_generic"]
 
@@ -450,7 +451,8 @@ def check_quote(
     """
     try:
         result = _check(quote, note, pack, today, successor)
-        return replace(result, reason=one_line(result.reason))
+        row = row_cells(note, result.block_start) if note is not None else ()
+        return replace(result, reason=one_line(result.reason), row=row)
     except Exception as exc:  # the verifier must always answer; say why it could not
         path = getattr(note, "path", "") if note is not None else ""
         return QuoteCheck(

@@ -21,7 +21,16 @@ from cortex.ask.nfc import normalize_nfc
 from cortex.index.tokenize import STOPWORDS
 from cortex.notes.blocks import strip_was_markers
 
-__all__ = ["NAMING", "Specific", "live_context", "specifics", "strip_old_wording", "supported", "ungrounded"]
+__all__ = [
+    "NAMING",
+    "Specific",
+    "live_context",
+    "located",
+    "specifics",
+    "strip_old_wording",
+    "supported",
+    "ungrounded",
+]
 
 # Digits as written, superscripts, subscripts, vulgar fractions and circled numbers
 # included: they are part of a number's spelling ("10⁶" is one specific, never "10" or
@@ -84,7 +93,7 @@ _DATES = [
         rf"(?<![\w.])(?P<mn>{_MONTH})\.?,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER}",
         rf"{_NOT_NUM_BEFORE}(?P<y>\d{{4}})-(?P<m>0[1-9]|1[0-2])(?![{_DIGIT}-])",
         rf"(?<![\w.])(?P<mn>{_MONTH_FULL})\b",
-        rf"(?<![\w.])(?P<wd>{_WEEKDAY})\b",
+        rf"(?<![\w.])(?P<wd>{_WEEKDAY})s?\b",  # "Tuesdays" names the day "Tuesday" does
     )
 ]
 _AMPM = r"(?P<ap>[AaPp]\.?[Mm]\.?)(?![\w])"
@@ -360,8 +369,9 @@ def specifics(text: str) -> list[Specific]:
     * **date**: ISO ``2026-03-01``, ``1 March 2026`` / ``1st of March 2026`` / ``March 1,
       2026`` (month names or abbreviations, capitalised), each with an optional weekday
       in front; ``March 2026``; ``2026-03``; ``1 March``; a full month name or a weekday
-      alone. All of these are compared as (year, month, day, weekday), so "1 March 2026"
-      is the same date as "2026-03-01" (and as "Sunday 1 March 2026"). A date given with
+      alone (or its plural: "Tuesdays" is the day "Tuesday" is). All of these are compared
+      as (year, month, day, weekday), so "1 March 2026" is the same date as "2026-03-01"
+      (and as "Sunday 1 March 2026"). A date given with
       slashes or dots ("01/03/2026", "1.3.2026") is ambiguous (day or month first) and is
       compared as written, as a number.
     * **time**: ``07:30``, ``7:30 pm``, ``7pm``, ``7.30am``: compared as a 24-hour clock,
@@ -381,21 +391,30 @@ def specifics(text: str) -> list[Specific]:
       sentence is not counted (it cannot be told from an ordinary first word): a
       measured limit, so "Rosa said" is not checked but "said Rosa" is.
     """
-    found: list[tuple[int, Specific]] = []
+    return [spec for _, _, spec in located(text)[1]]
+
+
+def located(text: str) -> tuple[str, list[tuple[int, int, Specific]]]:
+    """`text` as specifics are read in (each line normalised as quotes are, then NFC), and
+    each specific `specifics` finds there with its span in that form, in text order.
+
+    `cortex.ask.claims` reads what stands around a specific (a bound, a sign) from it.
+    """
+    found: list[tuple[int, int, Specific]] = []
     # Each line normalised as quotes are (emphasis, typographic forms, markers, NFC), so a
     # specific is read the same way in an answer and in a quote; lines are kept apart
     # because a line start is a sentence start.
-    work = "\n".join(normalize_nfc(line) for line in text.splitlines())
+    work = work_text = "\n".join(normalize_nfc(line) for line in text.splitlines())
     for rx, kind in ((_URL, "url"), (_EMAIL, "email")):
         for m in rx.finditer(work):
             lit = m.group().rstrip(_TRAIL)
-            found.append((m.start(), Specific(kind, lit, (lit,))))
+            found.append((m.start(), m.start() + len(lit), Specific(kind, lit, (lit,))))
             work = _mask(work, m.start(), m.start() + len(lit))
     for rx in _DATES:
         for m in rx.finditer(work):
             key = _date_key(m)
             if key is not None:
-                found.append((m.start(), Specific("date", m.group().strip(), key)))
+                found.append((m.start(), m.end(), Specific("date", m.group().strip(), key)))
                 work = _mask(work, m.start(), m.end())
     for rx in _TIMES:
         for m in rx.finditer(work):
@@ -404,31 +423,31 @@ def specifics(text: str) -> list[Specific]:
                 shown = m.group().strip()
                 if shown.endswith(".") and not re.search(r"[AaPp]\.[Mm]\.$", shown):
                     shown = shown[:-1]  # the sentence's full stop, not part of "7pm"
-                found.append((m.start(), Specific("time", shown, key)))
+                found.append((m.start(), m.start() + len(shown), Specific("time", shown, key)))
                 work = _mask(work, m.start(), m.end())
     for rx in _AMOUNTS:
         for m in rx.finditer(work):
             unit = _UNIT_KEYS.get(m["u"].casefold())
             if unit is not None:
-                found.append((m.start(), Specific("amount", m.group().strip(), (_number_key(m["n"]), unit))))
+                found.append((m.start(), m.end(), Specific("amount", m.group().strip(), (_number_key(m["n"]), unit))))
                 work = _mask(work, m.start(), m.end())
     for m in _WORD_AMOUNT.finditer(work):
         unit = _UNIT_KEYS.get(m["u"].casefold())
         if unit is not None:
-            found.append((m.start(), Specific("amount", m.group().strip(), (_word_value(m["nw"]), unit))))
+            found.append((m.start(), m.end(), Specific("amount", m.group().strip(), (_word_value(m["nw"]), unit))))
             work = _mask(work, m.start(), m.end())
     for m in _WORD_NUMBER.finditer(work):
-        found.append((m.start(), Specific("number", m["nw"], (_word_value(m["nw"]),))))
+        found.append((m.start(), m.end(), Specific("number", m["nw"], (_word_value(m["nw"]),))))
         work = _mask(work, m.start(), m.end())
     for m in _NUMBER.finditer(work):
-        found.append((m.start(), Specific("number", m["n"], (_number_key(m["n"]),))))
+        found.append((m.start(), m.end("n"), Specific("number", m["n"], (_number_key(m["n"]),))))
         work = _mask(work, m.start(), m.end())
     run: list[tuple[int, str]] = []
 
     def close_run() -> None:
         if run and not (len(run) == 1 and _sentence_start(work, run[0][0])):
             name = " ".join(w for _, w in run)
-            found.append((run[0][0], Specific("name", name, (name,))))
+            found.append((run[0][0], run[-1][0] + len(run[-1][1]), Specific("name", name, (name,))))
         run.clear()
 
     prev_end = -1
@@ -454,7 +473,7 @@ def specifics(text: str) -> list[Specific]:
         if run and not (gap == " " and name_word):
             close_run()
         if is_ident:
-            found.append((m.start(), Specific("identifier", word, (word,))))
+            found.append((m.start(), m.start() + len(word), Specific("identifier", word, (word,))))
         elif name_word:
             run.append((m.start(), word))
             if possessive:  # "Lily's Kitchen": the name is "Lily", then "Kitchen"
@@ -462,7 +481,7 @@ def specifics(text: str) -> list[Specific]:
         prev_end = m.start() + len(m.group())
     close_run()
     found.sort(key=lambda f: f[0])
-    return [f for _, f in found]
+    return work_text, found
 
 
 def strip_old_wording(text: str) -> str:

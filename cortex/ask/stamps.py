@@ -13,6 +13,11 @@ identifier in that quote's note title, aliases or heading path. See
 `cortex.ask.specifics.specifics` for what counts as a specific and which spellings count
 as the same.
 
+Claims (`cortex.ask.claims.contradictions`, used by `overall_stamp` after grounding): an
+answer keeps VERIFIED or CORRECTED only when no clause of it contradicts the quote clause
+it rests on: the same polarity, bounds, ranges, signs, ordinals, recurrences,
+quantifiers, and pairing of names and values with their roles and table columns.
+
 Pure functions, no I/O, never raise.
 """
 
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cortex.ask.claims import contradictions
 from cortex.ask.nfc import normalize_nfc
 from cortex.ask.specifics import Specific, specifics, strip_old_wording, supported, ungrounded
 
@@ -68,6 +74,9 @@ class QuoteCheck:
     # The note's title and aliases and the headings above the quote's block: what the
     # passage is about, so names there ground the answer's (`specifics.ungrounded`).
     context: tuple[str, ...] = ()
+    # A quoted table row: (heading, cell) for each column (`cortex.notes.tables.row_cells`),
+    # so a value is read with its column; empty for any other block.
+    row: tuple[tuple[str, str], ...] = ()
 
 
 def one_line(text: str) -> str:
@@ -92,8 +101,9 @@ def overall_stamp(
     """The reply's stamp and a one-line reason.
 
     With citations: the weakest of the quotes' stamps; a VERIFIED or CORRECTED answer
-    that states a specific no VERIFIED or CORRECTED quote carries (`ungrounded`) is
-    UNVERIFIED, and the reason names the specific. Without citations: NOT IN BRAIN only
+    that states a specific no VERIFIED or CORRECTED quote carries (`ungrounded`), or a
+    claim its quotes contradict (`contradictions`), is UNVERIFIED, and the reason names
+    the specific, or the answer's words and the quote's. Without citations: NOT IN BRAIN only
     when the reader said the brain does not hold the answer and every note of the scope
     that holds a distinctive term of the question was read (`unread_matching == 0`);
     otherwise UNVERIFIED with the count, or "no quote given" when the reader neither
@@ -113,8 +123,8 @@ def overall_stamp(
                 reason = f"the weakest of {n} quotes: quote {i + 1} is {stamp}: {checks[i].reason}"
             if stamp in (VERIFIED, CORRECTED) and answer:
                 missing = ungrounded(answer, [c.quote for c in checks], [c.context for c in checks])
+                quoted = "the quote is" if n == 1 else "the quotes are"
                 if missing:
-                    quoted = "the quote is" if n == 1 else "the quotes are"
                     retired = [t for c in checks if (t := strip_old_wording(normalize_nfc(c.retired_text)))]
                     old = [m for m in missing if any(supported(m, t, specifics(t)) for t in retired)]
                     if old:
@@ -124,6 +134,10 @@ def overall_stamp(
                             f"only as the retired value ({quoted} {stamp})"
                         )
                     return UNVERIFIED, one_line(f"{_says(missing)} ({quoted} {stamp})")
+                found = contradictions(answer, [(c.quote, c.row) for c in checks])
+                if found:
+                    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+                    return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted} {stamp})")
             if not_in_brain_claimed:
                 reason += " (the reader also said the brain does not hold the answer)"
             return stamp, reason

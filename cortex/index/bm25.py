@@ -287,6 +287,22 @@ class Index:
         self._dl[slot] = 0
         self._flen[slot] = ()
 
+    def copy(self) -> Index:
+        """An index that answers as this one and changes apart from it (a guest's masked view,
+        `cortex.index.masked`): the segment's arrays are shared, since nothing writes them in
+        place; what an add or remove changes is copied (O(documents + loose entries))."""
+        other = Index.__new__(Index)
+        other.__dict__.update(self.__dict__)
+        other._slot, other._ids, other._free = dict(self._slot), list(self._ids), list(self._free)
+        other._dl, other._flen, other._field_total = list(self._dl), list(self._flen), list(self._field_total)
+        other._alive = None if self._alive is None else self._alive.copy()
+        other._allow_masks = {}
+        other._names_by_slot = self._names_by_slot.copy()
+        # A loose document's term dict is replaced, never changed, when it is indexed again.
+        other._docs, other._dfadj = dict(self._docs), dict(self._dfadj)
+        other._dpost = {term: dict(slots) for term, slots in self._dpost.items()}
+        return other
+
     @property
     def loose(self) -> int:
         """Documents kept outside the compact segment, plus removed ones still masked in it."""

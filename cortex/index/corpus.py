@@ -23,6 +23,7 @@ from cortex.index.bm25_file import save_index
 from cortex.index.build_pool import read_notes
 from cortex.index.builder import IndexBuilder
 from cortex.index.fields import index_note
+from cortex.index.masked import MaskedIndexes
 from cortex.index.note_text import decode, read_lazily
 from cortex.index.snapshot import Snapshot
 from cortex.index.tokenize import tokenize
@@ -147,6 +148,7 @@ class Corpus:
         self.progress: Callable[[int, int], None] | None = None
         self._reading: tuple[int, int] | None = None  # (files read, files in all) while building
         self.progress_every_s = 1.0  # `cortex reindex` draws a bar more often
+        self._masked = MaskedIndexes()  # the notes as guests see them (`masked=True` below)
 
     def latest(self, wait: float | None = None) -> Snapshot | None:
         """The snapshot of the current head (None for an empty repository).
@@ -494,18 +496,28 @@ class Corpus:
             self._keep_old(snap)
         return index
 
-    def _query(self, snap: Snapshot, ask: Callable[[Index], Any]) -> Any:
-        """`ask` of `snap`'s index, under `_lock` while that index can move with the head."""
+    def _query(self, snap: Snapshot, ask: Callable[[Index], Any], masked: bool = False) -> Any:
+        """`ask` of `snap`'s index, under `_lock` while that index can move with the head.
+
+        `masked`: of the index of the notes as replies show them, credentials masked (a
+        guest's view, `cortex.index.masked`); a masked copy changes no more, so it is asked
+        without the lock. Where masking changes no note, that is the stored index."""
+        if masked:
+            index = self._masked.index(snap, lambda make: self._query(snap, make))
+            if index is not None:
+                return ask(index)
         with self._lock:
             if self._latest is snap or snap.sha in self._old:
                 return ask(snap.index)
         return ask(self._rebuilt(snap))
 
-    def search(self, snap: Snapshot, query: str, k: int, allow=None, within=None, allow_key=None, reach=None):
+    def search(
+        self, snap: Snapshot, query: str, k: int, allow=None, within=None, allow_key=None, reach=None, masked=False
+    ):
         """BM25 search of `snap`, under the lock so the index cannot move mid-query (see
-        `Index.search_tokens` for `allow_key` and `reach`)."""
+        `Index.search_tokens` for `allow_key` and `reach`; `_query` for `masked`)."""
         tokens = tokenize(query)
-        return self._query(snap, lambda index: index.search_tokens(tokens, k, allow, within, allow_key, reach))
+        return self._query(snap, lambda index: index.search_tokens(tokens, k, allow, within, allow_key, reach), masked)
 
     def idf(self, snap: Snapshot, terms: set[str]) -> dict[str, float]:
         """Each of `terms` the index knows, with its IDF in `snap` (rarer weighs more)."""
@@ -515,6 +527,9 @@ class Corpus:
         """`ask(index)` of `snap`'s index, held still while it runs (see `_query`)."""
         return self._query(snap, ask)
 
-    def matching(self, snap: Snapshot, terms: set[str], within: set[str] | None = None) -> set[str]:
-        """Notes of `snap` holding at least one of `terms` (of `within` only, when given)."""
-        return self._query(snap, lambda index: index.matching_tokens(terms, within))
+    def matching(
+        self, snap: Snapshot, terms: set[str], within: set[str] | None = None, masked: bool = False
+    ) -> set[str]:
+        """Notes of `snap` holding at least one of `terms` (of `within` only, when given; as
+        guests see them, when `masked`)."""
+        return self._query(snap, lambda index: index.matching_tokens(terms, within), masked)

@@ -91,6 +91,14 @@ class NameIndex:
             for word in set().union(*doc_names) if doc_names else ():
                 self._post.setdefault(word, set()).add(slot)
 
+    def copy(self) -> NameIndex:
+        """A NameIndex holding the same names that changes apart from this one."""
+        other = NameIndex()
+        other.of = list(self.of)
+        other._post = {word: set(slots) for word, slots in self._post.items()}
+        other._rows = dict(self._rows)  # arrays are replaced, never written
+        return other
+
     def add_bonus(self, query_tokens: list[str], slots: np.ndarray, scores: np.ndarray) -> None:
         """Add to `scores` (of `slots`, ascending) each matched document's name bonus:
         ``top * NAME_WEIGHT * (precision * recall) ** 2`` for its best name, where ``top``

@@ -88,6 +88,7 @@ SHAPING_MODULES = (
     "notes.html_elements",
     "notes.note",
     "notes.links",
+    "notes.redact",
     "index.tokenize",
     "index.fields",
     "index.note_text",

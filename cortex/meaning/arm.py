@@ -2,9 +2,10 @@
 
 `Meaning.start` runs a thread that follows the corpus's latest snapshot. Notes whose
 blob has no vectors yet are sent to niced worker processes (`_embed_notes`), which parse
-them, cut them into passages (`passages.note_passages`) and embed them; the thread only
-files the results in the `VectorStore`. It takes no lock that reads or writes need: the
-corpus is read through `built()` and notes' text through the store like any reader.
+them masked as replies show them, cut them into passages (`passages.note_passages`) and
+embed them; the thread only files the results in the `VectorStore`. It takes no lock that
+reads or writes need: the corpus is read through `built()` and notes' text through the
+store like any reader.
 
 Until every note of the head has vectors the arm is not ready, and search and ask stay
 lexical; `line()` says how far it has got. A missing or broken model is one log line:
@@ -59,11 +60,11 @@ def passage_code() -> str:
     import hashlib
 
     from cortex.meaning import embedder, passages
-    from cortex.notes import blocks, structure
+    from cortex.notes import blocks, redact, structure
     from cortex.notes import note as notes
 
     h = hashlib.sha256()
-    for module in (passages, blocks, structure, notes, embedder):
+    for module in (passages, blocks, structure, notes, redact, embedder):
         h.update(Path(module.__file__ or "").read_bytes())
     return h.hexdigest()[:12]
 
@@ -110,17 +111,22 @@ def _embed_with(embedder: Embedder, items: list[tuple[str, str, str]], forget: b
     from cortex.meaning.passages import Passage, first_passages
     from cortex.notes.blocks import drop_cached
     from cortex.notes.note import parse_note
+    from cortex.notes.redact import redact
 
     out = []
     for blob, path, text in items:
+        # Embedded as replies show it: a guest's closeness and ranking owe nothing to a masked
+        # credential, so a guessed one is no closer than a wrong guess.
         try:
-            found, whole = first_passages(parse_note(path, text), MAX_TOKENS - 2, embedder.lengths, embedder.cut)
+            found, whole = first_passages(
+                parse_note(path, redact(text)), MAX_TOKENS - 2, embedder.lengths, embedder.cut
+            )
         except MemoryError:  # past the worker's bound: its name is embedded, its words are indexed
             found = []  # made once out of this block, whose traceback holds the parse's memory
         if forget:
             drop_cached()
         if not found:
-            found, whole = [Passage(path, "", -1, -1)], False
+            found, whole = [Passage(redact(path), "", -1, -1)], False
         vectors = embedder.embed([p.text for p in found])
         spans = np.array([(p.first_block, p.last_block) for p in found], dtype=np.int32).reshape(-1, 2)
         out.append((blob, vectors, spans, whole))

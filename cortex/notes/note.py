@@ -18,6 +18,7 @@ from typing import Any
 import frontmatter
 import yaml
 
+from cortex.notes.redact import might_hold_secret
 from cortex.notes.structure import headings, inside, merged, structure
 
 __all__ = [
@@ -125,6 +126,10 @@ class Note:
     # Obsidian: frontmatter `aliases` (other titles) and the [[wikilinks]] of the body.
     aliases: tuple[str, ...] = field(default=())
     links: tuple[WikiLink, ...] = field(default=())
+    # Whether the text or the path holds a credential needle (`redact.might_hold_secret`):
+    # only such a note can read otherwise once masked, so only such a note is masked again
+    # for a guest's view (`cortex.index.masked`), without reading every note's text.
+    might_hold_secret: bool = True
     _source: Callable[[], str] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -576,6 +581,7 @@ def parse_note(path: str, text: str) -> Note:
         unreadable=_unreadable(unknown, error),
         aliases=_as_aliases(meta),
         links=wikilinks(body),
+        might_hold_secret=might_hold_secret(text) or might_hold_secret(path),
     )
 
 

@@ -1,19 +1,25 @@
-"""The public eval's data keeps its promises: every gold note is live, and a reworded
-question shares no content word with its gold note in any form."""
+"""The public eval's data keeps its promises: every gold note is live, a reworded question
+shares no content word with its gold note in any form, and each claims case quotes its note
+verbatim, at least ten a class, with controls a third of them or more."""
 
 from __future__ import annotations
 
+import collections
+import datetime as dt
 import json
 from pathlib import Path
 
 import pytest
 
 from cortex.ask.pack import FRAMING, variants
+from cortex.ask.quotes import check_quote
 from cortex.index.tokenize import STOPWORDS, tokenize
 from cortex.notes.note import parse_note
 
 EVAL = Path(__file__).resolve().parent.parent.parent / "eval"
 REWORDED = [json.loads(line) for line in (EVAL / "reworded.jsonl").read_text().splitlines() if line.strip()]
+CLAIMS = [json.loads(line) for line in (EVAL / "claims.jsonl").read_text().splitlines() if line.strip()]
+CLASSES = ("polarity", "comparison", "ordinal", "range", "quantifier", "roles", "column", "sign")
 # Words that frame a question (and contractions' pieces), never its content.
 QUESTION_WORDS = frozenset("i me my we our us you your what which who whom when where why how".split())
 
@@ -40,3 +46,24 @@ def test_a_reworded_question_shares_no_content_word_with_its_gold_note(q):
         held = set(tokenize(text + " " + gold))
         shared = sorted(w for w in content_words(q["question"]) if variants(w) & held)
         assert not shared, (q["question"], gold, shared)
+
+
+def test_claims_cases_are_well_formed_ten_a_class_and_a_third_controls():
+    assert [c["id"] for c in CLAIMS] == [f"k{i:03d}" for i in range(1, len(CLAIMS) + 1)]
+    for c in CLAIMS:
+        assert set(c) - {"of"} == {"id", "class", "note", "quotes", "answer", "expected", "split"}, c["id"]
+        assert c["class"] in (*CLASSES, "control") and c["split"] in ("tuned", "held-out"), c["id"]
+        assert c["expected"] == ("VERIFIED" if c["class"] == "control" else "UNVERIFIED"), c["id"]
+        assert (c.get("of") in CLASSES) == (c["class"] == "control"), c["id"]
+    counts = collections.Counter(c["class"] for c in CLAIMS)
+    assert all(counts[k] >= 10 for k in CLASSES) and 3 * counts["control"] >= len(CLAIMS), counts
+    held = [c for c in CLAIMS if c["split"] == "held-out"]
+    assert held == CLAIMS[-len(held) :] and {c["class"] for c in held} == {*CLASSES, "control"}
+
+
+@pytest.mark.parametrize("c", CLAIMS, ids=[c["id"] for c in CLAIMS])
+def test_a_claims_case_quotes_live_text_of_its_note(c):
+    note = parse_note(f"notes/claims/{c['id']}.md", f"---\ntitle: {c['id']}\n---\n{c['note']}")
+    for quote in c["quotes"]:
+        check = check_quote(quote, note, {"n": note}, dt.date(2026, 11, 30))
+        assert check.stamp == "VERIFIED", (quote, check.reason)

@@ -256,6 +256,13 @@ def test_partial_dates() -> None:
     assert missing("On 12/05/2026.", quote) == ["12/05/2026"]
 
 
+def test_a_weekday_in_the_plural_names_the_same_day() -> None:
+    quote = "The choir rehearses weekly on Wednesdays in the hall"
+    assert missing("The choir rehearses every Wednesday.", quote) == []
+    assert missing("It rehearses on Wednesdays.", "The choir rehearses every Wednesday in the hall") == []
+    assert missing("The choir rehearses on Thursdays.", quote) == ["Thursdays"]
+
+
 @pytest.mark.parametrize(
     "answer,ok",
     [

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 from conftest import TOKEN, call
-from test_stamp_attacks import Scripted, ask_both, own, serving, stamped, verify_both
+from readerkit import stub  # noqa: F401  (fixture)
+from test_stamp_attacks import ask_both, own, serving, stamped, verify_both
 
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
@@ -51,14 +52,7 @@ MIXED = (
 
 
 @pytest.fixture(scope="module")
-def stub():
-    s = Scripted()
-    yield s
-    s.close()
-
-
-@pytest.fixture(scope="module")
-def doors(tmp_path_factory, stub):
+def doors(tmp_path_factory, stub):  # noqa: F811
     notes = {f"notes/{name}.md": own(body, name) for name, body in SHOWN.items()}
     notes.update({f"notes/{name}.md": own(body, name) for name, (body, _) in CONTROLS.items()})
     notes["notes/retired-banner.md"] = own(BANNER, "retired-banner")

@@ -18,9 +18,9 @@ import pytest
 from conftest import TOKEN, URL_SECRET, RunningServer, call, make_settings
 from consolekit import owner as console_owner
 from guestkit import need_redis
+from readerkit import Scripted, stub  # noqa: F401  (fixture)
 
 from cortex.app.brain_setup import init_brain
-from cortex.app.evaluate import StubMessagesServer, unpack
 from cortex.app.server import assemble, make_app
 from cortex.brain.trailers import Actor
 from cortex.guests.policy import add_guest
@@ -30,20 +30,6 @@ from cortex.guests.redis_process import RedisProcess
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
 ME = Actor("owner", "brain_write", "pytest")
-
-
-class Scripted(StubMessagesServer):
-    """The Messages API stub: answers `answer`, citing `quote` from the note at `path`."""
-
-    def __init__(self):
-        self.script: tuple[str, str, str] = ("", "", "")
-        super().__init__(self.reply)
-
-    def reply(self, body: dict) -> tuple[int, dict]:
-        answer, path, quote = self.script
-        tags = {p: tag for p, _, tag, _ in unpack(body["messages"][0]["content"])[0]}
-        citations = [{"tag": tags[path], "quote": quote}] if path in tags else []
-        return self.tool_reply({"answer": answer, "citations": citations, "not_in_brain": not citations})
 
 
 # Each note is what a person wrote; the quote is what a reader would copy from it.
@@ -241,13 +227,6 @@ PLACED = {
 }
 
 
-@pytest.fixture(scope="module")
-def stub():
-    s = Scripted()
-    yield s
-    s.close()
-
-
 @contextlib.contextmanager
 def serving(tmp_path, stub: Scripted, notes: dict[str, str]):
     """(owner door URL, guest door URL, secret-URL door URL) on one running server with a
@@ -275,7 +254,7 @@ def serving(tmp_path, stub: Scripted, notes: dict[str, str]):
 
 
 @pytest.fixture(scope="module")
-def doors(tmp_path_factory, stub):
+def doors(tmp_path_factory, stub):  # noqa: F811
     """The doors of `serving`, the notes of every case written once for the module: the
     tests only read them."""
     moved = {name: (MOVED.format(marker) + "\n",) for name, marker in WAS_CASES.items()}

@@ -7,7 +7,7 @@ import random
 import re
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from cortex.ask.asker import out_of_bounds
@@ -510,6 +510,9 @@ _ITEM_WORDS = st.lists(
 )
 
 
+_KILN = (["kiln", "kiln", "kiln"], "")
+
+
 @pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
@@ -524,28 +527,42 @@ _ITEM_WORDS = st.lists(
         max_size=7,
     ),
     st.sampled_from(["\n", "\r\n"]),
-    st.data(),
+    st.tuples(st.integers(0, 6), st.integers(0, 6)),
 )
-def test_a_quote_is_corrected_iff_it_reaches_a_corrected_item(items, eol, data) -> None:
+# Drawn on a fresh clone when children were indented two columns a level: items 5 and 6 sat
+# at column 4 under item 4's `1. ` at column 2 (its content at 5), so they were neither its
+# children nor list items, but lazy continuations of its paragraph: the quote was one block.
+@example(
+    [(*_KILN, 0, "1. "), (*_KILN, 1, "- "), (*_KILN, 1, "- "), (*_KILN, 1, "- "), (*_KILN, 1, "1. ")]
+    + [(*_KILN, 2, "- "), (*_KILN, 2, "1. ")],
+    "\n",
+    (5, 6),
+)
+def test_a_quote_is_corrected_iff_it_reaches_a_corrected_item(items, eol, quoted) -> None:
     """Random lists (nesting, bullets, line endings, a marker on random items, on the
     item's line or a continuation line): a quote of items i..j is CORRECTED exactly when
     one of them carries a marker."""
     text, spans, marked = "## List" + eol + eol, [], []
-    prev = -1
+    # The content column of the last item at each open depth. A child is indented to its
+    # parent's content (the marker's width and its space: `1. ` is 3 columns, `- ` is 2);
+    # less, and CommonMark reads its line as a lazy continuation of the parent's paragraph.
+    content: list[int] = []
     for k, (words, marker, depth, bullet) in enumerate(items):
         # A level deeper at most: an item indented further than that is indented code.
-        depth = prev = min(depth, prev + 1)
+        depth = min(depth, len(content))
+        indent = content[depth - 1] if depth else 0
+        del content[depth:]
+        content.append(indent + len(bullet))
         claim = f"item{k} " + " ".join(words)
-        start = len(text) + 2 * depth + len(bullet)
+        start = len(text) + content[depth]
         spans.append((start, start + len(claim)))
-        text += "  " * depth + bullet + claim
+        text += " " * indent + bullet + claim
         if marker:
-            text += eol + "  " * (depth + 1) if marker == "on a continuation line" else " "
+            text += eol + " " * content[depth] if marker == "on a continuation line" else " "
             text += f'(was: "old{k} value") {words[0]}'
         text += eol
         marked.append(bool(marker))
-    i = data.draw(st.integers(0, len(items) - 1))
-    j = data.draw(st.integers(i, len(items) - 1))
+    i, j = sorted(min(q, len(items) - 1) for q in quoted)
     c = check(text[spans[i][0] : spans[j][1]], parse_note("notes/t.md", text))
     # One item is one block; a quote across items spans blocks.
     expected = (CORRECTED if marked[i] else VERIFIED) if i == j else UNVERIFIED
@@ -904,8 +921,10 @@ def test_any_long_word_aligned_substring_of_a_live_block_verifies(paragraphs: li
     assert c.block_start <= c.match_start < c.match_end <= c.block_end  # another copy may win
 
     # The same text with one digit changed does not verify (unless it really occurs).
-    # Digits of a line-start list number ("3. ") are markers by the documented rule.
-    markers = {k for m in re.finditer(r"(?m)^[ \t>]*(\d+)[.)](?=\s|$)", quote) for k in range(*m.span(1))}
+    # Digits of line-start list numbers are markers by the documented rule, the "1." of
+    # "3. 1. " too: containers nest, and a reading that drops them is tried.
+    runs = re.finditer(r"(?m)^(?:[ \t]*(?:>|[-*+](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$)))+", quote)
+    markers = {k for m in runs for k in range(*m.span()) if quote[k].isdigit()}
     digits = [k for k, ch in enumerate(quote) if ch.isdigit() and k not in markers]
     if digits:
         k = data.draw(st.sampled_from(digits))

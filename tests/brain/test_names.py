@@ -175,8 +175,7 @@ def test_a_guest_cannot_imitate_an_existing_note_by_case_or_normalisation(tmp_pa
         ok = call(g.url, "brain_propose", token=None, path="People/O'Brien, Pat.md", mode="append", content="Hi")
         assert ok.error is None
     finally:
-        server.running.__exit__(None, None, None)
-        server.queue.close()
+        server.stop()
 
 
 def test_edit_in_a_crlf_note_matches_and_writes_crlf(tmp_path, vault):

@@ -326,6 +326,23 @@ def test_a_rename_re_embeds_nothing_and_an_edit_only_its_note(tmp_path: Path, mo
 
 
 @pytest.mark.slow
+def test_a_note_is_embedded_as_replies_show_it_so_a_credential_moves_no_vector(tmp_path: Path, model: ModelFiles):
+    """Two notes that differ only in a masked credential's value get the same vectors: a
+    guessed credential is no closer to its note than a wrong guess. A visible word does
+    move them. (The key is built by concatenation: no credential-shaped literal here.)"""
+
+    def rows(name: str, key: str, word: str = "climate"):
+        text = f"# Sensor\n\nThe greenhouse sensor API key is {key} for the {word} box.\n"
+        brain = _armed(tmp_path / name, model, {"notes/sensor.md": text})
+        return brain.meaning.store.get(brain.snapshot().blobs["notes/sensor.md"])
+
+    key = "sk-ant-" + "api03-" + "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2"
+    right, wrong, other = rows("a", key), rows("b", key[:-1] + "3"), rows("c", key, "weather")
+    assert np.array_equal(right.q, wrong.q) and np.array_equal(right.scale, wrong.scale)
+    assert not np.array_equal(right.q, other.q)
+
+
+@pytest.mark.slow
 def test_a_guests_ranking_and_coverage_owe_nothing_to_notes_outside_its_scope(
     tmp_path: Path, model: ModelFiles
 ) -> None:

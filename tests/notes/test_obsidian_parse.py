@@ -6,7 +6,7 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from cortex.notes.links import LinkResolver, link_text, rewrite_links
@@ -25,10 +25,16 @@ _free_line = st.text(st.characters(blacklist_characters="[]`~#\n\r", blacklist_c
 
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
-@given(_free, _name, st.none() | _name, st.none() | _name, _free)
-def test_a_wikilink_parses_to_its_parts_and_its_target_offsets(before, target, heading, alias, after):
+@given(_free, _free_line, _name, st.none() | _name, st.none() | _name, _free)
+# Drawn by a seed sweep: a tab at the start of the body made the link's line indented code,
+# where a link is an example.
+@example("\t", "", "0", None, None, "")
+def test_a_wikilink_parses_to_its_parts_and_its_target_offsets(before, lead, target, heading, alias, after):
+    """Any text before and after, on other lines too. The link's line starts with a letter:
+    one starting with a tab or four spaces (at the start, or after a blank line) is
+    indented code, where CommonMark, and so Cortex, reads no link."""
     link = f"[[{target}" + (f"#{heading}" if heading else "") + (f"|{alias}" if alias else "") + "]]"
-    body = before + " " + link + " " + after
+    body = before + "\nSee" + lead + " " + link + " " + after
     found = wikilinks(body)
     assert len(found) == 1
     lk = found[0]

@@ -1,0 +1,557 @@
+"""Text cut into clauses, each read for what it claims beside its words.
+
+`read` cuts an answer or a quote into clauses and reads each one's claims: whether it is
+negated, the bound and the sign on each of its specifics, the direction of its
+comparisons, its ordinals, recurrences and quantifiers, and its capitalised words (the
+names it pairs with roles). `row_clauses` reads a table row as one clause a column, each
+cell with its row's first cell and its heading. `cortex.ask.claims` aligns the clauses of an
+answer with those of its quotes and compares these readings.
+
+It is a reading of English by word lists and a few rules, not a parse, so it is built to
+be compared the same way on both sides: an answer and a quote are read by the same
+function, and a reading it cannot settle is read the same way in both.
+
+Pure functions, no I/O, never raise on a str.
+
+Clauses
+=======
+
+A text (in the form `cortex.ask.specifics.located` reads it: each line normalised as quotes
+are) is cut into sentences at ``.`` ``!`` ``?`` and whitespace before anything but a lower-
+case letter (not after an abbreviation such as "Dr" or "e.g"), at ``;``, at a spaced dash,
+and at a line break before a list item, a quote, a heading or a table row or beside a blank
+line (any other line break is a hard wrap: an answer that copies a wrapped quote reads as
+the quote does). A sentence is cut into clauses before "and", "but" (and "yet", "whereas",
+"while", "although", "though", "however"), ", not" / ", never", "except", "excluding",
+"without", "instead of", "rather than", "if", "unless", "because", a relative ", who /
+which / where …," and a parenthesis, and at a comma before a new subject (a pronoun or a
+capitalised word); never inside a specific, a range or a bound ("between 16 and 17", "no
+more than 3").
+
+A clause with fewer than two words of its own beside its names, counting its numbers,
+amounts, dates and times ("the cat", "not on Sundays", "Ana"), is *elliptical*; it, and a
+clause that opens with a pronoun ("but it covers hiking"), borrows the words, names and
+specifics of the nearest full clause of its sentence (before it, else after it), through
+what that one borrowed, and only of kinds it does not state itself ("and Mia's at 8:50"
+borrows no name and no time). Borrowed words count half in an alignment.
+
+A clause shares the negation of the clause before it when it has no cue of its own, does
+not open with a subject, and follows "and", a listing comma, a parenthesis or the end of a
+relative clause ("does not cover skiing and snowboarding" denies both); after "but" a clause
+is affirmative unless it says otherwise ("doesn't run on Mondays but on Tuesdays"). An
+elliptical clause that opens its sentence takes the negation of the "and" clause after it
+("Ana and Ben do not walk the dog").
+
+What a clause claims
+====================
+
+* **negation**: not, no, never, none, nothing, nobody, nowhere, neither, nor, n't, cannot,
+  without, except, excluding, instead of, rather than, no longer, and the verbs that refuse
+  (refuse, forbid, prohibit, ban, deny, reject, decline, exclude, disallow, unable). "no
+  more than", "not before" and the like are bounds, not negations; "not only", "not just",
+  "whether or not" and "No." before a number are neither.
+* **bounds** on a number, amount, time or date: gt (more than, over, above, after, heavier
+  than…), lt (less than, under, below, before, earlier than…), ge (at least, no less than,
+  a minimum of, "or more", "and later", "+", onwards…), le (at most, up to, no more than, a
+  maximum of, within, "or less", no later than…), from (from, since, as of), until (until,
+  till, through), and the two ends of a closed range (lo, hi: "16 to 17", "16-17", "from
+  16 through 17", "between 16 and 17").
+* **signs** on the same: minus ("-5", "minus 5", "5 below zero"), plus or minus ("±2",
+  "+/-2"), about ("~5", "≈5", about, around, approximately, roughly, circa, "or so").
+* **directions** not on a number, by pairs of opposites: after/before, above/below,
+  over/under, later/earlier, more/less, higher/lower, heavier/lighter, longer/shorter,
+  older/younger, larger/smaller, faster/slower, warmer/colder, cheaper/dearer,
+  maximum/minimum.
+* **ordinals**: first … twelfth, 1st, 2nd …, last and final (-1), penultimate and "second to
+  last" (-2); not "at first", "first of all", "at last", nor "last" before a span of time.
+* **recurrences** as (every n, unit): daily, weekly, fortnightly, biweekly, monthly,
+  quarterly, yearly, "every other week", "every 3 days", "once a week", "on Thursdays";
+  "twice a week" is its own; weekdays and weekends are their own.
+* **quantifiers** by class: all (all, every, each, both, always, everyone, everybody,
+  everything, and "every day", which is not "most days"), some (some, several, a few, a
+  couple, sometimes, occasionally), most (most, mostly, usually, generally, the majority),
+  only (only, solely, exclusively); not "€5 each", a price a piece.
+* **capitals**: capitalised words that are not function words, months or weekdays.
+* **looks back**: was, were, used to, previously, formerly, before, old, earlier, prior,
+  former, originally, no longer: the clause speaks of a past value.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from cortex.ask import cues
+from cortex.ask.pack import variants
+from cortex.ask.specifics import Specific, located
+from cortex.index.tokenize import STOPWORDS, tokenize
+
+__all__ = ["Clause", "Value", "forms", "group", "keys_of", "read", "row_clauses"]
+
+
+@dataclass(frozen=True)
+class Value:
+    """A specific as a clause states it, with the bound and the sign on it.
+
+    `bound` is "" (none), gt, ge, lt, le, from, until, or lo / hi (the ends of a closed
+    range); `signs` holds "-" (minus), "±" (plus or minus) and "~" (about). `said` is the
+    words that state it: "over 20 kg", "16 to 17", "-5 °C".
+    """
+
+    spec: Specific
+    start: int
+    end: int
+    bound: str = ""
+    signs: frozenset[str] = frozenset()
+    said: str = ""
+
+
+@dataclass
+class Clause:
+    """One clause of a text and what it claims (see the module docstring).
+
+    `words` are its content words (casefolded, no stopwords, no numbers, no cue words);
+    `capitals` its capitalised words (casefolded); `negation` the words that negate it
+    ("does not cover"; for a clause that shares another's negation, those words), "" when
+    it is affirmative. A table cell's clause has `column` (its heading) and `retired` (the
+    heading says the column holds old values).
+    """
+
+    text: str
+    sentence: int
+    opener: str = ""
+    words: frozenset[str] = frozenset()
+    capitals: frozenset[str] = frozenset()
+    values: tuple[Value, ...] = ()
+    negation: str = ""
+    directions: tuple[tuple[str, int, str], ...] = ()  # (pair, side, said)
+    ordinals: tuple[tuple[int, str], ...] = ()
+    recurrences: tuple[tuple[tuple, str], ...] = ()
+    quantifiers: tuple[tuple[str, str], ...] = ()
+    looks_back: bool = False
+    column: str = ""
+    retired: bool = False
+    cell: tuple[frozenset[str], tuple[Value, ...]] = (frozenset(), ())  # a table cell's own words and values
+    heading_words: frozenset[str] = frozenset()  # a table cell's clause: its heading's words
+    own_cue: bool = False
+    # Borrowed by an elliptical clause from the nearest full clause of its sentence.
+    borrowed_words: frozenset[str] = frozenset()
+    borrowed_capitals: frozenset[str] = frozenset()
+    borrowed_values: tuple[Value, ...] = ()
+    # The names of the elliptical clauses that borrowed from this one: "Ana" of "Ana and
+    # Ben walk the dog" stands beside "Ben" as a subject of "walk the dog".
+    lent_capitals: frozenset[str] = frozenset()
+    row: str = ""  # a table cell's clause: its row's first cell
+    names: frozenset[str] = frozenset()  # capitalised words that do not open the clause
+    # Every form of `words`, and of `borrowed_words` (`forms`): two words match when their
+    # forms meet.
+    keys: frozenset[str] = field(default=frozenset(), repr=False)
+    borrowed_keys: frozenset[str] = field(default=frozenset(), repr=False)
+
+    @property
+    def elliptical(self) -> bool:
+        stated = [v for v in self.values if v.spec.kind in cues.NUMERIC]
+        return len(self.words - self.names) + len(stated) < 2
+
+
+@functools.lru_cache(maxsize=8192)
+def forms(word: str) -> frozenset[str]:
+    """A word and its forms as Cortex matches words (`cortex.ask.pack.variants`)."""
+    return variants(word) | {word}
+
+
+def keys_of(words: frozenset[str]) -> frozenset[str]:
+    """Every form of every word of `words`."""
+    return frozenset().union(*(forms(w) for w in words)) if words else frozenset()
+
+
+def _spans_overlap(spans: Sequence[tuple[int, int]], a: int, b: int) -> bool:
+    return any(s < b and a < e for s, e in spans)
+
+
+def _values(work: str, found: list[tuple[int, int, Specific]]) -> tuple[list[Value], list[tuple[int, int]]]:
+    """Each specific with its bound and sign, and the spans the cue words take."""
+    taken: list[tuple[int, int]] = []
+    out: list[Value] = []
+    ranges: dict[int, tuple[str, int, int]] = {}
+    numeric = [(i, f) for i, f in enumerate(found) if f[2].kind in cues.NUMERIC]
+    for (i, (a1, b1, _)), (j, (a2, b2, _)) in zip(numeric, numeric[1:]):
+        if j != i + 1 or i in ranges:
+            continue
+        between = cues.RANGE_BETWEEN.fullmatch(work, b1, a2)
+        if not between:
+            continue
+        opener = cues.RANGE_OPENER.search(work, max(0, a1 - 9), a1)
+        if "and" in between.group().casefold() and not (opener and opener.group().casefold().startswith("between")):
+            continue
+        start = opener.start() if opener else a1
+        ranges[i], ranges[j] = ("lo", start, b2), ("hi", start, b2)
+        taken.append((start, b2))
+    for i, (a, b, spec) in enumerate(found):
+        if spec.kind not in cues.NUMERIC:
+            out.append(Value(spec, a, b, said=spec.text))
+            continue
+        signs: set[str] = set()
+        lead = a
+        while sign := cues.SIGN_BEFORE.search(work, max(0, lead - 16), lead):  # "about −5": two signs
+            kinds = {k for k, v in sign.groupdict().items() if v}
+            signs |= {"-" if "minus" in k else "±" if k == "pm" else "~" for k in kinds if k != "plus"}
+            taken.append((sign.start(), lead))
+            lead = sign.start()
+        tail = b
+        after = cues.SIGN_AFTER.match(work, b)
+        if after:
+            signs.add("-" if after["minus"] else "~")
+            tail = after.end()
+            taken.append((b, tail))
+        if i in ranges:
+            bound, start, end = ranges[i]
+            out.append(Value(spec, a, b, bound, frozenset(signs), work[start:end]))
+            continue
+        bound, start, end = "", lead, tail
+        prefix = cues.PREFIX.search(work, max(0, lead - 48), lead)
+        post = cues.POSTFIX.match(work, tail)
+        if work.startswith("+", tail) and not work[tail + 1 : tail + 2].isalnum():
+            bound, end = "ge", tail + 1
+        elif post:
+            bound, end = ("ge" if post["ge"] else "le"), post.end()
+        if end > tail:
+            taken.append((tail, end))
+        if prefix and (not bound or prefix.lastgroup == "from"):
+            # "from March onwards" is open, as "March onwards" is; "over 5 or more" keeps "over".
+            bound = bound or next(k for k, v in prefix.groupdict().items() if v)
+            start = prefix.start()
+            taken.append((start, lead))
+        out.append(Value(spec, a, b, bound, frozenset(signs), work[start:end].strip()))
+    return out, taken
+
+
+def _protected(values: list[Value], taken: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    spans = [(v.start, v.end) for v in values] + taken
+    return sorted(spans)
+
+
+def _sentences(work: str, protected: list[tuple[int, int]], breaks: set[int]) -> list[tuple[int, int]]:
+    """Sentence spans of `work`; `breaks` are the offsets of the line breaks that end one."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for m in cues.SENTENCE_END.finditer(work):
+        if _spans_overlap(protected, m.start(), m.end()):
+            continue
+        punct = m.group()[:1]
+        if punct == "\n" and m.start() not in breaks:
+            continue
+        if punct in ".!?":
+            nxt = work[m.end() : m.end() + 1]
+            word = re.search(r"([\w.]+)[.!?]*$", work[start : m.start() + 1])
+            if nxt.islower() or (word and word.group(1).casefold().rstrip(".") in cues.ABBREVIATIONS):
+                continue
+        out.append((start, m.start() + (1 if punct in ".!?" else 0)))
+        start = m.end()
+    out.append((start, len(work)))
+    return [(a, b) for a, b in out if work[a:b].strip()]
+
+
+def _cuts(work: str, a: int, b: int, protected: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """Clause spans of the sentence `work[a:b]`, each with how it opens."""
+    out: list[tuple[int, int, str]] = []
+    start, opener, in_relative = a, "", False
+    for m in cues.CUT.finditer(work, a, b):
+        kind = m.lastgroup or ""
+        if m.start() == a or _spans_overlap(protected, m.start(), m.end()):
+            continue
+        if in_relative and kind in ("comma", "subj"):
+            kind = "close"  # the comma that ends a relative clause: the clause before it goes on
+        elif kind == "comma":
+            continue
+        elif kind == "subj":
+            word = re.match(r"[^\W\d_]+", work[m.end() : b])
+            if (
+                not word
+                or word.group().casefold() not in cues.PRONOUNS
+                and (not word.group()[0].isupper() or word.group().casefold() in STOPWORDS)
+            ):
+                continue
+        out.append((start, m.start(), opener))
+        start, opener = m.end(), kind
+        in_relative = kind == "rel"
+    out.append((start, b, opener))
+    return [(s, e, o) for s, e, o in out if any(ch.isalnum() for ch in work[s:e])]
+
+
+def _mask(text: str, spans: Sequence[tuple[int, int]], base: int) -> str:
+    chars = list(text)
+    for s, e in spans:
+        for k in range(max(s - base, 0), min(e - base, len(chars))):
+            chars[k] = " "
+    return "".join(chars)
+
+
+def _content(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(content words, capitalised words, those of them that do not open the clause) of a
+    clause's text with its specifics masked."""
+    words = set()
+    for t in tokenize(text):
+        if "'" in t or any(c.isdigit() for c in t) or len(t) < 2:
+            continue
+        if t in STOPWORDS or t in cues.META or t in cues.CUE_WORDS or t in cues.CONTRACTIONS:
+            continue
+        words.add(t)
+    capitals, names = set(), set()
+    for k, m in enumerate(re.finditer(r"(?<![\w'])[^\W\d_][\w'-]*", text)):
+        w = m.group()
+        key = w.casefold().split("'")[0]
+        if not w[0].isupper() or key not in words or key in cues.MONTHS or key in cues.WEEKDAY_NAMES:
+            continue
+        capitals.add(key)
+        if k > 0:
+            names.add(key)
+    return frozenset(words), frozenset(capitals), frozenset(names)
+
+
+def _negation(text: str) -> str:
+    """The words that negate `text` (a clause, cues of bounds masked), or ""."""
+    if text.strip(" ,.!:-").casefold() in ("no", "yes"):
+        return ""  # an answer's "No," to the question, not a claim of its own
+    skip = [(m.start(), m.end()) for m in cues.NOT_NEGATION.finditer(text)]
+    for m in cues.NEGATION.finditer(text):
+        if _spans_overlap(skip, m.start(), m.end()):
+            continue
+        start, end = m.start(), m.end()
+        if m.group().casefold() == "n't":
+            start = text.rfind(" ", 0, start) + 1
+        before = re.search(r"(\w+)\s+$", text[:start])
+        if before and before.group(1).casefold() in cues.AUX:
+            start = before.start(1)
+        after = re.match(r"(?:\s+(?:(?:a|an|the|be|been|to|on|in|at|for|of|by|any)\b))*\s+[\w'-]+", text[end:])
+        if after:
+            end += after.end()
+        return " ".join(text[start:end].split())
+    return ""
+
+
+def _phrase(text: str, m: re.Match, words: int = 1) -> str:
+    tail = re.match(r"(?:\s+[\w'-]+){0,%d}" % words, text[m.end() :])
+    return " ".join((m.group() + (tail.group() if tail else "")).split())
+
+
+def _read_clause(work: str, s: int, e: int, opener: str, sentence: int, values: list[Value], taken) -> Clause:
+    raw = work[s:e]
+    own = tuple(v for v in values if s <= v.start < e)
+    numeric_spans = [(v.start, v.end) for v in own if v.spec.kind in cues.NUMERIC]
+    masked = _mask(raw, taken, s)
+    words, capitals, names = _content(_mask(masked, numeric_spans, s))
+    dates = [(v.start, v.end) for v in own if v.spec.kind == "date"]
+    recurrences: list[tuple[tuple, str]] = []
+    every: list[tuple[str, str]] = []
+    rec_spans = []
+    for m in cues.RECURRENCE.finditer(masked):
+        rec_spans.append((m.start() + s, m.end() + s))
+        g = {k: v for k, v in m.groupdict().items() if v}
+        if "other" in g:
+            key: tuple = (2, cues.UNITS[g["ou"].casefold()])
+        elif "n" in g:
+            n = g["n"].casefold()
+            count = int(n) if n.isdigit() else cues.COUNT_WORDS.get(n) or cues.ORDINAL_WORDS[n]
+            key = (count, cues.UNITS[g["nu"].casefold()])
+        elif "wd" in g:
+            key = ("weekdays",)
+        elif "we" in g:
+            key = ("weekends",)
+        elif "u1" in g:
+            key = (1, cues.UNITS[g["u1"].casefold()])
+        elif "twice" in g:
+            t = g["twice"].casefold().split()[0]
+            key = (
+                "times",
+                2 if t == "twice" else int(t) if t.isdigit() else cues.COUNT_WORDS[t],
+                cues.UNITS[g["tu"].casefold()],
+            )
+        elif "named" in g:
+            key = cues.NAMED_RECURRENCE[g["named"].casefold()]
+        else:
+            key = (1, "week")
+        recurrences.append((key, " ".join(m.group().split())))
+        if re.match(r"(?i)(?:every|each) (?!other|second|alternate)", m.group()):
+            every.append(("all", " ".join(m.group().split())))  # "every day" is also "not most days"
+    plural = [m for _, m in recurrences if m.casefold() in cues.PLURAL_WEEKDAYS]
+    if plural and len(plural) < len(recurrences):
+        # "fortnightly on Tuesdays": the plural names the day, the other word the recurrence.
+        recurrences = [(k, m) for k, m in recurrences if m not in plural]
+    rest = _mask(masked, rec_spans + dates, s)
+    skip = [(m.start(), m.end()) for m in cues.NOT_ORDINAL.finditer(rest)]
+    ordinals = []
+    for m in cues.ORDINAL.finditer(rest):
+        if _spans_overlap(skip, m.start(), m.end()):
+            continue
+        if m["pen"]:
+            value = -2
+        elif m["last"]:
+            value = -1
+        elif m["word"]:
+            value = cues.ORDINAL_WORDS[m["word"].casefold()]
+        else:
+            value = int(m["n"])
+        ordinals.append((value, _phrase(masked, m)))
+    skip = [(m.start(), m.end()) for m in cues.NOT_QUANTIFIER.finditer(rest)]
+    quantifiers = every
+    for m in cues.QUANTIFIER.finditer(rest):
+        if _spans_overlap(skip, m.start(), m.end()):
+            continue
+        if m["q"] and m["q"].casefold() == "each" and re.search(r"\S", rest[: m.start()][-1:] or "x") is None:
+            # "€5 each": a price a piece, not "every one of them".
+            if any(v.end - s <= m.start() and m.start() - (v.end - s) <= 1 for v in own):
+                continue
+        klass = "some" if m["few"] else cues.QUANTIFIERS[m["q"].casefold()]
+        quantifiers.append((klass, _phrase(masked, m)))
+    directions = []
+    for m in cues.DIRECTION.finditer(rest):
+        pair, side = cues.DIRECTIONS[m.group().casefold()]
+        directions.append((pair, side, _phrase(masked, m, 2)))
+    negation = _negation(masked)
+    return Clause(
+        text=cues.LEADING_JOIN.sub("", " ".join(raw.strip(" ,;:-().!?").split())),
+        sentence=sentence,
+        opener=opener,
+        words=words,
+        capitals=capitals,
+        names=names,
+        values=own,
+        negation=negation,
+        own_cue=bool(negation),
+        directions=tuple(directions),
+        ordinals=tuple(ordinals),
+        recurrences=tuple(recurrences),
+        quantifiers=tuple(quantifiers),
+        looks_back=bool(cues.LOOKS_BACK.search(raw)),
+        keys=keys_of(words),
+    )
+
+
+def _opens_with_pronoun(clause: Clause) -> bool:
+    """Whether `clause` opens with a pronoun ("but it covers hiking"): it borrows the
+    words of the clause before, as an elliptical clause does, for what "it" stands for."""
+    first = re.match(r"\s*(?:and|but|yet|or|so)?\s*([^\W\d_]+)", clause.text, re.IGNORECASE)
+    return bool(first) and first.group(1).casefold() in cues.PRONOUNS - {"i", "you", "we", "there"}
+
+
+def _opens_with_subject(clause: Clause) -> bool:
+    first = re.match(r"\s*(?:and|but|yet|or|,)?\s*([^\W\d_][\w'-]*)", clause.text, re.IGNORECASE)
+    if not first:
+        return False
+    word = first.group(1)
+    return word.casefold() in cues.PRONOUNS or (word[0].isupper() and word.casefold() in clause.capitals)
+
+
+def group(kind: str) -> str:
+    """What a specific of `kind` stands beside in a pairing: an amount and a number are
+    both values, an identifier, URL and e-mail address all ids; a date, a time and a name
+    are each their own."""
+    return {"amount": "number", "identifier": "id", "url": "id", "email": "id"}.get(kind, kind)
+
+
+def _borrow(c: Clause, source: Clause) -> None:
+    """`c` borrows from `source` what it does not state itself, through what `source`
+    borrowed ("and climbing" after "but it covers hiking" is about the policy too): a
+    clause with a name of its own borrows no names ("and Mia's at 8:50" is not about
+    Tom), one with a time of its own no time."""
+    words = source.words | source.borrowed_words
+    if c.capitals:
+        c.borrowed_capitals = frozenset()
+        words -= source.capitals | source.borrowed_capitals
+    else:
+        c.borrowed_capitals = source.capitals | source.borrowed_capitals
+    c.borrowed_words = words
+    c.borrowed_keys = keys_of(words)
+    stated = {group(v.spec.kind) for v in c.values}
+    c.borrowed_values = tuple(v for v in source.values + source.borrowed_values if group(v.spec.kind) not in stated)
+
+
+def _settle(clauses: list[Clause]) -> None:
+    """Borrowed words and shared negations (see the module docstring), in place."""
+    for i, c in enumerate(clauses):
+        if not c.elliptical and not (i and _opens_with_pronoun(c) and clauses[i - 1].sentence == c.sentence):
+            continue
+        same = [k for k, o in enumerate(clauses) if o.sentence == c.sentence and not o.elliptical]
+        before = [k for k in same if k < i]
+        after = [k for k in same if k > i]
+        source = clauses[before[-1]] if before else clauses[after[0]] if after else None
+        if source is not None:
+            _borrow(c, source)
+            if not c.values and c.words <= c.capitals:
+                source.lent_capitals |= c.capitals  # "Ana" of "Ana and Ben walk …": a subject beside it
+    for i, c in enumerate(clauses):
+        if c.own_cue or i == 0 or clauses[i - 1].sentence != c.sentence:
+            continue
+        k = i - 1
+        while k > 0 and clauses[k].opener in ("rel", "paren", "sub") and clauses[k - 1].sentence == c.sentence:
+            k -= 1  # what follows a relative clause or a parenthesis continues the clause before it
+        prev = clauses[k]
+        # After "but" a clause is affirmative unless it says otherwise ("… but on Tuesdays").
+        if c.opener in ("and", "paren", "close", "neg") and not _opens_with_subject(c):
+            c.negation = prev.negation
+    for i in range(len(clauses) - 1, -1, -1):
+        c = clauses[i]
+        first = i == 0 or clauses[i - 1].sentence != c.sentence
+        if first and c.elliptical and not c.own_cue and i + 1 < len(clauses):
+            nxt = next(
+                (o for o in clauses[i + 1 :] if o.sentence == c.sentence and o.opener not in ("rel", "paren")), None
+            )
+            if nxt is not None and nxt.opener == "and":
+                c.negation = nxt.negation
+
+
+def _line_breaks(text: str, work: str) -> set[int]:
+    """The offsets in `work` (one line of it for each line of `text`) of the line breaks
+    that end a sentence: before a line that opens a block, and around a blank line."""
+    lines = text.splitlines()
+    out: set[int] = set()
+    at = 0
+    for i, line in enumerate(lines[:-1]):
+        at = work.index("\n", at) if "\n" in work[at:] else len(work)
+        nxt = lines[i + 1]
+        if not line.strip() or not nxt.strip() or cues.BLOCK_START.match(nxt):
+            out.add(at)
+        at += 1
+    return out
+
+
+def read(text: str, sentence: int = 0, whole: bool = False) -> list[Clause]:
+    """The clauses of `text`, in order; sentences are numbered from `sentence`. `whole`:
+    read it as one clause (a table cell with its row's first cell and its heading)."""
+    if not isinstance(text, str) or not text.strip():
+        return []
+    work, found = located(text)
+    values, taken = _values(work, found)
+    if whole:
+        return [_read_clause(work, 0, len(work), "", sentence, values, taken)]
+    protected = _protected(values, taken)
+    clauses: list[Clause] = []
+    for n, (a, b) in enumerate(_sentences(work, protected, _line_breaks(text, work)), sentence):
+        for s, e, opener in _cuts(work, a, b, protected):
+            clauses.append(_read_clause(work, s, e, opener, n, values, taken))
+    _settle(clauses)
+    return clauses
+
+
+def row_clauses(row: Sequence[tuple[str, str]], sentence: int = 0) -> list[Clause]:
+    """A table row read as one clause a column past the first: the row's first cell, the
+    column's heading and its cell, read whole. A column whose heading holds a word of
+    `cues.RETIRED_HEADINGS` holds retired values (`Clause.retired`)."""
+    if len(row) < 2:
+        return read(" ".join(cell for _, cell in row), sentence)
+    label = row[0][1]
+    out: list[Clause] = []
+    for n, (heading, cell) in enumerate(row[1:], sentence):
+        if not cell.strip():
+            continue
+        c = read(f"{label} | {heading} | {cell}", n, whole=True)[0]
+        own = read(cell, n, whole=True)[0]
+        c.cell = (own.words, own.values)
+        c.heading_words = read(heading, n, whole=True)[0].words if heading.strip() else frozenset()
+        c.column, c.row = heading, label
+        c.retired = bool(set(tokenize(heading)) & cues.RETIRED_HEADINGS)
+        out.append(c)
+    return out
