@@ -10,7 +10,11 @@ budget and the sweep of further packs are what differ), and with the same stub a
 the client's own model: the MCP SDK's Python client over real HTTP, answering
 brain_ask's sampling requests (`ClientAsks`: one request an ask, no sweep). For each: the stamp
 distribution, absent questions stamped NOT IN BRAIN (and VERIFIED), answerable
-questions VERIFIED with a gold note cited, and how many cited notes are gold.
+questions VERIFIED with a gold note cited, and how many cited notes are gold; with the
+gold answers (eval/answers.jsonl, `eval_answers`), how many certified answers hold the
+fact asked for and how many hold none of it. Then the offline reader on each half of the
+split the reader's rules are chosen by (`halves`), and the ideal reader's row: a stub that
+quotes the packed gold line holding the fact.
 
 Claims (eval/claims.jsonl, with or without the ask part): each case is a small note, quotes of
 it and an answer that keeps the quotes' words but contradicts them (by class: polarity,
@@ -45,14 +49,16 @@ __all__ = [
     "ask_line",
     "ask_part",
     "attach_meaning",
-    "bar_table",
     "claims_lines",
     "claims_part",
     "fusion_table",
     "halves",
-    "halves_table",
+    "held_out_lines",
+    "ideal_line",
     "load",
     "main",
+    "near_rows",
+    "near_table",
     "retrieval",
     "stub_answer",
     "stub_model",
@@ -237,13 +243,22 @@ def retrieval(tools, qs) -> dict:
     return {"questions": n, **{f"recall@{k}": hits[k] / n for k in ks}, "MRR": rr / n}
 
 
-def ask_part(tools, qs) -> dict:
-    """Stamp figures of brain_ask over `qs` (absent questions have no gold)."""
+def ask_part(tools, qs, answers: dict | None = None, notes: dict | None = None) -> dict:
+    """Stamp figures of brain_ask over `qs` (absent questions have no gold).
+
+    With the gold `answers` (eval_answers.load_answers) and the snapshot's `notes`, also how
+    many answerable questions got a certified answer that holds the fact asked for (right),
+    one that does not (wrong VERIFIED: VERIFIED or CORRECTED, the fact in no quote), NOT IN
+    BRAIN, and a miss whose leads name a gold note. Half of a two-part answer is neither right
+    nor wrong."""
+    from cortex.app.eval_answers import CERTIFIED, certified_quotes, held_groups
+
     stamps = collections.Counter()
     cited, cited_gold = 0, 0
     quotes, quotes_gold = 0, 0
     verified_gold = 0
     absent_nib = 0
+    right, wrong, answerable_nib, facts, led = 0, 0, 0, 0, 0
     absent_stamps: collections.Counter = collections.Counter()
     for q in qs:
         r = tools.ask(q["question"])
@@ -252,6 +267,15 @@ def ask_part(tools, qs) -> dict:
             absent_nib += r["stamp"] == "NOT IN BRAIN"
             absent_stamps[r["stamp"]] += 1
             continue
+        answerable_nib += r["stamp"] == "NOT IN BRAIN"
+        led += bool({x["path"] for x in r.get("leads", ())} & set(q["gold"]))
+        entry = (answers or {}).get(q.get("id", ""))
+        if entry is not None and notes is not None:
+            facts += 1
+            if r["stamp"] in CERTIFIED:
+                held = held_groups(entry, certified_quotes(r, notes))
+                right += held == len(entry["answer"])
+                wrong += held == 0
         paths = {x["path"] for x in r["quotes"] if x.get("path")}
         quotes += len(paths)
         quotes_gold += len(paths & set(q["gold"]))
@@ -272,18 +296,53 @@ def ask_part(tools, qs) -> dict:
         "absent_corrected": absent_stamps["CORRECTED"],
         "answerable_verified_with_gold": f"{verified_gold}/{answerable}",
         "answerable_verified_gold_share": verified_gold / answerable if answerable else 0.0,
+        "answerable_not_in_brain": answerable_nib,
+        "answerable_led_to_gold": led,
+        "answerable": answerable,
+        **({"right": right, "wrong_verified": wrong, "with_facts": facts} if facts else {}),
     }
 
 
 def ask_line(label: str, a: dict) -> str:
+    facts = (
+        f"; answerable right (certified, holding the gold fact) {a['right']}/{a['with_facts']} "
+        f"({a['right'] / a['with_facts']:.0%}), wrong VERIFIED {a['wrong_verified']}/{a['with_facts']} "
+        f"({a['wrong_verified'] / a['with_facts']:.1%}), answerable NOT IN BRAIN {a['answerable_not_in_brain']}, "
+        f"not answered but led to a gold note {a['answerable_led_to_gold']}"
+        if a.get("with_facts")
+        else ""
+    )
     return (
         f"ask ({label}): absent NOT IN BRAIN {a['absent_questions_stamped_not_in_brain']} "
         f"({a['absent_nib_share']:.0%}), absent VERIFIED {a['absent_verified']} "
         f"(CORRECTED {a['absent_corrected']}); "
         f"answerable VERIFIED citing a gold note {a['answerable_verified_with_gold']} "
-        f"({a['answerable_verified_gold_share']:.0%}); cited notes that are gold "
+        f"({a['answerable_verified_gold_share']:.0%}){facts}; cited notes that are gold "
         f"{a['cited_notes_that_are_gold']} ({a['cited_gold_share']:.0%}); answers citing a gold "
         f"note {a['answers_citing_a_gold_note']}; stamps {a['stamps']}"
+    )
+
+
+def ideal_line(brain, qs: list[dict], answers: dict) -> str:
+    """The ideal reader's row: how often the packs a model reader is given hold a gold
+    note's line with the gold fact, and how often that line, quoted verbatim, is VERIFIED."""
+    from cortex.app.eval_answers import IdealReader
+    from cortex.ask.asker import Asker
+    from cortex.tools.trusted import Tools
+
+    gold = {q["question"]: (q["gold"], answers[q["id"]]) for q in qs if q["gold"] and q.get("id") in answers}
+    reader = IdealReader(gold)
+    tools = Tools(brain, Asker(brain, reader))
+    stamps: collections.Counter = collections.Counter()
+    for question in gold:
+        r = tools.ask(question)
+        if question in reader.found:
+            stamps[r["stamp"]] += 1
+    held, n = len(reader.found), len(gold)
+    return (
+        f"ask (ideal reader: quotes the packed gold line holding the gold fact): the packs held one for "
+        f"{held}/{n} ({held / n:.0%}); its quote VERIFIED {stamps['VERIFIED']}/{held} "
+        f"({stamps['VERIFIED'] / held if held else 0:.0%}), stamps {dict(stamps.most_common())}"
     )
 
 
@@ -475,7 +534,24 @@ class ClientAsks:
         self.thread.join(timeout=10)
 
 
+def held_out_lines(brain, qs: list[dict], answers: dict, tools=None) -> list[str]:
+    """The offline reader's and the ideal reader's rows on each half of the split (`halves`);
+    `tools`: the offline reader's, when the caller has them (their answers are cached)."""
+    from cortex.ask.asker import Asker
+    from cortex.ask.readers import OfflineReader
+    from cortex.tools.trusted import Tools
+
+    tools = tools or Tools(brain, Asker(brain, OfflineReader()))
+    notes = brain.snapshot().notes
+    rows = []
+    for label, half in zip(("even half (chosen on)", "odd half (held out)"), halves(qs)):
+        rows.append(ask_line(f"offline reader, {label}", ask_part(tools, half, answers, notes)))
+        rows.append(f"  {label}: {ideal_line(brain, half, answers)}")
+    return rows
+
+
 def main(args) -> int:
+    from cortex.app.eval_answers import load_answers
     from cortex.ask.asker import Asker
     from cortex.ask.readers import AnthropicReader, OfflineReader
     from cortex.settings import Settings
@@ -529,7 +605,11 @@ def main(args) -> int:
         cases = [json.loads(line) for line in claims_file.read_text().splitlines() if line.strip()]
         print("\n".join(claims_lines(claims_part(cases))))
     if not getattr(args, "no_ask", False):
-        print(ask_line("offline reader", ask_part(tools, qs)))
+        answers = load_answers(questions.parent / "answers.jsonl")
+        notes = brain.snapshot().notes
+        print(ask_line("offline reader", ask_part(tools, qs, answers, notes)))
+        if answers:
+            print("\n".join(held_out_lines(brain, qs, answers, tools)))
         if reworded:
             print(ask_line("offline reader, reworded", ask_part(tools, reworded)))
         model_asker = Asker(brain, OfflineReader())  # replaced below, once the stub runs
@@ -537,7 +617,7 @@ def main(args) -> int:
         try:
             model_asker.reader = AnthropicReader("stub-model", "eval-key-not-real", timeout=30.0, base_url=stub.url)
             stub.respond = stub_model(brain)
-            print(ask_line("model reader, stub model", ask_part(Tools(brain, model_asker), qs)))
+            print(ask_line("model reader, stub model", ask_part(Tools(brain, model_asker), qs, answers, notes)))
             model_asker.sweep, model_asker.cache = 0, type(model_asker.cache)()
             print(ask_line("model reader, stub model, CORTEX_ASK_SWEEP=0", ask_part(Tools(brain, model_asker), qs)))
         finally:
@@ -553,29 +633,12 @@ def main(args) -> int:
             ask_line(
                 f"client's model through MCP sampling, stub model; {client.requests} sampling requests, "
                 f"readers {dict(readers)}",
-                ask_part(SimpleNamespace(ask=answered.__getitem__), qs),
+                ask_part(SimpleNamespace(ask=answered.__getitem__), qs, answers, notes),
             )
         )
+        if answers:
+            print(ideal_line(brain, qs, answers))
     return 0
-
-
-def bar_table(bars: list[float]) -> list[str]:
-    """The offline reader's precision/recall trade-off on the public eval, one row a bar."""
-    from cortex.ask.asker import Asker
-    from cortex.ask.readers import OfflineReader
-    from cortex.tools.trusted import Tools
-
-    brain, qs = load(ROOT / "brain", ROOT / "questions.jsonl")
-    rows = ["bar   absent NOT IN BRAIN (VERIFIED)   answerable VERIFIED with gold   cited notes gold"]
-    for bar in bars:
-        a = ask_part(Tools(brain, Asker(brain, OfflineReader(bar))), qs)
-        rows.append(
-            f"{bar:<5} {a['absent_questions_stamped_not_in_brain']:>6} ({a['absent_nib_share']:.0%}) "
-            f"({a['absent_verified']:>2})"
-            f"        {a['answerable_verified_with_gold']:>8} ({a['answerable_verified_gold_share']:.0%})"
-            f"              {a['cited_notes_that_are_gold']:>8} ({a['cited_gold_share']:.0%})"
-        )
-    return rows
 
 
 def halves(qs: list[dict]) -> tuple[list[dict], list[dict]]:
@@ -587,31 +650,64 @@ def halves(qs: list[dict]) -> tuple[list[dict], list[dict]]:
     return [q for i, q in enumerate(qs, 1) if i % 2 == 0], [q for i, q in enumerate(qs, 1) if i % 2 == 1]
 
 
-def halves_table(bars: list[float]) -> list[str]:
-    """The four ask figures of the offline reader on each half of the split, one row a bar."""
-    from cortex.ask.asker import Asker
+def near_rows(brain, qs: list[dict]) -> list[dict]:
+    """Per question: its half, whether it is absent, whether the offline reader quoted nothing,
+    and how near the scope's closest passages come by words (`near.by_words`, unpruned) and
+    by meaning (None without the arm): what NOT IN BRAIN's two bars are chosen from."""
+    from cortex.ask.asker import Asker, evidence, usable
+    from cortex.ask.near import by_words
     from cortex.ask.readers import OfflineReader
     from cortex.tools.trusted import Tools
 
-    brain, qs = load(ROOT / "brain", ROOT / "questions.jsonl")
+    tools, snap = Tools(brain, Asker(brain, OfflineReader())), brain.snapshot()
+    allowed = {p for p in snap.notes if usable(snap, p, brain.today(), False)}
+    even = {id(q) for q in halves(qs)[0]}
     rows = []
-    for bar in bars:
-        tools = Tools(brain, Asker(brain, OfflineReader(bar)))
-        for label, half in zip(("even (chosen on)", "odd (held out)"), halves(qs)):
-            a = ask_part(tools, half)
-            rows.append(
-                f"{bar:<5} {label:<17} absent NOT IN BRAIN {a['absent_questions_stamped_not_in_brain']} "
-                f"VERIFIED {a['absent_verified']}; answerable VERIFIED with gold "
-                f"{a['answerable_verified_with_gold']} ({a['answerable_verified_gold_share']:.0%}); "
-                f"cited notes gold {a['cited_notes_that_are_gold']} ({a['cited_gold_share']:.0%})"
-            )
+    for q in qs:
+        _, weights, holders, _ = evidence(brain, snap, q["question"], allowed)
+        notes = {p: snap.notes[p] for p in set().union(*holders.values()) & allowed} if holders else {}
+        leads = by_words(q["question"], weights, holders, notes, bar=0.0)
+        close = brain.meaning.closeness(snap, q["question"], sorted(allowed)) if brain.meaning is not None else None
+        nearest = close.closest() if close is not None else None
+        rows.append(
+            {
+                "even": id(q) in even,
+                "absent": not q["gold"],
+                "missed": not tools.ask(q["question"])["quotes"],
+                "words": leads[0].words if leads else 0.0,
+                "cosine": nearest[1] if nearest else None,
+            }
+        )
     return rows
 
 
-if __name__ == "__main__":  # python3 -m cortex.app.evaluate --bars | --halves: the tables in DESIGN.md (Who reads)
+def near_table(rows: list[dict], pairs: list[tuple[float, float]]) -> list[str]:
+    """For each (words bar, cosine bar): on each half, the absent questions that would stay NOT IN
+    BRAIN and the answerable ones the reader missed that would be NOT IN BRAIN."""
+    out = ["words  cosine   even: absent NIB, answerable NIB   odd: absent NIB, answerable NIB"]
+    for w, c in pairs:
+        cells = []
+        for even in (True, False):
+            half = [r for r in rows if r["even"] == even]
+            far = [r for r in half if r["missed"] and r["words"] < w and (r["cosine"] is None or r["cosine"] < c)]
+            absent = sum(r["absent"] for r in half)
+            cells.append(f"{sum(r['absent'] for r in far)}/{absent}, {sum(not r['absent'] for r in far)}")
+        out.append(f"{w:<6.2f} {c:<6.2f}   {cells[0]:>20}   {cells[1]:>26}")
+    return out
+
+
+if __name__ == "__main__":  # python3 -m cortex.app.evaluate --held-out | --near: DESIGN.md (Stamps, Who reads)
     import sys
 
-    if sys.argv[1:] == ["--bars"]:
-        print("\n".join(bar_table([0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9])))
-    elif sys.argv[1:] == ["--halves"]:
-        print("\n".join(halves_table([0.6, 0.65])))
+    from cortex.app.eval_answers import load_answers
+    from cortex.settings import Settings
+
+    if sys.argv[1:] in (["--held-out"], ["--near"]):  # meaning on, unless CORTEX_MEANING=off
+        brain, qs = load(ROOT / "brain", ROOT / "questions.jsonl")
+        if (Settings.from_env().meaning or "on") != "off":
+            print(attach_meaning(brain, log=lambda *a: None))
+        if sys.argv[1:] == ["--held-out"]:
+            print("\n".join(held_out_lines(brain, qs, load_answers(ROOT / "answers.jsonl"))))
+        else:
+            grid = [(w, c) for w in (0.5, 0.57, 0.6, 0.67, 0.8, 1.01) for c in (0.5, 0.55, 0.6, 0.65, 0.7, 1.01)]
+            print("\n".join(near_table(near_rows(brain, qs), grid)))

@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from cortex.ask.focus import addressing, focus_terms
+from cortex.ask.near import LEADS, MEANING_NEAR, WORDS_NEAR, Lead, by_words, leads_line
 from cortex.ask.neutralize import neutralize_answer
 from cortex.ask.pack import Pack, build_pack, distinctive, question_terms, rarity, variants
 from cortex.ask.quotes import check_quote
@@ -44,6 +45,7 @@ from cortex.errors import BadInput
 from cortex.index.masked import masked
 from cortex.index.snapshot import Snapshot, in_archive
 from cortex.index.tokenize import tokenize
+from cortex.notes.blocks import blocks_of
 from cortex.notes.note import Note
 from cortex.notes.paths import check_path, check_text, in_scope
 from cortex.notes.working import in_working
@@ -54,7 +56,6 @@ __all__ = [
     "MAX_ANSWER_CHARS",
     "MAX_CITATIONS",
     "MAX_QUOTE_CHARS",
-    "NEAR_BAR",
     "READER_POLICIES",
     "AnswerCache",
     "Asker",
@@ -65,6 +66,7 @@ __all__ = [
     "check_citations",
     "coverage_line",
     "evidence",
+    "lead_entry",
     "normalise_question",
     "out_of_bounds",
     "owner_words",
@@ -231,12 +233,6 @@ def evidence(
     return in_scope_count, weights, {t: holders[t] for t in weights}, distinctive(counts, in_scope_count)
 
 
-# NOT IN BRAIN also needs every passage of the scope further from the question than this
-# (cosine); a closer one makes a miss UNVERIFIED: the notes may say it in other words.
-# Chosen on the even half of the public eval so that at least 95% of its absent questions
-# stay NOT IN BRAIN (their closest passages are near: topical near-misses); DESIGN.md.
-NEAR_BAR = 0.71
-
 DEFAULT_SWEEP = 2  # two more packs reached every matching note of the 176-note eval brain
 
 
@@ -291,7 +287,11 @@ class Asker:
                 passed = "; ".join(x for x in (passed, f"the client's model: {unused}") if x)
                 turn = None
         name = reader.name if reader is not None else "client"
-        key = cache_key(question, snap.sha, f"{name} sweep {self.sweep}", k, door, scope, day.isoformat())
+        # A miss is judged by meaning only once the arm has embedded this commit: an answer
+        # given by words alone must not outlive that.
+        arm = self.brain.meaning is not None and self.brain.meaning.ready_for(snap)
+        how = f"{name} sweep {self.sweep}{' meaning' if arm else ''}"
+        key = cache_key(question, snap.sha, how, k, door, scope, day.isoformat())
         cached = self.cache.get(key) if turn is None else None
         if cached is not None:
             return dict(cached, cached=True, **({"reader_note": passed} if passed else {}))
@@ -363,6 +363,8 @@ class Asker:
             packs += 1
             tokens += reply.tokens_sent
         reply.tokens_sent = tokens
+        missed = reply.error is None and reply.not_in_brain and not reply.citations
+        leads = self._leads(snap, question, weights, holders, allowed, close) if missed else []
         result = self._stamp(
             snap,
             day,
@@ -377,6 +379,7 @@ class Asker:
             packs,
             k if reads_all else None,
             self._meaning_said(snap, close, scope_paths if scoped else None),
+            leads,
         )
         result["sha"] = snap.sha
         if result["stamp"] != UNVERIFIED and not result["reader"].startswith("client:"):
@@ -475,6 +478,7 @@ class Asker:
         notes = [masked(snap.notes[p]) if mask else snap.notes[p] for p in paths]
         pack = build_pack(snap.sha, notes, question, self.pack_bytes if budget is None else budget, first)
         pack.weights, pack.holders = weights, holders
+        pack.focus = focus_terms(question, owner_words(snap))
         return pack
 
     def _meaning_said(self, snap: Snapshot, close, scope: list[str] | None) -> tuple[str, tuple[str, float] | None]:
@@ -487,9 +491,12 @@ class Asker:
         nearest = close.closest()
         if nearest is None:
             return "meaning: no passage in scope", None
-        side = "under" if nearest[1] < NEAR_BAR else "at or over"
+        side = "under" if nearest[1] < MEANING_NEAR else "at or over"
         in_part = meaning.in_part(snap, scope)
-        return f"closest passage {nearest[1]:.2f}, {side} {NEAR_BAR:.2f}{'; ' + in_part if in_part else ''}", nearest
+        return (
+            f"closest passage {nearest[1]:.2f}, {side} {MEANING_NEAR:.2f}{'; ' + in_part if in_part else ''}",
+            nearest,
+        )
 
     def _stamp(
         self,
@@ -506,6 +513,7 @@ class Asker:
         packs: int,
         top: int | None,
         said: tuple[str, tuple[str, float] | None] = ("", None),
+        leads: list[Lead] | None = None,
     ) -> dict[str, Any]:
         notes_by_tag = pack.notes_by_tag
         # The verifier counts how many notes of the pack hold a quote (a stock phrase is
@@ -526,13 +534,17 @@ class Asker:
             stamp, why = UNVERIFIED, reply.error
         else:
             stamp, why = overall_stamp(checks, reply.not_in_brain, len(unread), reply.answer)
-        nearest = said[1]
-        if stamp == NOT_IN_BRAIN and nearest is not None and nearest[1] >= NEAR_BAR:
+        near = [lead for lead in leads or () if lead.near()]
+        missed = stamp == NOT_IN_BRAIN
+        if missed and near:
             stamp = UNVERIFIED
             why = (
-                f"no passage read answers it, but {nearest[0]} has one {nearest[1]:.2f} close to the "
-                f"question (NOT IN BRAIN needs every passage under {NEAR_BAR:.2f}): the notes may say it in other words"
+                f"not answered; the closest passages are {leads_line(near[:LEADS])}: NOT IN BRAIN needs every "
+                f"passage of the scope under {WORDS_NEAR:.0%} of the question's words and under cosine "
+                f"{MEANING_NEAR:.2f}, so the notes may hold the answer, in these words or others"
             )
+        if missed and said[1] is None:
+            why += f"; judged by words only ({_words_only(said[0])})"
         flag, why = _addressing(snap, question, checks, why)
         return {
             "answer": neutralize_answer(reply.answer),
@@ -556,7 +568,52 @@ class Asker:
             "reader": reply.reader,
             "notes_read": len(read),
             "unread_matching": len(unread),
+            **({"leads": [lead_entry(lead) for lead in near[:LEADS]]} if stamp == UNVERIFIED and near else {}),
         }
+
+    def _leads(
+        self,
+        snap: Snapshot,
+        question: str,
+        weights: dict[str, float],
+        holders: dict[str, frozenset[str]],
+        allowed: set[str],
+        close,
+    ) -> list[Lead]:
+        """The scope's passages closest to a question no reader answered, by its words and by
+        meaning (`near`), one per note, closest first: what NOT IN BRAIN must rule out."""
+        notes = {p: snap.notes[p] for p in set().union(*holders.values()) & allowed} if holders else {}
+        found = {lead.path: lead for lead in by_words(question, weights, holders, notes)}
+        if close is not None:
+            for i in np.argsort(-close.best, kind="stable")[:LEADS]:
+                path, cos = close.paths[i], float(close.best[i])
+                spans = close.spans_of(path)
+                blocks = blocks_of(snap.notes[path])
+                heading = " > ".join(blocks[spans[0][1]].heading_path) if spans and spans[0][1] < len(blocks) else ""
+                lead = found.get(path)
+                found[path] = (
+                    Lead(path, lead.heading, lead.words, cos) if lead is not None else Lead(path, heading, cosine=cos)
+                )
+        return sorted(found.values(), key=lambda x: (not x.near(), -x.words, -(x.cosine or 0.0), x.path))
+
+
+def lead_entry(lead: Lead) -> dict[str, Any]:
+    """One lead of a reply: where the passage is and how close it came."""
+    entry: dict[str, Any] = {"path": lead.path, "heading": lead.heading, "words": round(lead.words, 2)}
+    if lead.cosine is not None:
+        entry["cosine"] = round(lead.cosine, 2)
+    return entry
+
+
+def _words_only(meaning_line: str) -> str:
+    """Why a miss was judged by its words alone, from the meaning arm's line ("meaning: off
+    (CORTEX_MEANING=off); lexical only" -> "the meaning arm is off (CORTEX_MEANING=off)")."""
+    state = meaning_line.removeprefix("meaning: ").split("; lexical", 1)[0]
+    if not state or state.startswith("off"):
+        return f"the meaning arm is {state or 'off'}"
+    if state.startswith("starting"):
+        return "the meaning arm is starting"
+    return f"the meaning arm is not ready: {state}"
 
 
 def _addressing(snap: Snapshot, question: str, checks: list[QuoteCheck], why: str) -> tuple[dict[str, Any], str]:

@@ -55,7 +55,7 @@ FRAMING = frozenset(
 many much long often far big exactly according name names named called call best time
 times kind sort way ways thing things anything something everything ever usually currently
 get gets got go goes went come comes came use used using make made say says said tell know
-mention mentioned note notes brain please
+mention mentioned note notes brain please must might shall ought
 didn don doesn isn wasn aren weren won wouldn couldn shouldn haven hasn hadn
 """.split()
 )
@@ -81,6 +81,8 @@ class Pack:
     # (None when the pack was built without the scope's statistics).
     weights: dict[str, float] | None = None
     holders: dict[str, frozenset[str]] | None = None
+    # The question's focus terms (`focus.focus_terms`: less the owner's name); None: all its content words.
+    focus: list[str] | None = None
 
     @property
     def notes_by_tag(self) -> dict[str, Note]:
@@ -196,13 +198,14 @@ def variants(term: str) -> frozenset[str]:
 
     A light English fold used to decide which notes hold a question's term and whether
     a passage covers it: plural, -ed, -ing on a stem of 3+ letters ("reared" ~
-    "rearing" ~ "rear"), and one derivational ending on a base of 4+ letters
-    (`derived_base`: "insures" ~ "insurance", "quickly" ~ "quick"). It may match a
+    "rearing" ~ "rear"), one derivational ending on a base of 4+ letters
+    (`derived_base`: "insures" ~ "insurance", "quickly" ~ "quick"), and a verb of two
+    consonants and "y" with its noun in "-ight" ("flight" ~ "flying"). It may match a
     false friend ("mated" ~ "mat", "station" ~ "state"); that makes a search read more
-    notes, and the offline reader's bar still asks for the rest of the question. The
+    notes, and the offline reader still asks for every focus term of the question. The
     verifier never folds anything.
     """
-    out = set(tokenize(term)) | {term}  # an accented word also stands for its bare spelling
+    out = set(tokenize(term)) | {term} | _ight(term)  # an accented word also stands for its bare spelling
     if not (term.isalpha() and term.isascii() and len(term) > 3):
         return frozenset(out)
     stem = term
@@ -227,6 +230,25 @@ def variants(term: str) -> frozenset[str]:
     if base.endswith("y"):
         out.update(base[:-1] + e for e in ("ies", "ied", "ily", "iness"))
     return frozenset(out)
+
+
+# A verb of two consonants and "y" and its noun in "-ight": fly/flight. English has a few
+# ("flying" for "flight" was missed: a Lisbon flight note said "Flying TAP TP1337"); the
+# same shape brings false friends (fry/fright, ply/plight, sly/slight, wry/wright), rare in
+# notes, and a false friend only makes a search read more notes.
+_IGHT_NOUN = re.compile(r"^([b-df-hj-np-tv-z]{2})ights?$")
+_Y_VERB = re.compile(r"^([b-df-hj-np-tv-z]{2})(?:y|ys|ies|ied|ying|yer|yers|ier|iers)$")
+
+
+def _ight(term: str) -> set[str]:
+    """The "-ight" noun of a verb of two consonants and "y", or the verb of such a noun."""
+    noun, verb = _IGHT_NOUN.match(term), _Y_VERB.match(term)
+    if noun:
+        stem = noun.group(1)
+        return {stem + e for e in ("y", "ies", "ied", "ying", "ier", "iers")}
+    if verb:
+        return {verb.group(1) + "ight", verb.group(1) + "ights"}
+    return set()
 
 
 def derived_base(term: str) -> str:

@@ -2,8 +2,8 @@
 
 - `AnthropicReader`: the `anthropic` SDK, forced to answer through a tool named
   `answer` whose input is {answer, citations: [{tag, quote}], not_in_brain}.
-- `OfflineReader`: no model; quotes the one passage of the pack that covers enough of
-  the question's distinctive terms, or says not_in_brain.
+- `OfflineReader`: no model; quotes the one passage of the pack that holds the question's
+  focus terms and what it asks for, or says not_in_brain.
 - `ClientTurn`: the connected client's own model, asked through MCP sampling by the
   door (`client_request` builds the request; the reply comes back on a second round).
 
@@ -15,25 +15,23 @@ the answer UNVERIFIED with that reason.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from cortex.ask.focus import answers_kind, by_specifics, expects, focus_terms, proper_only, unmentioned
+from cortex.ask.near import coverage, identity, passages
 from cortex.ask.neutralize import client_text
-from cortex.ask.pack import Pack, PackedFile, question_terms, variants
+from cortex.ask.pack import Pack, question_terms, variants
 from cortex.ask.quotes import too_generic
-from cortex.ask.specifics import Specific, specifics
+from cortex.ask.specifics import specifics
 from cortex.index.tokenize import tokenize
-from cortex.notes.blocks import Block, blocks_of
 from cortex.notes.data_envelope import DATA_NOTICE, fence, new_nonce
-from cortex.notes.note import Note
 
 __all__ = [
     "ANSWER_TOOL",
     "CLIENT_MAX_TOKENS",
     "CLIENT_SYSTEM",
     "CLIENT_TIMEOUT_S",
-    "OFFLINE_BAR",
     "QUOTE_CHARS",
     "SYSTEM",
     "AnthropicReader",
@@ -284,111 +282,64 @@ def _json_object(text: str) -> Any:
         raise ValueError("JSON nested too deeply") from None
 
 
-# The least share of the question's distinctive weight a passage must cover to be quoted: the lowest bar
-# at which no absent question of the public eval is VERIFIED (63/63; see docs/DESIGN.md, the offline reader's bar).
-OFFLINE_BAR = 0.65
-
-
-_NUMERIC = frozenset({"number", "amount", "time", "date"})
-_EXPECTS = [
-    # A measure asks for a quantity with its unit: "How tall…" is not answered by a bare
-    # count; a price by a number (with or without its currency); a version or a number
-    # by a number or an identifier; opening hours by a time.
-    (re.compile(r"\bhow (?:tall|high|far|heavy|wide|deep|fast)\b", re.I), frozenset({"amount"})),
-    (
-        re.compile(r"\b(?:cost|costs|price|prices|fee|fees|rent|charge|charged|pay|paid|salary)\b", re.I),
-        frozenset({"amount", "number"}),
-    ),
-    (re.compile(r"\b(?:which|what) (?:[\w-]+ )?version\b|\bnumber\b", re.I), frozenset({"number", "identifier"})),
-    (re.compile(r"\b(?:opening|what) hours\b", re.I), frozenset({"time"})),
-    (re.compile(r"\b(?:what|which) time\b", re.I), frozenset({"time"})),
-    (re.compile(r"\bwhen\b|\b(?:what|which) (?:date|day|month|year)\b", re.I), frozenset({"date", "time"})),
-    (
-        re.compile(r"\bhow (?:much|many|tall|high|big|far|heavy|fast|large|wide)\b", re.I),
-        frozenset({"number", "amount"}),
-    ),
-    (re.compile(r"\bhow (?:long|old)\b", re.I), _NUMERIC),
-    (re.compile(r"^\s*who\b|\bwho (?:is|was|are|were|does|did|will)\b", re.I), frozenset({"name", "identifier"})),
-]
-
-
-def expects(question: str) -> frozenset[str] | None:
-    """The kinds of specific (`cortex.ask.specifics.specifics`) an answer to `question` must hold.
-
-    "How much …" wants a number, "When …" a date or time, "What time …" a time, "Who …"
-    a name, "How tall …" an amount with its unit, "… cost?" a number, "Which version …"
-    a number or identifier: a passage without one cannot answer, however many words it
-    shares. The first matching form decides. None when the question's form says nothing.
-    """
-    for rx, kinds in _EXPECTS:
-        if rx.search(question):
-            return kinds
-    return None
-
-
 class OfflineReader:
-    """No model: quotes the one passage that covers the question's distinctive content.
+    """No model: quotes the one passage of the pack that answers what the question asks.
 
     Cheap, so the asker packs every note of the scope that holds a distinctive term
-    (`reads_all`). A passage is a block of a note (a paragraph or list, not a heading
-    or code); its terms are the block's own plus its note's title, aliases, description,
-    path and headings (`identity`), less the question's lower-case words that those write
-    only as a name (`proper_only`). It covers a term when it holds the term or an
-    inflected or derived form of it (`pack.variants`).
-    Its score is the covered share of the question terms' rarity weight; the passage
-    itself must hold at least one of them, and a specific of the kind the question asks
-    for (`expects`). The best passage at or over `bar` is quoted alone: passages are
-    never joined. Below the bar the answer is not_in_brain.
-    Live text is preferred over retired text at any score.
+    (`reads_all`). A passage is a block of a note (a paragraph, list item or table row;
+    not a heading or code). It answers only when both hold:
+
+    - every focus term of the question (`Pack.focus`: its content words less stop,
+      question and framing words and the owner's name) is mentioned by the passage's quote
+      or its note's title, aliases or heading path, in any word form (`focus.unmentioned`;
+      a lower-case word not through a name there, `proper_only`);
+    - the quote holds the kind of specific the question asks for (`focus.expects`: a
+      number for how many or how much, a date or time for when, a name for who, a link for
+      where online).
+
+    So it never quotes a line that only shares the topic ("I brew a V60 every morning" for
+    the brewing temperature). Of the passages that answer, live text comes first, then the
+    one whose quote holds the most of the question's rarity weight itself, then the one
+    that covers the most with its note's name, description, path and headings
+    (`near.coverage`), then the best-ranked note.
+    Passages are never joined. When none answers, the answer is not_in_brain.
     """
 
     name = "offline-extractive"
     reads_all = True
 
-    def __init__(self, bar: float = OFFLINE_BAR, own: float = 0.0):
-        self.bar = bar
-        self.own = own
-
     def read(self, question: str, pack: Pack) -> ReaderReply:
         reply = ReaderReply(reader=self.name, tokens_sent=0)
         weights = pack.weights if pack.weights is not None else {t: 1.0 for t in question_terms(question)}
-        total = sum(weights.values())
+        total = sum(weights.values()) or 1.0
         forms = {t: variants(t) for t in weights}
+        focus = pack.focus if pack.focus is not None else focus_terms(question)
         wants = expects(question)
+        # Every focus term must be in a passage's note (the index holds each note's words)
+        # but for a word that a specific mentions ("cost" by "12 EUR"): no other note is read.
+        free = by_specifics(question, focus)
+        needed = [t for t in focus if t in weights and t not in free]
         best = None
-        if total > 0:
-            for rank, f in enumerate(pack.files):
-                names = identity(f.note)
-                context = set(tokenize(" ".join((f.path, *names))))
-                if pack.holders is not None:
-                    # The note's index holds every term a passage of it can cover, but for
-                    # its description: a note whose terms cannot reach the bar needs no
-                    # reading of its blocks.
-                    bound = sum(
-                        w for t, w in weights.items() if f.path in pack.holders.get(t, ()) or forms[t] & context
-                    )
-                    if bound < self.bar * total:
-                        continue
-                for block, text, beside in _passages(f):
-                    own = set(tokenize(text))
-                    inside = [t for t in weights if forms[t] & own]
-                    if not inside:
-                        continue
-                    around = own | (
-                        (context | set(tokenize(" ".join((*block.heading_path, beside)))))
-                        - proper_only(question, [*names, *block.heading_path])
-                    )
-                    score = sum(w for t, w in weights.items() if forms[t] & around) / total
-                    if score < self.bar or sum(weights[t] for t in inside) < self.own * total:
-                        continue
-                    quote = _excerpt(
-                        text, lambda line: sum(weights[t] for t in weights if forms[t] & set(tokenize(line)))
-                    )
-                    if too_generic(quote) or (wants and not any(_answers(x, wants) for x in specifics(quote))):
-                        continue
-                    key = (block.retired is None, round(score, 6), -rank, sum(weights[t] for t in inside))
-                    if best is None or key > best[0]:
-                        best = (key, f.tag, quote)
+        for rank, f in enumerate(pack.files):
+            if pack.holders is not None and any(f.path not in pack.holders.get(t, ()) for t in needed):
+                continue
+            heads = set(tokenize(" ".join((f.note.title, *f.note.aliases))))
+            for block, text, beside in passages(f):
+                # Every word a quote of this block can mention, with its note's names: a block
+                # that lacks a needed term is no answer, and costs no closer reading.
+                held = set(tokenize(text)) | heads | set(tokenize(" ".join(block.heading_path)))
+                if any(not forms[t] & held for t in needed):
+                    continue
+                quote = _excerpt(text, lambda line: sum(weights[t] for t in weights if forms[t] & set(tokenize(line))))
+                if too_generic(quote) or (wants and not any(answers_kind(x, wants) for x in specifics(quote))):
+                    continue
+                if unmentioned(question, focus, [(quote, (f.note.title, *f.note.aliases, *block.heading_path))]):
+                    continue  # a line on the topic that does not say what was asked
+                inside = sum(w for t, w in weights.items() if forms[t] & set(tokenize(quote))) / total
+                score = coverage(question, weights, forms, f.note, block, quote, beside)
+                key = (block.retired is None, round(inside, 6), round(score, 6), -rank)
+                if best is None or key > best[0]:
+                    best = (key, f.tag, quote)
         if best is None:
             reply.not_in_brain = True
             reply.answer = "The notes read do not answer this."
@@ -396,67 +347,6 @@ class OfflineReader:
         reply.citations.append((best[1], best[2]))
         reply.answer = "From the notes:\n" + best[2]
         return reply
-
-
-def _answers(spec: Specific, wants: frozenset[str] | set[str] | tuple[str, ...]) -> bool:
-    """Whether `spec` is of a kind the question asks for. A number written as a word
-    alone ("one cracked slate") answers no "how much": it grounds, but never qualifies."""
-    return spec.kind in wants and not (spec.kind == "number" and spec.text[:1].isalpha())
-
-
-def identity(note: Note) -> list[str]:
-    """What a note says it is about: its title, aliases and frontmatter description.
-
-    A passage is read with these around it ("Pim the cat" covers "cat" for every line of
-    that note; "snapjar — Nils's small open-source Python library for content-addressed
-    snapshot files" covers "library" and "snapshot").
-    """
-    return [note.title, *note.aliases, *([note.description] if note.description else [])]
-
-
-def proper_only(question: str, titles: list[str]) -> set[str]:
-    """Terms the question writes in lower case that `titles` write only inside a name.
-
-    Titles and headings are in sentence case, so a capital after a title's first word
-    marks a name ("Home Assistant", "Vellmoor Public Library"). A lower-case word of the
-    question ("Rosa's studio assistant") is a common noun, not that name: a passage may
-    not count it as covered through such a title (it still may when it says it itself).
-    """
-    named: set[str] = set()
-    plain: set[str] = set()
-    for title in titles:
-        words = title.split()
-        for i, w in enumerate(words):
-            (named if i and w[:1].isupper() else plain).update(tokenize(w))
-    lower = set(tokenize(" ".join(w for w in question.split() if not w[:1].isupper())))
-    return (named - plain) & lower
-
-
-def _passages(f: PackedFile) -> list[tuple[Block, str, str]]:
-    """The passages of a packed file: its blocks of prose, one per paragraph, list item
-    and table row (CommonMark's blocks: a list's items are blocks of their own), each
-    with the text it is read beside: a table row is read with its table's header row.
-
-    A list holds separate facts: taking it whole would let one item answer half a
-    question and another item the other half.
-    """
-    out = []
-    header, prev = "", None
-    for block in blocks_of(f.note):
-        if block.kind == "table row" and not (
-            prev is not None and prev.kind == "table row" and _next_rows(prev, block)
-        ):
-            header = block.text  # the first row of a table
-        prev = block
-        if block.kind in ("heading", "code", "html") or (f.parts and block.text.strip() not in f.text):
-            continue
-        out.append((block, block.text, header if block.kind == "table row" and block.text != header else ""))
-    return out
-
-
-def _next_rows(a: Block, b: Block) -> bool:
-    """Whether row `b` follows row `a` in one table (the delimiter row may sit between)."""
-    return b.line - a.line <= 2
 
 
 def _excerpt(text: str, line_score) -> str:

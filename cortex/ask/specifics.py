@@ -22,6 +22,7 @@ from cortex.index.tokenize import STOPWORDS
 from cortex.notes.blocks import strip_was_markers
 
 __all__ = [
+    "CURRENCIES",
     "NAMING",
     "Specific",
     "live_context",
@@ -30,6 +31,7 @@ __all__ = [
     "strip_old_wording",
     "supported",
     "ungrounded",
+    "unit_of",
 ]
 
 # Digits as written, superscripts, subscripts, vulgar fractions and circled numbers
@@ -255,6 +257,7 @@ _UNIT_KEYS = {
 }
 _SYMBOL_UNITS = ("€", "$", "£", "¥")
 _CODE_UNITS = ("EUR", "USD", "GBP", "JPY", "CHF")
+CURRENCIES = frozenset(_CODE_UNITS)  # the unit keys of money
 _UNIT_AFTER = "|".join(re.escape(u) for u in sorted(_UNIT_KEYS, key=len, reverse=True))
 _NUM = rf"(?P<n>{_DIGITS}(?:[.,]{_DIGITS})*)"
 _AMOUNTS = [
@@ -530,6 +533,11 @@ NAMING = frozenset({"name", "identifier"})
 # old wording. Read by pattern, not by CommonMark: an unclosed mark is left in (and
 # CommonMark would not retire it either), and dropping more than it would only grounds less.
 _NOT_LIVE = re.compile(r"~~.*?~~|<!--.*?-->|%%.*?%%", re.DOTALL)
+
+
+def unit_of(word: str) -> str | None:
+    """The unit key a word names ("kilometres" -> "km"), as amounts are compared; None if none."""
+    return _UNIT_KEYS.get(word.casefold())
 
 
 def live_context(text: str) -> str:

@@ -62,13 +62,16 @@ def _mask(value: Any) -> Any:
 
 
 def guest_reply(result: dict[str, Any], citations: bool) -> dict[str, Any]:
-    """The guest's view of an ask reply: an allow-list of keys; paths and quotes only with citations."""
+    """The guest's view of an ask reply: an allow-list of keys; paths, quotes and a miss's leads
+    only with citations."""
     out = {k: result[k] for k in _REPLY_KEEP if k in result}
     quotes = []
     for q in result.get("quotes") or []:
         keep = _QUOTE_KEEP + (_QUOTE_CITED if citations else ())
         quotes.append({k: q[k] for k in keep if k in q})
     out["quotes"] = quotes
+    if citations and result.get("leads"):
+        out["leads"] = result["leads"]  # paths and headings, as citations are
     if not citations:
         out = {k: _mask(v) for k, v in out.items()}
         out["quotes"] = [{k: _mask(v) for k, v in q.items()} for q in quotes]

@@ -53,6 +53,16 @@ def test_variants_fold_one_derivational_ending_on_a_base_of_four_letters() -> No
     assert derived_base("bee") == "bee" and derived_base("planning") == "plan"
 
 
+def test_variants_fold_a_verb_in_y_with_its_noun_in_ight() -> None:
+    # "Flying TAP TP1337 … at 07:40" is the note of a flight: the coverage line said "flight: 0 notes".
+    assert {"fly", "flying", "flies"} <= variants("flight") and "flight" in variants("flights")
+    assert {"flight", "flights"} <= variants("flying") and "flight" in variants("fly")
+    # Only two consonants before: "light", "night", "weight" and "freight" keep to themselves.
+    for term in ("light", "night", "weight", "freight", "sight"):
+        stem = term.removesuffix("ight")
+        assert not variants(term) & {stem + "y", stem + "ying", stem + "ies"}
+
+
 @pytest.mark.slow
 @given(st.text("abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=14))
 def test_variants_keep_the_term_and_a_base_keeps_four_letters(term: str) -> None:

@@ -1,6 +1,7 @@
 """The public eval's data keeps its promises: every gold note is live, a reworded question
-shares no content word with its gold note in any form, and each claims case quotes its note
-verbatim, at least ten a class, with controls a third of them or more."""
+shares no content word with its gold note in any form, each claims case quotes its note
+verbatim, at least ten a class, with controls a third of them or more, and every gold answer
+is verbatim in a gold note."""
 
 from __future__ import annotations
 
@@ -67,3 +68,33 @@ def test_a_claims_case_quotes_live_text_of_its_note(c):
     for quote in c["quotes"]:
         check = check_quote(quote, note, {"n": note}, dt.date(2026, 11, 30))
         assert check.stamp == "VERIFIED", (quote, check.reason)
+
+
+QUESTIONS = [json.loads(line) for line in (EVAL / "questions.jsonl").read_text().splitlines() if line.strip()]
+ANSWERS = [json.loads(line) for line in (EVAL / "answers.jsonl").read_text().splitlines() if line.strip()]
+
+
+def test_every_answerable_question_has_one_gold_answer_and_no_absent_one_has_any():
+    answerable = [q["id"] for q in QUESTIONS if q["gold"]]
+    assert [a["id"] for a in ANSWERS] == answerable
+    for a in ANSWERS:
+        assert set(a) <= {"id", "answer", "under"} and a["answer"], a
+        assert all(isinstance(g, list) and g and all(isinstance(s, str) and s.strip() for s in g) for g in a["answer"])
+
+
+@pytest.mark.parametrize("a", ANSWERS, ids=[a["id"] for a in ANSWERS])
+def test_a_gold_answer_is_verbatim_in_a_gold_note_under_its_headings(a):
+    from cortex.app.eval_answers import norm
+    from cortex.notes.blocks import blocks_of
+
+    gold = next(q for q in QUESTIONS if q["id"] == a["id"])["gold"]
+    notes = [parse_note(g, (EVAL / "brain" / g).read_text()) for g in gold]
+    for group in a["answer"]:
+        for spelling in group:  # every spelling of a fact is the text of some gold note
+            assert any(norm(spelling) in norm(n.text) for n in notes), (a["id"], spelling)
+        if a.get("under"):
+            assert any(
+                all(h in b.heading_path for h in a["under"]) and any(norm(s) in norm(b.text) for s in group)
+                for n in notes
+                for b in blocks_of(n)
+            ), a

@@ -7,7 +7,7 @@ import datetime as dt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cortex.ask.focus import addressing, focus_terms, unmentioned
+from cortex.ask.focus import addressing, asked_words, expects, focus_terms, unmentioned
 from cortex.ask.quotes import check_quote
 from cortex.ask.stamps import UNVERIFIED, VERIFIED, QuoteCheck
 from cortex.notes.note import parse_note
@@ -88,3 +88,49 @@ def test_unmentioned_is_a_subset_of_the_terms_in_order(question: str, found: lis
     missing = unmentioned(question, terms, found)
     assert missing == [t for t in terms if t in missing]
     assert unmentioned(question, terms, [*found, (question, ())]) == []
+
+
+# -- what a question asks for ---------------------------------------------------------
+
+
+def test_a_word_naming_what_is_asked_is_mentioned_by_a_specific_of_that_kind() -> None:
+    jar = [("- 340 g jar, heather honey: 12 EUR.", ["Honey prices"])]
+    q = "What does a jar of heather honey cost?"
+    assert unmentioned(q, focus_terms(q), jar) == []
+    # The word names the answer only while the quote holds one: a price wants money.
+    assert unmentioned(q, focus_terms(q), [("- 340 g jar, heather honey.", ["Honey prices"])]) == ["cost"]
+    assert unmentioned(q, focus_terms(q), [("- 340 g jar of heather honey, 2019.", [])]) == ["cost"]
+    q = "How large is the deposit for fixed-price work?"
+    assert unmentioned(q, focus_terms(q), [("- 25% deposit for fixed-price work.", [])]) == []
+
+
+def test_a_thing_asked_about_is_no_word_naming_the_answer() -> None:
+    # "salary" wants money but is what the question is about: a budget line is no salary.
+    q = "What is my salary?"
+    assert unmentioned(q, focus_terms(q), [("Budget so far: 1,240 EUR of the planned 1,800 EUR.", [])]) == ["salary"]
+
+
+def test_a_unit_word_is_mentioned_by_an_amount_in_that_unit_and_a_number_word_by_its_digits() -> None:
+    q = "How many kilometres was the bike tour?"
+    assert unmentioned(q, focus_terms(q), [("286 km total.", ["Bike tour"])]) == []
+    assert unmentioned(q, focus_terms(q), [("286 miles total.", ["Bike tour"])]) == ["kilometres"]
+    q = "How many kWh did the panels produce in the first four months?"
+    assert unmentioned(q, focus_terms(q), [("First 4 months produced 2,140 kWh.", ["Solar panels"])]) == []
+
+
+def test_a_compound_is_mentioned_only_whole() -> None:
+    q = "Which version of django-htmx is used?"
+    assert unmentioned(q, focus_terms(q), [("Django 5.0 with HTMX.", [])]) == ["django-htmx"]
+    assert unmentioned(q, focus_terms(q), [("Partial templates (django-htmx 1.17).", [])]) == []
+
+
+def test_the_question_form_says_what_kind_of_specific_answers() -> None:
+    assert expects("Who is my GP?") == {"name"}
+    assert expects("Where can I find the club's minutes online?") == {"url"}
+    assert expects("What is the URL of the slides?") == {"url"}
+    assert expects("What temperature do I brew coffee at?") == {"amount"}
+    assert expects("What percentage of every invoice is set aside?") == {"amount"}
+    assert expects("Which static site generator is used for the website?") is None
+    assert asked_words("How much does the cello rental cost?") >= {"cost"}
+    assert asked_words("Which OR-Tools version was chosen?") == {"version"}  # not "or-tools"
+    assert asked_words("What is my salary?") == set()

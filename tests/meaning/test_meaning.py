@@ -374,23 +374,41 @@ def test_a_guests_ranking_and_coverage_owe_nothing_to_notes_outside_its_scope(
 
 
 def test_absent_questions_stay_not_in_brain_and_close_misses_are_unverified(tmp_path: Path, model: ModelFiles) -> None:
-    from cortex.ask.asker import NEAR_BAR
+    from cortex.ask.near import MEANING_NEAR
 
     brain = _armed(tmp_path, model)
     asker = Asker(brain, OfflineReader())
     absent = asker.ask("What is the airspeed of an unladen swallow?")
     assert absent["stamp"] == "NOT IN BRAIN"
-    assert "closest passage" in absent["coverage"] and f"under {NEAR_BAR:.2f}" in absent["coverage"]
+    assert "closest passage" in absent["coverage"] and f"under {MEANING_NEAR:.2f}" in absent["coverage"]
     # The offline reader quotes nothing (a "when" wants a date; the note gives only the
     # model year), but a passage is close: the notes may say it in other words.
     question = "When did we buy our second-hand green Volvo V60 estate?"
     nearest = brain.meaning.closeness(brain.snapshot(), question).closest()
-    assert nearest[0] == "notes/car.md" and nearest[1] >= NEAR_BAR
+    assert nearest[0] == "notes/car.md" and nearest[1] >= MEANING_NEAR
     close_miss = asker.ask(question)
     assert close_miss["stamp"] == "UNVERIFIED", close_miss
-    assert "may say it in other words" in close_miss["stamp_reason"]
+    assert close_miss["stamp_reason"].startswith("not answered; the closest passages are notes/car.md")
+    assert close_miss["leads"][0]["path"] == "notes/car.md" and close_miss["leads"][0]["cosine"] >= MEANING_NEAR
     lexical = Asker(_brain(tmp_path / "lexical"), OfflineReader()).ask(question)
-    assert lexical["stamp"] == "NOT IN BRAIN"  # what the same miss was stamped without the arm
+    assert lexical["stamp"] == "UNVERIFIED"  # by its words too: the car note holds most of them
+    assert "judged by words only" in lexical["stamp_reason"]
+
+
+def test_a_miss_judged_by_words_while_the_arm_was_not_ready_is_not_served_from_the_cache_after(
+    tmp_path: Path, model: ModelFiles, monkeypatch
+) -> None:
+    health = {**NOTES, "notes/health.md": "# Health\n\n- I am allergic to penicillin (rash, 2019).\n"}
+    brain = _armed(tmp_path, model, health)
+    asker = Asker(brain, OfflineReader())
+    question = "Am I allergic to any antibiotic?"  # no note says "antibiotic": far by words, near by meaning
+    monkeypatch.setattr(brain.meaning, "ready_for", lambda snap: False)
+    early = asker.ask(question)
+    assert early["stamp"] == "NOT IN BRAIN" and "judged by words only" in early["stamp_reason"], early
+    monkeypatch.undo()
+    later = asker.ask(question)
+    assert not later["cached"] and later["stamp"] == "UNVERIFIED", later
+    assert later["leads"][0]["path"] == "notes/health.md"
 
 
 def test_meaning_off_and_a_broken_model_leave_search_lexical_and_say_so(tmp_path: Path) -> None:
