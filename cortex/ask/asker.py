@@ -422,7 +422,7 @@ class Asker:
             elif why:
                 check = QuoteCheck(UNVERIFIED, f"{why}: brain_ask never answers from it", path=path)
             else:
-                check = check_quote(quote, note, among, day)
+                check = check_quote(quote, note, among, day, self._successor(snap, note, day, dated))
             checks.append(check)
             quotes.append(quote_entry(quote, check))
         stamp, why = overall_stamp(checks, False, 0, answer)
@@ -442,6 +442,20 @@ class Asker:
             "reader": "caller",
             "sha": snap.sha,
         }
+
+    def _successor(self, snap: Snapshot, note: Note, day: dt.date, dated: bool) -> Note | None:
+        """The note `note.superseded_by` names at `snap`, masked, when brain_ask could read it
+        (so a SUPERSEDED quote can name the sentence that replaced it); else None."""
+        name = (note.superseded_by or "").strip().lstrip("/")
+        for path in (name, name + ".md") if name else ():
+            try:
+                stored = self.brain.stored_path(check_path(path, for_write=False), snap.sha)
+            except BadInput:
+                return None
+            if stored in snap.notes:
+                successor = snap.notes[stored]
+                return masked(successor) if out_of_bounds(successor, day, dated) is None else None
+        return None
 
     def _after_client(self) -> Reader:
         """The reader after the client's model in the order, when it could not be used."""

@@ -8,10 +8,12 @@ Pure functions, no I/O, never raise. The reader model answers with citations
 Matching: the quote and each block are normalised with `cortex.notes.blocks.normalize`
 (whitespace, typographic quotes and dashes, Markdown emphasis and line markers; exact
 case), then put in Unicode NFC (`cortex.ask.nfc`), and the normalised quote must be a
-substring of one normalised block. No fuzzy matching. A quote that spans lines and starts
-mid-line is also tried as if its first line sat in a list item or a blockquote
-(`cortex.notes.blocks.quote_forms`): those readings differ only in whether a later
-line-start ``>`` or ``12.`` is a marker.
+substring of one normalised block, read as written or as the editor shows it (without
+footnote markers, link syntax and inline HTML tags: `cortex.notes.shown`; each char still
+mapped to its byte, so the checks below run on the note's own offsets). No fuzzy matching.
+A quote that spans lines and starts mid-line is also tried as if its first line sat in
+a list item or a blockquote (`cortex.notes.blocks.quote_forms`): those readings differ
+only in whether a later line-start ``>`` or ``12.`` is a marker.
 
 When a quote is too generic to identify one passage (UNVERIFIED), checked in this
 order on the normalised quote:
@@ -46,9 +48,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from cortex.ask.nfc import nfc_with_offsets, normalize_nfc
+from cortex.ask.replacement import Replacement, in_note, in_successor
 from cortex.ask.stamps import CORRECTED, STRENGTH, SUPERSEDED, UNVERIFIED, VERIFIED, QuoteCheck, one_line
-from cortex.notes.blocks import Block, blocks_cached, normalize_pieces, quote_forms
+from cortex.notes.blocks import Block, blocks_cached, normalize_pieces, normalize_shown, quote_forms
 from cortex.notes.note import Note
+from cortex.notes.shown import elisions
 from cortex.notes.structure import merged, overlaps
 from cortex.notes.tables import row_cells
 
@@ -86,6 +90,39 @@ def _indexed(text: str, body_offset: int) -> _Indexed:
 
 def _index(note: Note) -> _Indexed:
     return _indexed(note.text, note.body_offset)
+
+
+# What can open markup the editor does not show as text (`cortex.notes.shown`).
+_MARKUP = ("[", "<")
+
+
+@functools.lru_cache(maxsize=512)
+def _shown_indexed(text: str, body_offset: int) -> _Indexed | None:
+    """The note's blocks read as the editor shows them, or None when that is the raw reading."""
+    raw = _indexed(text, body_offset)
+    normalised, differs = [], False
+    for b, plain in zip(raw.blocks, raw.normalised):
+        elided = elisions(text, b.pieces, b.marks()) if any(c in b.text for c in _MARKUP) else ()
+        if not elided:
+            normalised.append(plain)
+            continue
+        differs = True
+        s, offs = normalize_shown(text, b.pieces, elided)
+        s, starts, ends = nfc_with_offsets(s, offs)
+        normalised.append((s, tuple(starts), tuple(ends)))
+    if not differs:
+        return None
+    return _Indexed(raw.blocks, tuple(normalised), " ".join(n[0] for n in normalised if n[0]))
+
+
+def _readings(note: Note, shown: bool) -> list[_Indexed]:
+    """The note's readings to match a quote in: the raw text, and with `shown` the text as
+    the editor shows it (a quote may leave out what the editor does not show as text)."""
+    raw = _index(note)
+    if not shown or not any(c in note.text for c in _MARKUP):
+        return [raw]
+    as_shown = _shown_indexed(note.text, note.body_offset)
+    return [raw] if as_shown is None else [raw, as_shown]
 
 
 _DATE_WORDS = frozenset(
@@ -126,9 +163,9 @@ def too_generic(quote: str) -> str | None:
     return generic_reason(normalize_nfc(quote))
 
 
-def _contains(index: _Indexed, forms: list[str]) -> bool:
+def _contains(readings: list[_Indexed], forms: list[str]) -> bool:
     # Every block's text is a substring of `body`, so one search per reading suffices.
-    return any(f in index.body for f in forms)
+    return any(f in index.body for index in readings for f in forms)
 
 
 @dataclass(frozen=True)
@@ -142,22 +179,24 @@ class _Occurrence:
     j: int
 
 
-def _occurrences(index: _Indexed, forms: list[str]) -> list[_Occurrence]:
-    """Every place where a reading of the quote occurs inside one block."""
+def _occurrences(readings: list[_Indexed], forms: list[str]) -> list[_Occurrence]:
+    """Every place where a reading of the quote occurs inside one block, in any reading
+    of the note (the same span found twice counts once)."""
     seen: set[tuple[int, int]] = set()
     out: list[_Occurrence] = []
-    for block, (s, starts, ends) in zip(index.blocks, index.normalised):
-        for form in forms:
-            i = s.find(form)
-            while i != -1:
-                start = starts[i]
-                end = ends[i + len(form) - 1]
-                if (start, end) not in seen:
-                    seen.add((start, end))
-                    out.append(_Occurrence(block, start, end, s, starts, i, i + len(form)))
-                    if len(out) >= MAX_OCCURRENCES:
-                        return out
-                i = s.find(form, i + 1)
+    for index in readings:
+        for block, (s, starts, ends) in zip(index.blocks, index.normalised):
+            for form in forms:
+                i = s.find(form)
+                while i != -1:
+                    start = starts[i]
+                    end = ends[i + len(form) - 1]
+                    if (start, end) not in seen:
+                        seen.add((start, end))
+                        out.append(_Occurrence(block, start, end, s, starts, i, i + len(form)))
+                        if len(out) >= MAX_OCCURRENCES:
+                            return out
+                    i = s.find(form, i + 1)
     return out
 
 
@@ -216,7 +255,19 @@ def _distance(a: int, b: int, c: int, d: int) -> int:
     return max(0, c - b, a - d)
 
 
-def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence) -> QuoteCheck:
+def _named(found: Replacement | None, successor: Note | None = None) -> tuple[str, str | None]:
+    """The reason's words for the sentence that replaced a quote (in `successor`, or in the
+    quote's own note), and the sentence."""
+    if found is None:
+        return "", None
+    at = f'under "{found.heading}" (line {found.line})' if found.heading else f"at line {found.line}"
+    lead = f"; {successor.path} says, {at}" if successor is not None else f"; the current version is {at}"
+    if not found.sentence:
+        return lead, None
+    return f'{lead}: "{found.sentence}"', found.sentence
+
+
+def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, successor: Note | None) -> QuoteCheck:
     block, start, end = occ.block, occ.start, occ.end
     marks = block.marks()
     live, retired_text = _live_and_retired(occ)
@@ -245,17 +296,21 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence) ->
             "which the note's editor does not show",
             **common,
         )
+    matched = occ.norm[occ.i : occ.j]
     if retired_note:
+        found = in_successor(successor, matched) if successor is not None else None
+        said, current = _named(found, successor)
         return QuoteCheck(
             SUPERSEDED,
-            f"quote is in {where}, a retired note ({retired_note}); do not answer from it{after}",
-            **common,
+            f"quote is in {where}, a retired note ({retired_note}); do not answer from it{after}{said}",
+            **({**common, "old_claim": current} if current else common),
         )
     if block.retired:
+        said, current = _named(in_note(note, block, matched))
         return QuoteCheck(
             SUPERSEDED,
-            f"quote sits in retired text of {where} ({block.retired}); do not answer from it{after}",
-            **common,
+            f"quote sits in retired text of {where} ({block.retired}); do not answer from it{after}{said}",
+            **({**common, "old_claim": current} if current else common),
         )
     struck = _first_overlap(marks.struck, start, end)
     if struck is not None:
@@ -273,9 +328,9 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence) ->
                 return QuoteCheck(
                     SUPERSEDED,
                     f"quote sits in the old wording of an in-place correction in {where}: "
-                    f'(was: "{c.old}") is retired; the current claim is "{c.current}"; '
+                    f'(was: "{c.old}") is retired; the current claim is "{c.claim or c.current}"; '
                     "do not answer from the old wording",
-                    old_claim=c.current,
+                    old_claim=c.claim or c.current,
                     **common,
                 )
         # A marker corrects only its own claim (list item, table row or sentence: see
@@ -307,7 +362,23 @@ def _unverified(reason: str, note: Note | None, retired: str | None = None) -> Q
     )
 
 
-def _check(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.date) -> QuoteCheck:
+def _successor(note: Note, pack: Mapping[str, Note], given: Note | None, today: dt.date) -> Note | None:
+    """The live note `note.superseded_by` names: `given` (the caller read it), else the
+    pack's note at that path; None when it is retired, unreadable or not at hand."""
+    if not note.superseded_by:
+        return None
+    if given is None:
+        name = note.superseded_by.strip().lstrip("/")
+        names = {name, name + ".md"}
+        given = next((n for n in pack.values() if n is not None and n.path in names), None)
+    if given is None or given.unreadable or given.retired_reason(today):
+        return None
+    return given
+
+
+def _check(
+    quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.date, successor: Note | None = None
+) -> QuoteCheck:
     if note is None:
         return _unverified("cites a file not in the pack", None)
     retired = note.retired_reason(today)
@@ -320,12 +391,15 @@ def _check(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.da
     if generic:
         return _unverified(generic, note, retired)
 
-    index = _index(note)
-    found = _occurrences(index, forms)
+    readings = _readings(note, shown=True)
+    found = _occurrences(readings, forms)
+    # A quote the raw text holds is counted in the other notes' raw text; one that needs
+    # the note as shown, in theirs as shown too (each note's shown reading costs a parse).
+    shown = not _contains(readings[:1], forms)
     # Which notes of the pack hold the quote at all (by path; the cited one included).
-    holders = {note.path} if found or _contains(index, forms) else set()
+    holders = {note.path} if found or _contains(readings, forms) else set()
     for other in pack.values():
-        if other is not None and other.path not in holders and _contains(_index(other), forms):
+        if other is not None and other.path not in holders and _contains(_readings(other, shown), forms):
             holders.add(other.path)
     if len(holders) >= GENERIC_NOTES:
         listed = ", ".join(sorted(holders)[:4]) + (", …" if len(holders) > 4 else "")
@@ -335,7 +409,8 @@ def _check(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.da
             retired,
         )
     if found:
-        checks = [_stamp_occurrence(note, retired, occ) for occ in found]
+        after = _successor(note, pack, successor, today) if retired else None
+        checks = [_stamp_occurrence(note, retired, occ, after) for occ in found]
         weakest = min(checks, key=lambda c: STRENGTH[c.stamp])  # first weakest: stable
         if len({c.stamp for c in checks}) > 1:
             weakest = _with_reason(
@@ -344,7 +419,7 @@ def _check(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.da
                 "with different stamps; the weakest is given)",
             )
         return weakest
-    if _contains(index, forms):
+    if _contains(readings, forms):
         return _unverified(
             f"quote spans blocks in {note.path}: it must sit inside one paragraph, list item, table row or heading",
             note,
@@ -365,13 +440,17 @@ def _with_reason(check: QuoteCheck, reason: str) -> QuoteCheck:
     return replace(check, reason=reason)
 
 
-def check_quote(quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.date) -> QuoteCheck:
+def check_quote(
+    quote: str, note: Note | None, pack: Mapping[str, Note], today: dt.date, successor: Note | None = None
+) -> QuoteCheck:
     """Stamp one quote against the note its citation resolved to (None: not in pack).
 
-    Never raises: anything unexpected becomes UNVERIFIED with the error named.
+    `successor`: the note `note.superseded_by` names, when the caller read it (else it is
+    looked for in the pack), so a quote of a retired note can name the sentence that
+    replaced it. Never raises: anything unexpected becomes UNVERIFIED with the error named.
     """
     try:
-        result = _check(quote, note, pack, today)
+        result = _check(quote, note, pack, today, successor)
         row = row_cells(note, result.block_start) if note is not None else ()
         return replace(result, reason=one_line(result.reason), row=row)
     except Exception as exc:  # the verifier must always answer; say why it could not

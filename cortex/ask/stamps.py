@@ -61,7 +61,7 @@ class QuoteCheck:
     heading: str = ""
     block_start: int | None = None
     block_end: int | None = None
-    old_claim: str | None = None  # CORRECTED: the old wording; SUPERSEDED in a (was:): the current claim
+    old_claim: str | None = None  # CORRECTED: the old wording; SUPERSEDED: the claim or sentence now current
     superseded_by: str | None = None
     note_retired: str | None = None
     match_start: int | None = None  # the matched span in the note's full text

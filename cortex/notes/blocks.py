@@ -32,8 +32,10 @@ Nothing else is folded. Case is **not** folded (quotes must be verbatim, so matc
 is case-sensitive). There is no compatibility folding (no NFKC): superscripts
 (⁶), subscripts (₂), fullwidth forms (ＡＢＣ１), ligatures (ﬁ), vulgar fractions (½),
 ellipsis (…), soft hyphens and zero-width characters all stay distinct, so
-``10⁶`` never matches ``106`` and ``ﬁle`` never matches ``file``. Markdown links
-and backslash escapes are not unwrapped either.
+``10⁶`` never matches ``106`` and ``ﬁle`` never matches ``file``. Backslash escapes
+are not unwrapped. Markup the editor renders rather than shows as text (footnote markers,
+link syntax, inline HTML tags) is left out only in a second reading of a block,
+`normalize_shown`, whose elisions `cortex.notes.shown` names.
 
 Blocks
 ======
@@ -86,10 +88,12 @@ __all__ = [
     "Correction",
     "blocks_cached",
     "blocks_of",
+    "claim_text",
     "claim_units",
     "drop_cached",
     "normalize",
     "normalize_pieces",
+    "normalize_shown",
     "quote_forms",
     "strip_was_markers",
     "was_markers",
@@ -265,6 +269,41 @@ def normalize_pieces(text: str, pieces: tuple[Span, ...]) -> tuple[str, list[int
     return _finish(out, offs)
 
 
+def normalize_shown(
+    text: str, pieces: tuple[Span, ...], elided: tuple[tuple[int, int, str], ...]
+) -> tuple[str, list[int]]:
+    """`normalize_pieces` of a block read as the editor shows it: without the markup
+    `elided` names (`cortex.notes.shown.elisions`: [start, end) of `text` and what stands in
+    for it, sorted and disjoint). Offsets are in `text`, so a match maps back to its bytes."""
+    chars: list[str] = []
+    source: list[int] = []
+    spans: list[Span] = []
+    k = 0
+    for a, b in pieces:
+        first = len(source)  # one entry per char appended: `shown`'s offset
+        pos = a
+        while k < len(elided) and elided[k][1] <= a:
+            k += 1
+        j = k
+        while j < len(elided) and elided[j][0] < b:
+            x, y, stand_in = elided[j]
+            if x > pos:
+                chars.append(text[pos:x])
+                source.extend(range(pos, x))
+            if stand_in and x >= a:
+                chars.append(stand_in)
+                source.append(x)
+            pos = max(pos, min(y, b))
+            j += 1
+        if b > pos:
+            chars.append(text[pos:b])
+            source.extend(range(pos, b))
+        spans.append((first, len(source)))
+    shown = "".join(chars)
+    out, offs = normalize_pieces(shown, tuple(spans))
+    return out, [source[o] for o in offs]
+
+
 def quote_forms(quote: str) -> list[str]:
     """The normalised readings of a quote: the plain one first.
 
@@ -302,6 +341,9 @@ class Correction:
     unit_start: int
     unit_end: int
     unit: str  # "list item" | "table row" | "sentence" | "heading"
+    # The claim as it stands now: its unit without its markers, struck and hidden text, on
+    # one line (`claim_text`): what a quote of the old wording is pointed to.
+    claim: str = ""
 
 
 @dataclass(frozen=True)
@@ -328,6 +370,21 @@ class Block:
     _offset: int = field(default=0, repr=False, compare=False)
     _outer: Structure | None = field(default=None, repr=False, compare=False)
 
+    @property
+    def level(self) -> int:
+        """A heading's level (1 to 6); 0 for any other block."""
+        return self._leaf.level if self._leaf is not None and self.kind == "heading" else 0
+
+    def struck_and_hidden(self) -> tuple[tuple[Span, ...], tuple[Span, ...]]:
+        """The block's struck and hidden text, as `marks` gives them, without its inline
+        parse when nothing can strike or hide it: no ``~`` or ``<`` in it and no ``<`` or
+        ``%%`` in its note (a search hit asks this of a passage that may be 80 KB of links)."""
+        body = self._outer.body if self._outer is not None else ""
+        if not any(c in self.text for c in "~<") and "<" not in body and "%%" not in body:
+            return (), ()
+        marks = self.marks()
+        return marks.struck, marks.hidden
+
     def marks(self) -> Marks:
         """The block's code spans, struck text and hidden text (note offsets, sorted and
         disjoint): its own inline marks, and what reaches into it from outside (an HTML
@@ -343,7 +400,14 @@ class Block:
             reach = [s for s in around if s[0] < b and s[1] > a]
             return tuple((x + k, y + k) for x, y in merged([*inner, *reach]))
 
-        return Marks(spans(own.code, ()), spans(own.struck, outer.struck), spans(own.hidden, outer.hidden))
+        return Marks(
+            spans(own.code, ()),
+            spans(own.struck, outer.struck),
+            spans(own.hidden, outer.hidden),
+            links=tuple((x + k, y + k, z + k) for x, y, z in own.links),
+            autolinks=tuple((x + k, y + k) for x, y in own.autolinks),
+            tags=tuple((x + k, y + k, name) for x, y, name in own.tags),
+        )
 
 
 class WasMarker(NamedTuple):
@@ -438,8 +502,11 @@ _LEADING_MARKS = re.compile(r"^\s*(?:(?:>[ \t]*)+)?(?:[-*+]|\d{1,9}[.)])?[ \t]*"
 _UNIT_OF_KIND = {"heading": "heading", "table row": "table row", "list item": "list item"}
 
 
-def _corrections(text: str, base: int, kind: str, code: tuple[Span, ...]) -> list[Correction]:
-    """The in-place corrections of a block's `text` (at note offset `base`), none in `code`."""
+def _corrections(
+    text: str, base: int, kind: str, code: tuple[Span, ...], gone: tuple[Span, ...] = ()
+) -> list[Correction]:
+    """The in-place corrections of a block's `text` (at note offset `base`), none in `code`;
+    `gone` (offsets in `text`): its struck and hidden text, which no claim says now."""
     out: list[Correction] = []
     markers = [m for m in was_markers(text) if not any(a <= base + m.start < b for a, b in code)]
     if not markers:
@@ -463,10 +530,29 @@ def _corrections(text: str, base: int, kind: str, code: tuple[Span, ...]) -> lis
                 unit_start=base + u_start,
                 unit_end=base + u_end,
                 unit=unit,
+                claim=claim_text(text, u_start, u_end, merged([*((k.start, k.end) for k in markers), *gone])),
             )
         )
         lo = m.end
     return out
+
+
+_BEFORE_PUNCTUATION = re.compile(r"\s+(?=[,.;:!?)\]])")
+
+
+def claim_text(text: str, start: int, end: int, markers: list[tuple[int, int]]) -> str:
+    """`text[start:end]` (a claim unit) without the `markers` in it (sorted, disjoint spans
+    of `text`: its corrections, struck and hidden text), on one line, without line markers:
+    the claim as it reads now ("We meet on Friday at noon." for "We meet on Friday (was:
+    Monday) at noon.")."""
+    out, at = [], start
+    for a, b in markers:
+        if a < end and b > at:
+            out.append(text[at:a])
+            at = max(at, b)
+    out.append(text[at:end])
+    lines = "".join(out).splitlines()
+    return _BEFORE_PUNCTUATION.sub("", " ".join(" ".join(_LEADING_MARKS.sub("", line) for line in lines).split()))
 
 
 # The end of a sentence: . ! or ? (closing quotes, brackets and emphasis may follow),
@@ -576,8 +662,15 @@ def blocks_cached(text: str, body_offset: int) -> tuple[Block, ...]:
         base = body_offset + leaf.start
         corrections: tuple[Correction, ...] = ()
         if kind not in ("code", "html") and _WAS_OPEN.search(btext):
-            code = tuple((a + body_offset, b + body_offset) for a, b in leaf.marks().code) if "`" in btext else ()
-            corrections = tuple(_corrections(btext, base, kind, code))
+            own = leaf.marks() if any(c in btext for c in "`~<") else Marks()
+            outer = read.outer if ("%%" in body or "<" in body) else Marks()
+            code = tuple((a + body_offset, b + body_offset) for a, b in own.code)
+            gone = tuple(
+                (max(a, leaf.start) - leaf.start, min(b, leaf.end) - leaf.start)
+                for a, b in (*own.struck, *own.hidden, *outer.struck, *outer.hidden)
+                if a < leaf.end and b > leaf.start
+            )
+            corrections = tuple(_corrections(btext, base, kind, code, gone))
         blocks.append(
             Block(
                 start=base,

@@ -79,6 +79,12 @@ def _recording(rule, kind: str):
         ok = rule(state, silent)
         if ok and not silent:
             marks = state.env.setdefault(_MARKS, [])
+            if kind == "link":  # [text](url): where its text ends, for a reading as shown
+                marks.append(("link", start, state.pos, state.md.helpers.parseLinkLabel(state, start, True)))
+                return ok
+            if kind == "autolink":
+                marks.append(("autolink", start, state.pos, None))
+                return ok
             # The first push flushes text waiting before the match into a token of its own.
             for tok in state.tokens[count + pending :]:
                 if kind == "code" and tok.type == "code_inline":
@@ -93,7 +99,13 @@ def _recording(rule, kind: str):
     return wrapped
 
 
-for _name, _kind in (("backticks", "code"), ("html_inline", "html"), ("strikethrough", "strike")):
+for _name, _kind in (
+    ("backticks", "code"),
+    ("html_inline", "html"),
+    ("strikethrough", "strike"),
+    ("link", "link"),
+    ("autolink", "autolink"),
+):
     _rule = next(r for r in _MD.inline.ruler.__rules__ if r.name == _name)
     _MD.inline.ruler.at(_name, _recording(_rule.fn, _kind))
 
@@ -183,9 +195,16 @@ class Marks:
     # (raw text, ``<template>``, ``<s>``, ``<strike>``): (effect, name, start). Each runs
     # on to its own end tag in a later block, or to the note's end (`Structure.outer`).
     runs_on: tuple[tuple[str, str, int], ...] = ()
+    # Markup the editor renders rather than shows as text (`cortex.notes.shown`): each inline
+    # link as (start, end of its text, end), each autolink ``<…>``, and each inline HTML tag
+    # as (start, end, name in lower case; "" for one that is no element, ``<?…>``).
+    links: tuple[tuple[int, int, int], ...] = ()
+    autolinks: tuple[Span, ...] = ()
+    tags: tuple[tuple[int, int, str], ...] = ()
 
 
 _NO_MARKS = Marks()
+_TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
 
 
 @dataclass(frozen=True)
@@ -222,8 +241,11 @@ def _marks(leaf: Leaf) -> Marks:
     struck: list[Span] = []
     hidden: list[Span] = []
     runs_on: list[tuple[str, str, int]] = []
+    links: list[tuple[int, int, int]] = []
+    autolinks: list[Span] = []
+    tag_spans: list[tuple[int, int, str]] = []
     for inline in leaf.inlines:
-        if not any(c in inline.content for c in "`~<"):
+        if not any(c in inline.content for c in "`~<["):
             continue
         env: dict = {}
         tokens: list[Token] = []
@@ -238,6 +260,12 @@ def _marks(leaf: Leaf) -> Marks:
             elif kind == "tag":
                 for tag in tags(tok.content):
                     elements.feed(tag, inline.to_body(a), inline.to_body(b))
+                name = _TAG_NAME.match(tok.content)
+                tag_spans.append((inline.to_body(a), inline.to_body(b), name.group(1).lower() if name else ""))
+            elif kind == "link" and a < tok < b:  # `tok` holds where the link's text ends
+                links.append((inline.to_body(a), inline.to_body(tok), inline.to_body(b)))
+            elif kind == "autolink":
+                autolinks.append((inline.to_body(a), inline.to_body(b)))
         # An element the run leaves open ends with its paragraph, heading or cell, but
         # for raw text and templates, which run on (`Structure.outer`).
         end = inline.to_body(len(inline.content))
@@ -252,7 +280,15 @@ def _marks(leaf: Leaf) -> Marks:
                 opened.append(at[id(tok)][0])
             elif tok.type == "s_close" and id(tok) in at and opened:
                 struck.append((inline.to_body(opened.pop()), inline.to_body(at[id(tok)][1])))
-    return Marks(tuple(sorted(code)), tuple(merged(struck)), tuple(merged(hidden)), tuple(runs_on))
+    return Marks(
+        tuple(sorted(code)),
+        tuple(merged(struck)),
+        tuple(merged(hidden)),
+        tuple(runs_on),
+        tuple(sorted(links)),
+        tuple(sorted(autolinks)),
+        tuple(sorted(tag_spans)),
+    )
 
 
 def _flatten(tokens: list[Token]):
@@ -597,11 +633,17 @@ def _table_row(body: str, lines: list[Span], row_map: list[int], cells: list[Inl
     placed: list[Inline] = []
     for cell in cells:
         at = src.find(cell.content, cursor) if cell.content else -1
+        content = cell.content
+        if at < 0 and "|" in content:
+            # markdown-it hands a cell's escaped pipes (`\|`) unescaped: place it by its source,
+            # which is the cell's inline text as written.
+            m = re.compile(r"\\?\|".join(map(re.escape, content.split("|")))).search(src, cursor)
+            at, content = (m.start(), m.group()) if m else (-1, content)
         if at < 0:
-            placed.append(Inline(cell.content, ((a + cursor, a + cursor),)) if not cell.content else Inline("", ()))
+            placed.append(Inline(content, ((a + cursor, a + cursor),)) if not content else Inline("", ()))
             continue
-        placed.append(Inline(cell.content, ((a + at, a + at + len(cell.content)),)))
-        cursor = at + len(cell.content)
+        placed.append(Inline(content, ((a + at, a + at + len(content)),)))
+        cursor = at + len(content)
     start = next((p.pieces[0][0] for p in placed if p.pieces), a)
     while start > a and body[start - 1] in " \t|":
         start -= 1

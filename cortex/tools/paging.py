@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from cortex.errors import BadInput
 from cortex.index.snapshot import Snapshot
+from cortex.notes.note import Note
 from cortex.notes.redact import redact
 
 __all__ = [
@@ -98,11 +99,18 @@ def page_count(data: bytes, size: int) -> int:
     return max(1, -(-len(data) // size))
 
 
-def corpus_page(snap: Snapshot, order: list[str], after: str | None, cap: int) -> dict[str, Any]:
+def corpus_page(
+    snap: Snapshot,
+    order: list[str],
+    after: str | None,
+    cap: int,
+    describe: Callable[[Note], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """Full notes in `order`, under `cap` bytes of JSON, resuming at cursor `after`.
 
     A note larger than the cap comes in numbered parts; the cursor is
     `<index>:<part>` so a resumed call continues exactly where this one stopped.
+    `describe` gives fields of a note's first part beside its text (what of it is retired).
     """
     start_i, start_part = parse_cursor(after, snap, order, cap) if after else (0, 0)
     items: list[dict[str, Any]] = []
@@ -116,6 +124,8 @@ def corpus_page(snap: Snapshot, order: list[str], after: str | None, cap: int) -
         parts = page_count(data, budget_part)
         piece = cut_part(data, part, budget_part) if parts > 1 else text
         item: dict[str, Any] = {"path": note.path, "status": note.status, "blob": snap.blobs[note.path], "text": piece}
+        if describe is not None and part == 0:
+            item.update(describe(note))
         if parts > 1:
             item["part"] = f"{part + 1} of {parts}"
         size = json_size(item) + 2

@@ -35,7 +35,7 @@ from cortex.notes.working import in_working
 from cortex.tools.boot import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES, MIN_CONTEXT_BYTES, boot_context
 from cortex.tools.handoff import context_items, handoff
 from cortex.tools.paging import corpus_page, cut_part, fit, json_size, jsonable, page_count, part_budget
-from cortex.tools.passages import best_passage
+from cortex.tools.passages import best_passage, passage_state, retired_parts
 
 __all__ = [
     "CORPUS_REPLY_BYTES",
@@ -105,6 +105,7 @@ class Tools:
         today = self.brain.today()
         reply: dict[str, Any] = {"sha": sha, "path": note.path, "blob": blob, "status": note.status}
         text = note.text
+        found: tuple[int, int] | None = None
         if heading is not None:
             found = find_section(note.text, note.body_offset, heading)
             if found is None:
@@ -123,6 +124,7 @@ class Tools:
         if n > parts:
             raise BadInput(f"page {n} is past the end: this {'section' if heading else 'note'} has {parts} page(s)")
         if n == 1:
+            reply.update(retired_parts(note, found if heading is not None else None))
             front = jsonable(note.frontmatter)
             if json_size(front) <= FRONTMATTER_BYTES:
                 reply["frontmatter"] = front
@@ -326,12 +328,13 @@ class Tools:
             hit = note.summary()
             hit["score"] = round(score, 4)
             near = close.spans_of(path) if close is not None else []
-            heading, passage = best_passage(note, weights, near[0][1] if near else None)
+            heading, passage, block = best_passage(note, weights, near[0][1] if near else None)
             if near:
                 hit["closeness"] = round(near[0][0], 4)
             hit["heading"] = heading
             hit["passage"] = passage
             retired = note.retired_reason(day)
+            hit.update(passage_state(note, block, retired))
             if retired:
                 hit["retired"] = retired
             if in_archive(path):
@@ -456,7 +459,14 @@ class Tools:
                 if p not in snap.notes:
                     raise BadInput(f"no note at {p} in commit {snap.sha[:12]}")
                 order.append(p)
-        return corpus_page(snap, order, after, CORPUS_REPLY_BYTES)
+        today = self.brain.today()
+
+        def describe(note: Note) -> dict[str, Any]:
+            # The note's text is shown whole: say which of it is not live, as a hit does.
+            retired = note.retired_reason(today)
+            return {**({"retired": retired} if retired else {}), **retired_parts(note)}
+
+        return corpus_page(snap, order, after, CORPUS_REPLY_BYTES, describe)
 
     def ask(
         self,

@@ -11,13 +11,14 @@ bearer and `/s/<secret>/mcp`), which must stamp a quote as brain_ask would.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 
 import pytest
 from conftest import TOKEN, URL_SECRET, RunningServer, call, make_settings
 from consolekit import owner as console_owner
 from guestkit import need_redis
-from readerkit import stub  # noqa: F401  (fixture)
+from readerkit import Scripted, stub  # noqa: F401  (fixture)
 
 from cortex.app.brain_setup import init_brain
 from cortex.app.server import assemble, make_app
@@ -226,12 +227,12 @@ PLACED = {
 }
 
 
-@pytest.fixture(scope="module")
-def doors(tmp_path_factory, stub):  # noqa: F811
+@contextlib.contextmanager
+def serving(tmp_path, stub: Scripted, notes: dict[str, str]):
     """(owner door URL, guest door URL, secret-URL door URL) on one running server with a
-    model reader, its notes written once for the module: the tests only read them."""
+    model reader (the `stub`) and a real Redis, `notes` (path -> text) written first, and a
+    guest "alice" who may read notes/."""
     need_redis()
-    tmp_path = tmp_path_factory.mktemp("attacks")
     brain_path = tmp_path / "brain.git"
     init_brain(brain_path, bare=True)
     redis = RedisProcess(tmp_path / "redis").start()
@@ -240,21 +241,33 @@ def doors(tmp_path_factory, stub):  # noqa: F811
     settings = make_settings(tmp_path, brain_path, env={"REDIS_URL": redis.url, "ANTHROPIC_API_KEY": "sk-test-stub"})
     parts = assemble(settings)
     parts.queue = ProposalQueue(redis.url)
-    brain = parts.brain
+    for path, text in notes.items():
+        parts.brain.write(path, "create", ME, content=text)
+    _, secret, _ = add_guest(parts.brain, "alice", ["notes/"], daily_asks=1_000)  # the module asks ~150 times
+    try:
+        with RunningServer(make_app(parts), parts.settings) as running:
+            yield f"{running.url}/mcp", f"{running.url}/g/{secret}/mcp", f"{running.url}/s/{URL_SECRET}/mcp"
+    finally:
+        parts.queue.close()
+        redis.stop()
+        patch.undo()
+
+
+@pytest.fixture(scope="module")
+def doors(tmp_path_factory, stub):  # noqa: F811
+    """The doors of `serving`, the notes of every case written once for the module: the
+    tests only read them."""
     moved = {name: (MOVED.format(marker) + "\n",) for name, marker in WAS_CASES.items()}
+    notes = {}
     for name, (body, *_) in [*CASES.items(), *GROUNDING.items(), *HTML_CASES.items(), *moved.items()]:
-        brain.write(f"notes/{name}.md", "create", ME, content=own(body, name))
+        notes[f"notes/{name}.md"] = own(body, name)
     for name, (body, *_) in FRONT_CASES.items():
-        brain.write(f"notes/{name}.md", "create", ME, content=own(body, name))
+        notes[f"notes/{name}.md"] = own(body, name)
     for name, (path, body, *_) in PLACED.items():
-        brain.write(path, "create", ME, content=own(body, name))
-    brain.write("notes/future.md", "create", ME, content=own(f"---\nvalid_from: 2999-01-01\n---\n{CLAIM}\n", "future"))
-    _, secret, _ = add_guest(brain, "alice", ["notes/"], daily_asks=1_000)  # the module asks ~150 times
-    with RunningServer(make_app(parts), parts.settings) as running:
-        yield f"{running.url}/mcp", f"{running.url}/g/{secret}/mcp", f"{running.url}/s/{URL_SECRET}/mcp"
-    parts.queue.close()
-    redis.stop()
-    patch.undo()
+        notes[path] = own(body, name)
+    notes["notes/future.md"] = own(f"---\nvalid_from: 2999-01-01\n---\n{CLAIM}\n", "future")
+    with serving(tmp_path_factory.mktemp("attacks"), stub, notes) as urls:
+        yield urls
 
 
 def own(text: str, name: str) -> str:

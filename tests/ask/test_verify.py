@@ -311,7 +311,9 @@ SHED = make(
 def test_quote_inside_was_is_superseded_and_shows_the_current_claim() -> None:
     c = check("10 degrees, as drawn in the first plan", SHED)
     assert c.stamp == SUPERSEDED
-    assert c.old_claim == "2026-01-12 — Roof pitch of 15 degrees"
+    # The claim its unit (the list item) makes now, the old wording out.
+    assert c.old_claim == "2026-01-12 — Roof pitch of 15 degrees, so snow slides off."
+    assert 'the current claim is "2026-01-12 — Roof pitch of 15 degrees, so snow slides off."' in c.reason
     assert "do not answer from the old wording" in c.reason
 
 
@@ -724,7 +726,7 @@ def test_a_quote_of_the_unquoted_old_wording_is_superseded() -> None:
     n = make("The boiler is serviced every 12 months (was: serviced by the landlord every 18 months).\n")
     c = check("serviced by the landlord every 18 months", n)
     assert c.stamp == SUPERSEDED and "in-place correction" in c.reason
-    assert c.old_claim == "The boiler is serviced every 12 months"
+    assert c.old_claim == "The boiler is serviced every 12 months."
 
 
 @pytest.mark.parametrize(

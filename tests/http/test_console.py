@@ -468,4 +468,5 @@ def test_the_console_reads_markdown_as_the_verifier_does_and_shows_hidden_text_a
     assert html.count('class="md-hidden"') == 2
     assert "&lt;!-- inline note --&gt;" in html and "block comment" in html
     assert "<!--" not in html and "<h1>" not in html
-    assert render_markdown("Old plan (DEPRECATED)\n===\n").startswith("<h1>Old plan (DEPRECATED)</h1>")
+    heading = render_markdown("Old plan (DEPRECATED)\n===\n")
+    assert '<h1 class="md-retired"' in heading and heading.endswith(">Old plan (DEPRECATED)</h1>\n")

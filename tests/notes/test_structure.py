@@ -201,6 +201,14 @@ def test_hidden_text_covers_html_and_obsidian_comments() -> None:
     assert len(hidden) == 4
 
 
+def test_a_table_cell_with_an_escaped_pipe_stays_in_its_row() -> None:
+    # markdown-it hands the cell's `\|` unescaped; the row still starts at its first cell.
+    body = "| a | b |\n|---|---|\n| [[Porto\\|the trip]] | `x\\|y` | 22:10 |\n"
+    row = structure(body).leaves[1]
+    assert [body[a:b] for a, b in row.pieces] == ["| [[Porto\\|the trip]] | `x\\|y` | 22:10 |"]
+    assert [body[a:b] for a, b in row.marks().code] == ["`x\\|y`"]
+
+
 def test_crlf_and_lone_cr_lines_map_to_the_right_offsets() -> None:
     body = "# Title\r\n\r\npara ~~x~~ y\r\n"
     (head, para) = structure(body).leaves

@@ -9,6 +9,9 @@ https, mailto or a relative address. Nothing else reaches an `href` or `src`,
 so there is no script, no event handler and no `javascript:` link to sanitise
 after the fact. We render safely rather than clean up afterwards: no separate
 sanitiser dependency, and nothing to get wrong in a tag allow-list.
+
+Retired text is shown as retired, as the verifier reads it (`cortex.notes.blocks`): see
+`render_note`. The marks it adds are fixed strings, never text of the note.
 """
 
 from __future__ import annotations
@@ -17,11 +20,14 @@ import re
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from markdown_it.token import Token
 
+from cortex.notes.blocks import Block, blocks_cached
+from cortex.notes.note import split_frontmatter
 from cortex.notes.redact import redact
-from cortex.notes.structure import parser
+from cortex.notes.structure import Span, parser
 
-__all__ = ["ALLOWED_SCHEMES", "link_allowed", "render_markdown"]
+__all__ = ["ALLOWED_SCHEMES", "link_allowed", "render_markdown", "render_note"]
 
 ALLOWED_SCHEMES = frozenset({"http", "https", "mailto"})
 # A URL scheme as browsers read one: a letter, then letters, digits, + . - up to ':'.
@@ -47,7 +53,16 @@ def _escaped_html(renderer, tokens, idx, options, env) -> str:
     shown = escapeHtml(content)
     if content.lstrip().startswith("<!--"):
         return f'<span class="md-hidden" title="hidden in editors">{shown}</span>'
-    return f'<code class="md-html">{shown}</code>' if tokens[idx].type == "html_inline" else f"<pre>{shown}</pre>"
+    if tokens[idx].type == "html_inline":
+        return f'<code class="md-html">{shown}</code>'
+    return f"<pre{renderer.renderAttrs(tokens[idx])}>{shown}</pre>"
+
+
+_LABEL = "cortex_retired"  # a token of the reason a section is retired, shown above it
+
+
+def _retired_label(renderer, tokens, idx, options, env) -> str:
+    return f'<p class="md-retired-why">Retired: {escapeHtml(tokens[idx].content)}</p>\n'
 
 
 def _parser() -> MarkdownIt:
@@ -55,6 +70,7 @@ def _parser() -> MarkdownIt:
     md.validateLink = link_allowed  # type: ignore[method-assign]  # replaces the default deny-list
     md.add_render_rule("html_block", _escaped_html)
     md.add_render_rule("html_inline", _escaped_html)
+    md.add_render_rule(_LABEL, _retired_label)
 
     def link_open(renderer, tokens, idx, options, env):
         # Notes may link anywhere on the web: never pass the console's context along.
@@ -67,7 +83,140 @@ def _parser() -> MarkdownIt:
 
 _MD = _parser()
 
+# Retired and hidden text inside a paragraph, heading or table row is marked by private-use
+# chars put into the source at its ends (never across a line or a table cell, so each pair
+# sits in one run of inline text), which become spans once rendered. A note's own such chars
+# are replaced first. The spans carry no quoted attribute: one that lands inside an
+# attribute value (a multi-line link title) stays inert text there.
+_OPEN = {"struck": "\ue000", "old": "\ue001", "hidden": "\ue002"}
+_CLOSE = "\ue003"
+_SPANS = {
+    "\ue000": "<span class=md-struck>",
+    "\ue001": "<span class=md-old>",
+    "\ue002": "<span class=md-hidden>",
+    "\ue003": "</span>",
+}
+_OWN = {ord(c): "\ufffd" for c in _SPANS}
+_INLINE_KINDS = frozenset({"paragraph", "list item", "heading", "banner", "table row"})
+_BLOCK_TOKENS = frozenset({"paragraph_open", "heading_open", "tr_open", "fence", "code_block", "html_block"})
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def _runs(text: str, block: Block) -> list[Span]:
+    """The runs of inline text of a block a mark may cover without crossing a line or a cell."""
+    if block.kind != "table row":
+        return list(block.pieces)
+    out: list[Span] = []
+    for a, b in block.pieces:
+        cuts = [a, *(m.start() for m in _UNESCAPED_PIPE.finditer(text, a, b)), b]
+        for x, y in zip(cuts, cuts[1:]):
+            # A mark before a cell's pipe would make another cell of the row.
+            out.append((x + 1 if text.startswith("|", x) else x, y))
+    return out
+
+
+def _inline_marks(text: str, blocks: tuple[Block, ...]) -> list[tuple[int, str]]:
+    """Where to put the marks of struck text, old wording and hidden text (not comments,
+    which render as hidden already): (offset in `text`, mark), in order."""
+    at: list[tuple[int, int, str]] = []
+    for block in blocks:
+        if block.kind not in _INLINE_KINDS:
+            continue
+        marks = block.marks()
+        spans = [("struck", s) for s in marks.struck]
+        spans += [("hidden", s) for s in marks.hidden if not text.startswith("<!--", s[0])]
+        spans += [("old", (c.start, c.end)) for c in block.corrections]
+        for kind, (a, b) in spans:
+            for x, y in _runs(text, block):
+                lo, hi = max(a, x), min(b, y)
+                if lo < hi and text[lo:hi].strip():
+                    at.append((lo, 1, _OPEN[kind]))
+                    at.append((hi, 0, _CLOSE))
+    return [(pos, mark) for pos, _, mark in sorted(at)]
+
+
+def _with_marks(text: str, marks: list[tuple[int, str]]) -> str:
+    out, last = [], 0
+    for pos, mark in marks:
+        out.append(text[last:pos])
+        out.append(mark)
+        last = pos
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _retire_blocks(tokens: list[Token], blocks: tuple[Block, ...], first_line: int) -> list[Token]:
+    """The tokens with each block of a retired section dimmed (its reason as its title), the
+    reason shown as a line above the first block of each run, and each HTML or code block
+    that struck or hidden text covers whole marked so."""
+    reason_at: dict[int, str] = {}
+    whole_at: dict[int, str] = {}
+    for block in blocks:
+        first = block.line - first_line
+        lines = range(first, first + block.text.count("\n") + 1)
+        if block.retired:
+            reason_at.update(dict.fromkeys(lines, block.retired))
+        if block.kind in ("code", "html"):
+            marks = block.marks()
+            for kind, spans in (("md-struck", marks.struck), ("md-hidden", marks.hidden)):
+                if any(a <= block.start and b >= block.end for a, b in spans):
+                    whole_at.update(dict.fromkeys(lines, kind))
+    out: list[Token] = []
+    shown: str | None = None
+    for tok in tokens:
+        line = tok.map[0] if tok.map and tok.type in _BLOCK_TOKENS else None
+        reason = reason_at.get(line) if line is not None else None
+        if reason:
+            # A tight list renders no <p>: its item carries the mark.
+            target = out[-1] if tok.hidden and out and out[-1].type == "list_item_open" else tok
+            target.attrJoin("class", "md-retired")
+            target.attrSet("title", f"retired: {reason}")
+            if reason != shown and tok.type != "tr_open":
+                label = Token(_LABEL, "", 0)
+                label.content = reason
+                out.append(label)
+                shown = reason
+        elif line is not None and tok.type in ("paragraph_open", "heading_open"):
+            shown = None  # live text between two runs: the next run says why again
+        if line is not None and line in whole_at:
+            tok.attrJoin("class", whole_at[line])
+        out.append(tok)
+    return out
+
+
+def _without_title(tokens: list[Token], blocks: tuple[Block, ...], title: str | None) -> list[Token]:
+    """The tokens less a leading level-1 heading that is the title: the page's own heading
+    already shows it."""
+    if title is None or not blocks or blocks[0].kind != "heading" or blocks[0].heading != title:
+        return tokens
+    if len(tokens) >= 3 and tokens[0].type == "heading_open" and tokens[0].tag == "h1":
+        return tokens[3:]
+    return tokens
+
+
+def _render(text: str, body_offset: int, title: str | None) -> str:
+    """`text` masked; its body from `body_offset`."""
+    blocks = blocks_cached(text, body_offset)
+    body = text[body_offset:]
+    marks = [(pos - body_offset, mark) for pos, mark in _inline_marks(text, blocks)]
+    env: dict = {}
+    tokens = _MD.parse(_with_marks(body, marks), env)
+    tokens = _retire_blocks(_without_title(tokens, blocks, title), blocks, text[:body_offset].count("\n") + 1)
+    html = _MD.renderer.render(tokens, _MD.options, env)
+    return html.translate({ord(c): s for c, s in _SPANS.items()}) if marks else html
+
 
 def render_markdown(text: str) -> str:
-    """Sanitised HTML for a note body, with credential-shaped strings redacted first."""
-    return _MD.render(redact(text))
+    """Sanitised HTML for a note body, with credential-shaped strings redacted first, and
+    its retired and hidden text marked as such (`render_note`)."""
+    return _render(redact(text.translate(_OWN)), 0, None)
+
+
+def render_note(text: str, title: str | None = None) -> str:
+    """Sanitised HTML for a note's body (`text` is the whole note, frontmatter and all),
+    without its leading level-1 heading when that is `title`. Retired text is shown as
+    retired: a section under a banner or a retiring heading dimmed, with the reason above it;
+    struck text (``~~…~~``, ``<del>``, …) and the old wording of a ``(was: …)`` struck through
+    and dimmed; hidden text (``%%…%%``, ``<span hidden>``, …) marked hidden, as comments are."""
+    masked = redact(text.translate(_OWN))
+    return _render(masked, split_frontmatter(masked)[1], title)

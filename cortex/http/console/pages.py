@@ -17,10 +17,9 @@ from cortex.guests.policy import GuestBook
 from cortex.guests.queue import Proposal, ProposalQueue, tomb_key
 from cortex.guests.review import LIST_BODY_CHARS, TOMBSTONES, Review
 from cortex.http.console.diffs import blob_diff, diff_rows
-from cortex.http.console.markdown import render_markdown
+from cortex.http.console.markdown import render_note
 from cortex.notes.paths import check_path
 from cortex.notes.redact import redact
-from cortex.notes.structure import structure
 
 __all__ = [
     "CARD_CHARS",
@@ -85,15 +84,6 @@ def _value(v: Any) -> str:
     if isinstance(v, (dt.date, dt.datetime)):
         return v.isoformat()
     return str(v)
-
-
-def _without_title(body: str, title: str) -> str:
-    """The body less a leading level-1 heading that is the title: the page's own heading
-    already shows it. Headings as CommonMark reads them (ATX or setext)."""
-    leaves = structure(body).leaves
-    if leaves and leaves[0].kind == "heading" and leaves[0].level == 1 and leaves[0].text == title:
-        return body[leaves[0].end :].lstrip("\r\n")
-    return body
 
 
 def _crumbs(folder: str) -> list[tuple[str, str]]:
@@ -279,7 +269,7 @@ class Pages:
             "title": redact(note.title) if markdown else path,
             # `title` is the page's <title> and <h1>.
             "markdown": markdown,
-            "html": render_markdown(_without_title(note.body, note.title)) if markdown else "",
+            "html": render_note(note.text, note.title) if markdown else "",
             "source": redact(note.text),
             "note_status": note.status,
             "retired": note.retired_reason(today),
