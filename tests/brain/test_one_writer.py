@@ -52,8 +52,7 @@ def test_a_second_server_on_one_brain_refuses_naming_the_first(tmp_path, working
     first.start()
     try:
         second = serve_process(tmp_path, working_tree_brain, "second")
-        refused(second)
-        said = second.output()
+        said = refused(second)
         want = f"this brain ({working_tree_brain}) is already served by PID {first.proc.pid} at {first.url}/mcp"
         assert want in said, said
         # The first one still serves and writes, and every acknowledged append is there.
@@ -86,8 +85,7 @@ def test_a_second_server_on_a_linked_worktree_of_the_brain_refuses_naming_the_fi
     first.start()
     try:
         second = serve_process(tmp_path, other, "second")
-        refused(second)
-        said = second.output()
+        said = refused(second)
         want = (
             f"this brain ({other}) shares its Git repository with {working_tree_brain}, which is already served "
             f"by PID {first.proc.pid} at {first.url}/mcp"
@@ -103,8 +101,7 @@ def test_a_second_server_on_a_linked_worktree_of_the_brain_refuses_naming_the_fi
     first.start()
     try:
         second = serve_process(tmp_path, working_tree_brain, "second-main")
-        refused(second)
-        assert f"already served by PID {first.proc.pid}" in second.output()
+        assert f"already served by PID {first.proc.pid}" in refused(second)
     finally:
         first.stop()
 
@@ -118,8 +115,7 @@ def test_a_hosted_server_refuses_a_remote_whose_branch_is_checked_out(tmp_path, 
     try:
         head = git_head(working_tree_brain)
         hosted = hosted_process(tmp_path, working_tree_brain, "hosted")
-        refused(hosted)
-        said = [line for line in hosted.output().splitlines() if line.startswith("cortex serve:")]
+        said = [line for line in refused(hosted).splitlines() if line.startswith("cortex serve:")]
         assert len(said) == 1 and f"has its branch checked out in the working tree {working_tree_brain}" in said[0]
         assert "Use a bare repository as the remote" in said[0]
         assert not (tmp_path / "home-hosted" / "remote-clone.git").exists()  # nothing cloned
