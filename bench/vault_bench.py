@@ -8,6 +8,10 @@ time to the open port (/healthz), to the first brain_read and the first
 brain_search answered over MCP, the size of the brain_context reply, and the
 server's RSS after those calls. Medians over the runs.
 
+With --ask-against DIR: brain_ask's latency over MCP (offline reader, meaning off) on the
+same vault, the code in DIR (a checkout of an earlier commit, served through PYTHONPATH)
+and this checkout's alternating, fresh starts each; the p50 of each, and their ratio.
+
 With --meaning: one fresh start with the meaning arm on (the converted model already in
 its cache, as `make` leaves it) and no saved vectors. While the first full embed runs, a
 client keeps calling brain_read and brain_search; the bench prints how long the embed took,
@@ -15,7 +19,7 @@ those calls' latencies during it and after it (when search is by meaning), and t
 RSS of the server and of its embedding workers. --short makes every note about 800 bytes
 (one or two passages), so a 10,000-note brain embeds in minutes.
 
-Usage: python -m bench.vault_bench [--notes 1000] [--runs 5] [--meaning [--short]]
+Usage: python -m bench.vault_bench [--notes 1000] [--runs 5] [--meaning [--short]] [--ask-against DIR]
 """
 
 from __future__ import annotations
@@ -118,6 +122,63 @@ async def calls(url: str) -> dict[str, float]:
     return out
 
 
+ASK_FORMS = [
+    "What is the {} for the {} project?",
+    "When is the {} to {}?",
+    "Who wrote the {} in the {} chapter?",
+    "How much {} goes into the {} recipe?",
+    "What did the meeting decide about the {} {}?",
+    "Which {} is used for the {} rope?",
+    "How many {} are in the {} garden?",
+    "Which {} library handles {}?",
+    "What does the note say about {} and {}?",
+    "Is there a {} near the {}?",
+]
+
+
+def ask_questions(n: int, seed: int = 11) -> list[str]:
+    """`n` distinct questions in the vault's words (no two alike: the answer cache answers a repeat)."""
+    rng = random.Random(seed)
+    out: list[str] = []
+    while len(out) < n:
+        q = rng.choice(ASK_FORMS).format(rng.choice(WORDS), rng.choice(WORDS))
+        if q not in out:
+            out.append(q)
+    return out
+
+
+async def ask_calls(url: str, questions: list[str]) -> list[float]:
+    """Seconds of each brain_ask of `questions`, after one untimed ask."""
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=120)
+    out = []
+    async with Client(streamable_http_client(url, http_client=http)) as client:
+        await client.call_tool("brain_ask", {"question": "What is in the notes?"})
+        for q in questions:
+            t = time.perf_counter()
+            await client.call_tool("brain_ask", {"question": q})
+            out.append(time.perf_counter() - t)
+    return out
+
+
+def ask_against(repo: Path, tmp: Path, baseline: Path, runs: int) -> None:
+    """brain_ask p50 of the code in `baseline` and of this checkout, fresh starts alternating."""
+    times: dict[str, list[float]] = {"baseline": [], "this": []}
+    for i in range(runs):
+        for label, code in (
+            (("baseline", baseline), ("this", None)) if i % 2 == 0 else (("this", None), ("baseline", baseline))
+        ):
+            proc, port, _ = serve(repo, tmp / f"ask-{label}-{i}", code=code)
+            try:
+                times[label] += asyncio.run(ask_calls(f"http://127.0.0.1:{port}/mcp", ask_questions(40)))
+            finally:
+                proc.terminate()
+                proc.wait(timeout=30)
+    p50 = {k: statistics.median(v) * 1000 for k, v in times.items()}
+    print(f"  brain_ask p50, {len(times['this'])} asks each over {runs} starts a side (offline reader, meaning off)")
+    print(f"    baseline ({baseline}) {p50['baseline']:8.1f} ms")
+    print(f"    this checkout         {p50['this']:8.1f} ms   ratio {p50['this'] / p50['baseline']:.2f}x")
+
+
 def tree_rss_mb(pid: int) -> tuple[float, float]:
     """(RSS of the process, summed RSS of its children): the server and its workers."""
     kids = 0.0
@@ -181,8 +242,11 @@ async def embedding_calls(url: str, health: str, pid: int, titles: list[str]) ->
     }
 
 
-def serve(repo: Path, home: Path, meaning: bool = False) -> tuple[subprocess.Popen, int, float]:
-    """`cortex serve` as a process, once its port answers: (process, port, seconds to the open port)."""
+def serve(
+    repo: Path, home: Path, meaning: bool = False, code: Path | None = None
+) -> tuple[subprocess.Popen, int, float]:
+    """`cortex serve` as a process, once its port answers: (process, port, seconds to the open
+    port); `code`: a checkout whose cortex/ is served instead of this one's."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "REDIS_"))}
     env.update(CORTEX_HOME=str(home), CORTEX_TOKEN=TOKEN, CORTEX_BRAIN=str(repo), PATH="/usr/bin:/bin")
@@ -191,13 +255,15 @@ def serve(repo: Path, home: Path, meaning: bool = False) -> tuple[subprocess.Pop
         env.update(CORTEX_MEANING="on", CORTEX_MODEL_CACHE=cache)
     else:
         env.update(CORTEX_MEANING="off")
+    if code is not None:
+        env.update(PYTHONPATH=str(code))
     started = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "cortex.cli", "serve", "--port", str(port)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        cwd=ROOT,
+        cwd=code or ROOT,
     )
     while True:
         try:
@@ -240,6 +306,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--meaning", action="store_true", help="one start with the meaning arm: the first full embed")
     parser.add_argument("--short", action="store_true", help="every note about 800 bytes")
+    parser.add_argument("--ask-against", type=Path, help="a checkout of earlier code: brain_ask p50, it against this")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         repo = vault(Path(tmp), args.notes, short=args.short)
@@ -249,6 +316,8 @@ def main() -> None:
             f"vault: {args.notes + 1} notes on master, {size / 1e6:.1f} MB, hub note "
             f"{(repo / 'Notes' / 'Rust libraries.md').stat().st_size / 1e3:.0f} KB; {args.runs} fresh starts"
         )
+        if args.ask_against:
+            return ask_against(repo, Path(tmp), args.ask_against.resolve(), args.runs)
         if args.meaning:
             for key, value in one_meaning_start(repo, Path(tmp) / "home").items():
                 print(f"  {key:24s} {value:10.2f}" if isinstance(value, float) else f"  {key:24s} {value}")

@@ -586,9 +586,11 @@ class Asker:
         guest's are read masked, as its pack is: how close a passage comes is no oracle either."""
         show = masked if guest else (lambda note: note)
         notes = {p: show(snap.notes[p]) for p in set().union(*holders.values()) & allowed} if holders else {}
-        found = {lead.path: lead for lead in by_words(question, weights, holders, notes)}
+        closest = np.argsort(-close.best, kind="stable")[:LEADS] if close is not None else []
+        also = [close.paths[i] for i in closest]
+        found = {lead.path: lead for lead in by_words(question, weights, holders, notes, top=LEADS, also=also)}
         if close is not None:
-            for i in np.argsort(-close.best, kind="stable")[:LEADS]:
+            for i in closest:
                 path, cos = close.paths[i], float(close.best[i])
                 spans = close.spans_of(path)
                 blocks = blocks_of(show(snap.notes[path]))

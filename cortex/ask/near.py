@@ -30,7 +30,17 @@ from cortex.index.tokenize import tokenize
 from cortex.notes.blocks import Block, blocks_of
 from cortex.notes.note import Note
 
-__all__ = ["LEADS", "MEANING_NEAR", "WORDS_NEAR", "Lead", "by_words", "coverage", "identity", "leads_line", "passages"]
+__all__ = [
+    "LEADS",
+    "MEANING_NEAR",
+    "WORDS_NEAR",
+    "Lead",
+    "by_words",
+    "coverage",
+    "identity",
+    "leads_line",
+    "passages",
+]
 
 # Chosen on the even half of the public eval: the pair that leaves the fewest answerable
 # questions NOT IN BRAIN while 90% of its absent questions stay NOT IN BRAIN (DESIGN.md).
@@ -130,11 +140,19 @@ def by_words(
     holders: Mapping[str, Iterable[str]],
     notes: Mapping[str, Note],
     bar: float = WORDS_NEAR,
+    top: int | None = None,
+    also: Iterable[str] = (),
 ) -> list[Lead]:
     """Each note's closest passage by the question's words (`coverage`), closest first
     (ties by path), for the notes of `notes` that hold a term of the question (`holders`:
     term -> paths) and could reach `bar` (a note that holds too little of the weight, in its
-    indexed words and its description, is not read)."""
+    indexed words and its description, is not read).
+
+    With `top`, notes are read from the most they could cover down, and reading stops once
+    `top` leads cover more than any note left could, or once `top` leads reach `bar` (then
+    the miss is near, and those are the leads named, not always the very closest); the
+    notes of `also` are always read. On a 1,000-note vault, where common words put most
+    notes in reach, reading them all took 280 ms a miss (docs/BENCHMARKS.md)."""
     total = sum(weights.values())
     if total <= 0:
         return []
@@ -144,13 +162,21 @@ def by_words(
         for p in holders.get(t, ()):
             if p in notes:
                 held.setdefault(p, set()).add(t)
-    out = []
-    for path in sorted(held):
-        note = notes[path]
-        described = set(tokenize(note.description or ""))
+    bounds = {}
+    for path in held:
+        described = set(tokenize(notes[path].description or ""))
         bound = sum(w for t, w in weights.items() if t in held[path] or forms[t] & described)
-        if bound < bar * total:
-            continue
+        if bound >= bar * total:
+            bounds[path] = bound / total
+    pending = set(also) & bounds.keys()
+    out = []
+    for path in sorted(bounds, key=lambda p: (-bounds[p], p)):
+        if top is not None and not pending and len(out) >= top:
+            kth = sorted(lead.words for lead in out)[-top]
+            if kth > bounds[path] or kth >= bar > 0:
+                break  # no note left covers more, or `top` notes already come close
+        pending.discard(path)
+        note = notes[path]
         best: tuple[float, Block | None] = (0.0, None)
         arounds: dict[tuple[tuple[str, ...], str], set[str]] = {}  # one a heading path: blocks share them
         for b, text, beside in passages(PackedFile("", path, note, note.body)):

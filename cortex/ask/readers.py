@@ -330,7 +330,7 @@ class OfflineReader:
                 held = set(tokenize(text)) | heads | set(tokenize(" ".join(block.heading_path)))
                 if any(not forms[t] & held for t in needed):
                     continue
-                quote = _excerpt(text, lambda line: sum(weights[t] for t in weights if forms[t] & set(tokenize(line))))
+                quote = _excerpt(text, lambda line: _held_weight(weights, forms, set(tokenize(line))))
                 if too_generic(quote) or (wants and not any(answers_kind(x, wants) for x in specifics(quote))):
                     continue
                 if unmentioned(question, focus, [(quote, (f.note.title, *f.note.aliases, *block.heading_path))]):
@@ -347,6 +347,11 @@ class OfflineReader:
         reply.citations.append((best[1], best[2]))
         reply.answer = "From the notes:\n" + best[2]
         return reply
+
+
+def _held_weight(weights: dict[str, float], forms: dict[str, frozenset[str]], words: set[str]) -> float:
+    """The rarity weight of the terms whose forms are among `words`."""
+    return sum(w for t, w in weights.items() if forms[t] & words)
 
 
 def _excerpt(text: str, line_score) -> str:

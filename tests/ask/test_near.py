@@ -53,3 +53,28 @@ def test_a_lead_is_near_by_words_or_by_meaning_and_says_where_it_is() -> None:
     assert not Lead("a.md", "A", words=0.9 * WORDS_NEAR).near()  # words only: the arm is off
     line = leads_line([Lead("notes/health.md", "Health", 0.5, 0.63), Lead("notes/x.md", "", cosine=0.61)])
     assert line == "notes/health.md (Health), 50% of the question's words and cosine 0.63; notes/x.md, cosine 0.61"
+
+
+def _garden(i: int, words: str) -> tuple[str, object]:
+    path = f"notes/garden-{i:02}.md"
+    return path, parse_note(path, f"---\ntitle: Plot {i}\n---\n{words}\n")
+
+
+def test_with_top_reading_stops_once_enough_leads_come_close_or_none_left_could_come_closer() -> None:
+    q = "When were the tomato beds mulched?"
+    weights = {"tomato": 1.0, "beds": 1.0, "mulched": 1.0}
+    # Every note holds every term somewhere, but only some hold them in one passage.
+    notes = dict(
+        _garden(i, "Tomato beds mulched in May." if i % 5 == 0 else "Tomato seedlings.\n\nBeds dug.\n\nMulched roses.")
+        for i in range(20)
+    )
+    holders = {t: set(notes) for t in weights}
+    full = by_words(q, weights, holders, notes, bar=0.5)
+    assert [lead.words for lead in full[:4]] == [1.0] * 4 and len(full) == 20
+    # Three leads at the bar settle that the miss is near: the rest need not be read.
+    cut = by_words(q, weights, holders, notes, bar=0.5, top=3)
+    assert len(cut) < len(full) and all(lead.words >= 0.5 for lead in cut[:3])
+    # A note named by meaning is always read; with no bar, the top three are the full read's.
+    also = by_words(q, weights, holders, notes, bar=0.5, top=3, also=["notes/garden-19.md"])
+    assert "notes/garden-19.md" in {lead.path for lead in also}
+    assert by_words(q, weights, holders, notes, bar=0.0, top=3)[:3] == by_words(q, weights, holders, notes, bar=0.0)[:3]
