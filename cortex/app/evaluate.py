@@ -17,11 +17,13 @@ split the reader's rules are chosen by (`halves`), and the ideal reader's row: a
 quotes the packed gold line holding the fact.
 
 Claims (eval/claims.jsonl, with or without the ask part): each case is a small note, quotes of
-it and an answer that keeps the quotes' words but contradicts them (by class: polarity,
-comparison, ordinal, range, quantifier, roles, column, sign) or says the same (a control);
-each is stamped through `brain_verify` (`Asker.verify`) and counted per class against the
-stamp a person reading the note expects, the cases written after the rules were fixed
-(`split: held-out`) apart.
+it and an answer, by issue 32's items (`CLAIM_ITEMS`): an answer that keeps the quotes' words
+but contradicts them (polarity, comparison, ordinal, range, quantifier, roles, column, sign);
+one from retired, hidden or unusable text (struck-html, hidden-html, was, superseded-by,
+duplicate-key, unusable-folder); a quote as the editor shows the note, or altered (shown,
+shown-altered); or a control that must stay VERIFIED (CORRECTED for a `(was: …)`'s current
+claim). Each is stamped through `brain_verify` (`Asker.verify`) and counted per class against
+the stamp a person reading the note expects, the held-out cases (`split: held-out`) apart.
 """
 
 from __future__ import annotations
