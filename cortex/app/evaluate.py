@@ -17,11 +17,13 @@ split the reader's rules are chosen by (`halves`), and the ideal reader's row: a
 quotes the packed gold line holding the fact.
 
 Claims (eval/claims.jsonl, with or without the ask part): each case is a small note, quotes of
-it and an answer that keeps the quotes' words but contradicts them (by class: polarity,
-comparison, ordinal, range, quantifier, roles, column, sign) or says the same (a control);
-each is stamped through `brain_verify` (`Asker.verify`) and counted per class against the
-stamp a person reading the note expects, the cases written after the rules were fixed
-(`split: held-out`) apart.
+it and an answer, by issue 32's items (`CLAIM_ITEMS`): an answer that keeps the quotes' words
+but contradicts them (polarity, comparison, ordinal, range, quantifier, roles, column, sign);
+one from retired, hidden or unusable text (struck-html, hidden-html, was, superseded-by,
+duplicate-key, unusable-folder); a quote as the editor shows the note, or altered (shown,
+shown-altered); or a control that must stay VERIFIED (CORRECTED for a `(was: …)`'s current
+claim). Each is stamped through `brain_verify` (`Asker.verify`) and counted per class against
+the stamp a person reading the note expects, the held-out cases (`split: held-out`) apart.
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ __all__ = [
     "ask_line",
     "ask_part",
     "attach_meaning",
+    "CLAIM_ITEMS",
+    "claim_note",
+    "claim_path",
     "claims_lines",
     "claims_part",
     "fusion_table",
@@ -95,39 +100,88 @@ def load(brain_dir: Path, questions: Path):
     return brain, qs
 
 
+# The issue 32 item each class of eval/claims.jsonl checks, in the order `claims_lines` prints them.
+CLAIM_ITEMS = {
+    "polarity": 1,
+    "comparison": 1,
+    "ordinal": 1,
+    "range": 1,
+    "quantifier": 1,
+    "roles": 1,
+    "column": 1,
+    "sign": 1,
+    "struck-html": 2,
+    "hidden-html": 2,
+    "was": 2,
+    "superseded-by": 2,
+    "duplicate-key": 2,
+    "unusable-folder": 2,
+    "shown": 3,
+    "shown-altered": 3,
+}
+_ITEM_TITLES = {
+    1: "claims the answer contradicts",
+    2: "retired and hidden text",
+    3: "quotes as the editor shows the note",
+}
+
+
+def claim_path(case: dict) -> str:
+    """Where a claims case's note sits: its own `path`, else notes/claims/<id>.md."""
+    return case.get("path") or f"notes/claims/{case['id']}.md"
+
+
+def claim_note(case: dict) -> str:
+    """A claims case's note: as written when it opens with its own frontmatter, else under `title: <id>`."""
+    note = case["note"]
+    return note if note.startswith(("---\n", "---\r\n")) else f"---\ntitle: {case['id']}\n---\n{note}"
+
+
 def claims_part(cases: list[dict]) -> list[tuple[dict, str, str]]:
     """(case, stamp, reason) for each case of eval/claims.jsonl, stamped by brain_verify: every
-    case's note in one brain as notes/claims/<id>.md, its answer with its quotes cited."""
+    case's note in one brain at `claim_path`, its answer with its quotes cited."""
     from cortex.ask.asker import Asker
     from cortex.ask.readers import OfflineReader
 
-    path = "notes/claims/{}.md"
-    files = {path.format(c["id"]): f"---\ntitle: {c['id']}\n---\n{c['note']}".encode() for c in cases}
+    files = {claim_path(c): claim_note(c).encode() for c in cases}
     asker = Asker(_brain(files, "claims"), OfflineReader())
     out = []
     for c in cases:
-        reply = asker.verify(c["answer"], [{"path": path.format(c["id"]), "quote": q} for q in c["quotes"]])
+        reply = asker.verify(c["answer"], [{"path": claim_path(c), "quote": q} for q in c["quotes"]])
         out.append((c, reply["stamp"], reply["stamp_reason"]))
     return out
 
 
 def claims_lines(results: list[tuple[dict, str, str]]) -> list[str]:
-    """One line a class of contradiction, one for the controls, and each miss."""
-    classes = list(dict.fromkeys(c["class"] for c, _, _ in results if c["class"] != "control")) + ["control"]
+    """By issue 32's item: one line a class, one for the controls of its classes, then each miss."""
+    item = lambda c: CLAIM_ITEMS.get(c["of"] if c["class"] == "control" else c["class"], 0)  # noqa: E731
     lines = [f"claims (eval/claims.jsonl through brain_verify): {len(results)} cases"]
-    for klass in classes:
-        mine = [(c, stamp) for c, stamp, _ in results if c["class"] == klass]
-        right = [c for c, stamp in mine if stamp == c["expected"]]
-        held = [c for c, _ in mine if c.get("split") == "held-out"]
-        held_right = [c for c in right if c.get("split") == "held-out"]
-        what = "faithful answers VERIFIED" if klass == "control" else "contradictions not VERIFIED"
-        lines.append(
-            f"  {klass:<11} {what} {len(right)}/{len(mine)} ({len(right) / len(mine):.0%}); "
-            f"held out {len(held_right)}/{len(held)}"
-        )
+    for number in sorted({item(c) for c, _, _ in results}):
+        mine = [r for r in results if item(r[0]) == number]
+        classes = list(dict.fromkeys(c["class"] for c, _, _ in mine if c["class"] != "control")) + ["control"]
+        lines.append(f" item {number}, {_ITEM_TITLES.get(number, 'other')}:")
+        for klass in classes:
+            cases = [(c, stamp) for c, stamp, _ in mine if c["class"] == klass]
+            if not cases:
+                continue
+            right = [c for c, stamp in cases if stamp == c["expected"]]
+            held = [c for c, _ in cases if c.get("split") == "held-out"]
+            held_right = [c for c in right if c.get("split") == "held-out"]
+            wanted = "/".join(dict.fromkeys(c["expected"] for c, _ in cases))
+            if number == 1:
+                what = "faithful answers VERIFIED" if klass == "control" else "contradictions not VERIFIED"
+            else:
+                what = f"{'controls ' if klass == 'control' else ''}{wanted}"
+            lines.append(
+                f"  {klass:<15} {what} {len(right)}/{len(cases)} ({len(right) / len(cases):.0%}); "
+                f"held out {len(held_right)}/{len(held)}"
+            )
     for c, stamp, why in results:
         if stamp != c["expected"]:
-            lines.append(f"  miss {c['id']} {c['class']}{'/' + c['of'] if c.get('of') else ''}: {stamp}: {why}")
+            lines.append(
+                f"  miss {c['id']} {c['class']}{'/' + c['of'] if c.get('of') else ''}: "
+                f"{stamp}, expected {c['expected']}: {why}"
+            )
     return lines
 
 
