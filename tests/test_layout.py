@@ -144,6 +144,15 @@ def test_no_door_touches_the_store():
         assert ".store." not in source and ".store)" not in source, f"{module} reaches into brain.store"
 
 
+def test_the_doors_reach_the_brain_not_the_layers_under_it():
+    """http/ sees the brain through `Brain` and plain types: no store, index or meaning module
+    (the console's diffs took `decode` from the index, the server's parts named the remote store)."""
+    below = {"store", "index", "meaning"}
+    for module in (m for m in MODULES if layer_name(m) == "http"):
+        reached = sorted(n for n in GRAPH[module] if layer_name(n) in below)
+        assert not reached, f"{module} imports {reached}"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("package,allowed", sorted(ONLY.items()))
 def test_one_module_per_outside_system(package, allowed):
