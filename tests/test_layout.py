@@ -51,7 +51,7 @@ ONLY = {
     "pygit2": GIT_MODULES,
     "redis": {"guests.queue"},
     "anthropic": {"ask.readers"},
-    "mcp": {"http.doors", "http.mcp_tools", "http.guest_door", "app.evaluate"},
+    "mcp": {"http.doors", "http.mcp_tools", "http.guest_door", "http.oauth", "app.evaluate"},
     "mcp_types": {"http.mcp_tools", "app.evaluate"},
     "onnxruntime": {"meaning.embedder"},
     "tokenizers": {"meaning.embedder"},

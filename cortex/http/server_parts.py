@@ -42,3 +42,4 @@ class ServerParts:
     editor: Editor | None = None  # the working-tree watcher, when the brain has a working tree
     remote: Syncing | None = None  # hosted mode's store
     health: Callable[[], dict[str, Any]] | None = None  # the full health report, for the owner
+    oauth: Any = None  # the OAuth door (http.oauth.OAuthDoor) unless CORTEX_OAUTH=off; the console's consent uses it
