@@ -325,3 +325,17 @@ def test_oauth_off_keeps_the_probes_404(tmp_path, brain_path):
         assert httpx.post(f"{running.url}/register", json={}).status_code == 404
         assert "resource_metadata" not in httpx.post(f"{running.url}/mcp", json={}).headers["www-authenticate"]
         assert httpx.get(f"{running.url}/console/clients").status_code == 404
+
+
+def test_the_banner_says_where_oauth_answers(tmp_path, brain_path):
+    from conftest import make_settings
+
+    from cortex.app.server import assemble, banner, oauth_line
+
+    parts = assemble(make_settings(tmp_path, brain_path, env={"CORTEX_MEANING": "off"}))
+    assert "OAuth: on for localhost only" in banner(parts) and "CORTEX_PUBLIC_URL" in banner(parts)
+    public = make_settings(tmp_path, brain_path, env={"CORTEX_PUBLIC_URL": "https://notes.example.org"})
+    assert oauth_line(public) == (
+        "OAuth: on for https://notes.example.org/mcp (paste that URL into Claude.ai, ChatGPT or Claude Code)"
+    )
+    assert oauth_line(make_settings(tmp_path, brain_path, env={"CORTEX_OAUTH": "off"})).startswith("OAuth: off")
