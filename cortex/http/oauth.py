@@ -86,6 +86,10 @@ PENDING_SECONDS = 600  # the owner has ten minutes to answer the consent page
 DOCUMENT_SECONDS = 3600  # a client's metadata document is fetched again after an hour
 TOUCH_SECONDS = 60  # a client's "last use" is written at most once a minute
 SCOPE = "brain"  # the one scope: the owner door's tools
+# Registration is open, so what it costs is bounded: a client that never gets a token is
+# forgotten after a day, and no more than MAX_CLIENTS are kept at once.
+UNUSED_CLIENT_SECONDS = 86_400
+MAX_CLIENTS = 500
 CONSENT_PATH = "/console/oauth/consent"
 MAX_BASES = 8  # loopback issuers (Host spellings and ports) kept at once without a public URL
 
@@ -147,7 +151,9 @@ class CortexProvider:
             return None
         kept = record or {"registered": self.clock(), "first_used": None, "last_used": None}
         self.records.put(
-            f"client:{client_id}", dict(kept, info=info.model_dump(mode="json"), kind="document", fetched=self.clock())
+            f"client:{client_id}",
+            dict(kept, info=info.model_dump(mode="json"), kind="document", fetched=self.clock()),
+            ttl=None if kept.get("first_used") else UNUSED_CLIENT_SECONDS,
         )
         return info
 
@@ -179,6 +185,10 @@ class CortexProvider:
             )
         if client_info.scope is not None and SCOPE not in client_info.scope.split():
             client_info.scope = f"{client_info.scope} {SCOPE}"
+        if len(self.records.scan("client:")) >= MAX_CLIENTS:
+            raise RegistrationError(
+                "invalid_client_metadata", f"{MAX_CLIENTS} clients are registered; revoke some on the console first"
+            )
         self.records.put(
             f"client:{client_info.client_id}",
             {
@@ -188,6 +198,7 @@ class CortexProvider:
                 "first_used": None,
                 "last_used": None,
             },
+            ttl=UNUSED_CLIENT_SECONDS,  # until its first token (`_touch` keeps it for good)
         )
 
     def clients(self) -> list[dict[str, Any]]:

@@ -339,3 +339,20 @@ def test_the_banner_says_where_oauth_answers(tmp_path, brain_path):
         "OAuth: on for https://notes.example.org/mcp (paste that URL into Claude.ai, ChatGPT or Claude Code)"
     )
     assert oauth_line(make_settings(tmp_path, brain_path, env={"CORTEX_OAUTH": "off"})).startswith("OAuth: off")
+
+
+def test_open_registration_is_bounded(oserver, monkeypatch):
+    """A client that never gets a token is forgotten after a day; past the cap, registration waits."""
+    import cortex.http.oauth as oauth
+
+    flow = Flow(oserver.url)
+    flow.register()
+    records = oserver.parts.oauth.provider.records
+    expires = records._data[f"client:{flow.client_id}"][0]
+    assert expires is not None and expires - time.time() > oauth.UNUSED_CLIENT_SECONDS - 60
+    flow.tokens()
+    assert records._data[f"client:{flow.client_id}"][0] is None  # used: kept until revoked
+    monkeypatch.setattr(oauth, "MAX_CLIENTS", 2)
+    Flow(oserver.url).register()
+    r = httpx.post(f"{oserver.url}/register", json={"redirect_uris": ["http://127.0.0.1:9/cb"]})
+    assert r.status_code == 400 and "revoke some" in r.json()["error_description"]
