@@ -324,7 +324,9 @@ def test_oauth_off_keeps_the_probes_404(tmp_path, brain_path):
         assert httpx.get(f"{running.url}/.well-known/oauth-authorization-server").status_code == 404
         assert httpx.post(f"{running.url}/register", json={}).status_code == 404
         assert "resource_metadata" not in httpx.post(f"{running.url}/mcp", json={}).headers["www-authenticate"]
-        assert httpx.get(f"{running.url}/console/clients").status_code == 404
+        assert httpx.get(f"{running.url}/console/oauth/consent?request=x").status_code == 404
+        page = owner(running.url).get("/console/clients")
+        assert page.status_code == 200 and "CORTEX_OAUTH=off" in page.text
 
 
 def test_the_banner_says_where_oauth_answers(tmp_path, brain_path):

@@ -125,9 +125,19 @@ def _with_form_action(endpoint: Callable[[Request], Awaitable[Response]]) -> Cal
 
 
 def client_routes(console: Any, oauth: Any) -> list[Route]:
-    """The OAuth pages, or none with CORTEX_OAUTH=off."""
+    """The OAuth pages; with CORTEX_OAUTH=off, a Clients page that says so."""
     if oauth is None:
-        return []
+
+        async def off(request: Request, session: Session | None, form: dict[str, str]) -> Response:
+            return console.render(
+                request,
+                session,
+                "message.html",
+                title="Clients",
+                message="OAuth is off (CORTEX_OAUTH=off): no clients.",
+            )
+
+        return [Route("/console/clients", console.page(off), methods=["GET"])]
     pages = ClientPages(console, oauth)
     return [
         Route("/console/oauth/consent", _with_form_action(console.page(pages.consent, auth=False)), methods=["GET"]),
