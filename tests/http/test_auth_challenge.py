@@ -30,6 +30,7 @@ def server(tmp_path, brain_path):
     with serve(tmp_path, brain_path, CORTEX_OAUTH="off") as running:
         yield running
 
+
 SEND = "send Authorization: Bearer <owner token>"
 BARE = 'Bearer realm="cortex"'
 # RFC 6750 section 3: error_description is %x20-21 / %x23-5B / %x5D-7E (no quote, no backslash).
