@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cortex import DISTRIBUTION, __version__
 from cortex.errors import CortexError
 from cortex.settings import GUEST_DEFAULTS as DEFAULTS
 from cortex.settings import QUEUE_CAP, Settings, settings_table
@@ -268,6 +269,7 @@ def add_guest_commands(sub: argparse._SubParsersAction) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cortex", description="A Git-backed brain served over MCP.")
+    parser.add_argument("--version", action="version", version=f"cortex {__version__} ({DISTRIBUTION})")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("init", help="make a new brain from the template, or a folder of notes a brain in place")

@@ -33,6 +33,7 @@ __all__ = [
     "check_door_secrets",
     "identity",
     "load_or_make_secret",
+    "origin_url",
     "read_secret_file",
     "read_setting",
     "settings_table",
@@ -166,6 +167,34 @@ def seconds(name: str, raw: str) -> float:
     return value
 
 
+def origin_url(name: str, raw: str) -> str:
+    """An origin: https://host[:port] (http only on a loopback host), no path, query or fragment."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(raw.strip())
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    local = parts is not None and parts.hostname in ("127.0.0.1", "localhost", "::1")
+    if (
+        parts is None
+        or not parts.hostname
+        or parts.scheme not in ("https", "http")
+        or (parts.scheme == "http" and not local)
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or parts.username
+    ):
+        raise BadInput(
+            f"{name} must be the origin clients reach, like https://notes.example.org (http only for "
+            f"127.0.0.1 or localhost; no path), not {raw!r}"
+        )
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"{parts.scheme}://{host.lower()}" + (f":{port}" if port else "")
+
+
 @dataclass(frozen=True)
 class Setting:
     """One setting's declaration: its variables (the first set wins), how it is read, its docs."""
@@ -287,6 +316,19 @@ class Settings:
         "CORTEX_CONSOLE_PASSCODE",
         f"a passcode for the console, besides the owner token ({MIN_SECRET} characters or more)",
         read=secret,
+    )
+    oauth: str = setting(
+        "CORTEX_OAUTH",
+        "`on`: the owner door also signs clients in with OAuth 2.1 (discovery, registration, the owner's "
+        "consent in the console); `off`: the owner token and the secret URL only, and OAuth probes get 404",
+        "on",
+        read=one_of("on", "off"),
+    )
+    public_url: str | None = setting(
+        "CORTEX_PUBLIC_URL",
+        "the origin clients reach the server at (`https://notes.example.org`): OAuth's issuer and resource, "
+        "and its Host the only one OAuth answers; unset, OAuth answers on 127.0.0.1, localhost and [::1] only",
+        read=origin_url,
     )
     # No proxy header is believed by default, so no client can pick its own address.
     trusted_proxies: list[str] = setting(
@@ -412,10 +454,12 @@ class Settings:
         return {"proxy_headers": True, "forwarded_allow_ips": ",".join(self.trusted_proxies)}
 
     def hosts(self) -> list[str]:
-        return DEFAULT_HOSTS + self.allowed_hosts
+        public = [self.public_url.split("://", 1)[1]] if self.public_url else []
+        return DEFAULT_HOSTS + public + self.allowed_hosts
 
     def origins(self) -> list[str]:
-        return ["http://127.0.0.1:*", "http://localhost:*"] + self.allowed_origins
+        public = [self.public_url] if self.public_url else []
+        return ["http://127.0.0.1:*", "http://localhost:*"] + public + self.allowed_origins
 
 
 def read_setting(name: str, env: dict[str, str] | None = None) -> Any:

@@ -51,7 +51,7 @@ ONLY = {
     "pygit2": GIT_MODULES,
     "redis": {"guests.queue"},
     "anthropic": {"ask.readers"},
-    "mcp": {"http.doors", "http.mcp_tools", "http.guest_door", "app.evaluate"},
+    "mcp": {"http.doors", "http.mcp_tools", "http.guest_door", "http.oauth", "app.evaluate"},
     "mcp_types": {"http.mcp_tools", "app.evaluate"},
     "onnxruntime": {"meaning.embedder"},
     "tokenizers": {"meaning.embedder"},
@@ -142,6 +142,15 @@ def test_no_door_touches_the_store():
         text = (PACKAGE / (module.replace(".", "/") + ".py")).read_text().splitlines()
         source = "\n".join(line for line in text if not line.lstrip().startswith(("from ", "import ")))
         assert ".store." not in source and ".store)" not in source, f"{module} reaches into brain.store"
+
+
+def test_the_doors_reach_the_brain_not_the_layers_under_it():
+    """http/ sees the brain through `Brain` and plain types: no store, index or meaning module
+    (the console's diffs took `decode` from the index, the server's parts named the remote store)."""
+    below = {"store", "index", "meaning"}
+    for module in (m for m in MODULES if layer_name(m) == "http"):
+        reached = sorted(n for n in GRAPH[module] if layer_name(n) in below)
+        assert not reached, f"{module} imports {reached}"
 
 
 @pytest.mark.slow

@@ -20,6 +20,7 @@ __all__ = [
     "client_snippets",
     "make_app",
     "make_reader",
+    "oauth_line",
     "save_on_shutdown",
     "sync_parts",
     "warm_up",
@@ -165,13 +166,16 @@ def make_app(parts: ServerParts):
     from cortex.http.console.routes import console_routes
     from cortex.http.doors import build_app
     from cortex.http.guest_door import guest_parts
+    from cortex.http.oauth import make_oauth
 
     guest = guest_parts(parts)  # first: it makes parts.queue from REDIS_URL, which the console shares
+    parts.oauth = make_oauth(parts, guest["review"])  # before the console: its consent page uses it
     return build_app(
         parts.settings,
         parts.tools,
         parts.owner_token,
         parts.url_secret,
+        oauth=parts.oauth,
         **sync_parts(parts, dict(guest, extra_routes=console_routes(parts))),
     )
 
@@ -208,7 +212,20 @@ def banner(parts: ServerParts) -> str:
             f"Owner token: in {s.home / 'owner-token'} (or CORTEX_TOKEN); secret URL in {s.home / 'url-secret'}."
         )
     lines += client_snippets(parts, base)
+    lines.append(oauth_line(parts.settings))
     return "\n".join(lines)
+
+
+def oauth_line(s: Settings) -> str:
+    """Where OAuth sign-in answers: the public URL, or loopback only (and how to change that)."""
+    if s.oauth == "off":
+        return "OAuth: off (CORTEX_OAUTH=off); clients send the owner token or use the secret URL"
+    if s.public_url:
+        return f"OAuth: on for {s.public_url}/mcp (paste that URL into Claude.ai, ChatGPT or Claude Code)"
+    return (
+        "OAuth: on for localhost only (http://127.0.0.1, localhost, [::1]); set CORTEX_PUBLIC_URL to the "
+        "https origin clients reach for connectors on the web or the phone"
+    )
 
 
 def client_snippets(parts: ServerParts, base: str) -> list[str]:

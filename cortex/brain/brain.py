@@ -30,10 +30,9 @@ from cortex.brain.text_rules import append_text, strict_text, within_cap
 from cortex.brain.trailers import REQUEST_LOOKBACK, REQUEST_TRAILER, Actor, commit_message
 from cortex.errors import AlreadyApplied, BadInput, StoreError
 from cortex.index.corpus import Corpus, SavedSnapshot
-from cortex.index.note_text import decode
 from cortex.index.snapshot import Snapshot
 from cortex.notes.links import LinkResolver, link_text, rewrite_links
-from cortex.notes.note import Note, link_key, parse_note
+from cortex.notes.note import Note, decode, link_key, parse_note
 from cortex.notes.paths import check_content, check_path, check_text, is_note_path
 from cortex.store.git import GitStore, View
 from cortex.store.types import Change, Changes, CommitInfo, Identity, WriteResult

@@ -35,6 +35,7 @@ __all__ = [
     "Proposal",
     "ProposalQueue",
     "RedisAnswerCache",
+    "RedisRecords",
     "SOCKET_TIMEOUT",
     "content_digest",
     "tomb_key",
@@ -478,3 +479,76 @@ class RedisAnswerCache:
             self.r.set(self.prefix + key, json.dumps(value), ex=self.TTL)
         except redis.exceptions.RedisError:
             pass
+
+
+# Marks a record used and hands back what it held before, in one step: a second caller sees
+# `used` and nothing else can slip between the read and the write (codes, refresh tokens).
+_CLAIM = """
+local raw = redis.call('GET', KEYS[1])
+if not raw then return false end
+local rec = cjson.decode(raw)
+if rec['used'] then return raw end
+local ttl = redis.call('PTTL', KEYS[1])
+local before = raw
+rec['used'] = true
+if ttl and ttl > 0 then
+  redis.call('SET', KEYS[1], cjson.encode(rec), 'PX', ttl)
+else
+  redis.call('SET', KEYS[1], cjson.encode(rec))
+end
+return before
+"""
+
+
+class RedisRecords:
+    """Small JSON records with a lifetime, shared by every instance on one Redis: what the
+    OAuth door keeps in hosted mode (clients, codes, tokens by hash). Lives here because this
+    is the one module that talks to Redis. Connection failures are QueueUnavailable: the
+    door answers with a server error, never a token."""
+
+    def __init__(self, url: str, prefix: str = "cortex:oauth:"):
+        self.r = redis.Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_timeout=SOCKET_TIMEOUT,
+            socket_connect_timeout=SOCKET_TIMEOUT,
+            retry=Retry(NoBackoff(), 1),
+        )
+        self.prefix = prefix
+        self._claim = self.r.register_script(_CLAIM)
+
+    @_guard
+    def get(self, key: str) -> dict[str, Any] | None:
+        raw = self.r.get(self.prefix + key)
+        return json.loads(raw) if raw else None
+
+    @_guard
+    def get_many(self, keys: list[str]) -> list[dict[str, Any] | None]:
+        return [json.loads(raw) if raw else None for raw in self.r.mget([self.prefix + k for k in keys])]
+
+    @_guard
+    def put(self, key: str, value: dict[str, Any], ttl: int | None = None) -> None:
+        self.r.set(self.prefix + key, json.dumps(value, sort_keys=True), ex=ttl)
+
+    @_guard
+    def delete(self, *keys: str) -> None:
+        if keys:
+            self.r.delete(*[self.prefix + k for k in keys])
+
+    @_guard
+    def claim(self, key: str) -> dict[str, Any] | None:
+        raw = self._claim(keys=[self.prefix + key])
+        return json.loads(raw) if raw else None
+
+    @_guard
+    def scan(self, kind: str) -> list[tuple[str, dict[str, Any]]]:
+        """Every record whose key starts with `kind` (a few dozen clients and families)."""
+        found = []
+        for full in self.r.scan_iter(match=self.prefix + kind + "*", count=500):
+            raw = self.r.get(full)
+            if raw:
+                found.append((full[len(self.prefix) :], json.loads(raw)))
+        return found
+
+    def close(self) -> None:
+        self.r.close()

@@ -9,8 +9,11 @@ right server after its door's check.
   secret gets the same bare 404 as any unknown path.
 - `/healthz`: liveness, head SHA, note count and the guest door's state; the
   rest (watcher, remote, broken policies) with `?detail=1` and the owner's bearer.
-- The OAuth discovery URLs and `/register` that OAuth clients probe after a 401:
-  a 404 (Cortex is no OAuth server) whose body says to send the owner token instead.
+- OAuth (`http/oauth.py`, unless CORTEX_OAUTH=off): the discovery documents, `/authorize`,
+  `/token`, `/register` and `/revoke`, and `/mcp` with an OAuth access token, on the OAuth
+  door's own MCP server (its commits name the client's registered name). Its 401 names the
+  resource metadata. With OAuth off, the URLs OAuth clients probe are 404s whose body says
+  to send the owner token instead.
 
 Every MCP path checks Host and Origin against the allow-list exactly (a `:*`
 pattern means a numeric port) before the SDK's own check, which matched
@@ -42,6 +45,7 @@ from cortex.tools.trusted import Tools
 
 __all__ = [
     "DoorRouter",
+    "OAUTH_PATHS",
     "OAUTH_PROBES",
     "SEND_TOKEN",
     "bearer_challenge",
@@ -70,8 +74,10 @@ class DoorRouter:
         guest_lookup=None,
         hosts: list[str] | None = None,
         origins: list[str] | None = None,
+        oauth=None,
     ):
         self.app = app
+        self.oauth = oauth  # http.oauth.OAuthDoor, or None with CORTEX_OAUTH=off
         self.hosts = hosts
         self.origins = origins
         self.owner_token = owner_token
@@ -100,17 +106,26 @@ class DoorRouter:
             # starts. The door check below uses `path`, taken before the mask.
             masked = self._SECRET_SEGMENT.sub(r"/\1/redacted", path, count=1)
             scope["path"], scope["raw_path"] = masked, masked.encode("utf-8", "replace")
-        if path in ("/mcp", "/mcp/") or path.startswith(("/s/", "/g/")):
+        oauth_path = self.oauth is not None and path in OAUTH_PATHS
+        if path in ("/mcp", "/mcp/") or path.startswith(("/s/", "/g/")) or oauth_path:
             refusal = self._rebinding(scope)
             if refusal is not None:
                 await refusal(scope, receive, send)
                 return
+        if oauth_path:
+            await self.oauth.serve_route(scope, receive, send, _header(scope, b"host"))
+            return
         if path in ("/mcp", "/mcp/"):
             header = _header(scope, b"authorization")
-            if not bearer_ok(header, self.owner_token):
-                await unauthorized(header)(scope, receive, send)
+            if bearer_ok(header, self.owner_token):
+                await self.owner_app(dict(scope, path="/mcp"), receive, send)
                 return
-            await self.owner_app(dict(scope, path="/mcp"), receive, send)
+            host = _header(scope, b"host")
+            if self.oauth is not None and _bearer(header) and await self.oauth.authenticate(scope, host):
+                await self.oauth.mcp_app(dict(scope, path="/mcp"), receive, send)
+                return
+            metadata = self.oauth.metadata_url(host) if self.oauth is not None else None
+            await unauthorized(header, metadata)(scope, receive, send)
             return
         m = self._SECRET_PATH.match(path)
         if m:
@@ -141,20 +156,22 @@ def bearer_ok(header: str, owner_token: str) -> bool:
 SEND_TOKEN = "send Authorization: Bearer <owner token>"
 
 
-def bearer_challenge(header: str) -> str:
+def bearer_challenge(header: str, metadata: str | None = None) -> str:
     """The `WWW-Authenticate` value for a refused bearer (RFC 6750 section 3).
 
     No bearer at all (no header, or another scheme): the bare challenge, with no error
-    code, as section 3.1 asks. A bearer that is not the owner token: `invalid_token`.
-    No `resource_metadata`: Cortex is no OAuth resource server, and the MCP spec's
-    discovery ends at "abort or use pre-configured values" when there is no metadata.
+    code, as section 3.1 asks. A bearer that is neither the owner token nor an OAuth token
+    for this door: `invalid_token`. `resource_metadata` (RFC 9728 section 5.1) when OAuth
+    answers at this Host: where an OAuth client starts; without it, the MCP spec's discovery
+    ends at "abort or use pre-configured values".
     """
+    extra = f', resource_metadata="{metadata}"' if metadata else ""
     if not _bearer(header):
-        return 'Bearer realm="cortex"'
-    return f'Bearer realm="cortex", error="invalid_token", error_description="not the owner token; {SEND_TOKEN}"'
+        return f'Bearer realm="cortex"{extra}'
+    return f'Bearer realm="cortex", error="invalid_token", error_description="not the owner token; {SEND_TOKEN}"{extra}'
 
 
-def unauthorized(header: str) -> Response:
+def unauthorized(header: str, metadata: str | None = None) -> Response:
     """The owner door's 401: the challenge, and a JSON-RPC error (no id) that MCP clients show."""
     reason = "not the owner token; " if _bearer(header) else ""
     return JSONResponse(
@@ -164,9 +181,22 @@ def unauthorized(header: str) -> Response:
             "error": {"code": INVALID_REQUEST, "message": f"Unauthorized: {reason}{SEND_TOKEN}"},
         },
         status_code=401,
-        headers={"WWW-Authenticate": bearer_challenge(header)},
+        headers={"WWW-Authenticate": bearer_challenge(header, metadata)},
     )
 
+
+# The paths the OAuth door (http/oauth.py) answers, routed to it before the app.
+OAUTH_PATHS = frozenset(
+    {
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/authorize",
+        "/token",
+        "/register",
+        "/revoke",
+    }
+)
 
 # Where OAuth clients (mcp-remote, the MCP Inspector, the SDKs' auth helpers) look after a
 # 401: protected-resource and authorization-server metadata (RFC 9728, RFC 8414, OpenID
@@ -230,13 +260,15 @@ def build_app(
     extra_routes: list | None = None,
     health: Callable[[], dict[str, Any]] | None = None,
     on_startup: list[Callable[[], Any]] | None = None,
+    oauth=None,
 ) -> DoorRouter:
-    """The whole HTTP app. Build a fresh one per server: each MCP session manager runs once."""
+    """The whole HTTP app. Build a fresh one per server: each MCP session manager runs once.
+    `oauth`: the OAuth door (`http.oauth.make_oauth`), or None for the owner token alone."""
     security = transport_security(settings)
     owner = trusted_server(tools, "owner", review)
     url = trusted_server(tools, "owner-url", review)
     owner_app, url_app = door_app(owner, security), door_app(url, security)
-    servers = [owner, url] + (list(guest_doors.servers()) if guest_doors else [])
+    servers = [owner, url] + ([oauth.server] if oauth else []) + (list(guest_doors.servers()) if guest_doors else [])
 
     async def healthz(request: Request) -> JSONResponse:
         """Public: liveness, head, note count, guest door. `?detail=1` with the owner's bearer: everything."""
@@ -272,6 +304,8 @@ def build_app(
                 fn()
             yield
 
+    # With OAuth on, the router serves its paths before these; the rest of the probes
+    # (OpenID discovery, the path-suffixed authorization-server form) stay 404s.
     routes = (
         [Route("/healthz", healthz)]
         + [Route(path, oauth_probe, methods=["GET", "POST"]) for path in OAUTH_PROBES]
@@ -280,5 +314,13 @@ def build_app(
     app = Starlette(routes=routes, lifespan=lifespan)
     lookup = guest_doors.lookup if guest_doors else None
     return DoorRouter(
-        app, owner_token, url_secret, owner_app, url_app, lookup, hosts=settings.hosts(), origins=settings.origins()
+        app,
+        owner_token,
+        url_secret,
+        owner_app,
+        url_app,
+        lookup,
+        hosts=settings.hosts(),
+        origins=settings.origins(),
+        oauth=oauth,
     )

@@ -212,12 +212,15 @@ RequestId = Annotated[
 ]
 
 
-def trusted_server(tools: Tools, door: str, review: Review | None = None) -> MCPServer:
-    """An MCPServer with the owner's full tool set, recording `door` in commits."""
+def trusted_server(
+    tools: Tools, door: str, review: Review | None = None, who: Callable[[Context], str] = client_name
+) -> MCPServer:
+    """An MCPServer with the owner's full tool set, recording `door` and `who` (the client's
+    self-reported name; an OAuth client's registered one on the OAuth door) in commits."""
     mcp = OneLineMCPServer(name="cortex", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
     def actor(ctx: Context, tool: str) -> Actor:
-        return Actor(door=door, tool=tool, client=client_name(ctx))
+        return Actor(door=door, tool=tool, client=who(ctx))
 
     @mcp.tool(annotations=READ)
     def brain_read(

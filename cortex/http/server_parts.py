@@ -5,16 +5,28 @@ the console, which live below the app and so cannot import it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from cortex.brain.brain import Brain
 from cortex.brain.watcher import Editor
 from cortex.guests.queue import ProposalQueue
 from cortex.settings import Settings
-from cortex.store.remote import RemoteStore
 from cortex.tools.trusted import Tools
 
-__all__ = ["ServerParts"]
+__all__ = ["ServerParts", "Syncing"]
+
+
+class Syncing(Protocol):
+    """A sync the server runs beside the doors: hosted mode's remote (`store.remote.RemoteStore`),
+    named by what the doors use of it, so this layer does not reach down to the store."""
+
+    display_url: str
+
+    def start(self) -> Any: ...
+
+    def stop(self) -> None: ...
+
+    def status(self) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -28,5 +40,6 @@ class ServerParts:
     queue: ProposalQueue | None = None  # made from settings.redis_url by make_app; shared by the console
     queue_off: str | None = None  # why the guest door is disabled, when it is
     editor: Editor | None = None  # the working-tree watcher, when the brain has a working tree
-    remote: RemoteStore | None = None  # hosted mode's store
+    remote: Syncing | None = None  # hosted mode's store
     health: Callable[[], dict[str, Any]] | None = None  # the full health report, for the owner
+    oauth: Any = None  # the OAuth door (http.oauth.OAuthDoor) unless CORTEX_OAUTH=off; the console's consent uses it

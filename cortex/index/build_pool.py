@@ -20,8 +20,8 @@ from pathlib import Path
 
 from cortex.index.builder import IndexBuilder, Shard
 from cortex.index.fields import index_note
-from cortex.index.note_text import decode, read_lazily
-from cortex.notes.note import Note, parse_note
+from cortex.index.note_text import read_lazily
+from cortex.notes.note import Note, decode, parse_note
 from cortex.store.git import GitStore
 
 __all__ = [

@@ -24,10 +24,10 @@ from cortex.index.build_pool import read_notes
 from cortex.index.builder import IndexBuilder
 from cortex.index.fields import index_note
 from cortex.index.masked import MaskedIndexes
-from cortex.index.note_text import decode, read_lazily
+from cortex.index.note_text import read_lazily
 from cortex.index.snapshot import Snapshot
 from cortex.index.tokenize import tokenize
-from cortex.notes.note import Note, parse_note
+from cortex.notes.note import Note, decode, parse_note
 from cortex.notes.paths import is_note_path
 from cortex.store.git import GitStore
 from cortex.store.types import Change

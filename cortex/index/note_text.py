@@ -1,20 +1,16 @@
-"""A note's text out of Git: its blob's bytes decoded (`decode`), and read from the blob only
-when asked (`read_lazily`), so a large brain's notes do not all keep their text in memory.
+"""A note's text out of Git, read from its blob only when asked (`read_lazily`), so a large
+brain's notes do not all keep their text in memory. Decoding the bytes is the notes' own
+(`notes.note.decode`).
 """
 
 from __future__ import annotations
 
 import functools
 
-from cortex.notes.note import Note
+from cortex.notes.note import Note, decode
 from cortex.store.git import GitStore
 
-__all__ = ["decode", "read_lazily"]
-
-
-def decode(data: bytes) -> str:
-    # Hand-made commits can hold any bytes; replace rather than fail the whole brain.
-    return data.decode("utf-8", errors="replace")
+__all__ = ["read_lazily"]
 
 
 def read_lazily(store: GitStore, notes: dict[str, Note], blobs: dict[str, str]) -> None:

@@ -23,6 +23,7 @@ from cortex.notes.structure import headings, inside, merged, structure
 
 __all__ = [
     "BOM",
+    "decode",
     "MAX_FRONTMATTER_BYTES",
     "MAX_FRONTMATTER_DEPTH",
     "MAX_FRONTMATTER_VALUES",
@@ -208,6 +209,11 @@ class Note:
         if self.unreadable:
             out["unreadable"] = self.unreadable
         return out
+
+
+def decode(data: bytes) -> str:
+    """A note's bytes as text. Hand-made commits can hold any bytes: replace rather than fail the whole brain."""
+    return data.decode("utf-8", errors="replace")
 
 
 def split_frontmatter(text: str) -> tuple[str | None, int]:

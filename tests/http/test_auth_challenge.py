@@ -1,4 +1,6 @@
-"""What a client is told when it comes to the owner door without the owner token.
+"""What a client is told when it comes to the owner door without the owner token, with
+CORTEX_OAUTH=off (with OAuth on, the same challenge also names the resource metadata:
+tests/http/test_oauth.py).
 
 The MCP authorization spec is optional and OAuth-based; Cortex takes a static bearer
 token instead. So a refusal follows RFC 6750 section 3 (the bare `Bearer` challenge when
@@ -14,13 +16,20 @@ import re
 
 import httpx
 import pytest
-from conftest import TOKEN, URL_SECRET, call
+from conftest import TOKEN, URL_SECRET, call, serve
 from mcp.shared.exceptions import MCPError
 from reliakit import post_initialize
 
 from cortex.http.doors import OAUTH_PROBES
 
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
+
+
+@pytest.fixture
+def server(tmp_path, brain_path):
+    with serve(tmp_path, brain_path, CORTEX_OAUTH="off") as running:
+        yield running
+
 
 SEND = "send Authorization: Bearer <owner token>"
 BARE = 'Bearer realm="cortex"'

@@ -25,6 +25,7 @@ from cortex.app.brain_setup import init_brain
 from cortex.app.server import assemble, make_app
 from cortex.guests.policy import add_guest
 from cortex.guests.redis_process import redis_server_binary
+from cortex.http.doors import OAUTH_PATHS
 
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
@@ -176,8 +177,18 @@ def test_auth_matrix(world):
         check("GET /healthz", label, 200, r)
         assert not any(s in r.text for s in (TOKEN, URL_SECRET, world.guest_secret, HOOK_SECRET))
 
-    # -- OAuth discovery and registration: Cortex is no OAuth server, so 404 whatever is sent -----
+    # -- OAuth discovery and registration: the OAuth door's documents are public, a registration
+    # without redirect URIs is refused, the rest of the probes (OpenID, suffixed forms) are 404s --
     probes = [p for p in world.route_paths if family(p) == "oauth probe"]
+    for path, expected in [("/authorize", 400), ("/token", 401), ("/revoke", 401)]:
+        for label, headers in [("none", {}), ("right bearer", {"Authorization": f"Bearer {TOKEN}"})]:
+            r = (
+                httpx.get(f"{base}{path}", headers=headers)
+                if path == "/authorize"
+                else httpx.post(f"{base}{path}", headers=headers)
+            )
+            check(f"{'GET' if path == '/authorize' else 'POST'} {path}", label, expected, r)
+            assert "access_token" not in r.text
     assert "/register" in probes and "/.well-known/oauth-protected-resource/mcp" in probes
     for path in probes:
         for label, headers in [
@@ -190,7 +201,8 @@ def test_auth_matrix(world):
                 if path == "/register"
                 else httpx.get(f"{base}{path}", headers=headers)
             )
-            check(f"{'POST' if path == '/register' else 'GET'} {path}", label, 404, r)
+            expected = (400 if path == "/register" else 200) if path in OAUTH_PATHS else 404
+            check(f"{'POST' if path == '/register' else 'GET'} {path}", label, expected, r)
             assert not any(s in r.text for s in (TOKEN, URL_SECRET, world.guest_secret, HOOK_SECRET))
 
     # -- /hooks/push: HMAC-SHA256 of the body with the webhook secret ----------------------------

@@ -27,7 +27,8 @@ from cortex.errors import BadInput
 from cortex.index import build_pool
 from cortex.index.build_pool import build_workers, read_notes
 from cortex.index.builder import IndexBuilder
-from cortex.index.note_text import decode, read_lazily
+from cortex.index.note_text import read_lazily
+from cortex.notes.note import decode
 from cortex.notes.paths import is_note_path
 from cortex.store.git import GitStore
 

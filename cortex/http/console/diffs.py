@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 
-from cortex.index.note_text import decode
+from cortex.notes.note import decode
 from cortex.notes.redact import redact
 
 __all__ = ["MAX_DIFF_ROWS", "Row", "blob_diff", "diff_rows"]

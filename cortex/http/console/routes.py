@@ -77,9 +77,10 @@ HEADERS = {
     "Cache-Control": "no-store",  # pages hold note text, and one holds a guest's secret
 }
 MAX_FORM_BYTES = 64 * 1024
-KNOWN_DOORS = ("owner", "owner-url", "console", "editor", "cli", "cortex", "hand-made")
+KNOWN_DOORS = ("owner", "owner-url", "owner-oauth", "console", "editor", "cli", "cortex", "hand-made")
 _SHA = re.compile(r"^[0-9a-f]{4,40}$")
 _PID = re.compile(r"^p_[0-9a-f]{1,32}$")
+_NEXT = re.compile(r"/console/oauth/consent\?request=[A-Za-z0-9_-]{1,64}")  # where a sign-in may go next
 TEMPLATES = Path(__file__).parent / "templates"
 
 Handler = Callable[[Request, "Session | None", dict[str, str]], Awaitable[Response]]
@@ -260,7 +261,9 @@ class Console:
     async def not_found(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         raise Refused(404, "no such page")
 
-    def _signin_page(self, request: Request, status: int = 200, error: str | None = None) -> Response:
+    def _signin_page(
+        self, request: Request, status: int = 200, error: str | None = None, next_page: str | None = None
+    ) -> Response:
         cookie, token = self.sessions.new_pre()
         response = self.render(
             request,
@@ -271,6 +274,7 @@ class Console:
             form_csrf=token,
             error=error,
             passcode=bool(self.passcode),
+            next_page=next_page if next_page and _NEXT.fullmatch(next_page) else None,
         )
         self._cookie(request, response, PRE_COOKIE, cookie, PRE_SECONDS)
         return response
@@ -307,10 +311,17 @@ class Console:
             if not credential_ok(secret, self.owner_token, self.passcode):
                 self.throttle.fail(addr)
                 self.throttle_all.fail(ALL)
-                return self._signin_page(request, status=401, error="That is not the owner token or the passcode.")
+                return self._signin_page(
+                    request,
+                    status=401,
+                    error="That is not the owner token or the passcode.",
+                    next_page=form.get("next"),
+                )
         self.throttle.clear(addr)
         _, cookie = self.sessions.new()
-        response = RedirectResponse("/console/proposals", status_code=303)
+        # Back to the OAuth consent page the owner was signing in for; never anywhere else.
+        after = form.get("next", "")
+        response = RedirectResponse(after if _NEXT.fullmatch(after) else "/console/proposals", status_code=303)
         self._cookie(request, response, COOKIE, cookie, SESSION_SECONDS)
         response.delete_cookie(PRE_COOKIE, path="/console", httponly=True, samesite="strict")
         return response
@@ -563,5 +574,9 @@ def _int_field(form: dict[str, str], key: str) -> int | None:
 
 
 def console_routes(parts: ServerParts) -> list[Route]:
-    """The console's routes for build_app's extra_routes."""
-    return Console(parts).routes()
+    """The console's routes for build_app's extra_routes (the OAuth pages before the catch-all)."""
+    from cortex.http.console.clients import client_routes
+
+    console = Console(parts)
+    routes = console.routes()
+    return routes[:-1] + client_routes(console, parts.oauth) + routes[-1:]

@@ -1,0 +1,144 @@
+"""Client ID Metadata Documents: a `client_id` that is an HTTPS URL names a JSON document,
+fetched here, that says the client's name and redirect URIs (draft-ietf-oauth-client-id-
+metadata-document; the MCP spec's recommended registration since 2025-11-25).
+
+The fetch is a request an outsider chooses, so it is held short:
+
+- HTTPS only, port 443 or any, no user info, no fragment, a path that is not `/`;
+- the host is resolved once and every address must be public: a private, loopback,
+  link-local, shared, multicast, reserved or unspecified address is refused before any
+  connection (the cloud metadata service at 169.254.169.254 included), and the connection is
+  made to the address that was checked, so a second DNS answer cannot move it;
+- 3 s in all, no redirects followed, at most 64 KB read;
+- the document must be a JSON object whose `client_id` is the URL itself and that names
+  at least one redirect URI.
+
+Tests serve documents from 127.0.0.1 over plain HTTP: `Fetcher(allow_loopback=True)`, which
+no setting or variable reaches.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import json
+import socket
+import ssl
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["DocumentRefused", "Fetcher", "MAX_DOCUMENT_BYTES", "TIMEOUT", "is_document_url"]
+
+MAX_DOCUMENT_BYTES = 64 * 1024
+TIMEOUT = 3.0
+
+
+class DocumentRefused(Exception):
+    """Why a client's metadata document was not used (one line, for the log)."""
+
+
+def is_document_url(client_id: str) -> bool:
+    """Whether a client_id names a metadata document rather than a registration here."""
+    return client_id.startswith(("https://", "http://"))
+
+
+def _public(address: str) -> bool:
+    ip = ipaddress.ip_address(address)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return not (
+        ip.is_private
+        or ip.is_loopback
+        or ip.is_link_local
+        or ip.is_multicast
+        or ip.is_reserved
+        or ip.is_unspecified
+        or (isinstance(ip, ipaddress.IPv4Address) and ip in ipaddress.IPv4Network("100.64.0.0/10"))
+    )
+
+
+class _Pinned(http.client.HTTPSConnection):
+    """HTTPS to one checked address; the certificate is still checked against the host name."""
+
+    def __init__(self, host: str, address: str, port: int, timeout: float, context: ssl.SSLContext):
+        super().__init__(host, port, timeout=timeout, context=context)
+        self._address = address
+        self._tls = context
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._tls.wrap_socket(sock, server_hostname=self.host)
+
+
+@dataclass
+class Fetcher:
+    allow_loopback: bool = False  # tests only: 127.0.0.1 and ::1, over plain HTTP too
+    timeout: float = TIMEOUT
+
+    def _addresses(self, host: str, port: int) -> list[str]:
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError) as exc:
+            raise DocumentRefused(f"the host {host!r} does not resolve") from exc
+        addresses = sorted({info[4][0] for info in infos})
+        for address in addresses:
+            loopback = ipaddress.ip_address(address).is_loopback
+            if not _public(address) and not (self.allow_loopback and loopback):
+                raise DocumentRefused(f"{host!r} resolves to {address}, a private, loopback or link-local address")
+        if not addresses:
+            raise DocumentRefused(f"the host {host!r} has no address")
+        return addresses
+
+    def check_url(self, url: str) -> tuple[str, str, int, str]:
+        """(scheme, host, port, path?query) of a document URL that may be fetched; refused otherwise."""
+        parts = urlsplit(url)
+        loopback_http = self.allow_loopback and parts.scheme == "http" and parts.hostname in ("127.0.0.1", "::1")
+        if parts.scheme != "https" and not loopback_http:
+            raise DocumentRefused("a client_id document must be at an https:// URL")
+        if not parts.hostname or parts.username or parts.password or parts.fragment:
+            raise DocumentRefused("a client_id URL needs a host and no user name, password or fragment")
+        if parts.path in ("", "/"):
+            raise DocumentRefused("a client_id URL needs a path")
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        return parts.scheme, parts.hostname, port, target
+
+    def fetch(self, url: str) -> dict[str, Any]:
+        """The document at `url`, checked; DocumentRefused with the reason otherwise."""
+        scheme, host, port, target = self.check_url(url)
+        address = self._addresses(host, port)[0]
+        deadline = time.monotonic() + self.timeout
+        if scheme == "https":
+            conn: http.client.HTTPConnection = _Pinned(host, address, port, self.timeout, ssl.create_default_context())
+        else:
+            conn = http.client.HTTPConnection(address, port, timeout=self.timeout)
+        try:
+            conn.request("GET", target, headers={"Host": urlsplit(url).netloc, "Accept": "application/json"})
+            response = conn.getresponse()
+            if response.status != 200:
+                raise DocumentRefused(f"the client_id document answered HTTP {response.status}")
+            body = b""
+            while len(body) <= MAX_DOCUMENT_BYTES:
+                if time.monotonic() > deadline:
+                    raise DocumentRefused(f"the client_id document took more than {self.timeout:g} s")
+                chunk = response.read(8192)
+                if not chunk:
+                    break
+                body += chunk
+            if len(body) > MAX_DOCUMENT_BYTES:
+                raise DocumentRefused(f"the client_id document is larger than {MAX_DOCUMENT_BYTES // 1024} KB")
+        except (OSError, http.client.HTTPException) as exc:
+            raise DocumentRefused(f"the client_id document could not be fetched ({exc.__class__.__name__})") from exc
+        finally:
+            conn.close()
+        try:
+            doc = json.loads(body)
+        except ValueError as exc:
+            raise DocumentRefused("the client_id document is not JSON") from exc
+        if not isinstance(doc, dict) or doc.get("client_id") != url:
+            raise DocumentRefused("the client_id document's client_id is not its own URL")
+        if not isinstance(doc.get("redirect_uris"), list) or not doc["redirect_uris"]:
+            raise DocumentRefused("the client_id document names no redirect_uris")
+        return doc

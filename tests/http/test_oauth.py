@@ -1,0 +1,360 @@
+"""The OAuth door over real HTTP: discovery, the flow by hand, and each refusal in a test of its
+own, each checked to have issued no token (no access token in any reply, none in the records).
+
+The SDK clients' own flows (Python with Chromium, TypeScript) are in test_oauth_clients.py;
+two hosted instances sharing tokens through Redis are in test_oauth_hosted.py.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import httpx
+import pytest
+from conftest import TOKEN, call, serve
+from consolekit import csrf_of, owner
+from oauthkit import Flow, query
+
+pytestmark = pytest.mark.slow  # every test here starts a server
+
+
+@pytest.fixture
+def oserver(tmp_path, brain_path):
+    with serve(tmp_path, brain_path) as running:
+        yield running
+
+
+def access_tokens(server) -> list[str]:
+    return [k for k, _ in server.parts.oauth.provider.records.scan("access:")]
+
+
+def no_token(server, *replies: httpx.Response) -> None:
+    for r in replies:
+        assert "access_token" not in r.text and "code=" not in r.headers.get("location", "")
+    assert access_tokens(server) == []
+
+
+def test_discovery_names_this_door_and_the_401_points_at_it(oserver):
+    base = oserver.url
+    r = httpx.post(f"{base}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert r.status_code == 401
+    assert f'resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"' in r.headers["www-authenticate"]
+    for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
+        prm = httpx.get(base + path).json()
+        assert prm["resource"] == f"{base}/mcp" and prm["authorization_servers"] == [base]
+    meta = httpx.get(f"{base}/.well-known/oauth-authorization-server").json()
+    assert meta["issuer"] == base and meta["code_challenge_methods_supported"] == ["S256"]
+    assert meta["client_id_metadata_document_supported"] and meta["authorization_response_iss_parameter_supported"]
+    # The probes OAuth does not use stay 404s.
+    assert httpx.get(f"{base}/.well-known/openid-configuration").status_code == 404
+
+
+def test_a_flow_by_hand_reads_the_brain_and_its_writes_carry_the_registered_name(oserver):
+    flow = Flow(oserver.url)
+    flow.register(name="Phone app")
+    tokens = flow.tokens()
+    assert tokens["expires_in"] == 3600 and tokens["token_type"] == "Bearer"
+    url = f"{oserver.url}/mcp"
+    assert call(url, "brain_read", token=tokens["access_token"], path="profile.md").error is None
+    wrote = call(
+        url, "brain_write", token=tokens["access_token"], path="notes/oauth.md", mode="create", content="# Hi\n"
+    )
+    assert wrote.error is None
+    message = oserver.parts.brain.store.commit_info(wrote.data["sha"]).message
+    assert "Cortex-Door: owner-oauth" in message and "Cortex-Client: Phone app" in message
+    # Stored hashed: neither token appears in the records file.
+    stored = (oserver.parts.settings.home / "oauth.json").read_text()
+    assert tokens["access_token"] not in stored and tokens["refresh_token"] not in stored
+    # The owner token and the secret URL keep working beside it.
+    assert call(url, "brain_read", path="profile.md").error is None
+    assert call(f"{oserver.url}/s/url-secret-for-tests-abcdefghij/mcp", "brain_read", path="profile.md").error is None
+
+
+def test_an_unregistered_redirect_uri_is_refused_before_any_page(oserver):
+    flow = Flow(oserver.url)
+    flow.register()
+    for uri in ("http://127.0.0.1:9/other", "http://127.0.0.1:9/callback/", "http://127.0.0.1:10/callback"):
+        r = flow.authorize(redirect_uri=uri)
+        assert r.status_code == 400 and "location" not in r.headers, uri
+        assert "not registered" in r.json()["error_description"]
+    assert oserver.parts.oauth.provider.records.scan("pending:") == []
+    no_token(oserver)
+
+
+def test_a_code_used_twice_is_refused_and_ends_what_it_gave(oserver):
+    flow = Flow(oserver.url)
+    code = flow.code()
+    first = flow.exchange(code)
+    assert first.status_code == 200
+    again = flow.exchange(code)
+    assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
+    assert "access_token" not in again.text
+    # The first use's tokens are revoked with it.
+    assert (
+        httpx.post(
+            f"{oserver.url}/mcp", headers={"Authorization": f"Bearer {first.json()['access_token']}"}, json={}
+        ).status_code
+        == 401
+    )
+    assert flow.refresh(first.json()["refresh_token"]).status_code == 400
+
+
+def test_a_pkce_verifier_that_does_not_match_is_refused(oserver):
+    flow = Flow(oserver.url)
+    code = flow.code()
+    r = flow.exchange(code, verifier="x" * 50)
+    assert r.status_code == 400 and r.json() == {
+        "error": "invalid_grant",
+        "error_description": "incorrect code_verifier",
+    }
+    no_token(oserver, r)
+    # And the code is spent: the right verifier afterwards gets nothing either.
+    assert flow.exchange(code).status_code == 400
+    no_token(oserver)
+
+
+def test_the_plain_pkce_method_is_refused(oserver):
+    flow = Flow(oserver.url)
+    flow.register()
+    r = flow.authorize(code_challenge_method="plain", code_challenge="a" * 50)
+    assert r.status_code == 302
+    answer = query(r.headers["location"])
+    assert answer["error"] == "invalid_request" and "code" not in answer
+    assert oserver.parts.oauth.provider.records.scan("pending:") == []
+    no_token(oserver, r)
+
+
+def test_an_expired_code_is_refused(oserver):
+    flow = Flow(oserver.url)
+    oserver.parts.oauth.provider.clock = lambda: time.time() - 400  # codes live 300 s
+    code = flow.code()
+    r = flow.exchange(code)
+    assert r.status_code == 400 and r.json()["error_description"] == "authorization code has expired"
+    no_token(oserver, r)
+
+
+def test_a_token_for_another_resource_is_refused(oserver):
+    flow = Flow(oserver.url)
+    flow.register()
+    r = flow.authorize(resource="https://other.example/mcp")
+    assert r.status_code == 302
+    answer = query(r.headers["location"])
+    assert answer["error"] == "invalid_target" and answer["iss"] == oserver.url and "code" not in answer
+    no_token(oserver, r)
+    # A token issued for this door at localhost is not one for 127.0.0.1's resource.
+    local = Flow(oserver.url.replace("127.0.0.1", "localhost"))
+    tokens = local.tokens()
+    bearer = {"Authorization": f"Bearer {tokens['access_token']}"}
+    assert httpx.post(f"{oserver.url}/mcp", headers=bearer, json={}).status_code == 401
+
+
+def test_a_revoked_clients_refresh_is_refused(oserver):
+    flow = Flow(oserver.url)
+    tokens = flow.tokens()
+    console = owner(oserver.url)
+    page = console.get("/console/clients")
+    assert "Test client" in page.text and "http://127.0.0.1:9/callback" in page.text
+    done = console.post("/console/clients/revoke", data={"csrf": csrf_of(page.text), "client_id": flow.client_id})
+    assert done.status_code == 200 and "revoked" in done.text
+    r = flow.refresh(tokens["refresh_token"])
+    assert r.status_code in (400, 401) and "access_token" not in r.text
+    bearer = {"Authorization": f"Bearer {tokens['access_token']}"}
+    assert httpx.post(f"{oserver.url}/mcp", headers=bearer, json={}).status_code == 401
+
+
+def test_a_reused_refresh_token_revokes_the_family(oserver):
+    flow = Flow(oserver.url)
+    tokens = flow.tokens()
+    rotated = flow.refresh(tokens["refresh_token"])
+    assert rotated.status_code == 200 and rotated.json()["refresh_token"] != tokens["refresh_token"]
+    reused = flow.refresh(tokens["refresh_token"])
+    assert reused.status_code == 400 and "access_token" not in reused.text
+    # The whole family is gone: the rotated pair too.
+    assert flow.refresh(rotated.json()["refresh_token"]).status_code == 400
+    for access in (tokens["access_token"], rotated.json()["access_token"]):
+        r = httpx.post(f"{oserver.url}/mcp", headers={"Authorization": f"Bearer {access}"}, json={})
+        assert r.status_code == 401
+
+
+def test_a_consent_form_posted_cross_site_is_refused(oserver):
+    flow = Flow(oserver.url)
+    flow.register()
+    location = flow.authorize().headers["location"]
+    request_id = query(location)["request"]
+    console = owner(oserver.url)
+    page = console.get(location)
+    csrf = csrf_of(page.text)
+    form = {"request": request_id, "decision": "approve"}
+    # Another site's form: its Origin, and it cannot know the CSRF token.
+    cross = console.post(
+        "/console/oauth/consent", data=dict(form, csrf=csrf), headers={"Origin": "https://evil.example"}
+    )
+    bare = httpx.post(f"{oserver.url}/console/oauth/consent", data=form)  # no session, no token
+    forged = console.post("/console/oauth/consent", data=dict(form, csrf="forged"))
+    for r in (cross, bare, forged):
+        assert r.status_code == 403 and "location" not in r.headers
+    no_token(oserver, cross, bare, forged)
+    # The owner's own click still works afterwards.
+    ok = console.post("/console/oauth/consent", data=dict(form, csrf=csrf))
+    assert ok.status_code == 303 and "code=" in ok.headers["location"]
+
+
+def test_no_open_redirect_through_the_error_path(oserver):
+    flow = Flow(oserver.url)
+    flow.register()
+    evil = "https://evil.example/steal"
+    for params in (
+        {"redirect_uri": evil},
+        {"redirect_uri": evil, "response_type": "token"},
+        {"redirect_uri": evil, "code_challenge": None},
+        {"client_id": "no-such-client", "redirect_uri": evil},
+    ):
+        r = flow.authorize(**params)
+        assert r.status_code == 400 and "location" not in r.headers, params
+    # The consent page's answer goes only to the registered URI, and the sign-in's `next` only here.
+    console = owner(oserver.url)
+    location = flow.authorize().headers["location"]
+    page = console.get(location)
+    assert "form-action 'self' http://127.0.0.1:9" in page.headers["content-security-policy"]
+    denied = console.post(
+        "/console/oauth/consent",
+        data={"csrf": csrf_of(page.text), "request": query(location)["request"], "decision": "deny"},
+    )
+    assert denied.headers["location"].startswith("http://127.0.0.1:9/callback?")
+    assert query(denied.headers["location"])["error"] == "access_denied"
+    c = httpx.Client(base_url=oserver.url, follow_redirects=False)
+    form = c.get("/console/signin")
+    signed = c.post("/console/signin", data={"csrf": csrf_of(form.text), "secret": TOKEN, "next": evil})
+    assert signed.headers["location"] == "/console/proposals"
+    no_token(oserver, denied)
+
+
+class CountingListener:
+    """A TCP port that counts connections: a refused document must open none."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            conn.close()
+
+
+def test_a_metadata_document_on_a_private_address_is_refused(oserver):
+    listener = CountingListener()
+    flow = Flow(oserver.url)
+    for client_id in (
+        f"https://127.0.0.1:{listener.port}/client.json",
+        f"https://localhost:{listener.port}/client.json",
+        "https://10.1.2.3/client.json",
+        "https://192.168.1.1/client.json",
+        "https://169.254.169.254/latest/meta-data",
+        "https://[::1]/client.json",
+        "https://100.64.0.1/client.json",
+        f"http://127.0.0.1:{listener.port}/client.json",  # and plain http outside tests
+    ):
+        flow.client_id = client_id
+        r = flow.authorize()
+        assert r.status_code == 400 and "location" not in r.headers, client_id
+    assert listener.connections == 0
+    no_token(oserver)
+
+
+def test_a_metadata_document_from_loopback_under_the_test_setting(oserver, tmp_path):
+    """The test-only setting lets a loopback document through; the flow then reads the brain."""
+    import json
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    doc: dict = {}
+
+    class Doc(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = json.dumps(doc).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    http = HTTPServer(("127.0.0.1", 0), Doc)
+    threading.Thread(target=http.serve_forever, daemon=True).start()
+    client_id = f"http://127.0.0.1:{http.server_port}/client.json"
+    doc.update(client_id=client_id, client_name="Doc client", redirect_uris=["http://127.0.0.1:9/callback"])
+    try:
+        oserver.parts.oauth.provider.fetcher.allow_loopback = True
+        flow = Flow(oserver.url, client_id=client_id)
+        tokens = flow.tokens()
+        assert call(f"{oserver.url}/mcp", "brain_read", token=tokens["access_token"], path="profile.md").error is None
+        listed = oserver.parts.oauth.provider.clients()
+        assert [(c["name"], c["kind"]) for c in listed] == [("Doc client", "document")]
+    finally:
+        http.shutdown()
+
+
+def test_with_a_public_url_another_host_is_refused(tmp_path, brain_path):
+    with serve(tmp_path, brain_path, CORTEX_PUBLIC_URL="https://notes.example.org") as running:
+        r = httpx.get(f"{running.url}/.well-known/oauth-authorization-server")
+        assert r.status_code == 421 and "CORTEX_PUBLIC_URL" in r.text
+        ok = httpx.get(f"{running.url}/.well-known/oauth-authorization-server", headers={"Host": "notes.example.org"})
+        assert ok.status_code == 200 and ok.json()["issuer"] == "https://notes.example.org"
+        r = httpx.post(f"{running.url}/mcp", json={}, headers={"Host": "notes.example.org"})
+        assert (
+            'resource_metadata="https://notes.example.org/.well-known/oauth-protected-resource/mcp"'
+            in r.headers["www-authenticate"]
+        )
+
+
+def test_oauth_off_keeps_the_probes_404(tmp_path, brain_path):
+    with serve(tmp_path, brain_path, CORTEX_OAUTH="off") as running:
+        assert httpx.get(f"{running.url}/.well-known/oauth-authorization-server").status_code == 404
+        assert httpx.post(f"{running.url}/register", json={}).status_code == 404
+        assert "resource_metadata" not in httpx.post(f"{running.url}/mcp", json={}).headers["www-authenticate"]
+        assert httpx.get(f"{running.url}/console/oauth/consent?request=x").status_code == 404
+        page = owner(running.url).get("/console/clients")
+        assert page.status_code == 200 and "CORTEX_OAUTH=off" in page.text
+
+
+def test_the_banner_says_where_oauth_answers(tmp_path, brain_path):
+    from conftest import make_settings
+
+    from cortex.app.server import assemble, banner, oauth_line
+
+    parts = assemble(make_settings(tmp_path, brain_path, env={"CORTEX_MEANING": "off"}))
+    assert "OAuth: on for localhost only" in banner(parts) and "CORTEX_PUBLIC_URL" in banner(parts)
+    public = make_settings(tmp_path, brain_path, env={"CORTEX_PUBLIC_URL": "https://notes.example.org"})
+    assert oauth_line(public) == (
+        "OAuth: on for https://notes.example.org/mcp (paste that URL into Claude.ai, ChatGPT or Claude Code)"
+    )
+    assert oauth_line(make_settings(tmp_path, brain_path, env={"CORTEX_OAUTH": "off"})).startswith("OAuth: off")
+
+
+def test_open_registration_is_bounded(oserver, monkeypatch):
+    """A client that never gets a token is forgotten after a day; past the cap, registration waits."""
+    import cortex.http.oauth as oauth
+
+    flow = Flow(oserver.url)
+    flow.register()
+    records = oserver.parts.oauth.provider.records
+    expires = records._data[f"client:{flow.client_id}"][0]
+    assert expires is not None and expires - time.time() > oauth.UNUSED_CLIENT_SECONDS - 60
+    flow.tokens()
+    assert records._data[f"client:{flow.client_id}"][0] is None  # used: kept until revoked
+    monkeypatch.setattr(oauth, "MAX_CLIENTS", 2)
+    Flow(oserver.url).register()
+    r = httpx.post(f"{oserver.url}/register", json={"redirect_uris": ["http://127.0.0.1:9/cb"]})
+    assert r.status_code == 400 and "revoke some" in r.json()["error_description"]
