@@ -35,6 +35,7 @@ __all__ = [
     "Proposal",
     "ProposalQueue",
     "RedisAnswerCache",
+    "RedisVectors",
     "SOCKET_TIMEOUT",
     "content_digest",
     "tomb_key",
@@ -478,3 +479,43 @@ class RedisAnswerCache:
             self.r.set(self.prefix + key, json.dumps(value), ex=self.TTL)
         except redis.exceptions.RedisError:
             pass
+
+
+class RedisVectors:
+    """Passage vectors in Redis, shared by every instance (the meaning.vectors.SharedVectors
+    protocol): one key a passage, `cortex:vec:` and its 16-byte `passage_key`, holding
+    `vectors.encode_row`'s 396 bytes (int8 row, scale, check).
+
+    Lives here because this is the one module that talks to Redis. Like the answer cache it
+    never fails the caller: an unreachable Redis is all misses and a dropped put, and the
+    arm embeds those passages itself. No expiry: a key is the text embedded, so an old one
+    is dead weight, never a wrong vector; under `maxmemory` an evicted one is embedded again.
+    """
+
+    PREFIX = b"cortex:vec:"
+    CHUNK = 1000  # keys a round trip
+
+    def __init__(self, url: str):
+        self.r = redis.Redis.from_url(
+            url,
+            socket_timeout=SOCKET_TIMEOUT,
+            socket_connect_timeout=SOCKET_TIMEOUT,
+            retry=Retry(NoBackoff(), 0),
+        )
+
+    def get_many(self, keys: list[bytes]) -> list[bytes | None]:
+        out: list[bytes | None] = []
+        for at in range(0, len(keys), self.CHUNK):
+            part = keys[at : at + self.CHUNK]
+            try:
+                out.extend(self.r.mget([self.PREFIX + k for k in part]))
+            except redis.exceptions.RedisError:
+                out.extend([None] * len(part))
+        return out
+
+    def put_many(self, items: list[tuple[bytes, bytes]]) -> None:
+        for at in range(0, len(items), self.CHUNK):
+            try:
+                self.r.mset({self.PREFIX + k: v for k, v in items[at : at + self.CHUNK]})
+            except redis.exceptions.RedisError:
+                return
