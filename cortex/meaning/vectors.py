@@ -11,7 +11,7 @@ Measured at 30,000 passages on this 2-core machine: scoring a query over them
 took 3.6 ms from int8, 5.2 ms from float32 and 42 ms from float16 (numpy widens float16
 element by element); int8 changes a cosine by at most 0.002, which no ranking here felt.
 
-The file, `<home>/index/<key>.<model>.cvec`, one per brain, branch and model::
+The file, `<home>/index/<key>.cvec`, one per brain and branch::
 
     MAGIC | SHA-256 of the rest | u32 header length | header (JSON) | int8 rows | scales | spans | keys
 
