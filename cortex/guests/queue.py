@@ -493,6 +493,10 @@ class RedisVectors:
     """
 
     PREFIX = b"cortex:vec:"
+    CLAIM = b"cortex:vec-claim:"
+    # An instance's claim on a passage it is about to embed: others wait for its vector this
+    # long at most (a task embeds 48 passages, some seconds), then embed it themselves.
+    CLAIM_S = 120
     CHUNK = 1000  # keys a round trip
 
     def __init__(self, url: str):
@@ -514,8 +518,26 @@ class RedisVectors:
         return out
 
     def put_many(self, items: list[tuple[bytes, bytes]]) -> None:
+        """Set the values and lift their claims: a passage is claimed only while it is embedded."""
         for at in range(0, len(items), self.CHUNK):
+            part = items[at : at + self.CHUNK]
             try:
-                self.r.mset({self.PREFIX + k: v for k, v in items[at : at + self.CHUNK]})
+                pipe = self.r.pipeline(transaction=False)
+                pipe.mset({self.PREFIX + k: v for k, v in part})
+                pipe.delete(*[self.CLAIM + k for k, _ in part])
+                pipe.execute()
             except redis.exceptions.RedisError:
                 return
+
+    def claim(self, keys: list[bytes]) -> list[bool]:
+        out: list[bool] = []
+        for at in range(0, len(keys), self.CHUNK):
+            part = keys[at : at + self.CHUNK]
+            try:
+                pipe = self.r.pipeline(transaction=False)
+                for k in part:
+                    pipe.set(self.CLAIM + k, b"1", nx=True, ex=self.CLAIM_S)
+                out.extend(bool(x) for x in pipe.execute())
+            except redis.exceptions.RedisError:
+                out.extend([True] * len(part))  # no Redis, no one to share with: embed it here
+        return out

@@ -419,27 +419,32 @@ class Meaning:
                     self.counts["shared"] += 1
         return out
 
+    def _made(self, cut: Cut) -> dict[bytes, tuple[np.ndarray, Any]]:
+        """The passages `cut.new` embedded, quantised (and handed to the shared store)."""
+        if not cut.new:
+            return {}
+        keys = list(cut.new)
+        q, scale = quantize(np.stack([cut.new[k] for k in keys]).astype(np.float32))
+        self.counts["embedded"] += len(keys)
+        if self.shared is not None:
+            self.shared.put_many([(k, encode_row(k, q[i], float(scale[i]))) for i, k in enumerate(keys)])
+        cut.new = {}
+        return {k: (q[i], scale[i]) for i, k in enumerate(keys)}
+
     def _file(self, cut: Cut, found: list[tuple[np.ndarray, Any] | None], head: dict[str, int]) -> None:
         """File a note's rows once every passage has one: those found, and those `cut.new`
-        embedded (quantised here, and handed to the shared store)."""
+        embedded."""
         store = self.store
         assert store is not None
-        if cut.new:
-            keys = list(cut.new)
-            q, scale = quantize(np.stack([cut.new[k] for k in keys]).astype(np.float32))
-            made = {k: (q[i], scale[i]) for i, k in enumerate(keys)}
-            self.counts["embedded"] += len(keys)
-            if self.shared is not None:
-                self.shared.put_many([(k, encode_row(k, q[i], float(scale[i]))) for i, k in enumerate(keys)])
-            found = [f if f is not None else made.get(k) for k, f in zip(cut.keys, found)]
-        rows = [f for f in found if f is not None]
-        if len(rows) != len(cut.keys):  # a passage neither found nor embedded: never filed in part
+        made = self._made(cut)
+        rows = [f if f is not None else made.get(k) for k, f in zip(cut.keys, found)]
+        if any(r is None for r in rows):  # a passage neither found nor embedded: never filed in part
             raise RuntimeError(f"a passage of blob {cut.blob[:12]} was neither found nor embedded")
         store.put(
             cut.blob,
             Rows(
-                np.stack([r[0] for r in rows]).astype(np.int8),
-                np.array([r[1] for r in rows], dtype=np.float32),
+                np.stack([r[0] for r in rows]).astype(np.int8),  # type: ignore[index]
+                np.array([r[1] for r in rows], dtype=np.float32),  # type: ignore[index]
                 cut.spans,
                 whole=cut.whole,
                 keys=np.frombuffer(b"".join(cut.keys), np.uint8).reshape(-1, len(cut.keys[0])),
@@ -451,11 +456,19 @@ class Meaning:
         head_sha, notes, total = self._target
         self._target = (head_sha, notes + head.get(cut.blob, 1), total)
 
+    def _claim(self, keys: list[bytes]) -> set[bytes]:
+        """The keys this instance embeds: all of them locally; in hosted mode those no other
+        instance has claimed (so instances started together split the work)."""
+        if self.shared is None or not keys:
+            return set(keys)
+        return {k for k, mine in zip(keys, self.shared.claim(keys)) if mine}
+
     def _fill(self, snap: Snapshot, order: list[tuple[str, str]], head: dict[str, int]) -> None:
         """Cut every note of `order` in the workers, newest first; file those whose every
         passage is found by key; then embed the rest, newest first, in the workers too. The
         cut goes first (some 3 ms a note, against 15 ms a passage embedded), so the reply
-        can say how many passages there are in all."""
+        can say how many passages there are in all. A passage another instance has claimed
+        is waited for in the shared store, and embedded here if its claim lapses."""
         import multiprocessing
 
         store = self.store
@@ -463,11 +476,44 @@ class Meaning:
         index = KeyIndex(store.all_rows() + (self._older.all_rows() if self._older else []))
         paths = dict(order)
         cuts = collections.deque(order[i : i + NOTES_PER_TASK] for i in range(0, len(order), NOTES_PER_TASK))
-        embeds: collections.deque[list[tuple[str, frozenset[bytes]]]] = collections.deque()
-        group: list[tuple[str, frozenset[bytes]]] = []
+        embeds: collections.deque[list[str]] = collections.deque()
+        group: list[str] = []
         group_passages = 0
-        waiting: dict[str, list[tuple[np.ndarray, Any] | None]] = {}  # blob -> rows found, while the rest embed
+        waiting: dict[str, tuple[Cut, dict[bytes, Any]]] = {}  # blob -> its cut and the rows it has
+        deferred: set[str] = set()  # notes waiting for passages other instances embed
+        last_look = time.monotonic()
         started, embedded_before, last_save = time.monotonic(), self.counts["embedded"], time.monotonic()
+
+        def place(cut: Cut, known: dict[bytes, Any]) -> None:
+            """File the note if it has every row, else queue it to embed what it lacks."""
+            nonlocal group, group_passages
+            missing = [k for k in dict.fromkeys(cut.keys) if k not in known]
+            if not missing:
+                self._file(cut, [known[k] for k in cut.keys], head)
+                return
+            waiting[cut.blob] = (cut, known)
+            group.append(cut.blob)
+            group_passages += len(missing)
+            if len(group) >= NOTES_PER_TASK or group_passages >= PASSAGES_PER_TASK:
+                embeds.append(group)
+                group, group_passages = [], 0
+
+        def claimed(blobs: list[str]) -> list[Item]:
+            """The task's notes, each with the keys not to embed: those it has, and those another
+            instance claimed (the note then waits for them, `deferred`, once it has its own)."""
+            batch = []
+            for b in blobs:
+                cut, known = waiting[b]
+                missing = [k for k in dict.fromkeys(cut.keys) if k not in known]
+                mine = self._claim(missing)
+                if mine:
+                    batch.append(
+                        (b, paths[b], snap.notes[paths[b]].text, frozenset(k for k in cut.keys if k not in mine))
+                    )
+                else:
+                    deferred.add(b)
+            return batch
+
         pool = ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
@@ -476,7 +522,7 @@ class Meaning:
         )
         try:
             pending: dict[Future, bool] = {}  # -> whether it embeds (else it only cuts)
-            while (cuts or embeds or group or pending) and not self._stop.is_set():
+            while (cuts or embeds or group or pending or deferred) and not self._stop.is_set():
                 if group and not cuts and not embeds and len(pending) < 2 * self.workers:
                     embeds.append(group)
                     group, group_passages = [], 0
@@ -484,32 +530,35 @@ class Meaning:
                     if cuts:
                         batch = [(b, p, snap.notes[p].text, None) for b, p in cuts.popleft()]
                         pending[pool.submit(_cut_notes, batch, self.pace)] = False
-                    else:
-                        batch = [(b, paths[b], snap.notes[paths[b]].text, h) for b, h in embeds.popleft()]
+                    elif batch := claimed(embeds.popleft()):
                         pending[pool.submit(_cut_notes, batch, self.pace)] = True
-                finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                if pending:
+                    finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                else:
+                    finished = set()
+                    self._stop.wait(0.5)  # only other instances' passages are left: wait for them
                 for fut in finished:
                     embedding = pending.pop(fut)
                     if not embedding:
                         for cut, found in self._resolve(fut.result(), index):
                             have, known, done = self._cover
                             self._cover = (have, known + len(cut.keys), done + head.get(cut.blob, 1))
-                            if all(f is not None for f in found):
-                                self._file(cut, found, head)
-                                continue
-                            waiting[cut.blob] = found
                             self._cut_counts[cut.blob] = len(cut.keys)
-                            group.append((cut.blob, frozenset(k for k, f in zip(cut.keys, found) if f is not None)))
-                            group_passages += sum(f is None for f in found)
-                            if len(group) >= NOTES_PER_TASK or group_passages >= PASSAGES_PER_TASK:
-                                embeds.append(group)
-                                group, group_passages = [], 0
+                            place(cut, {k: f for k, f in zip(cut.keys, found) if f is not None})
                     else:
                         for cut in fut.result():
-                            known = {k: f for k, f in zip(cut.keys, waiting.pop(cut.blob, [])) if f is not None}
-                            self._file(cut, [known.get(k) for k in cut.keys], head)
+                            _, known = waiting.pop(cut.blob, (cut, {}))
+                            place(cut, {**known, **self._made(cut)})
                     if self.progress is not None:
                         self.progress(self._target[1], self._target[2])
+                if deferred and (not pending or time.monotonic() - last_look > 2.0):
+                    last_look = time.monotonic()
+                    lacking = {b: [k for k in waiting[b][0].keys if k not in waiting[b][1]] for b in sorted(deferred)}
+                    deferred.clear()
+                    probes = [Cut(b, keys, np.empty((0, 2), np.int32), True, {}) for b, keys in lacking.items()]
+                    for probe, found in self._resolve(probes, KeyIndex([])):
+                        cut, known = waiting.pop(probe.blob)
+                        place(cut, {**known, **{k: f for k, f in zip(probe.keys, found) if f is not None}})
                 if self._older is None and time.monotonic() - last_save > SAVE_EVERY_S:
                     # (while an older cut's file is still the pool, it is not replaced before the end)
                     self.save()
@@ -610,8 +659,8 @@ class Meaning:
             rows = store.get(blob) if blob is not None else None
             if rows is not None:
                 have, known, done, cut = have + len(rows), known + len(rows), done + 1, cut + 1
-            elif blob in self._cut_counts:
-                known, cut = known + self._cut_counts[blob], cut + 1
+            elif (n := self._cut_counts.get(blob)) is not None:  # (filed meanwhile by the arm's thread: next time)
+                known, cut = known + n, cut + 1
         return have, known, done, cut, len(paths)
 
     def covered(self, snap: Snapshot | None = None, paths: list[str] | None = None) -> str:

@@ -96,11 +96,16 @@ def decode_row(key: bytes, value: bytes | None, dim: int) -> tuple[np.ndarray, n
 
 class SharedVectors(Protocol):
     """Vectors shared by every instance (guests.queue.RedisVectors): values by key, missing
-    ones as None. Never raises: an unreachable store is all misses, a put is dropped."""
+    ones as None, and claims, so instances started together embed each passage once between
+    them. Never raises: an unreachable store is all misses, a dropped put, every claim granted."""
 
     def get_many(self, keys: list[bytes]) -> list[bytes | None]: ...
 
     def put_many(self, items: list[tuple[bytes, bytes]]) -> None: ...
+
+    def claim(self, keys: list[bytes]) -> list[bool]:
+        """Whether this instance may embed each key (no other has claimed it lately)."""
+        ...
 
 
 @dataclass

@@ -20,6 +20,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -172,13 +173,19 @@ def test_an_upgrade_that_changes_no_passage_text_embeds_nothing_and_a_new_cut_on
 # -- hosted instances on one Redis ------------------------------------------------------
 
 
-def _hosted(tmp_path: Path, name: str, remote: Path, url: str):
+def _instance(tmp_path: Path, name: str, remote: Path, url: str):
+    """A hosted instance's arm, model loaded, on its own (empty) disk, and its head."""
     settings = make_settings(tmp_path / name, remote, env={"CORTEX_REMOTE": str(remote), "REDIS_URL": url})
     parts = assemble(settings)
     meaning = parts.brain.meaning
     meaning.workers = 1
     assert meaning.shared is not None and meaning.prepare(), meaning.reason
-    meaning.catch_up(parts.brain.snapshot())
+    return meaning, parts.brain.snapshot()
+
+
+def _hosted(tmp_path: Path, name: str, remote: Path, url: str):
+    meaning, snap = _instance(tmp_path, name, remote, url)
+    meaning.catch_up(snap)
     assert meaning.state == "ready"
     return meaning
 
@@ -211,10 +218,33 @@ def test_two_hosted_instances_and_a_restart_on_one_redis_embed_each_passage_once
     assert RedisVectors(redis_proc.url).get_many([keys[1][len(RedisVectors.PREFIX) :]])[0] == value  # mended
 
 
+@pytest.mark.slow
+def test_two_hosted_instances_started_together_embed_each_passage_once_between_them(
+    tmp_path: Path, model: ModelFiles, redis_proc
+) -> None:
+    files = {
+        f"notes/n-{i:03}.md": f"# Topic {i}\n\nPassage {i} is about orchards, rivers and bells.\n" for i in range(64)
+    }
+    remote = tmp_path / "remote.git"
+    GitStore.init(remote, {p: t.encode() for p, t in files.items()}, bare=True, message="seed")
+    arms = [_instance(tmp_path, name, remote, redis_proc.url) for name in ("a", "b")]
+    for meaning, _ in arms:
+        meaning.pace = 0.05  # a real embedder slowed, so the two overlap on a loaded machine
+    threads = [threading.Thread(target=m.catch_up, args=(snap,)) for m, snap in arms]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    embedded = [m.counts["embedded"] for m, _ in arms]
+    assert all(m.state == "ready" and m.store.passages == len(files) for m, _ in arms)
+    assert sum(embedded) == len(files), embedded  # split between them, none twice
+
+
 def test_an_unreachable_redis_is_all_misses_and_a_dropped_put(tmp_path: Path) -> None:
     gone = RedisVectors(f"unix://{tmp_path}/no-redis.sock")
     assert gone.get_many([b"k" * 16, b"j" * 16]) == [None, None]
     gone.put_many([(b"k" * 16, b"v")])  # no exception: the arm embeds it itself
+    assert gone.claim([b"k" * 16]) == [True]  # no one to share with: embedded here
 
 
 # -- served while it grows ----------------------------------------------------------------
