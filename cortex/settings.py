@@ -310,7 +310,8 @@ class Settings:
     )
     redis_url: str | None = setting(
         "REDIS_URL",
-        "a Redis for the guest queue, meters and answer cache; unset: a private `redis-server`",
+        "a Redis for the guest queue, meters and answer cache, and in hosted mode the meaning arm's vectors "
+        "(shared by every instance); unset: a private `redis-server`",
     )
     console_passcode: str | None = setting(
         "CORTEX_CONSOLE_PASSCODE",
@@ -377,9 +378,9 @@ class Settings:
     )
     meaning: str = setting(
         "CORTEX_MEANING",
-        "`on`: search and ask by meaning too (the local sentence-embedding arm, all-MiniLM-L6-v2), once the "
-        "background embedding of the head is done; until then, and with `off`, lexical only. Every search "
-        "reply's `meaning` line and `/healthz` say which",
+        "`on`: search and ask by meaning too (the local sentence-embedding arm, all-MiniLM-L6-v2), over the "
+        "notes embedded so far (the background embedding goes newest first) and by words for the rest; "
+        "`off`: lexical only. Every search reply's `meaning` line and `/healthz` say how much meaning covers",
         "on",
         read=one_of("on", "off"),
     )

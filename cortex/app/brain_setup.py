@@ -36,6 +36,7 @@ __all__ = [
     "open_brain",
     "saved_index",
     "seed_files",
+    "shared_vectors",
     "template_dir",
     "template_files",
 ]
@@ -171,7 +172,9 @@ def open_brain(settings: Settings) -> tuple[Brain, bool]:
 
 def make_meaning(settings: Settings, brain: Brain, log=None) -> Meaning:
     """The brain's meaning arm (not started): its vectors beside the saved index, in the
-    state folder, unless CORTEX_PERSIST_INDEX=off keeps nothing between starts."""
+    state folder, unless CORTEX_PERSIST_INDEX=off keeps nothing between starts. In hosted
+    mode with a REDIS_URL of the owner's, the vectors are also shared there, so every
+    instance and every restart (an ephemeral disk's too) embeds each passage once between them."""
     from cortex.index.saved import brain_identity, file_key
     from cortex.meaning.arm import Meaning
 
@@ -185,7 +188,20 @@ def make_meaning(settings: Settings, brain: Brain, log=None) -> Meaning:
         identity,
         log=log,
         enabled=settings.meaning == "on",
+        shared=shared_vectors(settings),
     )
+
+
+def shared_vectors(settings: Settings):
+    """Redis for the vectors in hosted mode, unless it is the private one `cortex serve`
+    starts in the state folder (as ephemeral as the disk it is on: nothing to share)."""
+    from cortex.guests.redis_process import RedisProcess
+
+    if not settings.remote or not settings.redis_url or settings.redis_url == RedisProcess(settings.home / "redis").url:
+        return None
+    from cortex.guests.queue import RedisVectors
+
+    return RedisVectors(settings.redis_url)
 
 
 def saved_index(settings: Settings, store: GitStore) -> IndexFile | None:

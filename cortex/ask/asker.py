@@ -290,7 +290,9 @@ class Asker:
         # A miss is judged by meaning only once the arm has embedded this commit: an answer
         # given by words alone must not outlive that.
         arm = self.brain.meaning is not None and self.brain.meaning.ready_for(snap)
-        how = f"{name} sweep {self.sweep}{' meaning' if arm else ''}"
+        # While a first embed runs, meaning covers more with every note filed: keyed by how much.
+        growing = f" meaning {self.brain.meaning.coverage()[0]}" if self.brain.meaning is not None and not arm else ""
+        how = f"{name} sweep {self.sweep}{' meaning' if arm else growing}"
         key = cache_key(question, snap.sha, how, k, door, scope, day.isoformat())
         cached = self.cache.get(key) if turn is None else None
         if cached is not None:
@@ -493,6 +495,8 @@ class Asker:
             return "meaning: no passage in scope", None
         side = "under" if nearest[1] < MEANING_NEAR else "at or over"
         in_part = meaning.in_part(snap, scope)
+        if not meaning.ready_for(snap):  # a first embed under way: how much of the scope meaning covers
+            in_part = meaning.line(snap, scope)
         return (
             f"closest passage {nearest[1]:.2f}, {side} {MEANING_NEAR:.2f}{'; ' + in_part if in_part else ''}",
             nearest,
@@ -545,6 +549,8 @@ class Asker:
             )
         if missed and said[1] is None:
             why += f"; judged by words only ({_words_only(said[0])})"
+        elif missed and said[0].endswith("; lexical for the rest"):
+            why += "; the notes not embedded yet judged by words only"
         flag, why = _addressing(snap, question, checks, why)
         return {
             "answer": neutralize_answer(reply.answer),

@@ -36,6 +36,7 @@ __all__ = [
     "ProposalQueue",
     "RedisAnswerCache",
     "RedisRecords",
+    "RedisVectors",
     "SOCKET_TIMEOUT",
     "content_digest",
     "tomb_key",
@@ -552,3 +553,65 @@ class RedisRecords:
 
     def close(self) -> None:
         self.r.close()
+
+
+class RedisVectors:
+    """Passage vectors in Redis, shared by every instance (the meaning.vectors.SharedVectors
+    protocol): one key a passage, `cortex:vec:` and its 16-byte `passage_key`, holding
+    `vectors.encode_row`'s 396 bytes (int8 row, scale, check).
+
+    Lives here because this is the one module that talks to Redis. Like the answer cache it
+    never fails the caller: an unreachable Redis is all misses and a dropped put, and the
+    arm embeds those passages itself. No expiry: a key is the text embedded, so an old one
+    is dead weight, never a wrong vector; under `maxmemory` an evicted one is embedded again.
+    """
+
+    PREFIX = b"cortex:vec:"
+    CLAIM = b"cortex:vec-claim:"
+    # An instance's claim on a passage it is about to embed: others wait for its vector this
+    # long at most (a task embeds 48 passages, some seconds), then embed it themselves.
+    CLAIM_S = 120
+    CHUNK = 1000  # keys a round trip
+
+    def __init__(self, url: str):
+        self.r = redis.Redis.from_url(
+            url,
+            socket_timeout=SOCKET_TIMEOUT,
+            socket_connect_timeout=SOCKET_TIMEOUT,
+            retry=Retry(NoBackoff(), 0),
+        )
+
+    def get_many(self, keys: list[bytes]) -> list[bytes | None]:
+        out: list[bytes | None] = []
+        for at in range(0, len(keys), self.CHUNK):
+            part = keys[at : at + self.CHUNK]
+            try:
+                out.extend(self.r.mget([self.PREFIX + k for k in part]))
+            except redis.exceptions.RedisError:
+                out.extend([None] * len(part))
+        return out
+
+    def put_many(self, items: list[tuple[bytes, bytes]]) -> None:
+        """Set the values and lift their claims: a passage is claimed only while it is embedded."""
+        for at in range(0, len(items), self.CHUNK):
+            part = items[at : at + self.CHUNK]
+            try:
+                pipe = self.r.pipeline(transaction=False)
+                pipe.mset({self.PREFIX + k: v for k, v in part})
+                pipe.delete(*[self.CLAIM + k for k, _ in part])
+                pipe.execute()
+            except redis.exceptions.RedisError:
+                return
+
+    def claim(self, keys: list[bytes]) -> list[bool]:
+        out: list[bool] = []
+        for at in range(0, len(keys), self.CHUNK):
+            part = keys[at : at + self.CHUNK]
+            try:
+                pipe = self.r.pipeline(transaction=False)
+                for k in part:
+                    pipe.set(self.CLAIM + k, b"1", nx=True, ex=self.CLAIM_S)
+                out.extend(bool(x) for x in pipe.execute())
+            except redis.exceptions.RedisError:
+                out.extend([True] * len(part))  # no Redis, no one to share with: embed it here
+        return out

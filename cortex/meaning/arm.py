@@ -1,20 +1,27 @@
 """The meaning arm: passage vectors of the head, filled in the background, scored exactly.
 
 `Meaning.start` runs a thread that follows the corpus's latest snapshot. Notes whose
-blob has no vectors yet are sent to niced worker processes (`_embed_notes`), which parse
-them masked as replies show them, cut them into passages (`passages.note_passages`) and
-embed them; the thread only files the results in the `VectorStore`. It takes no lock that
-reads or writes need: the corpus is read through `built()` and notes' text through the
-store like any reader.
+blob has no vectors yet are sent to niced worker processes (`_cut_notes`), which parse
+them masked as replies show them and cut them into passages (`passages.note_passages`),
+newest first by Git time. Each passage is keyed by what was embedded (`vectors.passage_key`:
+the vector space and the exact text), so its vector is looked up before anything is
+embedded: in the state folder's vectors (an older cut's too), then in the shared store
+(Redis in hosted mode, `SharedVectors`). Only the passages found nowhere go back to the
+workers to be embedded, newest notes first; the thread files the results in the
+`VectorStore`. It takes no lock that reads or writes need: the corpus is read through
+`built()` and notes' text through the store like any reader.
 
-Until every note of the head has vectors the arm is not ready, and search and ask stay
-lexical; `line()` says how far it has got. A missing or broken model is one log line:
-the server carries on lexical and says so. Vectors are keyed by blob and model, so a
-commit re-embeds only the notes it changed and a rename re-embeds nothing.
+A note is searchable by meaning as soon as its vectors are filed: until every note of the
+head has them, search and ask use meaning over the notes embedded so far and words for
+the rest, and `line()` says how much meaning covers. A missing or broken model is one log
+line: the server carries on lexical and says so. So a commit re-embeds only the passages
+it changed, a rename nothing, and an upgrade that cuts every note into the same texts
+nothing either (the notes are cut again, which costs seconds, not the embedding's minutes).
 """
 
 from __future__ import annotations
 
+import collections
 import os
 import threading
 import time
@@ -29,7 +36,17 @@ import numpy as np
 from cortex.index.saved import Unusable
 from cortex.meaning.embedder import MAX_TOKENS, Embedder, ModelFiles, ModelUnavailable, locate
 from cortex.meaning.passages import MAX_PASSAGES
-from cortex.meaning.vectors import ScopeMatrix, VectorStore
+from cortex.meaning.vectors import (
+    KeyIndex,
+    Rows,
+    ScopeMatrix,
+    SharedVectors,
+    VectorStore,
+    decode_row,
+    encode_row,
+    passage_key,
+    quantize,
+)
 
 if TYPE_CHECKING:
     from cortex.index.corpus import Corpus
@@ -41,12 +58,13 @@ __all__ = [
     "SAVE_EVERY_S",
     "WORKER_MEMORY",
     "Closeness",
-    "Embedded",
+    "Cut",
     "Meaning",
     "passage_code",
 ]
 
-NOTES_PER_TASK = 16  # notes a worker embeds per task: progress moves every second or so
+NOTES_PER_TASK = 16  # notes a worker cuts or embeds per task: progress moves every second or so
+PASSAGES_PER_TASK = 48  # passages to embed a task, at most (but a note's are never split)
 SAVE_EVERY_S = 60.0  # while embedding, save at most this often (a kill loses at most a minute's work)
 NICE = 10  # the workers' niceness: a request's thread always goes first
 # Address space a worker may take beyond its loaded model. Measured: a 1 MiB note of 40,000
@@ -55,8 +73,9 @@ WORKER_MEMORY = 512 << 20
 
 
 def passage_code() -> str:
-    """A hash of the code that decides what is embedded of a note: vectors saved by other
-    rules (another passage cut, another Markdown reading) are embedded again, never mixed."""
+    """A hash of the code that decides how a note is cut into passages. A store saved by
+    other code (another cut, another Markdown reading) is not used by blob: every note is
+    cut again, and its passages' vectors are found by their keys (their texts)."""
     import hashlib
 
     from cortex.meaning import embedder, passages
@@ -97,40 +116,73 @@ def _bound_memory(extra: int) -> None:
         pass
 
 
-Embedded = tuple[str, np.ndarray, np.ndarray, bool]  # blob, vectors, block spans, whether whole
+@dataclass
+class Cut:
+    """One note as cut into passages: each passage's key and blocks, whether that is all of
+    the note, and (when asked for) the vectors of the passages the caller did not have."""
+
+    blob: str
+    keys: list[bytes]
+    spans: np.ndarray  # (passages, 2) int32
+    whole: bool
+    new: dict[bytes, np.ndarray]  # key -> float32 vector, of the passages embedded
 
 
-def _embed_notes(items: list[tuple[str, str, str]]) -> list[Embedded]:
-    """(blob, vectors, block spans, whole) for each (blob, path, text), in a worker.
-    Nothing parsed is kept from one note to the next, so the memory bound is one note's."""
-    assert _WORKER is not None
-    return _embed_with(_WORKER, items, forget=True)
-
-
-def _embed_with(embedder: Embedder, items: list[tuple[str, str, str]], forget: bool = False) -> list[Embedded]:
+def _passages_of(embedder: Embedder, path: str, text: str, forget: bool):
     from cortex.meaning.passages import Passage, first_passages
     from cortex.notes.blocks import drop_cached
     from cortex.notes.note import parse_note
     from cortex.notes.redact import redact
 
+    # Embedded as replies show it: a guest's closeness and ranking owe nothing to a masked
+    # credential, so a guessed one is no closer than a wrong guess.
+    try:
+        found, whole = first_passages(parse_note(path, redact(text)), MAX_TOKENS - 2, embedder.lengths, embedder.cut)
+    except MemoryError:  # past the worker's bound: its name is embedded, its words are indexed
+        found = []  # made once out of this block, whose traceback holds the parse's memory
+    if forget:
+        drop_cached()
+    if not found:
+        found, whole = [Passage(redact(path), "", -1, -1)], False
+    return found, whole
+
+
+Item = tuple[str, str, str, "frozenset[bytes] | None"]  # blob, path, text, the keys the caller has vectors for
+
+
+def _cut_with(embedder: Embedder, items: list[Item], forget: bool = False, pace: float = 0.0) -> list[Cut]:
+    """Each (blob, path, text, have) cut into passages and keyed; with `have` (keys the
+    caller holds vectors for), every other passage is embedded too. `pace`: at least that
+    many seconds a passage embedded (a test's or a benchmark's slowed embedder)."""
     out = []
-    for blob, path, text in items:
-        # Embedded as replies show it: a guest's closeness and ranking owe nothing to a masked
-        # credential, so a guessed one is no closer than a wrong guess.
-        try:
-            found, whole = first_passages(
-                parse_note(path, redact(text)), MAX_TOKENS - 2, embedder.lengths, embedder.cut
-            )
-        except MemoryError:  # past the worker's bound: its name is embedded, its words are indexed
-            found = []  # made once out of this block, whose traceback holds the parse's memory
-        if forget:
-            drop_cached()
-        if not found:
-            found, whole = [Passage(redact(path), "", -1, -1)], False
-        vectors = embedder.embed([p.text for p in found])
+    space = embedder.space
+    for blob, path, text, have in items:
+        found, whole = _passages_of(embedder, path, text, forget)
+        keys = [passage_key(space, p.text) for p in found]
         spans = np.array([(p.first_block, p.last_block) for p in found], dtype=np.int32).reshape(-1, 2)
-        out.append((blob, vectors, spans, whole))
+        new: dict[bytes, np.ndarray] = {}
+        if have is not None:
+            todo = {k: p.text for k, p in zip(keys, found) if k not in have}
+            if todo:
+                began = time.monotonic()
+                new = dict(zip(todo, embedder.embed(list(todo.values()))))
+                if pace > 0:
+                    time.sleep(max(0.0, pace * len(todo) - (time.monotonic() - began)))
+        out.append(Cut(blob, keys, spans, whole, new))
     return out
+
+
+def _cut_notes(items: list[Item], pace: float = 0.0) -> list[Cut]:
+    """`_cut_with` in a worker. Nothing parsed is kept from one note to the next, so the
+    memory bound is one note's."""
+    assert _WORKER is not None
+    return _cut_with(_WORKER, items, forget=True, pace=pace)
+
+
+def _changed(snap: Snapshot, path: str, default: float) -> float:
+    """When `path` last changed, by Git time (the commit's time where the walk did not reach)."""
+    when = snap.changed.get(path)
+    return when.timestamp() if when is not None else default
 
 
 # -- what a query gets --------------------------------------------------------------
@@ -185,6 +237,8 @@ class Meaning:
         threads: int = 1,
         enabled: bool = True,
         worker_memory: int = WORKER_MEMORY,
+        shared: SharedVectors | None = None,
+        pace: float = 0.0,
     ):
         self.model_setting = model_setting
         self.cache = cache
@@ -196,14 +250,23 @@ class Meaning:
         self.workers = workers or max(1, min(4, os.cpu_count() or 1))
         self.threads = threads
         self.worker_memory = worker_memory
+        self.shared = shared  # hosted mode: the vectors every instance shares (Redis)
+        # At least this many seconds a passage embedded by the workers: a slowed real embedder,
+        # for the test and the benchmark of serving while a first embed runs. 0 in use.
+        self.pace = pace
         self.state = "starting" if enabled else "off"
         self.reason = "CORTEX_MEANING=off" if not enabled else ""
         self.store: VectorStore | None = None
         self.files: ModelFiles | None = None
-        self.key = ""  # model id / passage code: what the vector file must have been made with
+        self.key = ""  # the vector space (Embedder.space): what every vector was made with
+        self.cut = ""  # passage_code(): the code that cut the notes into the store's passages
+        self._older: VectorStore | None = None  # a saved file of another cut: its rows found by key only
         self._query: Embedder | None = None
         self._query_lock = threading.Lock()
         self._target: tuple[str, int, int] = ("", 0, 0)  # (head, notes with vectors, notes)
+        # While a catch-up runs: passages with vectors, passages known (cut), notes cut.
+        self._cover = (0, 0, 0)
+        self._cut_counts: dict[str, int] = {}  # blob -> passages, of the notes cut and not yet filed
         self._ready_sha: str | None = None
         self._ready_passages = 0  # of the ready head: counted once, said in every search reply
         self._ready_in_part: frozenset[str] = frozenset()  # the ready head's notes cut at MAX_PASSAGES
@@ -213,6 +276,9 @@ class Meaning:
         self._thread: threading.Thread | None = None
         self.rate: float | None = None  # passages a second over the last full catch-up
         self.progress: Callable[[int, int], None] | None = None  # (notes done, notes) while embedding
+        # Passages since this process started: embedded by the model, found in the state
+        # folder's vectors (an older cut's included), found in the shared store.
+        self.counts = {"embedded": 0, "reused": 0, "shared": 0}
 
     # -- life -----------------------------------------------------------------
 
@@ -237,7 +303,7 @@ class Meaning:
             self.state, self.reason = "unavailable", str(exc)
             self.log(f"meaning: off, search and ask stay lexical: {exc}")
             return False
-        self.key = f"{self.files.model_id}/{self._query.runtime}/{passage_code()}"
+        self.key, self.cut = self._query.space, passage_code()
         self.store = self._load(self._query.dim)
         return True
 
@@ -245,10 +311,22 @@ class Meaning:
         assert self.files is not None
         if self.vector_path is not None and self.vector_path.exists():
             try:
-                return VectorStore.load(self.vector_path, dim, self.key, self.brain)
+                saved = VectorStore.load(self.vector_path, dim, self.key, self.brain)
             except Unusable as exc:
                 self.log(f"meaning: the saved vectors at {self.vector_path} are not used ({exc}); embedding again")
-        return VectorStore(dim, self.key, self.brain)
+            else:
+                if saved.cut == self.cut:
+                    return saved
+                # Another cut (an upgrade, or a change to how notes are cut): every note is cut
+                # again, and a passage whose text is unchanged keeps its vector.
+                self._older = saved
+                self.log(
+                    f"meaning: the notes are cut by new code; {saved.passages:,} saved vectors are reused "
+                    "for every passage whose text is unchanged"
+                )
+        store = VectorStore(dim, self.key, self.brain)
+        store.cut = self.cut
+        return store
 
     def _run(self, corpus: Corpus) -> None:
         if not self.prepare():
@@ -266,47 +344,176 @@ class Meaning:
             self._stop.wait(0.25)
 
     def catch_up(self, snap: Snapshot) -> None:
-        """Embed every note of `snap` that has no vectors yet; then it is the ready head."""
+        """Give every note of `snap` vectors, the most recently changed (by Git time) first;
+        then it is the ready head. A note's passages are looked up by key (this store, an
+        older cut's, the shared store) and only the rest embedded; search uses each note's
+        vectors as soon as they are filed."""
         store = self.store
         assert store is not None and self.files is not None
+        head: dict[str, int] = {}  # the head's note blobs, with how many notes have each
         todo: dict[str, str] = {}
         for path, blob in snap.blobs.items():
-            if path in snap.notes and blob not in store and blob not in todo:
-                todo[blob] = path
+            if path in snap.notes:
+                head[blob] = head.get(blob, 0) + 1
+                if blob not in store and blob not in todo:
+                    todo[blob] = path
         total = len(snap.notes)
-        done = total - sum(1 for p, b in snap.blobs.items() if p in snap.notes and b in todo)
+        done = total - sum(head[b] for b in todo)
         self._target = (snap.sha, done, total)
+        have = store.passages_of(b for b in head if b in store)
+        self._cover = (have, have, done)
+        self._cut_counts = {}
+        # Newest first: the notes the owner touched last are the likeliest to be asked about.
+        oldest = snap.time.timestamp()
+        order = sorted(todo.items(), key=lambda bp: (-_changed(snap, bp[1], oldest), bp[1]))
         if todo and len(todo) <= NOTES_PER_TASK and self._query is not None:
-            # A commit's few notes: embedded in this thread (16 ms median for one edited eval note, 10-30 ms),
-            # so a write is searchable by meaning at once, without starting a worker.
+            # A commit's few notes: cut and embedded in this thread (16 ms median for one edited
+            # eval note, 10-30 ms), so a write is searchable by meaning at once, without a worker.
+            # Its passages left unchanged keep their vectors: the older versions' rows are looked up.
+            index = KeyIndex(store.all_rows(but=set(head)) + (self._older.all_rows() if self._older else []))
             with self._query_lock:
-                embedder = self._query
-                for blob, vectors, spans, whole in _embed_with(
-                    embedder, [(b, p, snap.notes[p].text) for b, p in todo.items()]
-                ):
-                    store.add(blob, vectors, spans, whole)
+                cuts = _cut_with(self._query, [(b, p, snap.notes[p].text, None) for b, p in order])
+            for cut, found in self._resolve(cuts, index):
+                if any(f is None for f in found):  # cut again, embedding the passages not found
+                    have = frozenset(k for k, f in zip(cut.keys, found) if f is not None)
+                    path = todo[cut.blob]
+                    with self._query_lock:
+                        (again,) = _cut_with(self._query, [(cut.blob, path, snap.notes[path].text, have)])
+                    known = {k: f for k, f in zip(cut.keys, found) if f is not None}
+                    cut, found = again, [known.get(k) for k in again.keys]
+                self._file(cut, found, head)
         elif todo:
             if self._ready_sha is None:
                 self.state = "embedding"
-            done = self._embed(snap, todo, done, total)
+            self._fill(snap, order, head)
         if self._stop.is_set():
             return
-        store.keep_only({b for p, b in snap.blobs.items() if p in snap.notes})
+        store.keep_only(set(head))
+        self._older = None  # every note is cut by this code now: the older cut's rows are done with
+        self._cut_counts = {}
         self._target = (snap.sha, total, total)
-        self._ready_passages = store.passages_of(b for p, b in snap.blobs.items() if p in snap.notes)
+        self._ready_passages = store.passages_of(head)
+        self._cover = (self._ready_passages, self._ready_passages, total)
         self._ready_in_part = frozenset(p for p, b in snap.blobs.items() if p in snap.notes and not store.whole(b))
         self._ready_sha = snap.sha
         self.state = "ready"
         self.save()
 
-    def _embed(self, snap: Snapshot, todo: dict[str, str], done: int, total: int) -> int:
+    def _resolve(self, cuts: list[Cut], index: KeyIndex) -> list[tuple[Cut, list[tuple[np.ndarray, Any] | None]]]:
+        """Each cut with the (int8 row, scale) of every passage found by key: in the state
+        folder's vectors, then in the shared store (one round trip for the lot); None for
+        the passages that must be embedded."""
+        out = [(cut, index.find(cut.keys)) for cut in cuts]
+        self.counts["reused"] += sum(f is not None for _, found in out for f in found)
+        if self.shared is None:
+            return out
+        asked = list(dict.fromkeys(k for cut, found in out for k, f in zip(cut.keys, found) if f is None))
+        if not asked:
+            return out
+        assert self.store is not None
+        got = {k: decode_row(k, v, self.store.dim) for k, v in zip(asked, self.shared.get_many(asked))}
+        for cut, found in out:
+            for i, k in enumerate(cut.keys):
+                if found[i] is None and got.get(k) is not None:
+                    found[i] = got[k]
+                    self.counts["shared"] += 1
+        return out
+
+    def _made(self, cut: Cut) -> dict[bytes, tuple[np.ndarray, Any]]:
+        """The passages `cut.new` embedded, quantised (and handed to the shared store)."""
+        if not cut.new:
+            return {}
+        keys = list(cut.new)
+        q, scale = quantize(np.stack([cut.new[k] for k in keys]).astype(np.float32))
+        self.counts["embedded"] += len(keys)
+        if self.shared is not None:
+            self.shared.put_many([(k, encode_row(k, q[i], float(scale[i]))) for i, k in enumerate(keys)])
+        cut.new = {}
+        return {k: (q[i], scale[i]) for i, k in enumerate(keys)}
+
+    def _file(self, cut: Cut, found: list[tuple[np.ndarray, Any] | None], head: dict[str, int]) -> None:
+        """File a note's rows once every passage has one: those found, and those `cut.new`
+        embedded."""
+        store = self.store
+        assert store is not None
+        made = self._made(cut)
+        rows = [f if f is not None else made.get(k) for k, f in zip(cut.keys, found)]
+        if any(r is None for r in rows):  # a passage neither found nor embedded: never filed in part
+            raise RuntimeError(f"a passage of blob {cut.blob[:12]} was neither found nor embedded")
+        store.put(
+            cut.blob,
+            Rows(
+                np.stack([r[0] for r in rows]).astype(np.int8),  # type: ignore[index]
+                np.array([r[1] for r in rows], dtype=np.float32),  # type: ignore[index]
+                cut.spans,
+                whole=cut.whole,
+                keys=np.frombuffer(b"".join(cut.keys), np.uint8).reshape(-1, len(cut.keys[0])),
+            ),
+        )
+        self._cut_counts.pop(cut.blob, None)
+        have, known, done = self._cover
+        self._cover = (have + len(rows), known, done)
+        head_sha, notes, total = self._target
+        self._target = (head_sha, notes + head.get(cut.blob, 1), total)
+
+    def _claim(self, keys: list[bytes]) -> set[bytes]:
+        """The keys this instance embeds: all of them locally; in hosted mode those no other
+        instance has claimed (so instances started together split the work)."""
+        if self.shared is None or not keys:
+            return set(keys)
+        return {k for k, mine in zip(keys, self.shared.claim(keys)) if mine}
+
+    def _fill(self, snap: Snapshot, order: list[tuple[str, str]], head: dict[str, int]) -> None:
+        """Cut every note of `order` in the workers, newest first; file those whose every
+        passage is found by key; then embed the rest, newest first, in the workers too. The
+        cut goes first (some 3 ms a note, against 15 ms a passage embedded), so the reply
+        can say how many passages there are in all. A passage another instance has claimed
+        is waited for in the shared store, and embedded here if its claim lapses."""
         import multiprocessing
 
         store = self.store
         assert store is not None
-        items = sorted(todo.items(), key=lambda x: x[1])
-        tasks = [items[i : i + NOTES_PER_TASK] for i in range(0, len(items), NOTES_PER_TASK)]
-        started, passages, last_save = time.monotonic(), 0, time.monotonic()
+        index = KeyIndex(store.all_rows() + (self._older.all_rows() if self._older else []))
+        paths = dict(order)
+        cuts = collections.deque(order[i : i + NOTES_PER_TASK] for i in range(0, len(order), NOTES_PER_TASK))
+        embeds: collections.deque[list[str]] = collections.deque()
+        group: list[str] = []
+        group_passages = 0
+        waiting: dict[str, tuple[Cut, dict[bytes, Any]]] = {}  # blob -> its cut and the rows it has
+        deferred: set[str] = set()  # notes waiting for passages other instances embed
+        last_look = time.monotonic()
+        started, embedded_before, last_save = time.monotonic(), self.counts["embedded"], time.monotonic()
+
+        def place(cut: Cut, known: dict[bytes, Any]) -> None:
+            """File the note if it has every row, else queue it to embed what it lacks."""
+            nonlocal group, group_passages
+            missing = [k for k in dict.fromkeys(cut.keys) if k not in known]
+            if not missing:
+                self._file(cut, [known[k] for k in cut.keys], head)
+                return
+            waiting[cut.blob] = (cut, known)
+            group.append(cut.blob)
+            group_passages += len(missing)
+            if len(group) >= NOTES_PER_TASK or group_passages >= PASSAGES_PER_TASK:
+                embeds.append(group)
+                group, group_passages = [], 0
+
+        def claimed(blobs: list[str]) -> list[Item]:
+            """The task's notes, each with the keys not to embed: those it has, and those another
+            instance claimed (the note then waits for them, `deferred`, once it has its own)."""
+            batch = []
+            for b in blobs:
+                cut, known = waiting[b]
+                missing = [k for k in dict.fromkeys(cut.keys) if k not in known]
+                mine = self._claim(missing)
+                if mine:
+                    batch.append(
+                        (b, paths[b], snap.notes[paths[b]].text, frozenset(k for k in cut.keys if k not in mine))
+                    )
+                else:
+                    deferred.add(b)
+            return batch
+
         pool = ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
@@ -314,32 +521,54 @@ class Meaning:
             initargs=(self.files, self.threads, self.worker_memory),
         )
         try:
-            pending: dict[Future, int] = {}
-            queue = list(tasks)
-            while (queue or pending) and not self._stop.is_set():
-                while queue and len(pending) < 2 * self.workers:
-                    task = queue.pop(0)
-                    batch = [(blob, path, snap.notes[path].text) for blob, path in task]
-                    pending[pool.submit(_embed_notes, batch)] = len(task)
-                finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            pending: dict[Future, bool] = {}  # -> whether it embeds (else it only cuts)
+            while (cuts or embeds or group or pending or deferred) and not self._stop.is_set():
+                if group and not cuts and not embeds and len(pending) < 2 * self.workers:
+                    embeds.append(group)
+                    group, group_passages = [], 0
+                while (cuts or embeds) and len(pending) < 2 * self.workers:
+                    if cuts:
+                        batch = [(b, p, snap.notes[p].text, None) for b, p in cuts.popleft()]
+                        pending[pool.submit(_cut_notes, batch, self.pace)] = False
+                    elif batch := claimed(embeds.popleft()):
+                        pending[pool.submit(_cut_notes, batch, self.pace)] = True
+                if pending:
+                    finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                else:
+                    finished = set()
+                    self._stop.wait(0.5)  # only other instances' passages are left: wait for them
                 for fut in finished:
-                    pending.pop(fut)
-                    for blob, vectors, spans, whole in fut.result():
-                        store.add(blob, vectors, spans, whole)
-                        passages += len(spans)
-                        done += 1
-                    self._target = (snap.sha, done, total)
+                    embedding = pending.pop(fut)
+                    if not embedding:
+                        for cut, found in self._resolve(fut.result(), index):
+                            have, known, done = self._cover
+                            self._cover = (have, known + len(cut.keys), done + head.get(cut.blob, 1))
+                            self._cut_counts[cut.blob] = len(cut.keys)
+                            place(cut, {k: f for k, f in zip(cut.keys, found) if f is not None})
+                    else:
+                        for cut in fut.result():
+                            _, known = waiting.pop(cut.blob, (cut, {}))
+                            place(cut, {**known, **self._made(cut)})
                     if self.progress is not None:
-                        self.progress(done, total)
-                if time.monotonic() - last_save > SAVE_EVERY_S:
+                        self.progress(self._target[1], self._target[2])
+                if deferred and (not pending or time.monotonic() - last_look > 2.0):
+                    last_look = time.monotonic()
+                    lacking = {b: [k for k in waiting[b][0].keys if k not in waiting[b][1]] for b in sorted(deferred)}
+                    deferred.clear()
+                    probes = [Cut(b, keys, np.empty((0, 2), np.int32), True, {}) for b, keys in lacking.items()]
+                    for probe, found in self._resolve(probes, KeyIndex([])):
+                        cut, known = waiting.pop(probe.blob)
+                        place(cut, {**known, **{k: f for k, f in zip(probe.keys, found) if f is not None}})
+                if self._older is None and time.monotonic() - last_save > SAVE_EVERY_S:
+                    # (while an older cut's file is still the pool, it is not replaced before the end)
                     self.save()
                     last_save = time.monotonic()
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         spent = time.monotonic() - started
-        if passages and spent > 0:
-            self.rate = passages / spent
-        return done
+        made = self.counts["embedded"] - embedded_before
+        if made and spent > 0:
+            self.rate = made / spent
 
     def save(self) -> None:
         """Write the vectors to the state folder when they changed (never raises)."""
@@ -367,18 +596,23 @@ class Meaning:
     def closeness(
         self, snap: Snapshot, text: str, paths: list[str] | None = None, private: bool = False
     ) -> Closeness | None:
-        """`text`'s cosine to the passages of `paths` (None: every note of `snap`), or None
-        while the arm is not ready for `snap`. `private` (a guest's scope): only the scope's
-        own rows are read, never a pass over the whole file."""
-        if not self.ready_for(snap) or self.store is None:
+        """`text`'s cosine to the passages of `paths` (None: every note of `snap`) that have
+        vectors: all of them once the arm is ready for `snap`; while it embeds, those filed
+        so far (`matrix.absent` names the rest, to be found by their words). None while no
+        note of the scope has any. `private` (a guest's scope): only the scope's own rows
+        are read, never a pass over the whole file."""
+        if self.store is None or self.state not in ("embedding", "ready"):
             return None
-        matrix = self._matrix(snap, paths, private)
+        ready = self.ready_for(snap)
+        matrix = self._matrix(snap, paths, private, None if ready else self.store.version)
+        if not ready and not matrix.passages:
+            return None
         cos = matrix.cosines(self.embed_query(text))
         best, rows = matrix.best_per_note(cos)
         return Closeness(matrix.paths, best, rows, cos, matrix)
 
-    def _matrix(self, snap: Snapshot, paths: list[str] | None, private: bool) -> ScopeMatrix:
-        key = (snap.sha, None if paths is None else tuple(paths), private)
+    def _matrix(self, snap: Snapshot, paths: list[str] | None, private: bool, version: int | None) -> ScopeMatrix:
+        key = (snap.sha, None if paths is None else tuple(paths), private, version)
         with self._scopes_lock:
             found = self._scopes.get(key)
         if found is not None:
@@ -388,6 +622,9 @@ class Meaning:
         assert store is not None
         matrix = ScopeMatrix(store, ((p, snap.blobs[p]) for p in chosen if p in snap.blobs), private)
         with self._scopes_lock:
+            if version is not None:  # a growing store's matrices are for now only: keep the last
+                for old in [k for k in self._scopes if k[3] is not None]:
+                    self._scopes.pop(old)
             if len(self._scopes) >= 8:  # a few scopes (owner, prefixes, guests) of the head
                 self._scopes.pop(next(iter(self._scopes)))
             self._scopes[key] = matrix
@@ -408,6 +645,31 @@ class Meaning:
             " the rest of them found by its words only"
         )
 
+    def coverage(self, snap: Snapshot | None = None, paths: list[str] | None = None) -> tuple[int, int, int, int, int]:
+        """(passages with vectors, passages known, notes with vectors, notes cut, notes) of
+        `paths` (None: the whole head being embedded, from counters kept as it goes)."""
+        store = self.store
+        if paths is None or snap is None or store is None:
+            have, known, cut = self._cover
+            _, done, total = self._target
+            return have, known, done, cut, total
+        have = known = done = cut = 0
+        for p in paths:
+            blob = snap.blobs.get(p)
+            rows = store.get(blob) if blob is not None else None
+            if rows is not None:
+                have, known, done, cut = have + len(rows), known + len(rows), done + 1, cut + 1
+            elif (n := self._cut_counts.get(blob)) is not None:  # (filed meanwhile by the arm's thread: next time)
+                known, cut = known + n, cut + 1
+        return have, known, done, cut, len(paths)
+
+    def covered(self, snap: Snapshot | None = None, paths: list[str] | None = None) -> str:
+        """ "4,210 of 8,604 passages (1,020 of 2,604 notes)": what meaning covers so far; the
+        passages in all are known once every note is cut (seconds), "so far" until then."""
+        have, known, done, cut, total = self.coverage(snap, paths)
+        passages = f"{have:,} of {known:,} passages" if cut >= total else f"{have:,} passages so far"
+        return f"{passages} ({done:,} of {total:,} notes)"
+
     def line(self, snap: Snapshot | None = None, paths: list[str] | None = None) -> str:
         """One line for a reply's coverage or status: how far the arm has got.
 
@@ -423,14 +685,9 @@ class Meaning:
                 counted = f"{len(paths):,} notes in scope"
             in_part = self.in_part(snap, paths)
             return f"meaning: on ({counted}{'; ' + in_part if in_part else ''})"
-        head, done, total = self._target
-        if paths is not None and snap is not None and self.store is not None:
-            store = self.store
-            done = sum(1 for p in paths if snap.blobs.get(p) in store)
-            total = len(paths)
-        if self.state == "starting" or not total:
+        if self.state == "starting" or self.store is None or not self._target[2]:
             return "meaning: starting; lexical until it is ready"
-        return f"meaning: {done:,} of {total:,} notes embedded; lexical until done"
+        return f"meaning: {self.covered(snap, paths)}; lexical for the rest"
 
     def status(self) -> dict[str, Any]:
         """For /healthz: the arm's state and progress (whole-brain counts: the owner's view)."""
@@ -438,6 +695,10 @@ class Meaning:
         out: dict[str, Any] = {"meaning": self.state, "meaning_notes": f"{done}/{total}"}
         if self.store is not None:
             out["meaning_passages"] = self.store.passages
+            if self.state in ("embedding", "ready") and total:
+                out["meaning_coverage"] = self.covered()
+            out["meaning_embedded"] = self.counts["embedded"]
+            out["meaning_reused"] = self.counts["reused"] + self.counts["shared"]
         if self.reason:
             out["meaning_reason"] = self.reason
         if self.rate is not None:

@@ -27,6 +27,7 @@ from cortex.files import replacing, write_atomic
 
 __all__ = [
     "BATCH",
+    "EMBED_RULES",
     "LICENCE",
     "MAX_TOKENS",
     "MODEL_NAME",
@@ -60,6 +61,10 @@ VARIANT = "int8pc"
 # vector moved with its neighbours (by up to 0.03); alone it depends on its text only. 300 eval
 # paragraphs, 2 threads: 86 passages/s alone against 99/s in batches of 8 (fp32: 56 and 71).
 BATCH = 1
+# What a text's vector depends on besides the model file and the runtime: the clip at MAX_TOKENS,
+# one passage a run, mean pooling and the unit norm. Raise it when any of those changes, and every
+# vector is embedded again; nothing else in this module (a comment, a refactor) moves a vector.
+EMBED_RULES = 1
 
 
 class ModelUnavailable(Exception):
@@ -180,6 +185,12 @@ class Embedder:
         if "input_ids" not in names:
             raise ModelUnavailable(f"{files.origin}: the model takes no input_ids")
         self.dim = int(self.embed(["dimension probe"]).shape[1])
+
+    @property
+    def space(self) -> str:
+        """What a vector of a text depends on besides the text: the model file's digest (and
+        with it the quantisation), the runtime and `EMBED_RULES`. It keys every vector."""
+        return f"{self.files.model_id}|{self.runtime}|rules {EMBED_RULES}"
 
     def lengths(self, texts: list[str]) -> list[int]:
         """Each text's word-piece count, without the two special tokens the model adds."""

@@ -1,15 +1,22 @@
 """Passage vectors by blob id, stored compactly, saved in the state folder, scored exactly.
 
 Each vector is kept as int8 with one float32 scale a row (388 bytes a 384-dimension
-passage). Measured at 30,000 passages on this 2-core machine: scoring a query over them
+passage), and each row carries its key: `passage_key`, a 16-byte digest of the vector
+space (the model file's digest, the runtime and its quantisation, `EMBED_RULES`) and the
+exact text given to the model. A vector is found again by that key whatever cut the note
+(`KeyIndex`), so a change to how notes are cut re-embeds only the passages whose text
+changed, and a shared store (`SharedVectors`, Redis in hosted mode) can hand it to any
+instance: `encode_row` adds a check, and a value that fails it is embedded again.
+Measured at 30,000 passages on this 2-core machine: scoring a query over them
 took 3.6 ms from int8, 5.2 ms from float32 and 42 ms from float16 (numpy widens float16
 element by element); int8 changes a cosine by at most 0.002, which no ranking here felt.
 
-The file, `<home>/index/<key>.<model>.cvec`, one per brain, branch and model::
+The file, `<home>/index/<key>.cvec`, one per brain and branch::
 
-    MAGIC | SHA-256 of the rest | u32 header length | header (JSON) | int8 rows | scales | spans
+    MAGIC | SHA-256 of the rest | u32 header length | header (JSON) | int8 rows | scales | spans | keys
 
-The header names the format, the model, the brain, each blob's row count and the blobs
+The header names the format, the vector space, the brain, the cut (`arm.passage_code`: the
+code that made each blob's list of passages), each blob's row count and the blobs
 embedded only in part (their first `passages.MAX_PASSAGES`); `spans` is
 each passage's first and last block in `blocks_of` (int32 pairs, -1 for a title-only
 passage). Written atomically (`saved.write_atomically`); loaded memory-mapped, so RAM
@@ -20,23 +27,41 @@ saying why; the arm then embeds again, never answers from a file it cannot trust
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import struct
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from cortex.index.saved import Unusable, write_atomically
 
-__all__ = ["FORMAT", "MAGIC", "Rows", "ScopeMatrix", "VectorStore", "quantize"]
+__all__ = [
+    "FORMAT",
+    "KEY_BYTES",
+    "MAGIC",
+    "KeyIndex",
+    "Rows",
+    "ScopeMatrix",
+    "SharedVectors",
+    "VectorStore",
+    "decode_row",
+    "encode_row",
+    "passage_key",
+    "quantize",
+]
 
 MAGIC = b"CORTEX-VECTORS\n"
-FORMAT = 2  # 2: the blobs embedded only in part are named
+FORMAT = 3  # 2: the blobs embedded only in part are named; 3: each row's key, and the cut
+KEY_BYTES = 16
+_CHECK = 8  # bytes of a shared value's check
 _LEN = struct.Struct("<I")
 _DIGEST = 32
+_SERIALS = itertools.count(1)
 _CHUNK = 8192  # rows widened to float32 at once while scoring (12 MB)
 
 
@@ -45,6 +70,42 @@ def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     peak = np.abs(vectors).max(axis=1) if len(vectors) else np.empty(0, np.float32)
     scale = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
     return np.round(vectors / scale[:, None]).astype(np.int8), scale
+
+
+def passage_key(space: str, text: str) -> bytes:
+    """The key of one passage's vector: the vector space and the exact text embedded."""
+    return hashlib.blake2b(f"{space}\0{text}".encode("utf-8", "surrogatepass"), digest_size=KEY_BYTES).digest()
+
+
+def encode_row(key: bytes, q: np.ndarray, scale: float) -> bytes:
+    """One row as a shared store keeps it: int8 values, float32 scale, and a check of both
+    with the key, so a value cut short, damaged or filed under another key is never used."""
+    body = np.asarray(q, np.int8).tobytes() + np.float32(scale).tobytes()
+    return body + hashlib.blake2b(key + body, digest_size=_CHECK).digest()
+
+
+def decode_row(key: bytes, value: bytes | None, dim: int) -> tuple[np.ndarray, np.float32] | None:
+    """(int8 row, scale) of a value `encode_row` made for `key`, or None for anything else."""
+    if value is None or len(value) != dim + 4 + _CHECK:
+        return None
+    body = value[: dim + 4]
+    if hashlib.blake2b(key + body, digest_size=_CHECK).digest() != value[dim + 4 :]:
+        return None
+    return np.frombuffer(body[:dim], np.int8), np.frombuffer(body[dim:], np.float32)[0]
+
+
+class SharedVectors(Protocol):
+    """Vectors shared by every instance (guests.queue.RedisVectors): values by key, missing
+    ones as None, and claims, so instances started together embed each passage once between
+    them. Never raises: an unreachable store is all misses, a dropped put, every claim granted."""
+
+    def get_many(self, keys: list[bytes]) -> list[bytes | None]: ...
+
+    def put_many(self, items: list[tuple[bytes, bytes]]) -> None: ...
+
+    def claim(self, keys: list[bytes]) -> list[bool]:
+        """Whether this instance may embed each key (no other has claimed it lately)."""
+        ...
 
 
 @dataclass
@@ -57,9 +118,52 @@ class Rows:
     spans: np.ndarray
     start: int | None = None  # the first row in the mapped file, for rows loaded from it
     whole: bool = True
+    keys: np.ndarray | None = None  # (rows, KEY_BYTES) uint8: each row's `passage_key`; None: unknown
 
     def __len__(self) -> int:
         return len(self.scale)
+
+    def key_array(self) -> np.ndarray:
+        if self.keys is None:
+            return np.zeros((len(self), KEY_BYTES), np.uint8)
+        return self.keys
+
+
+class KeyIndex:
+    """Rows found by key across stores (the head's, an older cut's): a sorted array of the
+    keys' first 8 bytes, not a dict, so indexing 250,000 rows costs 4 MB and milliseconds."""
+
+    def __init__(self, rows: Iterable[Rows]):
+        self.rows = [r for r in rows if r.keys is not None and len(r)]
+        sizes = np.array([len(r) for r in self.rows], dtype=np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        keys = np.concatenate([r.keys for r in self.rows]) if self.rows else np.empty((0, KEY_BYTES), np.uint8)
+        self.keys = np.ascontiguousarray(keys)
+        lead = self.keys[:, :8].copy().view("<u8").reshape(-1)
+        self.order = np.argsort(lead, kind="stable")
+        self.lead = lead[self.order]
+
+    def __len__(self) -> int:
+        return len(self.lead)
+
+    def find(self, keys: list[bytes]) -> list[tuple[np.ndarray, np.float32] | None]:
+        """(int8 row, scale) for each key held, else None."""
+        out: list[tuple[np.ndarray, np.float32] | None] = [None] * len(keys)
+        if not len(self.lead) or not keys:
+            return out
+        want = np.frombuffer(b"".join(keys), np.uint8).reshape(-1, KEY_BYTES)
+        lead = want[:, :8].copy().view("<u8").reshape(-1)
+        at = np.searchsorted(self.lead, lead)
+        for i, a in enumerate(at.tolist()):
+            while a < len(self.lead) and self.lead[a] == lead[i]:
+                g = int(self.order[a])
+                if bytes(self.keys[g]) == keys[i]:
+                    s = int(np.searchsorted(self.offsets, g, side="right")) - 1
+                    r, local = self.rows[s], g - int(self.offsets[s])
+                    out[i] = (r.q[local], r.scale[local])
+                    break
+                a += 1
+        return out
 
 
 class VectorStore:
@@ -71,6 +175,8 @@ class VectorStore:
         self._rows: dict[str, Rows] = {}
         self._passages = 0
         self.dirty = False
+        self.version = 0  # moves on every change: a scope's matrix is made again after one
+        self.cut = ""  # the cut the rows were made by (`arm.passage_code`), saved with them
         # The mapped file's rows, whole: a scope that covers most of them is scored in one
         # pass over it and never gathered into a copy.
         self.base_q = np.empty((0, dim), np.int8)
@@ -86,17 +192,28 @@ class VectorStore:
     def passages(self) -> int:
         return self._passages
 
-    def add(self, blob: str, vectors: np.ndarray, spans: np.ndarray, whole: bool = True) -> None:
+    def add(
+        self, blob: str, vectors: np.ndarray, spans: np.ndarray, whole: bool = True, keys: np.ndarray | None = None
+    ) -> None:
         q, scale = quantize(np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim))
-        rows = Rows(q, scale, np.asarray(spans, dtype=np.int32).reshape(-1, 2), whole=whole)
+        self.put(blob, Rows(q, scale, np.asarray(spans, dtype=np.int32).reshape(-1, 2), whole=whole, keys=keys))
+
+    def put(self, blob: str, rows: Rows) -> None:
+        """File `blob`'s rows as they are (already int8)."""
         with self._lock:
             old = self._rows.get(blob)
             self._passages += len(rows) - (len(old) if old is not None else 0)
             self._rows[blob] = rows
             self.dirty = True
+            self.version += 1
 
     def get(self, blob: str) -> Rows | None:
         return self._rows.get(blob)
+
+    def all_rows(self, but: set[str] | None = None) -> list[Rows]:
+        """Every blob's rows (but those of the blobs `but`), for a `KeyIndex`."""
+        with self._lock:
+            return [r for b, r in self._rows.items() if but is None or b not in but]
 
     def passages_of(self, blobs: Iterable[str]) -> int:
         rows = self._rows
@@ -113,6 +230,7 @@ class VectorStore:
             for b in [b for b in self._rows if b not in blobs]:
                 self._passages -= len(self._rows.pop(b))
                 self.dirty = True
+                self.version += 1
 
     # -- the file --------------------------------------------------------------
 
@@ -126,6 +244,7 @@ class VectorStore:
                 "model": self.model_id,
                 "dim": self.dim,
                 "brain": self.brain,
+                "cut": self.cut,
                 "blobs": [[b, len(r)] for b, r in items],
                 "in_part": [b for b, r in items if not r.whole],
             }
@@ -136,6 +255,7 @@ class VectorStore:
             b"".join(r.q.tobytes() for _, r in items),
             b"".join(r.scale.tobytes() for _, r in items),
             b"".join(r.spans.tobytes() for _, r in items),
+            b"".join(r.key_array().tobytes() for _, r in items),
         ]
         digest = hashlib.sha256()
         for part in body:
@@ -144,6 +264,7 @@ class VectorStore:
         with self._lock:
             self.dirty = False
         loaded = VectorStore.load(path, self.dim, self.model_id, self.brain)
+        assert loaded.cut == self.cut
         saved = dict(items)
         with self._lock:  # swap in the mapped rows of the blobs saved, keep any added since
             self.base_q, self.base_scale = loaded.base_q, loaded.base_scale
@@ -151,13 +272,20 @@ class VectorStore:
                 if saved.get(b) is rows and b in loaded._rows:
                     self._rows[b] = loaded._rows[b]
                 elif rows.start is not None:  # mapped from the file this one replaces
-                    self._rows[b] = Rows(np.array(rows.q), np.array(rows.scale), np.array(rows.spans), whole=rows.whole)
+                    self._rows[b] = Rows(
+                        np.array(rows.q),
+                        np.array(rows.scale),
+                        np.array(rows.spans),
+                        whole=rows.whole,
+                        keys=None if rows.keys is None else np.array(rows.keys),
+                    )
         return len(MAGIC) + _DIGEST + sum(len(p) for p in body)
 
     @classmethod
     def load(cls, path: Path, dim: int, model_id: str, brain: str) -> VectorStore:
         """The store saved at `path`; Unusable (with a reason) for anything but a whole file
-        of this format, model, dimension and brain."""
+        of this format, vector space, dimension and brain. Its `cut` says which code cut the
+        notes: rows of another cut are still found by their keys, never used by blob."""
         try:
             if path.stat().st_size < len(MAGIC) + _DIGEST + _LEN.size:
                 raise Unusable("not a vector file of this Cortex")
@@ -180,18 +308,23 @@ class VectorStore:
         counts = [int(n) for _, n in meta["blobs"]]
         total = sum(counts)
         at = head + _LEN.size + size
-        need = total * dim + total * 4 + total * 8
+        need = total * dim + total * 4 + total * 8 + total * KEY_BYTES
         if len(data) - at != need:
             raise Unusable("its size does not match its header")
         q = data[at : at + total * dim].view(np.int8).reshape(total, dim)
-        scale = data[at + total * dim : at + total * dim + total * 4].view(np.float32)
-        spans = data[at + total * dim + total * 4 :].view(np.int32).reshape(total, 2)
+        at += total * dim
+        scale = data[at : at + total * 4].view(np.float32)
+        at += total * 4
+        spans = data[at : at + total * 8].view(np.int32).reshape(total, 2)
+        at += total * 8
+        keys = data[at : at + total * KEY_BYTES].reshape(total, KEY_BYTES)
         store = cls(dim, model_id, brain)
+        store.cut = str(meta.get("cut", ""))
         in_part = set(meta.get("in_part", ()))
         row = 0
         for (blob, _), n in zip(meta["blobs"], counts):
             part = slice(row, row + n)
-            store._rows[blob] = Rows(q[part], scale[part], spans[part], row, whole=blob not in in_part)
+            store._rows[blob] = Rows(q[part], scale[part], spans[part], row, whole=blob not in in_part, keys=keys[part])
             row += n
         store._passages = total
         store.base_q, store.base_scale = q, scale
@@ -202,7 +335,8 @@ class ScopeMatrix:
     """Where the rows of a set of notes are, found once for repeated queries of one scope.
 
     `paths[i]` owns rows `starts[i]:starts[i+1]` of the scope's order; notes without
-    vectors are left out (`missing` counts them). A row is either in the mapped file
+    vectors are left out (`absent` names them: while a first embed runs, they are found
+    by their words only). A row is either in the mapped file
     (`loc` < the file's row count) or one of the few added since the last save, which
     are gathered into `extra`. Scoring is exact: int8 matrix-vector products.
     """
@@ -212,11 +346,12 @@ class ScopeMatrix:
         n_base = len(self.base_scale)
         paths, locs, spans, extra, extra_scale, starts = [], [], [], [], [], [0]
         extra_rows = 0
-        self.missing = 0
+        self.absent: list[str] = []  # the scope's notes without vectors yet: found by words only
+        self.serial = next(_SERIALS)  # names this matrix in caches kept beside it (Tools' masks)
         for path, blob in blobs_by_path:
             rows = store.get(blob)
             if rows is None or not len(rows):
-                self.missing += 1
+                self.absent.append(path)
                 continue
             n = len(rows)
             if rows.start is not None and rows.start + n <= n_base:
@@ -243,6 +378,10 @@ class ScopeMatrix:
         # gathers its own rows only, so it costs what they cost, whatever else the brain holds.
         self.whole = not private and len(in_base) * 2 >= n_base and n_base > 0
         self.base_loc = in_base
+
+    @property
+    def missing(self) -> int:
+        return len(self.absent)
 
     @property
     def passages(self) -> int:

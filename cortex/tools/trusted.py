@@ -353,10 +353,13 @@ class Tools:
         query term or with a passage at RELATED or closer; `reach` counts those the default
         filters left out. Only `within` (a prefix or scope, when given) was scored."""
         scope = set(within) if within is not None else None
-        cos = close.best
+        matrix = close.matrix
+        # While a first embed runs, the notes not embedded yet follow the embedded ones: each
+        # holding a query term scores as a passage at RELATED would (found by its words only).
+        paths = close.paths + matrix.absent
+        cos = np.concatenate([close.best, np.full(len(matrix.absent), RELATED, np.float32)])
         cover = np.zeros(len(cos))
         rare = np.zeros(len(cos))
-        matrix = close.matrix
 
         def holders(index) -> dict[str, tuple[np.ndarray, int]]:
             # Each term's notes as rows of the scope, through a slot -> row table kept with the
@@ -364,7 +367,7 @@ class Tools:
             key = (snap.sha, id(index), len(index))
             table = matrix.tables.get(key)
             if table is None:
-                table = matrix.tables[key] = index.slot_table(close.paths)
+                table = matrix.tables[key] = index.slot_table(paths)
             out = {}
             for t in weights:
                 slots = index.matching_slots((t,), scope)
@@ -382,20 +385,26 @@ class Tools:
             if n <= RARE_DF:
                 rare[rows] += 1
         scores = fused(cos, cover, rare)
-        match = (cos >= RELATED) | (cover > 0)
-        ok = self._mask(snap, close, allow, key)
+        embedded = np.arange(len(cos)) < len(close.paths)
+        match = ((cos >= RELATED) & embedded) | (cover > 0)
+        ok = self._mask(snap, matrix, paths, allow, key)
         kept = np.flatnonzero(match & ok)
         order = kept[np.lexsort((kept, -scores[kept]))][:k]
-        reach = len(kept) if wider is None else int((match & self._mask(snap, close, wider, (*key[:-1], True))).sum())
-        return SearchResult([(close.paths[i], float(scores[i])) for i in order], len(kept), reach)
+        reach = (
+            len(kept)
+            if wider is None
+            else int((match & self._mask(snap, matrix, paths, wider, (*key[:-1], True))).sum())
+        )
+        return SearchResult([(paths[i], float(scores[i])) for i in order], len(kept), reach)
 
-    def _mask(self, snap: Snapshot, close, allow, key) -> np.ndarray:
-        """`allow`'s verdict on each note of `close`, kept per commit and filter key
-        (asked once per note, not once per query: a live check is a date comparison)."""
-        cache_key = (snap.sha, key, len(close.paths))
+    def _mask(self, snap: Snapshot, matrix, paths: list[str], allow, key) -> np.ndarray:
+        """`allow`'s verdict on each note of `paths` (the matrix's, then those it lacks),
+        kept per commit, matrix and filter key (asked once per note, not once per query: a
+        live check is a date comparison)."""
+        cache_key = (snap.sha, key, matrix.serial)
         found = self._masks.get(cache_key)
         if found is None:
-            found = np.fromiter((allow(p) for p in close.paths), dtype=bool, count=len(close.paths))
+            found = np.fromiter((allow(p) for p in paths), dtype=bool, count=len(paths))
             if len(self._masks) >= 16:
                 self._masks.pop(next(iter(self._masks)))
             self._masks[cache_key] = found

@@ -402,7 +402,7 @@ def test_a_miss_judged_by_words_while_the_arm_was_not_ready_is_not_served_from_t
     brain = _armed(tmp_path, model, health)
     asker = Asker(brain, OfflineReader())
     question = "Am I allergic to any antibiotic?"  # no note says "antibiotic": far by words, near by meaning
-    monkeypatch.setattr(brain.meaning, "ready_for", lambda snap: False)
+    monkeypatch.setattr(brain.meaning, "state", "starting")  # as before the model is loaded
     early = asker.ask(question)
     assert early["stamp"] == "NOT IN BRAIN" and "judged by words only" in early["stamp_reason"], early
     monkeypatch.undo()
@@ -486,7 +486,7 @@ def test_a_real_server_searches_lexically_while_it_embeds_then_by_meaning(tmp_pa
                 break
             time.sleep(0.2)
         assert "embedding" in seen and "ready" in seen, seen
-        assert lexical_reply is not None and "lexical until done" in lexical_reply["meaning"]
+        assert lexical_reply is not None and "lexical for the rest" in lexical_reply["meaning"]
         done = call(f"{base}/mcp", "brain_search", query="what vehicle do we own", k=3).data
         assert done["meaning"].startswith("meaning: on") and done["hits"][0]["path"] == "notes/car.md"
         assert health["meaning_notes"] == f"{len(files)}/{len(files)}"
