@@ -387,14 +387,20 @@ class Brain:
         bytes). Keys are the notes' paths before the move (`path` for the moved note).
         """
         snap = self.corpus.peek(sha)
-        _, back = snap.link_map()
-        after = LinkResolver([p for p in snap.notes if p != path] + [target])
+        before, back = snap.link_map()
+        # The moved note keeps its title and aliases (`own_names` reads them by its old path).
+        after = LinkResolver({**{p: n for p, n in snap.notes.items() if p != path}, target: snap.notes[path]})
         new_name = link_key(_link_name(target))
         by_source: dict[str, dict[int, str]] = {}
         links_of: dict[str, list[Any]] = {}
         for meant, entries in back.items():
             for source, link in entries:
                 if meant == path:
+                    how = before.find(link.target, source)
+                    if how is not None and how[1] in ("alias", "title", "name"):
+                        found = after.find(link.target, target if source == path else source)
+                        if found is not None and found[0] == target:
+                            continue  # it names the note by its title or an alias, which the move keeps
                     text = link_text(target, link.target, after)
                 else:
                     bare = "/" not in link.target and link_key(_link_name(link.target)) == new_name

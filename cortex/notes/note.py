@@ -32,6 +32,7 @@ __all__ = [
     "WikiLink",
     "body_tags",
     "code_spans",
+    "derived_title",
     "fast_frontmatter",
     "find_section",
     "headings_of",
@@ -499,6 +500,11 @@ def wikilinks(body: str) -> tuple[WikiLink, ...]:
     return tuple(out)
 
 
+def derived_title(path: str) -> str:
+    """The title of a note that gives none (no frontmatter title, no level-1 heading): its file name's."""
+    return PurePosixPath(path).stem.replace("-", " ").replace("_", " ")
+
+
 def link_key(text: str) -> str:
     """How Obsidian compares link text and file names: canonical form, case folded."""
     return unicodedata.normalize("NFC", text).casefold()
@@ -541,7 +547,7 @@ def parse_note(path: str, text: str) -> Note:
     title = meta.get("title")
     if not isinstance(title, str) or not title.strip():
         first_h1 = next((h for lvl, h in heads if lvl == 1), None)
-        title = first_h1 or PurePosixPath(path).stem.replace("-", " ").replace("_", " ")
+        title = first_h1 or derived_title(path)
     # A successor named without a status is a superseded note: the field says so itself.
     successor = meta.get("superseded_by")
     default = "superseded" if isinstance(successor, str) and successor.strip() else "current"

@@ -34,7 +34,8 @@ from cortex.notes.redact import redact
 from cortex.notes.working import in_working
 from cortex.tools.boot import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES, MIN_CONTEXT_BYTES, boot_context
 from cortex.tools.handoff import context_items, handoff
-from cortex.tools.paging import corpus_page, cut_part, fit, json_size, jsonable, page_count, part_budget
+from cortex.tools.linking import dangling_reply, links_reply
+from cortex.tools.paging import corpus_page, cut_part, json_size, jsonable, page_count, part_budget
 from cortex.tools.passages import best_passage, passage_state, retired_parts
 
 __all__ = [
@@ -162,8 +163,7 @@ class Tools:
 
     def _links(self, sha: str, note: Note) -> dict[str, Any]:
         """The note's outgoing [[links]] (resolved at `sha`) and the notes linking to it."""
-        corpus = self.brain.corpus
-        if corpus.built() is None:
+        if self.brain.corpus.built() is None:
             # A read never waits for the first corpus build (start to first read stays
             # fast); links need every note of the commit, so they wait for the next read.
             return {
@@ -172,43 +172,7 @@ class Tools:
                 "links_note": "the brain is still being indexed at start-up; read again for links "
                 f"and backlinks ({len(note.links)} link(s) are in the text)",
             }
-        snap = corpus.at(sha)
-        resolver, back = snap.link_map()
-        out: dict[str, Any] = {}
-        seen: set[tuple[str, str | None]] = set()
-        links = []
-        for link in note.links:
-            key = (link.target, link.heading)
-            if key in seen:
-                continue
-            seen.add(key)
-            item = link.summary()
-            target = resolver.resolve(link.target, note.path)
-            if target is None:
-                item["missing"] = True  # a dangling link: no note of that name at this SHA
-            else:
-                item["path"] = target
-            links.append(item)
-        out["links"] = fit(links, LINKS_BYTES)
-        if len(out["links"]) < len(links):
-            out["links_left_out"] = (
-                f"{len(links) - len(out['links'])} more distinct link(s) not listed "
-                f"(kept under {LINKS_BYTES:,} bytes); they are in the text"
-            )
-        sources: dict[str, int] = {}
-        for source, _ in back.get(note.path, []):
-            if source != note.path:
-                sources[source] = sources.get(source, 0) + 1
-        backlinks = [{"path": p, "links": c} for p, c in sources.items()]
-        out["backlinks"] = fit(backlinks, LINKS_BYTES)
-        if len(out["backlinks"]) < len(backlinks):
-            name = note.path.rsplit("/", 1)[-1].removesuffix(".md")
-            out["backlinks_left_out"] = (
-                f"{len(backlinks) - len(out['backlinks'])} more note(s) link here "
-                f"(kept under {LINKS_BYTES:,} bytes); brain_search for {name!r} "
-                "finds them"
-            )
-        return out
+        return links_reply(self.brain.corpus.at(sha), note, LINKS_BYTES)
 
     def write(
         self,
@@ -223,9 +187,19 @@ class Tools:
         request_id: str | None = None,
     ) -> dict[str, Any]:
         actor = replace(actor, request=check_request_id(request_id))
-        return self.brain.write(
+        reply = self.brain.write(
             path, mode, actor, content=content, find=find, to=to, expected_blob=expected_blob, reason=reason
         )
+        if mode != "delete" and not reply.get("replayed"):
+            reply.update(self._dangling(reply["sha"], reply.get("to") or reply["path"]))
+        return reply
+
+    def _dangling(self, sha: str, path: str) -> dict[str, Any]:
+        """The written note's [[links]] that point to no note at the commit it made."""
+        corpus = self.brain.corpus
+        if corpus.built() is None:  # never wait for the first build: say the links were not checked
+            return {"links_note": "links not checked: the brain is still being indexed at start-up"}
+        return dangling_reply(corpus.peek(sha), path)
 
     def capture(
         self, actor: Actor, text: str, tags: list[str] | None = None, request_id: str | None = None
