@@ -28,11 +28,12 @@ from cortex.brain.note_writes import (
 )
 from cortex.brain.text_rules import append_text, strict_text, within_cap
 from cortex.brain.trailers import REQUEST_LOOKBACK, REQUEST_TRAILER, Actor, commit_message
-from cortex.errors import AlreadyApplied, BadInput, StoreError
+from cortex.errors import AlreadyApplied, BadInput, NoNote, StoreError
 from cortex.index.corpus import Corpus, SavedSnapshot
 from cortex.index.note_text import decode
 from cortex.index.snapshot import Snapshot
 from cortex.notes.links import LinkResolver, link_text, rewrite_links
+from cortex.notes.nearest import did_you_mean, nearest
 from cortex.notes.note import Note, link_key, parse_note
 from cortex.notes.paths import check_content, check_path, check_text, is_note_path
 from cortex.store.git import GitStore, View
@@ -63,6 +64,11 @@ class WorkdirHook(Protocol):
 
     def after_write(self, result: WriteResult) -> None:
         """Put the commit's files on disk where the disk still holds what it replaced."""
+
+
+def _names(note: Note | None) -> tuple[str, ...]:
+    """A note's other names, which a path asked for may give instead: its title and aliases."""
+    return () if note is None else (note.title, *note.aliases)
 
 
 def _names_a_commit(at: str) -> bool:
@@ -187,11 +193,18 @@ class Brain:
         path = self.store.stored_path(sha, path)  # NFC asked, NFD stored (macOS): the same note
         blob = self.store.blob_at(sha, path)
         if blob is None:
-            raise BadInput(f"no note at {path} in commit {sha[:12]}")
+            raise NoNote(f"no note at {path} in commit {sha[:12]}{did_you_mean(self.nearest_paths(path, sha))}")
         snap = self.corpus.built()  # a read never waits for a corpus build
         if snap is not None and snap.sha == sha and snap.blobs.get(path) == blob:
             return sha, blob, snap.notes[path]
         return sha, blob, parse_note(path, decode(self.store.blob_bytes(blob)))
+
+    def nearest_paths(self, path: str, sha: str) -> list[str]:
+        """The files of commit `sha` nearest `path` (`nearest.nearest`), by their titles and
+        aliases too where the index has read them: for a refusal of a path that is not there."""
+        snap = self.corpus.built()
+        notes = snap.notes if snap is not None and snap.sha == sha else {}
+        return nearest(path, {p: _names(notes.get(p)) for p in self.store.entries(sha)})
 
     # -- files and history: what doors, the console and services may ask of Git --
 

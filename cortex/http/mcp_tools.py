@@ -241,7 +241,7 @@ def trusted_server(tools: Tools, door: str, review: Review | None = None) -> MCP
             ),
         ] = None,
     ) -> dict[str, Any]:
-        """Read one note (archive/ included): text, blob id, frontmatter, status, tags, aliases, its [[links]] and the notes linking to it, at the SHA named in the reply. A note over about 80 KB comes in pages (`page`, `next_page`, `more` say so); `heading` reads one section. retired (why) and retired_parts (lines under a banner, struck text, old wording, hidden text) say what of the text is not live: do not answer from it."""
+        """Read one note (archive/ included): text, blob id, frontmatter, status, tags, aliases, its [[links]] and the notes linking to it, at the SHA named in the reply. A note over about 80 KB comes in pages (`page`, `next_page`, `more` say so); `heading` reads one section. A folder's path (notes/) answers with its listing, as brain_list does; a path that names nothing is refused with the nearest paths. retired (why) and retired_parts (lines under a banner, struck text, old wording, hidden text) say what of the text is not live: do not answer from it."""
         return run_tool(lambda: tools.read(path, as_of or at, heading, page))
 
     @mcp.tool(annotations=WRITE)
@@ -321,7 +321,7 @@ def trusted_server(tools: Tools, door: str, review: Review | None = None) -> MCP
             bool, Field(description="Also working/ (open items: intentions, not facts)")
         ] = False,
     ) -> dict[str, Any]:
-        """Search live notes: path, title, score, best passage with its heading, tags, status. Each hit's passage_state says whether its passage is live, retired (under a banner, a retiring heading, or a retired note) or partly retired, and passage_marks names each part that is not live text (struck, the old wording of a (was: …) with the current claim, hidden in the note): do not answer from those. archive/ and retired notes are left out (and counted) unless include_retired."""
+        """Search live notes: path, title, score, best passage with its heading, tags, status. Each hit's passage_state says whether its passage is live, retired (under a banner, a retiring heading, or a retired note) or partly retired, and passage_marks names each part that is not live text (struck, the old wording of a (was: …) with the current claim, hidden in the note): do not answer from those. archive/ and retired notes are left out (and counted) unless include_retired. A prefix no note's path starts with is said in prefix_note, with the nearest folders."""
         return run_tool(lambda: tools.search(query, k, prefix, include_retired, as_of, None, include_working))
 
     @mcp.tool(annotations=READ)
@@ -333,6 +333,17 @@ def trusted_server(tools: Tools, door: str, review: Review | None = None) -> MCP
     ) -> dict[str, Any]:
         """Full text of many notes at once, about 100 KB per reply; `next` is the cursor to pass as `after`. A note larger than a reply comes in numbered parts. A note's retired (why) and retired_parts (lines under a banner, struck text, old wording, hidden text) say what of its text is not live: do not answer from it."""
         return run_tool(lambda: tools.corpus(paths, query, k, after))
+
+    @mcp.tool(annotations=READ)
+    def brain_list(
+        folder: Annotated[
+            str | None, Field(description="A folder, e.g. notes/ (default: the top of the brain)")
+        ] = None,
+        after: Annotated[str | None, Field(description="The cursor `next` of the previous reply")] = None,
+        as_of: When = None,
+    ) -> dict[str, Any]:
+        """List one folder: its subfolders (with how many files each holds) and its files (a note with its title and status), by name, about 20 KB per reply; `more` says how many entries are left and `next` is the cursor to pass as `after` (with as_of=sha for the same listing). A folder that does not exist is refused with the nearest folders."""
+        return run_tool(lambda: tools.listing(folder, after, as_of))
 
     @mcp.tool(annotations=READ)
     def brain_ask(

@@ -29,6 +29,7 @@ __all__ = [
     "RETIRED_STATUSES",
     "STATUSES",
     "Note",
+    "WIKILINK",
     "WikiLink",
     "body_tags",
     "code_spans",
@@ -464,7 +465,7 @@ class WikiLink:
 
 
 # A wikilink never spans lines; `]` and `[` cannot be inside one (Obsidian's rule too).
-_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n|#^]*)((?:[#^][^\[\]\n|]*)?)(?:\|([^\[\]\n]*))?\]\]")
+WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n|#^]*)((?:[#^][^\[\]\n|]*)?)(?:\|([^\[\]\n]*))?\]\]")
 
 
 def wikilinks(body: str) -> tuple[WikiLink, ...]:
@@ -480,7 +481,7 @@ def wikilinks(body: str) -> tuple[WikiLink, ...]:
     at = body.find("[[")
     while at >= 0:
         here, at = at, body.find("[[", at + 2)
-        m = _WIKILINK.match(body, here - 1 if here and body[here - 1] == "!" else here)
+        m = WIKILINK.match(body, here - 1 if here and body[here - 1] == "!" else here)
         if m is None:
             continue
         if at >= 0 and at < m.end():

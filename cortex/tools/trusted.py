@@ -21,7 +21,7 @@ from cortex.ask.readers import ClientTurn
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor, check_request_id
 from cortex.brain.working_state import Working
-from cortex.errors import BadInput
+from cortex.errors import BadInput, NoNote
 from cortex.index.bm25 import SearchResult, idf
 from cortex.index.fields import index_names
 from cortex.index.ranking import RARE_DF, RELATED, fused, name_key
@@ -35,6 +35,7 @@ from cortex.notes.working import in_working
 from cortex.tools.boot import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES, MIN_CONTEXT_BYTES, boot_context
 from cortex.tools.handoff import context_items, handoff
 from cortex.tools.linking import dangling_reply, links_reply
+from cortex.tools.listing import check_folder, folder_listing, prefix_note
 from cortex.tools.paging import corpus_page, cut_part, json_size, jsonable, page_count, part_budget
 from cortex.tools.passages import best_passage, passage_state, retired_parts
 
@@ -102,7 +103,16 @@ class Tools:
             check_text(heading, "heading")
         if page is not None and (not isinstance(page, int) or isinstance(page, bool) or page < 1):
             raise BadInput("page must be a whole number from 1")
-        sha, blob, note = self.brain.read(path, at)
+        if isinstance(path, str) and path.endswith("/") and path.strip("/"):
+            return self.listing(path, as_of=at, asked=path)  # a folder's path: its listing
+        try:
+            sha, blob, note = self.brain.read(path, at)
+        except NoNote:
+            folder = path.strip().strip("/") + "/"
+            sha = self.brain.resolve_at(at) if at else self.brain.head()
+            if sha is None or not any(p.startswith(folder) for p in self.brain.files(sha)):
+                raise
+            return self.listing(folder, as_of=sha, asked=path)
         today = self.brain.today()
         reply: dict[str, Any] = {"sha": sha, "path": note.path, "blob": blob, "status": note.status}
         text = note.text
@@ -159,6 +169,21 @@ class Tools:
             reply["frontmatter_error"] = note.frontmatter_error
         if note.unreadable:
             reply["unreadable"] = note.unreadable
+        return reply
+
+    def listing(
+        self, folder: str | None = None, after: str | None = None, as_of: str | None = None, asked: str | None = None
+    ) -> dict[str, Any]:
+        """brain_list: one folder's subfolders and files at the head (or `as_of`), paged.
+        `asked`: the path brain_read was given, when it named a folder."""
+        name = check_folder(folder)
+        snap = self.brain.snapshot(as_of)
+        reply = folder_listing(snap, self.brain.files(snap.sha), name, self.brain.today(), after)
+        if asked is not None:
+            reply["note"] = (
+                f"{asked} is a folder, not a note: here is its listing; brain_read one of its paths, "
+                "or brain_list with after= for more"
+            )
         return reply
 
     def _links(self, sha: str, note: Note) -> dict[str, Any]:
@@ -289,6 +314,10 @@ class Tools:
             hits = ([(p, top) for p in sorted(named)] + rest)[: max(k, len(named))]
             found = replace(found, hits=hits, total=max(found.total, len(named)))
         reply: dict[str, Any] = {"sha": snap.sha, "query": query, "total": found.total}
+        if prefix:
+            nothing = prefix_note(snap, prefix)
+            if nothing:
+                reply["prefix_note"] = nothing
         if meaning is not None:
             reply["meaning"] = meaning.line(snap, within)
         left = (found.reach or 0) - found.total
