@@ -365,18 +365,31 @@ class Brain:
         """One commit that sets `path` to `edit(its text at the head)` (None: no such file),
         applied again to a fresh head if another writer moved it meanwhile: a change made
         from what the file says now, never from what it said when a caller last read it."""
-        path = self.stored_path(check_path(path))
+        return self.rewrite_files(actor, subject, {path: edit})
+
+    def rewrite_files(
+        self, actor: Actor, subject: str, edits: dict[str, Callable[[str | None], str]]
+    ) -> dict[str, Any]:
+        """`rewrite` of several files in one commit, each edit run in order on the same head.
+        The reply names the first path; `blobs` has every file's new blob."""
+        paths = {self.stored_path(check_path(p)): edit for p, edit in edits.items()}
 
         def change(view: View) -> Changes:
-            raw = view.read(path)
-            text = strict_text(raw, path) if raw is not None else None
-            return {path: within_cap(edit(text).encode("utf-8"), path, "replace")}
+            out: Changes = {}
+            for path, edit in paths.items():
+                raw = view.read(path)
+                text = strict_text(raw, path) if raw is not None else None
+                out[path] = within_cap(edit(text).encode("utf-8"), path, "replace")
+            return out
 
-        self._before_write([path])
+        self._before_write(list(paths))
         result = self._commit(change, subject, actor, "")
         self._sync_workdir(result)
-        reply: dict[str, Any] = {"sha": result.sha, "parent": result.parent, "path": path}
-        reply["blob"] = result.new_blobs.get(path)
+        first = next(iter(paths))
+        reply: dict[str, Any] = {"sha": result.sha, "parent": result.parent, "path": first}
+        reply["blob"] = result.new_blobs.get(first)
+        if len(paths) > 1:
+            reply["blobs"] = {p: result.new_blobs.get(p) for p in paths}
         reply.update(push_fields(result))
         return reply
 

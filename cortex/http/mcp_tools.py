@@ -403,19 +403,29 @@ def trusted_server(tools: Tools, door: str, review: Review | None = None) -> MCP
             ),
         ],
         kind: Annotated[
-            Literal["focus", "decision", "question", "handoff"] | None, Field(description="add: the item's kind")
+            Literal["focus", "decision", "question", "handoff", "todo"] | None,
+            Field(description="add: the item's kind"),
         ] = None,
         text: Annotated[str | None, Field(description="add: the item, one line")] = None,
         project: Annotated[
             str | None, Field(description="add, list: the project key, e.g. kiln (none: general)")
         ] = None,
         id: Annotated[str | None, Field(description="file, drop, touch: the item's id, e.g. w7k2a")] = None,
-        into: Annotated[str | None, Field(description="file: the note (it must exist) the item went into")] = None,
+        into: Annotated[str | None, Field(description="file: the note (it must exist) to write the item into")] = None,
+        heading: Annotated[
+            str | None,
+            Field(
+                description="file: the heading of `into` to add the item under (made at the note's end when "
+                "missing); default by kind: Focus, Decisions, Questions, Handoffs, To do"
+            ),
+        ] = None,
         reason: Annotated[str | None, Field(description="drop: why")] = None,
         include_closed: Annotated[bool, Field(description="list: filed, done and dropped items too")] = False,
     ) -> dict[str, Any]:
-        """Working state: what the owner is in the middle of, kept in working/<project>.md as one Markdown line an item (hand-editable). An item stays open until filed into a note that was written, or dropped; it is never deleted, and reads as aged after 14 days with no change. Each change is one commit."""
+        """Working state: what the owner is in the middle of, kept in working/<project>.md as one Markdown line an item (hand-editable). An item stays open until filed into a note that was written (file also writes it into that note, as a list item under `heading`, in the same commit), or dropped; it is never deleted, and reads as aged after 14 days with no change. Each change is one commit."""
         args = {"kind": kind, "text": text, "project": project, "id": id, "into": into, "reason": reason}
+        if action == "file":
+            args["heading"] = heading
         if action == "list":
             args = {"project": project, "include_closed": include_closed}
         return run_tool(lambda: tools.working_state(actor(ctx, "brain_working"), action, **args))
