@@ -4,7 +4,7 @@
 Pure, no I/O. A name is compared as links compare names (`links.name_slug`: either Unicode
 form, any case, white space, `-`, `_` and `.` alike), so `notes/vitamin_d.md`,
 `notes/vitamin-d`, `notes/Vitamin D.md` and `NOTES/VITAMIN-D.MD` all name notes/vitamin-d.md
-exactly; then by a note's title or alias (`Vitamin D`), then by its file name in any folder;
+exactly; then by its file name in any folder, then by a note's title or alias (`Vitamin D`);
 then, failing all of those, by spelling (difflib's ratio over the folded names, at least
 `CLOSE`).
 """
@@ -35,9 +35,9 @@ def nearest(asked: str, candidates: Mapping[str, Iterable[str]], n: int = MAX_SU
     """Up to `n` of `candidates` (paths, each with its other names: title, aliases) nearest
     to `asked`, best first; [] when none is near. `asked` itself is never offered.
 
-    Ranked by the first that holds: the path names it (folded, `.md` optional); a title
-    or alias names it; the file name alone names it (from another folder); then by
-    spelling, the closest first. Ties: the shorter path, then by name."""
+    Ranked by the first that holds: the path names it (folded, `.md` optional); its file
+    name alone does (from another folder); a title or alias does; then by spelling, the
+    closest first (the order links resolve in). Ties: the shorter path, then by name."""
     want = name_slug(_bare(asked))
     if not want.strip("/"):
         return []
@@ -52,9 +52,9 @@ def nearest(asked: str, candidates: Mapping[str, Iterable[str]], n: int = MAX_SU
         others = {name_slug(" ".join(x.split())) for x in names if isinstance(x, str) and x.strip()}
         if bare == want:
             ranked.append((0, 1.0, len(path), path))
-        elif want in others:
-            ranked.append((1, 1.0, len(path), path))
         elif _last(bare) == want_last:
+            ranked.append((1, 1.0, len(path), path))
+        elif want in others:
             ranked.append((2, 1.0, len(path), path))
         else:
             best = 0.0

@@ -56,6 +56,7 @@ __all__ = [
     "file_into",
     "in_working",
     "is_aged",
+    "item_under",
     "new_file",
     "parse_items",
     "project_of",
@@ -423,7 +424,7 @@ def file_into(text: str, heading: str, line: str) -> str:
             new = base + between + lead + f"## {heading}" + eol + eol
             tries.append((new + line + eol, len(new)))
     for new, at in tries:
-        if _item_under(new, heading, at):
+        if item_under(new, heading, at):
             return new
     raise WorkingError(
         f"the note ends inside a block (a code fence, an HTML block or a comment) that would hide the item "
@@ -434,7 +435,7 @@ def file_into(text: str, heading: str, line: str) -> str:
 _ITEM_START = re.compile(rf"^(?:[ \t]|>)*{_MARKER}(?:[ \t]|$)")
 
 
-def _item_under(text: str, heading: str, at: int) -> bool:
+def item_under(text: str, heading: str, at: int) -> bool:
     """Whether a list item of `text` starts at offset `at`, inside the section `heading`."""
     _, offset = split_frontmatter(text)
     found = find_section(text, offset, heading)
