@@ -100,6 +100,7 @@ NAME = (
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(NAME, min_size=1, max_size=6, unique_by=name_slug))
 @example(["Crème", "東京", "e\u0301t\u00e9"])
@@ -171,6 +172,7 @@ def test_did_you_mean_reads_as_a_sentence():
     assert did_you_mean(["a.md", "b.md", "c.md"]) == "; did you mean a.md, b.md or c.md?"
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(NAME, min_size=1, max_size=8, unique_by=name_slug), st.data())
 def test_every_path_is_offered_first_for_its_folded_forms(names, data):
@@ -213,6 +215,7 @@ def test_file_into_refuses_a_heading_it_cannot_write_under():
 TAIL = st.sampled_from(["", "\n", "text", "- item\n", "```\n", "<!--\n", "> quote\n", "| a |\n|---|\n", "    code\n"])
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(TAIL, max_size=6), st.sampled_from(["To do", "Decisions", "Ça été"]), st.booleans())
 def test_a_filed_item_is_an_item_of_its_section_and_every_byte_stays(parts, heading, has_heading):
