@@ -314,7 +314,7 @@ class Tools:
             hits = ([(p, top) for p in sorted(named)] + rest)[: max(k, len(named))]
             found = replace(found, hits=hits, total=max(found.total, len(named)))
         reply: dict[str, Any] = {"sha": snap.sha, "query": query, "total": found.total}
-        if prefix:
+        if prefix and scope is None:  # a guest is never told of folders outside its scope
             nothing = prefix_note(snap, prefix)
             if nothing:
                 reply["prefix_note"] = nothing
