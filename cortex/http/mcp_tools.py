@@ -276,7 +276,7 @@ def trusted_server(tools: Tools, door: str, review: Review | None = None) -> MCP
         ] = None,
         request_id: RequestId = None,
     ) -> dict[str, Any]:
-        """Write one note as exactly one Git commit. The reply names the new commit, the new blob and the blob it replaced; a write that would delete a note it does not name (a note turned into a folder) is refused."""
+        """Write one note as exactly one Git commit. The reply names the new commit, the new blob and the blob it replaced, and in links_missing the note's [[links]] that point to no note (a link names a note by its path, file name, alias or title); a write that would delete a note it does not name (a note turned into a folder) is refused."""
         return run_tool(
             lambda: tools.write(
                 actor(ctx, "brain_write"), path, mode, content, find, to, expected_blob, reason, request_id
