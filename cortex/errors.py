@@ -11,6 +11,7 @@ __all__ = [
     "BadInput",
     "Conflict",
     "CortexError",
+    "NoNote",
     "NotReady",
     "PathCollision",
     "QueueUnavailable",
@@ -24,6 +25,10 @@ class CortexError(Exception):
 
 class BadInput(CortexError, ValueError):
     """A refused input: a path, content, argument or cursor the rules do not allow."""
+
+
+class NoNote(BadInput):
+    """A path that names no file at the commit read (a folder, or a typo: the message offers the nearest)."""
 
 
 class StoreError(CortexError):

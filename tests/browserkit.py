@@ -49,3 +49,14 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         b.close()
+
+
+def sign_in(page, base: str, secret: str | None = None) -> None:
+    """Sign in to the console at `base` with the owner token (or `secret`)."""
+    from conftest import TOKEN
+
+    page.goto(f"{base}/console")
+    assert page.url.endswith("/console/signin")
+    page.fill("#secret", secret or TOKEN)
+    with page.expect_navigation():
+        page.click("button:has-text('Sign in')")

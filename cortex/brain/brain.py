@@ -28,10 +28,11 @@ from cortex.brain.note_writes import (
 )
 from cortex.brain.text_rules import append_text, strict_text, within_cap
 from cortex.brain.trailers import REQUEST_LOOKBACK, REQUEST_TRAILER, Actor, commit_message
-from cortex.errors import AlreadyApplied, BadInput, StoreError
+from cortex.errors import AlreadyApplied, BadInput, NoNote, StoreError
 from cortex.index.corpus import Corpus, SavedSnapshot
 from cortex.index.snapshot import Snapshot
 from cortex.notes.links import LinkResolver, link_text, rewrite_links
+from cortex.notes.nearest import did_you_mean, nearest
 from cortex.notes.note import Note, decode, link_key, parse_note
 from cortex.notes.paths import check_content, check_path, check_text, is_note_path
 from cortex.store.git import GitStore, View
@@ -62,6 +63,11 @@ class WorkdirHook(Protocol):
 
     def after_write(self, result: WriteResult) -> None:
         """Put the commit's files on disk where the disk still holds what it replaced."""
+
+
+def _names(note: Note | None) -> tuple[str, ...]:
+    """A note's other names, which a path asked for may give instead: its title and aliases."""
+    return () if note is None else (note.title, *note.aliases)
 
 
 def _names_a_commit(at: str) -> bool:
@@ -186,11 +192,18 @@ class Brain:
         path = self.store.stored_path(sha, path)  # NFC asked, NFD stored (macOS): the same note
         blob = self.store.blob_at(sha, path)
         if blob is None:
-            raise BadInput(f"no note at {path} in commit {sha[:12]}")
+            raise NoNote(f"no note at {path} in commit {sha[:12]}{did_you_mean(self.nearest_paths(path, sha))}")
         snap = self.corpus.built()  # a read never waits for a corpus build
         if snap is not None and snap.sha == sha and snap.blobs.get(path) == blob:
             return sha, blob, snap.notes[path]
         return sha, blob, parse_note(path, decode(self.store.blob_bytes(blob)))
+
+    def nearest_paths(self, path: str, sha: str) -> list[str]:
+        """The files of commit `sha` nearest `path` (`nearest.nearest`), by their titles and
+        aliases too where the index has read them: for a refusal of a path that is not there."""
+        snap = self.corpus.built()
+        notes = snap.notes if snap is not None and snap.sha == sha else {}
+        return nearest(path, {p: _names(notes.get(p)) for p in self.store.entries(sha)})
 
     # -- files and history: what doors, the console and services may ask of Git --
 
@@ -351,18 +364,31 @@ class Brain:
         """One commit that sets `path` to `edit(its text at the head)` (None: no such file),
         applied again to a fresh head if another writer moved it meanwhile: a change made
         from what the file says now, never from what it said when a caller last read it."""
-        path = self.stored_path(check_path(path))
+        return self.rewrite_files(actor, subject, {path: edit})
+
+    def rewrite_files(
+        self, actor: Actor, subject: str, edits: dict[str, Callable[[str | None], str]]
+    ) -> dict[str, Any]:
+        """`rewrite` of several files in one commit, each edit run in order on the same head.
+        The reply names the first path; `blobs` has every file's new blob."""
+        paths = {self.stored_path(check_path(p)): edit for p, edit in edits.items()}
 
         def change(view: View) -> Changes:
-            raw = view.read(path)
-            text = strict_text(raw, path) if raw is not None else None
-            return {path: within_cap(edit(text).encode("utf-8"), path, "replace")}
+            out: Changes = {}
+            for path, edit in paths.items():
+                raw = view.read(path)
+                text = strict_text(raw, path) if raw is not None else None
+                out[path] = within_cap(edit(text).encode("utf-8"), path, "replace")
+            return out
 
-        self._before_write([path])
+        self._before_write(list(paths))
         result = self._commit(change, subject, actor, "")
         self._sync_workdir(result)
-        reply: dict[str, Any] = {"sha": result.sha, "parent": result.parent, "path": path}
-        reply["blob"] = result.new_blobs.get(path)
+        first = next(iter(paths))
+        reply: dict[str, Any] = {"sha": result.sha, "parent": result.parent, "path": first}
+        reply["blob"] = result.new_blobs.get(first)
+        if len(paths) > 1:
+            reply["blobs"] = {p: result.new_blobs.get(p) for p in paths}
         reply.update(push_fields(result))
         return reply
 
@@ -386,14 +412,20 @@ class Brain:
         bytes). Keys are the notes' paths before the move (`path` for the moved note).
         """
         snap = self.corpus.peek(sha)
-        _, back = snap.link_map()
-        after = LinkResolver([p for p in snap.notes if p != path] + [target])
+        before, back = snap.link_map()
+        # The moved note keeps its title and aliases (`own_names` reads them by its old path).
+        after = LinkResolver({**{p: n for p, n in snap.notes.items() if p != path}, target: snap.notes[path]})
         new_name = link_key(_link_name(target))
         by_source: dict[str, dict[int, str]] = {}
         links_of: dict[str, list[Any]] = {}
         for meant, entries in back.items():
             for source, link in entries:
                 if meant == path:
+                    how = before.find(link.target, source)
+                    if how is not None and how[1] in ("alias", "title", "name"):
+                        found = after.find(link.target, target if source == path else source)
+                        if found is not None and found[0] == target:
+                            continue  # it names the note by its title or an alias, which the move keeps
                     text = link_text(target, link.target, after)
                 else:
                     bare = "/" not in link.target and link_key(_link_name(link.target)) == new_name

@@ -17,13 +17,18 @@ from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
 from cortex.errors import BadInput
 from cortex.index.snapshot import Snapshot
+from cortex.notes.nearest import did_you_mean
 from cortex.notes.working import (
+    FILED_UNDER,
     GENERAL,
     Item,
     WorkingError,
     add,
     change,
+    check_heading,
     check_project,
+    file_into,
+    filed_line,
     in_working,
     is_aged,
     parse_items,
@@ -138,17 +143,44 @@ class Working:
         reply = self.brain.rewrite(path, actor, subject, lambda now: add(now, key, kind, text, day, item_id))
         return dict(reply, id=item_id, project=key, state="open")
 
-    def _file(self, actor: Actor, id: str | None = None, into: str | None = None, **_: Any) -> dict[str, Any]:
+    def _file(
+        self, actor: Actor, id: str | None = None, into: str | None = None, heading: str | None = None, **_: Any
+    ) -> dict[str, Any]:
+        """Close the item as filed and write it into the note `into`, at the end of its section
+        `heading` (made at the note's end when it has none; by default the kind's, `FILED_UNDER`):
+        both files in one commit."""
         if not id or not into:
             raise BadInput("action file needs id and into: a note path that exists")
+        if heading is not None:
+            check_heading(heading)
         snap = self.brain.snapshot()
         target = self.brain.stored_path(into, snap.sha)
         if target not in snap.notes:
-            raise BadInput(f"no note at {into} in commit {snap.sha[:12]}: write the note first, then file the item")
+            raise BadInput(
+                f"no note at {into} in commit {snap.sha[:12]}: write the note first, then file the item"
+                + did_you_mean(self.brain.nearest_paths(into, snap.sha))
+            )
         if in_working(target):
             raise BadInput("into must be a note outside working/")
         day = self.brain.today()
-        return self._close(actor, id, "file", lambda i: dataclasses.replace(i, state="filed", closed=day, into=target))
+        done: dict[str, Any] = {}
+
+        def write_into(text: str | None) -> str:
+            if text is None:
+                raise BadInput(f"{target} is gone: write the note first, then file the item")
+            item, source = done["item"], done["path"]
+            done["heading"] = check_heading(heading or FILED_UNDER[item.kind])
+            return file_into(text, done["heading"], filed_line(item, source, day))
+
+        reply = self._close(
+            actor,
+            id,
+            "file",
+            lambda i: dataclasses.replace(i, state="filed", closed=day, into=target),
+            also={target: write_into},
+            done=done,
+        )
+        return dict(reply, filed_into=target, heading=done["heading"])
 
     def _drop(self, actor: Actor, id: str | None = None, reason: str | None = None, **_: Any) -> dict[str, Any]:
         if not id or not reason or not reason.strip():
@@ -163,7 +195,18 @@ class Working:
         day = self.brain.today()
         return self._close(actor, id, "touch", lambda i: dataclasses.replace(i, touched=day), must_be_open=True)
 
-    def _close(self, actor: Actor, item_id: str, verb: str, edit, must_be_open: bool = False) -> dict[str, Any]:
+    def _close(
+        self,
+        actor: Actor,
+        item_id: str,
+        verb: str,
+        edit,
+        must_be_open: bool = False,
+        also: dict[str, Any] | None = None,
+        done: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Rewrite item `item_id`'s line for `edit`; `also`: other files' edits in the same
+        commit, run after it (`done` then holds the item as closed and its file's path)."""
         found = [s for s in items_at(self.brain, self.brain.snapshot(), ages=False) if s.item.id == item_id]
         if not found:
             raise BadInput(f"no working item {item_id}; brain_working(action='list') lists them")
@@ -173,7 +216,8 @@ class Working:
         if not must_be_open and not seen.item.open:
             raise BadInput(f"item {item_id} is already {seen.item.state}")
         key = seen.item.project
-        done: dict[str, Item] = {}
+        done = {} if done is None else done
+        done["path"] = seen.path
 
         def rewrite(text: str | None) -> str:
             if text is None:
@@ -182,7 +226,8 @@ class Working:
             done["item"] = item
             return new_text
 
-        reply = self.brain.rewrite(seen.path, actor, f"brain_working: {verb} {item_id} in {seen.path}", rewrite)
+        subject = f"brain_working: {verb} {item_id} in {seen.path}" + "".join(f" into {p}" for p in also or {})
+        reply = self.brain.rewrite_files(actor, subject, {seen.path: rewrite, **(also or {})})
         return dict(reply, id=item_id, project=key, state=done["item"].state)
 
 

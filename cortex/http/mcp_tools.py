@@ -244,7 +244,7 @@ def trusted_server(
             ),
         ] = None,
     ) -> dict[str, Any]:
-        """Read one note (archive/ included): text, blob id, frontmatter, status, tags, aliases, its [[links]] and the notes linking to it, at the SHA named in the reply. A note over about 80 KB comes in pages (`page`, `next_page`, `more` say so); `heading` reads one section. retired (why) and retired_parts (lines under a banner, struck text, old wording, hidden text) say what of the text is not live: do not answer from it."""
+        """Read one note (archive/ included): text, blob id, frontmatter, status, tags, aliases, its [[links]] and the notes linking to it, at the SHA named in the reply. A note over about 80 KB comes in pages (`page`, `next_page`, `more` say so); `heading` reads one section. A folder's path (notes/) answers with its listing, as brain_list does; a path that names nothing is refused with the nearest paths. retired (why) and retired_parts (lines under a banner, struck text, old wording, hidden text) say what of the text is not live: do not answer from it."""
         return run_tool(lambda: tools.read(path, as_of or at, heading, page))
 
     @mcp.tool(annotations=WRITE)
@@ -279,7 +279,7 @@ def trusted_server(
         ] = None,
         request_id: RequestId = None,
     ) -> dict[str, Any]:
-        """Write one note as exactly one Git commit. The reply names the new commit, the new blob and the blob it replaced; a write that would delete a note it does not name (a note turned into a folder) is refused."""
+        """Write one note as exactly one Git commit. The reply names the new commit, the new blob and the blob it replaced, and in links_missing the note's [[links]] that point to no note (a link names a note by its path, file name, alias or title); a write that would delete a note it does not name (a note turned into a folder) is refused."""
         return run_tool(
             lambda: tools.write(
                 actor(ctx, "brain_write"), path, mode, content, find, to, expected_blob, reason, request_id
@@ -324,7 +324,7 @@ def trusted_server(
             bool, Field(description="Also working/ (open items: intentions, not facts)")
         ] = False,
     ) -> dict[str, Any]:
-        """Search live notes: path, title, score, best passage with its heading, tags, status. Each hit's passage_state says whether its passage is live, retired (under a banner, a retiring heading, or a retired note) or partly retired, and passage_marks names each part that is not live text (struck, the old wording of a (was: …) with the current claim, hidden in the note): do not answer from those. archive/ and retired notes are left out (and counted) unless include_retired."""
+        """Search live notes: path, title, score, best passage with its heading, tags, status. Each hit's passage_state says whether its passage is live, retired (under a banner, a retiring heading, or a retired note) or partly retired, and passage_marks names each part that is not live text (struck, the old wording of a (was: …) with the current claim, hidden in the note): do not answer from those. archive/ and retired notes are left out (and counted) unless include_retired. A prefix no note's path starts with is said in prefix_note, with the nearest folders."""
         return run_tool(lambda: tools.search(query, k, prefix, include_retired, as_of, None, include_working))
 
     @mcp.tool(annotations=READ)
@@ -336,6 +336,17 @@ def trusted_server(
     ) -> dict[str, Any]:
         """Full text of many notes at once, about 100 KB per reply; `next` is the cursor to pass as `after`. A note larger than a reply comes in numbered parts. A note's retired (why) and retired_parts (lines under a banner, struck text, old wording, hidden text) say what of its text is not live: do not answer from it."""
         return run_tool(lambda: tools.corpus(paths, query, k, after))
+
+    @mcp.tool(annotations=READ)
+    def brain_list(
+        folder: Annotated[
+            str | None, Field(description="A folder, e.g. notes/ (default: the top of the brain)")
+        ] = None,
+        after: Annotated[str | None, Field(description="The cursor `next` of the previous reply")] = None,
+        as_of: When = None,
+    ) -> dict[str, Any]:
+        """List one folder: its subfolders (with how many files each holds) and its files (a note with its title and status), by name, about 20 KB per reply; `more` says how many entries are left and `next` is the cursor to pass as `after` (with as_of=sha for the same listing). A folder that does not exist is refused with the nearest folders."""
+        return run_tool(lambda: tools.listing(folder, after, as_of))
 
     @mcp.tool(annotations=READ)
     def brain_ask(
@@ -395,19 +406,29 @@ def trusted_server(
             ),
         ],
         kind: Annotated[
-            Literal["focus", "decision", "question", "handoff"] | None, Field(description="add: the item's kind")
+            Literal["focus", "decision", "question", "handoff", "todo"] | None,
+            Field(description="add: the item's kind"),
         ] = None,
         text: Annotated[str | None, Field(description="add: the item, one line")] = None,
         project: Annotated[
             str | None, Field(description="add, list: the project key, e.g. kiln (none: general)")
         ] = None,
         id: Annotated[str | None, Field(description="file, drop, touch: the item's id, e.g. w7k2a")] = None,
-        into: Annotated[str | None, Field(description="file: the note (it must exist) the item went into")] = None,
+        into: Annotated[str | None, Field(description="file: the note (it must exist) to write the item into")] = None,
+        heading: Annotated[
+            str | None,
+            Field(
+                description="file: the heading of `into` to add the item under (made at the note's end when "
+                "missing); default by kind: Focus, Decisions, Questions, Handoffs, To do"
+            ),
+        ] = None,
         reason: Annotated[str | None, Field(description="drop: why")] = None,
         include_closed: Annotated[bool, Field(description="list: filed, done and dropped items too")] = False,
     ) -> dict[str, Any]:
-        """Working state: what the owner is in the middle of, kept in working/<project>.md as one Markdown line an item (hand-editable). An item stays open until filed into a note that was written, or dropped; it is never deleted, and reads as aged after 14 days with no change. Each change is one commit."""
+        """Working state: what the owner is in the middle of, kept in working/<project>.md as one Markdown line an item (hand-editable). An item stays open until filed into a note that was written (file also writes it into that note, as a list item under `heading`, in the same commit), or dropped; it is never deleted, and reads as aged after 14 days with no change. Each change is one commit."""
         args = {"kind": kind, "text": text, "project": project, "id": id, "into": into, "reason": reason}
+        if action == "file":
+            args["heading"] = heading
         if action == "list":
             args = {"project": project, "include_closed": include_closed}
         return run_tool(lambda: tools.working_state(actor(ctx, "brain_working"), action, **args))

@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 from cortex.index.bm25 import Index
-from cortex.notes.links import LinkResolver
+from cortex.notes.links import LinkResolver, own_names
 from cortex.notes.note import Note, WikiLink, log_entries
 
 __all__ = ["Snapshot", "in_archive", "is_live"]
@@ -81,12 +81,15 @@ class Snapshot:
     def relinked(self, prev: Snapshot, edited: set[str]) -> None:
         """Carry `prev`'s link map forward when this commit only edited notes (`edited`).
 
-        The resolver depends only on the set of paths, which is unchanged, so only
-        the edited notes' own links are taken out and put back: O(their links), not
-        O(every link), for the first brain_read after a one-note commit.
+        The resolver depends on the set of paths, which is unchanged, and on the notes'
+        titles and aliases: when no edited note's changed, only the edited notes' own links
+        are taken out and put back: O(their links), not O(every link), for the first
+        brain_read after a one-note commit. A changed title or alias can move any link.
         """
         if prev._links is None:
             return
+        if any(own_names(prev.notes[p]) != own_names(self.notes[p]) for p in edited):
+            return  # built afresh on first use
         resolver, old_back, old_fwd = prev._links
         back = dict(old_back)
         fwd = dict(old_fwd)

@@ -1,17 +1,18 @@
-"""Links between notes: `[[Name]]` resolved to a note's path the way Obsidian does
-(`LinkResolver`), and a renamed note's links rewritten in the notes that point to it.
+"""Links between notes: `[[Name]]` resolved to a note's path the way Obsidian does, then
+by title (`LinkResolver`), and a renamed note's links rewritten in the notes that point to it.
 
 Finding a note's links is part of parsing it (`cortex.notes.note.wikilinks`); what they
-point to depends on every other note's path, so it is worked out here. Pure, no I/O.
+point to depends on every other note's path, title and aliases, so it is worked out here. Pure, no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 
-from cortex.notes.note import WikiLink, link_key
+from cortex.notes.note import Note, WikiLink, derived_title, link_key
 
-__all__ = ["LinkResolver", "link_text", "rewrite_links"]
+__all__ = ["HOW", "LinkResolver", "link_text", "name_key", "name_slug", "own_names", "rewrite_links"]
 
 
 def _stem(path: str) -> str:
@@ -23,29 +24,93 @@ def _folder(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
-class LinkResolver:
-    """Resolves `[[Name]]` to a note path the way Obsidian does.
+def _unmd(path: str) -> str:
+    return path[:-3] if path.lower().endswith(".md") else path
 
-    A target without `/` names a file stem, case-insensitively and in either
-    Unicode form; when several notes share it, the one nearest the linking note
-    wins (most leading folders in common, then the shortest path, then by name).
-    A target with `/` is a path from the vault root (or from the linking note's
-    folder), `.md` optional.
+
+# What `name_slug` folds: white space, hyphens, underscores and dots, the characters a name
+# says a space with ("Vitamin D", vitamin-d.md, vitamin_d.md). Nothing else: "C++" stays
+# "c++", so it never names c.md.
+_SEPARATORS = re.compile(r"[\s_.\-]+")
+
+
+def name_key(text: str) -> str:
+    """A title or alias as a link names it: `link_key`, runs of white space as one space."""
+    return link_key(" ".join(text.split()))
+
+
+def name_slug(text: str) -> str:
+    """A name with its word separators folded: NFC, case folded, runs of white space,
+    `-`, `_` and `.` as one `-` (per path segment; the ends trimmed)."""
+    return "/".join(_SEPARATORS.sub("-", link_key(seg)).strip("-") for seg in text.split("/"))
+
+
+def own_names(note: Note) -> tuple[str | None, tuple[str, ...]]:
+    """A note's own title (None when it is only its file name's) and its aliases."""
+    title = note.title if name_key(note.title) != name_key(derived_title(note.path)) else None
+    return title, tuple(a for a in note.aliases if isinstance(a, str) and a.strip())
+
+
+# How a link was resolved, in the order tried (`LinkResolver.find`).
+HOW = ("path", "file name", "alias", "title", "name")
+
+
+class LinkResolver:
+    """Resolves `[[Name]]` to a note path as Obsidian does, then by title as basic-memory does.
+
+    In order, the first that names a note wins:
+    1. path: a target with `/` is a path from the vault root, else from the linking
+       note's folder, else the end of a path (`[[b/c]]` for `a/b/c.md`); `.md` optional;
+    2. file name: a target without `/` names a file stem;
+    3. alias: a note's frontmatter `aliases`;
+    4. title: a note's frontmatter `title` or first level-1 heading;
+    5. name: the same with white space, `-`, `_` and `.` folded (`[[Vitamin D]]` for
+       vitamin-d.md, `[[notes/vitamin_d]]` for notes/vitamin-d.md).
+    Names compare case-insensitively and in either Unicode form (`link_key`). When several
+    notes answer at one step, the one nearest the linking note wins (most leading folders
+    in common, then the shortest path, then by name).
+
+    `notes`: the commit's notes by path, or only their paths (then steps 3 and 4 find
+    nothing and step 5 reads file names only).
     """
 
-    def __init__(self, paths: Iterable[str]) -> None:
-        self.paths = sorted(paths)
+    def __init__(self, notes: Iterable[str] | Mapping[str, Note]) -> None:
+        self.paths = sorted(notes)
         self._by_stem: dict[str, list[str]] = {}
         self._by_path: dict[str, str] = {}
+        self._by_end: dict[str, list[str]] = {}
+        self._by_alias: dict[str, list[str]] = {}
+        self._by_title: dict[str, list[str]] = {}
+        self._by_slug: dict[str, list[str]] = {}
+        parsed = notes if isinstance(notes, Mapping) else {}
         for p in self.paths:
+            bare = _unmd(p)
             self._by_stem.setdefault(link_key(_stem(p)), []).append(p)
-            self._by_path[link_key(p[:-3] if p.lower().endswith(".md") else p)] = p
+            self._by_path[link_key(bare)] = p
+            parts = bare.split("/")
+            for i in range(1, len(parts) - 1):
+                self._by_end.setdefault(link_key("/".join(parts[i:])), []).append(p)
+            slugs = {name_slug(bare), name_slug(_stem(p))}
+            note = parsed.get(p)
+            if note is not None:
+                title, aliases = own_names(note)
+                for alias in aliases:
+                    self._by_alias.setdefault(name_key(alias), []).append(p)
+                    slugs.add(name_slug(alias))
+                if title:
+                    self._by_title.setdefault(name_key(title), []).append(p)
+                    slugs.add(name_slug(title))
+            for slug in slugs - {""}:
+                self._by_slug.setdefault(slug, []).append(p)
 
     def resolve(self, target: str, source: str = "") -> str | None:
         """The note `target` points to from the note at `source`, or None (a dangling link)."""
-        name = target.strip()
-        if name.lower().endswith(".md"):
-            name = name[:-3]
+        found = self.find(target, source)
+        return found[0] if found else None
+
+    def find(self, target: str, source: str = "") -> tuple[str, str] | None:
+        """(the note `target` points to from `source`, how: one of `HOW`), or None."""
+        name = _unmd(target.strip())
         if not name:
             return None
         if "/" in name:
@@ -53,28 +118,47 @@ class LinkResolver:
             hit = self._by_path.get(key)
             if hit is None and _folder(source):
                 hit = self._by_path.get(link_key(_folder(source) + "/" + name))
-            return hit
-        found = self._by_stem.get(link_key(name))
-        if not found:
-            return None
-        if len(found) == 1:
-            return found[0]
-        home = _folder(source).split("/") if _folder(source) else []
-
-        def nearness(p: str) -> tuple[int, int, str]:
-            parts = _folder(p).split("/") if _folder(p) else []
-            common = 0
-            for a, b in zip(home, parts):
-                if a != b:
-                    break
-                common += 1
-            return (-common, len(parts), p)
-
-        return min(found, key=nearness)
+            if hit is not None:
+                return hit, "path"
+            ends = self._by_end.get(key)
+            if ends:
+                return _nearest(ends, source), "path"
+        else:
+            stems = self._by_stem.get(link_key(name))
+            if stems:
+                return _nearest(stems, source), "file name"
+        for how, table, key in (
+            ("alias", self._by_alias, name_key(name)),
+            ("title", self._by_title, name_key(name)),
+            ("name", self._by_slug, name_slug(name.lstrip("/"))),
+        ):
+            found = table.get(key)
+            if found:
+                return _nearest(found, source), how
+        return None
 
     def unique_stem(self, path: str) -> bool:
         """Whether `[[stem]]` alone names `path` from anywhere (no other note shares the stem)."""
         return len(self._by_stem.get(link_key(_stem(path)), [])) == 1
+
+
+def _nearest(found: list[str], source: str) -> str:
+    """Of several notes one name points to, the nearest to `source`: most leading folders
+    in common, then the shortest path, then by name."""
+    if len(found) == 1:
+        return found[0]
+    home = _folder(source).split("/") if _folder(source) else []
+
+    def nearness(p: str) -> tuple[int, int, str]:
+        parts = _folder(p).split("/") if _folder(p) else []
+        common = 0
+        for a, b in zip(home, parts):
+            if a != b:
+                break
+            common += 1
+        return (-common, len(parts), p)
+
+    return min(found, key=nearness)
 
 
 def link_text(new_path: str, old_target: str, resolver: LinkResolver) -> str:

@@ -30,9 +30,11 @@ __all__ = [
     "RETIRED_STATUSES",
     "STATUSES",
     "Note",
+    "WIKILINK",
     "WikiLink",
     "body_tags",
     "code_spans",
+    "derived_title",
     "fast_frontmatter",
     "find_section",
     "headings_of",
@@ -469,7 +471,7 @@ class WikiLink:
 
 
 # A wikilink never spans lines; `]` and `[` cannot be inside one (Obsidian's rule too).
-_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n|#^]*)((?:[#^][^\[\]\n|]*)?)(?:\|([^\[\]\n]*))?\]\]")
+WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n|#^]*)((?:[#^][^\[\]\n|]*)?)(?:\|([^\[\]\n]*))?\]\]")
 
 
 def wikilinks(body: str) -> tuple[WikiLink, ...]:
@@ -485,7 +487,7 @@ def wikilinks(body: str) -> tuple[WikiLink, ...]:
     at = body.find("[[")
     while at >= 0:
         here, at = at, body.find("[[", at + 2)
-        m = _WIKILINK.match(body, here - 1 if here and body[here - 1] == "!" else here)
+        m = WIKILINK.match(body, here - 1 if here and body[here - 1] == "!" else here)
         if m is None:
             continue
         if at >= 0 and at < m.end():
@@ -503,6 +505,11 @@ def wikilinks(body: str) -> tuple[WikiLink, ...]:
         alias = m.group(4).strip() if m.group(4) is not None else None
         out.append(WikiLink(target, heading or None, alias or None, start, start + len(target), embed=bool(m.group(1))))
     return tuple(out)
+
+
+def derived_title(path: str) -> str:
+    """The title of a note that gives none (no frontmatter title, no level-1 heading): its file name's."""
+    return PurePosixPath(path).stem.replace("-", " ").replace("_", " ")
 
 
 def link_key(text: str) -> str:
@@ -547,7 +554,7 @@ def parse_note(path: str, text: str) -> Note:
     title = meta.get("title")
     if not isinstance(title, str) or not title.strip():
         first_h1 = next((h for lvl, h in heads if lvl == 1), None)
-        title = first_h1 or PurePosixPath(path).stem.replace("-", " ").replace("_", " ")
+        title = first_h1 or derived_title(path)
     # A successor named without a status is a superseded note: the field says so itself.
     successor = meta.get("superseded_by")
     default = "superseded" if isinstance(successor, str) and successor.strip() else "current"

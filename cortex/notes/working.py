@@ -31,14 +31,16 @@ import datetime as dt
 import hashlib
 import re
 
-from cortex.notes.note import split_frontmatter
+from cortex.notes.note import find_section, split_frontmatter
 from cortex.notes.structure import line_spans, parser
 
 __all__ = [
     "AGED_DAYS",
+    "FILED_UNDER",
     "FOLDER",
     "GENERAL",
     "KINDS",
+    "MAX_HEADING_CHARS",
     "MAX_TEXT_CHARS",
     "SEP",
     "STATES",
@@ -46,11 +48,15 @@ __all__ = [
     "WorkingError",
     "add",
     "change",
+    "check_heading",
     "check_item_text",
     "check_project",
     "derived_id",
+    "filed_line",
+    "file_into",
     "in_working",
     "is_aged",
+    "item_under",
     "new_file",
     "parse_items",
     "project_of",
@@ -60,7 +66,16 @@ __all__ = [
 
 FOLDER = "working/"
 GENERAL = "general"  # the file of items with no project
-KINDS = ("focus", "decision", "question", "handoff")
+KINDS = ("focus", "decision", "question", "handoff", "todo")
+# The heading `file` writes an item under in its target note, unless it is given one.
+FILED_UNDER = {
+    "focus": "Focus",
+    "decision": "Decisions",
+    "question": "Questions",
+    "handoff": "Handoffs",
+    "todo": "To do",
+}
+MAX_HEADING_CHARS = 200
 AGED_DAYS = 14  # an open item whose line no commit changed for longer reads as aged
 MAX_TEXT_CHARS = 500
 STATES = ("open", "filed", "done", "dropped")
@@ -366,3 +381,66 @@ def is_aged(item: Item, changed: dt.date | None, today: dt.date) -> bool:
     """Open, and no commit changed its line for more than AGED_DAYS (`changed`: that day)."""
     days = [d for d in (changed, item.touched, item.opened) if d is not None]
     return item.open and bool(days) and (today - max(days)).days > AGED_DAYS
+
+
+def filed_line(item: Item, source: str, day: dt.date) -> str:
+    """The line `file` writes into the target note: a todo stays a task to tick there."""
+    box = "[ ] " if item.kind == "todo" else ""
+    return f"- {box}{item.text} (filed from {source} on {day.isoformat()})"
+
+
+def check_heading(heading: str) -> str:
+    """A heading `file` may write under: one line of text, without its `#`s."""
+    said = " ".join(str(heading).split()).lstrip("#").strip()
+    if not said:
+        raise WorkingError("heading is empty")
+    if len(said) > MAX_HEADING_CHARS:
+        raise WorkingError(f"heading is longer than {MAX_HEADING_CHARS} characters")
+    return said
+
+
+def file_into(text: str, heading: str, line: str) -> str:
+    """`text` (a note) with `line` as a list item at the end of its section `heading`, or,
+    when it has no such heading, under a new `## heading` at its end; every other byte kept
+    (the note's own line ending used). WorkingError when nothing Cortex may add makes the
+    line an item of that section (the note ends inside a block that would take it in,
+    and that block cannot be closed before it)."""
+    heading = check_heading(heading)
+    eol = "\r\n" if "\r\n" in text else "\n"
+    _, offset = split_frontmatter(text)
+    found = find_section(text, offset, heading)
+    tries: list[tuple[str, int]] = []
+    if found is not None:
+        start, end = found
+        spans = [(a, b) for a, b in line_spans(text) if start <= a < end and text[a:b].strip()]
+        at = spans[-1][1] if spans else end  # the end of the section's last line of text
+        gap = eol if _ITEM_START.match(text[spans[-1][0] : at]) and len(spans) > 1 else eol + eol
+        tries.append((text[:at] + gap + line + text[at:], at + len(gap)))
+    else:
+        base = text if not text or text.endswith(("\n", "\r")) else text + eol
+        lead = eol if base.strip() else ""
+        closer = _closer(base)
+        for between in ("", *([closer + eol] if closer else [])):
+            new = base + between + lead + f"## {heading}" + eol + eol
+            tries.append((new + line + eol, len(new)))
+    for new, at in tries:
+        if item_under(new, heading, at):
+            return new
+    raise WorkingError(
+        f"the note ends inside a block (a code fence, an HTML block or a comment) that would hide the item "
+        f"under {heading!r}; end that block by hand, then file"
+    )
+
+
+_ITEM_START = re.compile(rf"^(?:[ \t]|>)*{_MARKER}(?:[ \t]|$)")
+
+
+def item_under(text: str, heading: str, at: int) -> bool:
+    """Whether a list item of `text` starts at offset `at`, inside the section `heading`."""
+    _, offset = split_frontmatter(text)
+    found = find_section(text, offset, heading)
+    if found is None or not found[0] <= at < found[1]:
+        return False
+    spans = line_spans(text)
+    n = next((i for i, (a, _) in enumerate(spans) if a == at), None)
+    return n is not None and n in _list_lines(text, spans)

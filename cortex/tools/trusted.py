@@ -21,7 +21,7 @@ from cortex.ask.readers import ClientTurn
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor, check_request_id
 from cortex.brain.working_state import Working
-from cortex.errors import BadInput
+from cortex.errors import BadInput, NoNote
 from cortex.index.bm25 import SearchResult, idf
 from cortex.index.fields import index_names
 from cortex.index.ranking import RARE_DF, RELATED, fused, name_key
@@ -34,7 +34,9 @@ from cortex.notes.redact import redact
 from cortex.notes.working import in_working
 from cortex.tools.boot import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES, MIN_CONTEXT_BYTES, boot_context
 from cortex.tools.handoff import context_items, handoff
-from cortex.tools.paging import corpus_page, cut_part, fit, json_size, jsonable, page_count, part_budget
+from cortex.tools.linking import dangling_reply, links_reply
+from cortex.tools.listing import check_folder, folder_listing, prefix_note
+from cortex.tools.paging import corpus_page, cut_part, json_size, jsonable, page_count, part_budget
 from cortex.tools.passages import best_passage, passage_state, retired_parts
 
 __all__ = [
@@ -101,7 +103,16 @@ class Tools:
             check_text(heading, "heading")
         if page is not None and (not isinstance(page, int) or isinstance(page, bool) or page < 1):
             raise BadInput("page must be a whole number from 1")
-        sha, blob, note = self.brain.read(path, at)
+        if isinstance(path, str) and path.endswith("/") and path.strip("/"):
+            return self.listing(path, as_of=at, asked=path)  # a folder's path: its listing
+        try:
+            sha, blob, note = self.brain.read(path, at)
+        except NoNote:
+            folder = path.strip().strip("/") + "/"
+            sha = self.brain.resolve_at(at) if at else self.brain.head()
+            if sha is None or not any(p.startswith(folder) for p in self.brain.files(sha)):
+                raise
+            return self.listing(folder, as_of=sha, asked=path)
         today = self.brain.today()
         reply: dict[str, Any] = {"sha": sha, "path": note.path, "blob": blob, "status": note.status}
         text = note.text
@@ -160,10 +171,24 @@ class Tools:
             reply["unreadable"] = note.unreadable
         return reply
 
+    def listing(
+        self, folder: str | None = None, after: str | None = None, as_of: str | None = None, asked: str | None = None
+    ) -> dict[str, Any]:
+        """brain_list: one folder's subfolders and files at the head (or `as_of`), paged.
+        `asked`: the path brain_read was given, when it named a folder."""
+        name = check_folder(folder)
+        snap = self.brain.snapshot(as_of)
+        reply = folder_listing(snap, self.brain.files(snap.sha), name, self.brain.today(), after)
+        if asked is not None:
+            reply["note"] = (
+                f"{asked} is a folder, not a note: here is its listing; brain_read one of its paths, "
+                "or brain_list with after= for more"
+            )
+        return reply
+
     def _links(self, sha: str, note: Note) -> dict[str, Any]:
         """The note's outgoing [[links]] (resolved at `sha`) and the notes linking to it."""
-        corpus = self.brain.corpus
-        if corpus.built() is None:
+        if self.brain.corpus.built() is None:
             # A read never waits for the first corpus build (start to first read stays
             # fast); links need every note of the commit, so they wait for the next read.
             return {
@@ -172,43 +197,7 @@ class Tools:
                 "links_note": "the brain is still being indexed at start-up; read again for links "
                 f"and backlinks ({len(note.links)} link(s) are in the text)",
             }
-        snap = corpus.at(sha)
-        resolver, back = snap.link_map()
-        out: dict[str, Any] = {}
-        seen: set[tuple[str, str | None]] = set()
-        links = []
-        for link in note.links:
-            key = (link.target, link.heading)
-            if key in seen:
-                continue
-            seen.add(key)
-            item = link.summary()
-            target = resolver.resolve(link.target, note.path)
-            if target is None:
-                item["missing"] = True  # a dangling link: no note of that name at this SHA
-            else:
-                item["path"] = target
-            links.append(item)
-        out["links"] = fit(links, LINKS_BYTES)
-        if len(out["links"]) < len(links):
-            out["links_left_out"] = (
-                f"{len(links) - len(out['links'])} more distinct link(s) not listed "
-                f"(kept under {LINKS_BYTES:,} bytes); they are in the text"
-            )
-        sources: dict[str, int] = {}
-        for source, _ in back.get(note.path, []):
-            if source != note.path:
-                sources[source] = sources.get(source, 0) + 1
-        backlinks = [{"path": p, "links": c} for p, c in sources.items()]
-        out["backlinks"] = fit(backlinks, LINKS_BYTES)
-        if len(out["backlinks"]) < len(backlinks):
-            name = note.path.rsplit("/", 1)[-1].removesuffix(".md")
-            out["backlinks_left_out"] = (
-                f"{len(backlinks) - len(out['backlinks'])} more note(s) link here "
-                f"(kept under {LINKS_BYTES:,} bytes); brain_search for {name!r} "
-                "finds them"
-            )
-        return out
+        return links_reply(self.brain.corpus.at(sha), note, LINKS_BYTES)
 
     def write(
         self,
@@ -223,9 +212,19 @@ class Tools:
         request_id: str | None = None,
     ) -> dict[str, Any]:
         actor = replace(actor, request=check_request_id(request_id))
-        return self.brain.write(
+        reply = self.brain.write(
             path, mode, actor, content=content, find=find, to=to, expected_blob=expected_blob, reason=reason
         )
+        if mode != "delete" and not reply.get("replayed"):
+            reply.update(self._dangling(reply["sha"], reply.get("to") or reply["path"]))
+        return reply
+
+    def _dangling(self, sha: str, path: str) -> dict[str, Any]:
+        """The written note's [[links]] that point to no note at the commit it made."""
+        corpus = self.brain.corpus
+        if corpus.built() is None:  # never wait for the first build: say the links were not checked
+            return {"links_note": "links not checked: the brain is still being indexed at start-up"}
+        return dangling_reply(corpus.peek(sha), path)
 
     def capture(
         self, actor: Actor, text: str, tags: list[str] | None = None, request_id: str | None = None
@@ -315,6 +314,10 @@ class Tools:
             hits = ([(p, top) for p in sorted(named)] + rest)[: max(k, len(named))]
             found = replace(found, hits=hits, total=max(found.total, len(named)))
         reply: dict[str, Any] = {"sha": snap.sha, "query": query, "total": found.total}
+        if prefix and scope is None:  # a guest is never told of folders outside its scope
+            nothing = prefix_note(snap, prefix)
+            if nothing:
+                reply["prefix_note"] = nothing
         if meaning is not None:
             reply["meaning"] = meaning.line(snap, within)
         left = (found.reach or 0) - found.total

@@ -137,10 +137,24 @@ def test_the_link_map_carried_across_edits_equals_a_fresh_one(tmp_path_factory, 
     brain = make_brain(tmp_path_factory.mktemp("v"), VAULT)
     for i, (path, targets) in enumerate(edits):
         brain.snapshot().link_map()  # built, so the next commit carries it forward
-        brain.write(path, "replace", ME, content=f"# N{i}\n\n" + " ".join(f"[[{t}]]" for t in targets) + "\n")
+        title = brain.snapshot().notes[path].title  # kept: a new title could move any link
+        body = f"# {title}\n\nEdit {i}: " + " ".join(f"[[{t}]]" for t in targets) + "\n"
+        brain.write(path, "replace", ME, content=body)
     snap = brain.snapshot()
     assert snap._links is not None  # carried forward, not rebuilt
     carried = snap.link_map()
     snap._links = None
     fresh = snap.link_map()
     assert carried[1] == fresh[1]
+
+
+def test_a_new_title_moves_the_links_that_name_it(tmp_path: Path):
+    """A link by title follows the title: the map is not carried past a commit that changes one."""
+    files = dict(VAULT, **{"notes/pointer.md": b"See [[Billing service database decision]].\n"})
+    brain = make_brain(tmp_path, files)
+    tools = Tools(brain, asker=None)  # type: ignore[arg-type]
+    assert tools.read("notes/pointer.md")["links"][0]["missing"] is True
+    brain.write("notes/study.md", "replace", ME, content="# Billing service database decision\n\nPostgres.\n")
+    link = tools.read("notes/pointer.md")["links"][0]
+    assert link["path"] == "notes/study.md" and link["resolved_by"] == "title"
+    assert {"path": "notes/pointer.md", "links": 1} in tools.read("notes/study.md")["backlinks"]

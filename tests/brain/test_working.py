@@ -188,7 +188,10 @@ def test_each_change_is_one_commit_and_a_filed_item_stays_in_the_file(clocked):
     working.act(A, "file", id=added["id"], into="notes/clay.md")
     commits, _ = brain.history(None, 100, None)
     assert len(commits) == before + 2
-    assert commits[0].subject == f"brain_working: file {added['id']} in working/kiln.md"
+    assert commits[0].subject == f"brain_working: file {added['id']} in working/kiln.md into notes/clay.md"
+    assert sorted(commits[0].files) == ["notes/clay.md", "working/kiln.md"]  # the item went into the note too
+    clay = brain.snapshot().notes["notes/clay.md"].text
+    assert clay.endswith("## Questions\n\n- Which cone? (filed from working/kiln.md on 2026-12-01)\n")
     text = brain.snapshot().notes["working/kiln.md"].text
     assert f"filed 2026-12-01 → notes/clay.md ^{added['id']}" in text
     assert working.act(A, "list", project="kiln")["items"] == []
@@ -307,7 +310,10 @@ def test_two_clients_carry_a_project_from_one_to_the_other(tmp_path, brain_path)
         )
         assert [i["id"] for i in listed["items"]] == [focus["id"]]
         who = [(c["subject"], c.get("client")) for c in history["commits"]]
-        assert (f"brain_working: file {question['id']} in working/kiln.md", "cortex-ts-test 1.0.0") in who
+        assert (
+            f"brain_working: file {question['id']} in working/kiln.md into notes/clay.md",
+            "cortex-ts-test 1.0.0",
+        ) in who
         assert (f"brain_working: add {focus['id']} to working/kiln.md", "agent-a 1") in who
 
         # Search and ask leave working/ out unless asked.

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browserkit import browser  # noqa: F401  (fixture)
+from browserkit import browser, sign_in  # noqa: F401  (fixture)
 from conftest import TOKEN
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 
@@ -45,14 +45,6 @@ def phone(browser):
 def shot(page, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def sign_in(page, base: str, secret: str = TOKEN):
-    page.goto(f"{base}/console")
-    assert page.url.endswith("/console/signin")
-    page.fill("#secret", secret)
-    with page.expect_navigation():
-        page.click("button:has-text('Sign in')")
 
 
 def test_sign_in_accept_and_see_the_commit_in_activity(gserver, phone, browser):

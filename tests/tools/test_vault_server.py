@@ -42,7 +42,7 @@ VAULT: dict[str, bytes] = {
         b"# Plan\n\nServe ![[Creme brulee]] cold.\n\n```\n[[Creme brulee]]\n```\nOther: [[Reading list]]"
     ),
     "notes/Reading list.md": b"# Reading list\n\n- [[plan]]\n",
-    # An alias is no file name: unresolved (as in Obsidian) until the move names a file so.
+    # A link by alias: it resolves before the move (by the alias) and after (by the file name).
     "People/O'Brien, Pat.md": b"# Pat\n\nLikes [[Burnt cream]].\n",
     "lists/Rust libraries.md": HUB,
 }
@@ -105,7 +105,11 @@ def test_move_rewrites_links_in_one_commit_and_paging(tmp_path: Path):
                     "notes/plan.md",
                 ]
                 r = await acall(c, "brain_read", path="notes/Creme brulee.md", as_of=before_sha)
-                assert [b["path"] for b in r.data["backlinks"]] == ["Café/Menu du jour.md", "notes/plan.md"]
+                assert [b["path"] for b in r.data["backlinks"]] == [
+                    "Café/Menu du jour.md",
+                    "People/O'Brien, Pat.md",
+                    "notes/plan.md",
+                ]
 
                 # -- the 400 KB hub, in pages ----------------------------------
                 pages, page = [], 1

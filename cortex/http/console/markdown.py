@@ -17,17 +17,19 @@ Retired text is shown as retired, as the verifier reads it (`cortex.notes.blocks
 from __future__ import annotations
 
 import re
+from typing import Protocol
+from urllib.parse import quote, unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 
 from cortex.notes.blocks import Block, blocks_cached
-from cortex.notes.note import split_frontmatter
+from cortex.notes.note import WIKILINK, split_frontmatter
 from cortex.notes.redact import redact
 from cortex.notes.structure import Span, parser
 
-__all__ = ["ALLOWED_SCHEMES", "link_allowed", "render_markdown", "render_note"]
+__all__ = ["ALLOWED_SCHEMES", "NoteLinks", "link_allowed", "render_markdown", "render_note"]
 
 ALLOWED_SCHEMES = frozenset({"http", "https", "mailto"})
 # A URL scheme as browsers read one: a letter, then letters, digits, + . - up to ':'.
@@ -65,14 +67,76 @@ def _retired_label(renderer, tokens, idx, options, env) -> str:
     return f'<p class="md-retired-why">Retired: {escapeHtml(tokens[idx].content)}</p>\n'
 
 
+class NoteLinks(Protocol):
+    """What the renderer asks of the brain to make links to notes clickable (`Pages.note`)."""
+
+    def wikilink(self, target: str) -> str | None:
+        """The note `[[target]]` points to from the note shown, or None."""
+
+    def markdown_link(self, href: str) -> str | None:
+        """The note a relative Markdown link's address names (decoded, no #fragment), or None."""
+
+
+_WIKI = "cortex_wikilink"
+_NOTE_PAGE = "/console/note/"
+_PRIVATE_MARKS = re.compile("[\ue000-\ue003]")
+
+
+def _wikilink_rule(state, silent: bool) -> bool:
+    """`[[target#heading|alias]]` and `![[embed]]` as one token (code spans are read first, so none in code)."""
+    m = WIKILINK.match(state.src, state.pos)
+    if m is None or not m.group(2).strip():
+        return False
+    if not silent:
+        tok = state.push(_WIKI, "", 0)
+        tok.meta = {"target": m.group(2).strip(), "heading": (m.group(3) or "")[1:].strip(), "alias": m.group(4)}
+        tok.content = m.group(0)
+    state.pos = m.end()
+    return True
+
+
+def _wikilink_html(renderer, tokens, idx, options, env) -> str:
+    """A link to the note a wikilink resolves to, a marked span for one that names no note,
+    or the text as written while links cannot be resolved yet. Shown as Obsidian shows it:
+    the alias, else the target (and heading)."""
+    meta = tokens[idx].meta
+    heading = f" > {meta['heading']}" if meta["heading"] else ""
+    label = escapeHtml((meta["alias"] or "").strip() or meta["target"] + heading)
+    links: NoteLinks | None = env.get("links")
+    if links is None:
+        return escapeHtml(tokens[idx].content)
+    target = links.wikilink(_PRIVATE_MARKS.sub("", meta["target"]))
+    if target is None:
+        why = escapeHtml(f"no note named {_PRIVATE_MARKS.sub('', meta['target'])}")
+        return f'<span class="wikilink missing" title="{why}">{label}</span>'
+    return f'<a class="wikilink" href="{escapeHtml(_NOTE_PAGE + quote(target))}">{label}</a>'
+
+
+def _note_href(href: str, links: NoteLinks) -> str | None:
+    """The console page of the note a relative Markdown link names (`notes/x.md`, `../x.md#h`), or None."""
+    if not href or href.startswith(("/", "#", "?")) or _SCHEME.match(href.lower()):
+        return None
+    path = unquote(re.split(r"[?#]", href, maxsplit=1)[0])
+    target = links.markdown_link(path) if path else None
+    return None if target is None else _NOTE_PAGE + quote(target)
+
+
 def _parser() -> MarkdownIt:
     md = parser()
     md.validateLink = link_allowed  # type: ignore[method-assign]  # replaces the default deny-list
     md.add_render_rule("html_block", _escaped_html)
     md.add_render_rule("html_inline", _escaped_html)
     md.add_render_rule(_LABEL, _retired_label)
+    md.inline.ruler.before("link", _WIKI, _wikilink_rule)
+    md.add_render_rule(_WIKI, _wikilink_html)
 
     def link_open(renderer, tokens, idx, options, env):
+        links: NoteLinks | None = env.get("links")
+        page = _note_href(tokens[idx].attrGet("href") or "", links) if links is not None else None
+        if page is not None:  # a link to another note opens its page here
+            tokens[idx].attrSet("href", page)
+            tokens[idx].attrJoin("class", "notelink")
+            return renderer.renderToken(tokens, idx, options, env)
         # Notes may link anywhere on the web: never pass the console's context along.
         tokens[idx].attrSet("rel", "nofollow noopener noreferrer")
         return renderer.renderToken(tokens, idx, options, env)
@@ -194,12 +258,12 @@ def _without_title(tokens: list[Token], blocks: tuple[Block, ...], title: str | 
     return tokens
 
 
-def _render(text: str, body_offset: int, title: str | None) -> str:
+def _render(text: str, body_offset: int, title: str | None, links: NoteLinks | None = None) -> str:
     """`text` masked; its body from `body_offset`."""
     blocks = blocks_cached(text, body_offset)
     body = text[body_offset:]
     marks = [(pos - body_offset, mark) for pos, mark in _inline_marks(text, blocks)]
-    env: dict = {}
+    env: dict = {"links": links} if links is not None else {}
     tokens = _MD.parse(_with_marks(body, marks), env)
     tokens = _retire_blocks(_without_title(tokens, blocks, title), blocks, text[:body_offset].count("\n") + 1)
     html = _MD.renderer.render(tokens, _MD.options, env)
@@ -212,11 +276,13 @@ def render_markdown(text: str) -> str:
     return _render(redact(text.translate(_OWN)), 0, None)
 
 
-def render_note(text: str, title: str | None = None) -> str:
+def render_note(text: str, title: str | None = None, links: NoteLinks | None = None) -> str:
     """Sanitised HTML for a note's body (`text` is the whole note, frontmatter and all),
     without its leading level-1 heading when that is `title`. Retired text is shown as
     retired: a section under a banner or a retiring heading dimmed, with the reason above it;
     struck text (``~~…~~``, ``<del>``, …) and the old wording of a ``(was: …)`` struck through
-    and dimmed; hidden text (``%%…%%``, ``<span hidden>``, …) marked hidden, as comments are."""
+    and dimmed; hidden text (``%%…%%``, ``<span hidden>``, …) marked hidden, as comments are.
+    With `links`, each ``[[wikilink]]`` and relative Markdown link to a note opens that
+    note's page (a wikilink naming no note is marked missing); without, wikilinks stay text."""
     masked = redact(text.translate(_OWN))
-    return _render(masked, split_frontmatter(masked)[1], title)
+    return _render(masked, split_frontmatter(masked)[1], title, links)

@@ -8,6 +8,7 @@ commit messages is redacted here; escaping is the templates' job (autoescape).
 from __future__ import annotations
 
 import datetime as dt
+import posixpath
 from pathlib import PurePosixPath
 from typing import Any, Iterator
 
@@ -18,11 +19,13 @@ from cortex.guests.queue import Proposal, ProposalQueue, tomb_key
 from cortex.guests.review import LIST_BODY_CHARS, TOMBSTONES, Review
 from cortex.http.console.diffs import blob_diff, diff_rows
 from cortex.http.console.markdown import render_note
+from cortex.notes.links import LinkResolver
 from cortex.notes.paths import check_path
 from cortex.notes.redact import redact
 
 __all__ = [
     "CARD_CHARS",
+    "ConsoleLinks",
     "MAX_DIFF_FILES",
     "MAX_SCAN",
     "PAGE_ROWS",
@@ -94,6 +97,26 @@ def _crumbs(folder: str) -> list[tuple[str, str]]:
         acc += part + "/"
         out.append((part, acc))
     return out
+
+
+class ConsoleLinks:
+    """`markdown.NoteLinks` for the note at `source`: wikilinks as `LinkResolver` resolves them,
+    and a relative Markdown link from the note's folder, else from the top (as Obsidian reads one)."""
+
+    def __init__(self, resolver: LinkResolver, paths: set[str], source: str):
+        self.resolver, self.paths, self.source = resolver, paths, source
+
+    def wikilink(self, target: str) -> str | None:
+        return self.resolver.resolve(target, self.source)
+
+    def markdown_link(self, href: str) -> str | None:
+        folder = str(PurePosixPath(self.source).parent)
+        for base in ([folder] if folder != "." else []) + [""]:
+            path = posixpath.normpath(posixpath.join(base, href)) if base else posixpath.normpath(href)
+            for name in (path, path + ".md"):
+                if name in self.paths:
+                    return name
+        return None
 
 
 class Pages:
@@ -262,6 +285,7 @@ class Pages:
             except BadInput:
                 superseded = None
         history, more = self.brain.history(path, limit=20)
+        links, backlinks = self._note_links(sha, note.path) if markdown else (None, [])
         return {
             "note_path": path,
             "sha": sha,
@@ -269,7 +293,9 @@ class Pages:
             "title": redact(note.title) if markdown else path,
             # `title` is the page's <title> and <h1>.
             "markdown": markdown,
-            "html": render_note(note.text, note.title) if markdown else "",
+            "html": render_note(note.text, note.title, links) if markdown else "",
+            "backlinks": backlinks,
+            "links_pending": markdown and links is None and bool(note.links),
             "source": redact(note.text),
             "note_status": note.status,
             "retired": note.retired_reason(today),
@@ -283,6 +309,19 @@ class Pages:
             "more_history": more,
             "crumbs": _crumbs(str(PurePosixPath(path).parent) + "/" if "/" in path else ""),
         }
+
+    def _note_links(self, sha: str, path: str) -> tuple[ConsoleLinks | None, list[tuple[str, int]]]:
+        """How the note at `path` links out, and (source, links) of each note linking to it, at
+        `sha`; (None, []) while the first index build runs (a page never waits for it)."""
+        if self.brain.corpus.built() is None:
+            return None, []
+        snap = self.brain.corpus.at(sha)
+        resolver, back = snap.link_map()
+        counts: dict[str, int] = {}
+        for source, _ in back.get(path, []):
+            if source != path:
+                counts[source] = counts.get(source, 0) + 1
+        return ConsoleLinks(resolver, set(snap.notes), path), sorted(counts.items())
 
     def guests(self) -> dict[str, Any]:
         policies, broken = self.book.policies(), self.book.broken()
