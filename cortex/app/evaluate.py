@@ -59,6 +59,7 @@ __all__ = [
     "fusion_table",
     "halves",
     "held_out_lines",
+    "gold_note_line",
     "ideal_line",
     "load",
     "main",
@@ -400,6 +401,46 @@ def ideal_line(brain, qs: list[dict], answers: dict) -> str:
     )
 
 
+class _GoldNoteReader:
+    """A stub model reader for questions without gold answers (eval/reworded.jsonl): it notes
+    whether the first pack it is given holds a gold note (whole or in part) and its size, and
+    answers nothing."""
+
+    name = "gold-note-eval-stub"
+    reads_all = False
+
+    def __init__(self, gold: dict[str, list[str]]):
+        self.gold, self.found, self.sizes = gold, set(), []
+
+    def read(self, question, pack):
+        from cortex.ask.readers import ReaderReply
+
+        self.sizes.append(sum(len(f.text.encode("utf-8")) for f in pack.files))
+        if set(pack.paths) & set(self.gold.get(question, ())):
+            self.found.add(question)
+        reply = ReaderReply(reader=self.name)
+        reply.not_in_brain, reply.answer = True, "The notes read do not answer this."
+        return reply
+
+
+def gold_note_line(brain, qs: list[dict]) -> str:
+    """The ideal reader's row where no gold answer is written (reworded.jsonl): how often a
+    model reader's first pack holds a gold note, and the packs' mean size."""
+    from cortex.ask.asker import Asker
+    from cortex.tools.trusted import Tools
+
+    reader = _GoldNoteReader({q["question"]: q["gold"] for q in qs if q["gold"]})
+    tools = Tools(brain, Asker(brain, reader, sweep=0))
+    for question in reader.gold:
+        tools.ask(question)
+    held, n = len(reader.found), len(reader.gold)
+    mean = sum(reader.sizes) / len(reader.sizes) if reader.sizes else 0
+    return (
+        f"ask (ideal reader's pack, no gold answers: a model reader's first pack holds a gold note): "
+        f"{held}/{n} ({held / n if n else 0:.0%}); mean pack {mean:,.0f} bytes"
+    )
+
+
 class StubMessagesServer:
     """A local HTTP server that speaks enough of the Messages API for the `anthropic` SDK.
 
@@ -666,6 +707,8 @@ def main(args) -> int:
             print("\n".join(held_out_lines(brain, qs, answers, tools)))
         if reworded:
             print(ask_line("offline reader, reworded", ask_part(tools, reworded)))
+            for label, half in zip(("even half (chosen on)", "odd half (held out)"), halves(reworded)):
+                print(f"  reworded, {label}: {gold_note_line(brain, half)}")
         model_asker = Asker(brain, OfflineReader())  # replaced below, once the stub runs
         stub = StubMessagesServer(lambda body: (500, {}))
         try:

@@ -36,13 +36,14 @@ import numpy as np
 from cortex.ask.focus import addressing, focus_terms
 from cortex.ask.near import LEADS, MEANING_NEAR, WORDS_NEAR, Lead, by_words, leads_line
 from cortex.ask.neutralize import neutralize_answer
-from cortex.ask.pack import Pack, build_pack, distinctive, question_terms, rarity, variants
+from cortex.ask.pack import Pack, build_pack, distinctive, passage_pack, question_terms, rarity, variants
 from cortex.ask.quotes import check_quote
 from cortex.ask.readers import CLIENT_TIMEOUT_S, ClientTurn, Reader, ReaderReply, client_request
 from cortex.ask.stamps import NOT_IN_BRAIN, UNVERIFIED, QuoteCheck, overall_stamp
 from cortex.brain.brain import Brain
 from cortex.errors import BadInput
 from cortex.index.masked import masked
+from cortex.index.ranking import RARE_DF, fused
 from cortex.index.snapshot import Snapshot, in_archive
 from cortex.index.tokenize import tokenize
 from cortex.notes.blocks import blocks_of
@@ -76,6 +77,12 @@ __all__ = [
 ]
 
 DEFAULT_K = 8
+# How many notes, by the hybrid ranking, a model reader's passage pack draws its passages
+# from (the budget decides how many go in). Chosen on the eval's even lines of
+# reworded.jsonl (DESIGN.md, "Meaning"): a gold note in the first pack for 56/61 at 40,
+# 59/61 at 80; no cosine floor, since a reworded question's gold note sat under 0.25 for 11
+# of its first 30.
+PACK_NOTES = 80
 MAX_CITATIONS = 20  # brain_verify: quotes in one call
 MAX_QUOTE_CHARS = 2_000
 MAX_ANSWER_CHARS = 20_000
@@ -332,7 +339,12 @@ class Asker:
         first = order if reads_all else order[:k]
         budget = float("inf") if reads_all else None
         mask = guest or reader is None  # what leaves the server, or what a guest may learn from
-        pack = self._pack(snap, first, question, weights, holders, 0, budget, mask)
+        passages = close is not None and not reads_all
+        pack = (
+            self._passages(snap, close, question, weights, holders, mask)
+            if passages
+            else self._pack(snap, first, question, weights, holders, 0, budget, mask)
+        )
         if reader is None:
             assert turn is not None
             if turn.reply is None and not turn.state:
@@ -345,21 +357,29 @@ class Asker:
                 reads_all = getattr(reader, "reads_all", False) and not capped
                 sweep = 0 if capped else self.sweep
                 first = order if reads_all else order[:k]
-                pack = self._pack(
-                    snap, first, question, weights, holders, 0, float("inf") if reads_all else None, guest
+                pack = (
+                    self._passages(snap, close, question, weights, holders, guest)
+                    if close is not None and not reads_all
+                    else self._pack(
+                        snap, first, question, weights, holders, 0, float("inf") if reads_all else None, guest
+                    )
                 )
                 reply = reader.read(question, pack)
         else:
             reply = reader.read(question, pack)
-        read, left, packs, tokens = set(pack.paths), set(pack.left_for_budget), 1, reply.tokens_sent
+        # A note packed only in part, while a passage left out holds a question term, is not
+        # read: the sweep packs it whole, and a miss cannot rest on it.
+        read, left, packs, tokens = set(pack.paths) - set(pack.partial), set(pack.left_for_budget), 1, reply.tokens_sent
+        files = len(pack.files)
         while reply.error is None and reply.not_in_brain and not reply.citations and packs <= sweep and not reads_all:
             rest = [p for p in order if p in matching and p not in read]
             if not rest:
                 break
-            pack = self._pack(snap, rest, question, weights, holders, len(read), None, guest)
+            pack = self._pack(snap, rest, question, weights, holders, files, None, guest)
             if not pack.files:
                 break
             reply = reader.read(question, pack)  # type: ignore[union-attr]
+            files += len(pack.files)
             read |= set(pack.paths)
             left |= set(pack.left_for_budget)
             packs += 1
@@ -479,6 +499,30 @@ class Asker:
         never reads one, so it can neither quote nor confirm it)."""
         notes = [masked(snap.notes[p]) if mask else snap.notes[p] for p in paths]
         pack = build_pack(snap.sha, notes, question, self.pack_bytes if budget is None else budget, first)
+        pack.weights, pack.holders = weights, holders
+        pack.focus = focus_terms(question, owner_words(snap))
+        return pack
+
+    def _passages(self, snap: Snapshot, close, question: str, weights, holders, mask: bool = False) -> Pack:
+        """A model reader's first pack (`pack.passage_pack`): the best passages of the scope's
+        `PACK_NOTES` best notes by the hybrid ranking, as brain_search fuses it (the note's
+        closest passage, plus the share of the question's rarity weight it holds, squared,
+        plus its rare terms), however far: the budget, not a floor, bounds what is read."""
+        index = close.index()
+        cover = np.zeros(len(close.paths))
+        rare = np.zeros(len(close.paths))
+        total = sum(weights.values()) or 1.0
+        for t, w in weights.items():
+            rows = [index[p] for p in holders[t] if p in index]
+            cover[rows] += w / total
+            if len(holders[t]) <= RARE_DF:
+                rare[rows] += 1
+        scores = fused(close.best, cover, rare)
+        rows = np.arange(len(close.paths))
+        best = rows[np.lexsort((rows, -scores))][:PACK_NOTES]
+        show = masked if mask else (lambda note: note)
+        ranked = [(show(snap.notes[close.paths[i]]), close.spans_of(close.paths[i])) for i in best]
+        pack = passage_pack(snap.sha, ranked, question, self.pack_bytes, weights)
         pack.weights, pack.holders = weights, holders
         pack.focus = focus_terms(question, owner_words(snap))
         return pack

@@ -1,4 +1,11 @@
-"""The pack: the notes a reader model sees, whole and in rank order, under a budget.
+"""The pack: what of the notes a reader model sees, under a budget.
+
+A model reader's first pack is made of passages (`passage_pack`): the best passages of
+the scope by the hybrid ranking (a passage's cosine to the question plus the share of the
+question's rarity weight it holds, as brain_search fuses them), each further passage of
+one note ranked `DIVERSITY` lower, taken best first while they fit. A reader that reads
+every matching note (the offline reader), a sweep's further packs, and any pack built
+without the meaning arm take whole notes in rank order (`build_pack`).
 
 Each file block opens with `=== FILE <path> [tag: <tag>] ===`. Tags are opaque,
 issued per pack from the SHA and the position, and resolved by the server: the
@@ -20,12 +27,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from cortex.index.bm25 import idf
+from cortex.index.ranking import COVERAGE
 from cortex.index.tokenize import STOPWORDS, tokenize
+from cortex.notes.blocks import Block, blocks_of
 from cortex.notes.note import Note
 from cortex.notes.structure import headings
 
 __all__ = [
     "DISTINCT_FLOOR",
+    "DIVERSITY",
     "DISTINCT_SHARE",
     "FRAMING",
     "Pack",
@@ -34,6 +44,7 @@ __all__ = [
     "derived_base",
     "distinctive",
     "make_tag",
+    "passage_pack",
     "question_terms",
     "rarity",
     "sections",
@@ -83,6 +94,9 @@ class Pack:
     holders: dict[str, frozenset[str]] | None = None
     # The question's focus terms (`focus.focus_terms`: less the owner's name); None: all its content words.
     focus: list[str] | None = None
+    # Notes packed only in part while a passage left out holds a question term: not read
+    # in full, so a miss cannot rest on them (NOT IN BRAIN counts them as unread).
+    partial: list[str] = field(default_factory=list)
 
     @property
     def notes_by_tag(self) -> dict[str, Note]:
@@ -149,6 +163,103 @@ def build_pack(sha: str, notes: list[Note], question: str, budget: float, first:
         part = f"{len(chosen)} of {len(secs)} sections" if len(chosen) < len(secs) else None
         pack.files.append(PackedFile(tag, note.path, note, text, part))
         used += len(text.encode("utf-8")) + header
+    return pack
+
+
+# A note's second passage ranks this much below its own score, its third twice as much, so
+# the pack spans notes before it deepens one: chosen on the eval's even lines (DESIGN.md, "Meaning").
+DIVERSITY = 0.1
+
+
+def _unit(note: Note, blocks: list[Block], a: int, b: int) -> tuple[int, int]:
+    """Blocks `a`..`b` of a passage, from its section's heading when the passage opens under one."""
+    for h in range(a - 1, -1, -1):
+        if blocks[h].kind == "heading":
+            if blocks[h].heading_path == blocks[a].heading_path[: len(blocks[h].heading_path)]:
+                return h, b
+            break
+    return a, b
+
+
+def _held(text: str, weights: Mapping[str, float], forms: Mapping[str, frozenset[str]]) -> float:
+    """The share of the question's rarity weight whose terms `text` holds, in any folded form."""
+    total = sum(weights.values())
+    if not total:
+        return 0.0
+    words = set(tokenize(text))
+    return sum(w for t, w in weights.items() if words & forms[t]) / total
+
+
+def passage_pack(
+    sha: str,
+    ranked: list[tuple[Note, list[tuple[float, int, int]]]],
+    question: str,
+    budget: float,
+    weights: Mapping[str, float],
+    first: int = 0,
+    diversity: float = DIVERSITY,
+) -> Pack:
+    """The best passages of `ranked` (notes best first, each with its passages' (cosine,
+    first block, last block)) that fit `budget`, grouped by note.
+
+    A passage scores its cosine plus `COVERAGE` times the square of the share of the
+    question's rarity weight (`weights`) held by it and its note's names, less `diversity`
+    for each better passage of its note; passages are taken best first while they fit. A
+    note's file holds its passages in the note's order (each from its section's heading),
+    labelled as a part unless every passage of the note went in; a note with no passages
+    (no vectors yet) is one passage, its body. `first`: as for `build_pack`.
+    """
+    forms = {t: variants(t) for t in weights}
+    cands: list[tuple[float, int, int, tuple[int, int], int]] = []  # (score, note, j, blocks, bytes)
+    units: list[list[tuple[int, int]]] = []
+    for i, (note, spans) in enumerate(ranked):
+        blocks = blocks_of(note)
+        names = " ".join([note.title, *note.aliases])
+        seen: dict[tuple[int, int], float] = {}
+        for cos, a, b in spans:
+            if 0 <= a <= b < len(blocks):
+                key = _unit(note, blocks, a, b)
+                seen[key] = max(seen.get(key, -1.0), cos)
+        mine: list[tuple[float, tuple[int, int], int]] = []
+        for (a, b), cos in seen.items():
+            text = note.text[blocks[a].start : blocks[b].end]
+            cover = _held(text + "\n" + names, weights, forms)
+            mine.append((cos + COVERAGE * cover * cover, (a, b), len(text.encode("utf-8")) + 1))
+        if not mine:  # no vectors for this note: its body, scored by its words
+            cover = _held(note.body + "\n" + names, weights, forms)
+            mine.append((COVERAGE * cover * cover, (-1, -1), len(note.body.encode("utf-8"))))
+        mine.sort(key=lambda x: (-x[0], x[1]))
+        units.append([u for _, u, _ in mine])
+        cands += [(score - diversity * j, i, j, u, size) for j, (score, u, size) in enumerate(mine)]
+    cands.sort(key=lambda c: (-c[0], c[1], c[2]))
+    chosen: dict[int, list[tuple[int, int]]] = {}
+    used = 0.0
+    for _, i, _, u, size in cands:
+        header = 0 if i in chosen else 60 + len(ranked[i][0].path)
+        if used + size + header <= budget:
+            chosen.setdefault(i, []).append(u)
+            used += size + header
+    pack = Pack(sha=sha, files=[])
+    for i in chosen:  # in the order each note's first passage was taken
+        note = ranked[i][0]
+        mine_all, took = units[i], chosen[i]
+        if (-1, -1) in took or len(took) == len(mine_all):
+            text, part = note.body, None
+        else:
+            blocks = blocks_of(note)
+            covered: set[int] = set()
+            pieces = []
+            for a, b in sorted(took):
+                fresh = [x for x in range(a, b + 1) if x not in covered]
+                if fresh:
+                    covered.update(fresh)
+                    pieces.append(note.text[blocks[fresh[0]].start : blocks[fresh[-1]].end])
+            text, part = "\n\n".join(p.rstrip() for p in pieces), f"{len(took)} of {len(mine_all)} passages"
+            left = [u for u in mine_all if u not in took]
+            if any(_held(note.text[blocks[a].start : blocks[b].end], weights, forms) for a, b in left):
+                pack.partial.append(note.path)
+        pack.files.append(PackedFile(make_tag(sha, first + len(pack.files)), note.path, note, text, part))
+    pack.left_for_budget = [n.path for i, (n, _) in enumerate(ranked) if i not in chosen]
     return pack
 
 
