@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from cortex.index.snapshot import Snapshot
 
 __all__ = [
+    "FEW_NOTES",
     "NICE",
     "NOTES_PER_TASK",
     "SAVE_EVERY_S",
@@ -47,6 +48,9 @@ __all__ = [
 ]
 
 NOTES_PER_TASK = 16  # notes a worker embeds per task: progress moves every second or so
+# Once a head is ready, up to this many changed notes are embedded in the arm's own thread
+# (about 1 s of one core) rather than by spawning workers.
+FEW_NOTES = 64
 SAVE_EVERY_S = 60.0  # while embedding, save at most this often (a kill loses at most a minute's work)
 NICE = 10  # the workers' niceness: a request's thread always goes first
 # Address space a worker may take beyond its loaded model. Measured: a 1 MiB note of 40,000
@@ -211,6 +215,7 @@ class Meaning:
         self._scopes_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._saved_at = 0.0  # when the vectors were last written (monotonic)
         self.rate: float | None = None  # passages a second over the last full catch-up
         self.progress: Callable[[int, int], None] | None = None  # (notes done, notes) while embedding
 
@@ -251,6 +256,10 @@ class Meaning:
         return VectorStore(dim, self.key, self.brain)
 
     def _run(self, corpus: Corpus) -> None:
+        try:  # Linux threads have their own niceness: a request's thread gets the core first
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
+        except (AttributeError, OSError):
+            pass
         if not self.prepare():
             return
         self.state = "embedding"
@@ -276,15 +285,19 @@ class Meaning:
         total = len(snap.notes)
         done = total - sum(1 for p, b in snap.blobs.items() if p in snap.notes and b in todo)
         self._target = (snap.sha, done, total)
-        if todo and len(todo) <= NOTES_PER_TASK and self._query is not None:
-            # A commit's few notes: embedded in this thread (16 ms median for one edited eval note, 10-30 ms),
-            # so a write is searchable by meaning at once, without starting a worker.
-            with self._query_lock:
-                embedder = self._query
-                for blob, vectors, spans, whole in _embed_with(
-                    embedder, [(b, p, snap.notes[p].text) for b, p in todo.items()]
-                ):
+        small = FEW_NOTES if self._ready_sha is not None else NOTES_PER_TASK
+        if todo and len(todo) <= small and self._query is not None:
+            # A few commits' notes: embedded in this (niced) thread, 16 ms median for one edited
+            # eval note, so a write is searchable by meaning soon without starting workers
+            # (spawning two and loading their models took 3 s of both cores while writes went on).
+            # Without the query lock: an onnxruntime session runs calls from several threads
+            # at once, so a search's query never waits behind this note's passages.
+            for blob, path in todo.items():
+                if self._stop.is_set():
+                    return
+                for blob, vectors, spans, whole in _embed_with(self._query, [(blob, path, snap.notes[path].text)]):
                     store.add(blob, vectors, spans, whole)
+                time.sleep(0)  # let a request thread take the GIL between notes
         elif todo:
             if self._ready_sha is None:
                 self.state = "embedding"
@@ -297,7 +310,11 @@ class Meaning:
         self._ready_in_part = frozenset(p for p, b in snap.blobs.items() if p in snap.notes and not store.whole(b))
         self._ready_sha = snap.sha
         self.state = "ready"
-        self.save()
+        if len(todo) > small or time.monotonic() - self._saved_at >= SAVE_EVERY_S:
+            # A write's note is not worth writing the whole vector file for (151 ms at 9,536
+            # passages, after every write): at most a minute of them is embedded again after a
+            # kill; a clean shutdown saves.
+            self.save()
 
     def _embed(self, snap: Snapshot, todo: dict[str, str], done: int, total: int) -> int:
         import multiprocessing
@@ -345,6 +362,7 @@ class Meaning:
         """Write the vectors to the state folder when they changed (never raises)."""
         if self.store is None or self.vector_path is None or not self.store.dirty:
             return
+        self._saved_at = time.monotonic()
         try:
             self.store.save(self.vector_path)
         except OSError as exc:
