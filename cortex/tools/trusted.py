@@ -46,9 +46,10 @@ __all__ = [
     "MAX_K",
     "MAX_QUESTION_CHARS",
     "READ_TEXT_BYTES",
-    "WORKING_SHARE",
     "Tools",
+    "WORKING_SHARE",
     "check_k",
+    "names_after",
 ]
 
 MAX_K = 50
@@ -409,7 +410,7 @@ class Tools:
             return set()
         known = self._names
         if known is None or known[0] != snap.sha:
-            self._names = known = (snap.sha, snap.notes, _names_after(known, snap.notes))
+            self._names = known = (snap.sha, snap.notes, names_after(known, snap.notes))
         found = known[2].get(key, frozenset())
         scope = set(within) if within is not None else None
         return {p for p in found if allow(p) and (scope is None or p in scope)}
@@ -522,7 +523,7 @@ def _names_of(note: Any) -> set[str]:
     return {name_key(n) for n in index_names(note)} - {""}
 
 
-def _names_after(
+def names_after(
     known: tuple[str, dict[str, Any], dict[str, frozenset[str]]] | None, notes: dict[str, Any]
 ) -> dict[str, frozenset[str]]:
     """Name key -> the notes of `notes` bearing it; from the previous head's map when few

@@ -192,7 +192,7 @@ def test_names_first_follows_each_write_as_a_fresh_build_would(tools: Tools):
     """The name map moves from one head to the next by the notes that changed (rebuilt whole,
     every search after a write spent most of its time there): a retitled, created or deleted
     note is found by its new name only, and the moved map equals one built from scratch."""
-    from cortex.tools.trusted import _names_after
+    from cortex.tools.trusted import names_after
 
     assert tools.search("Aviary")["hits"][0]["path"] == "projects/aviary.md"
     tools.brain.write("projects/aviary.md", "replace", ME, content=note("Bird house", f"A {WORD} house."))
@@ -202,5 +202,5 @@ def test_names_first_follows_each_write_as_a_fresh_build_would(tools: Tools):
     assert tools.search("Aviary")["hits"][0]["path"] == "notes/kestrel.md"
     snap = tools.brain.snapshot()
     assert tools._names is not None and tools._names[0] == snap.sha
-    assert tools._names[2] == _names_after(None, snap.notes)
+    assert tools._names[2] == names_after(None, snap.notes)
     assert "live two" not in tools._names[2]
