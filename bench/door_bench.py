@@ -20,7 +20,35 @@ from bench.measure import pct
 from bench.spy import spy_report
 from bench.synthetic import make_brain, vocabulary
 
-__all__ = ["BLOCK", "DoorServer", "bench_door"]
+__all__ = ["BLOCK", "DoorServer", "NoopServer", "bench_door", "bench_door_tree"]
+
+
+def bench_door_tree(root: Path, n: int, calls: int = 60) -> dict:
+    """Each call over MCP divided by the MCP SDK's own no-op tool call (`bench/noop_door.py`),
+    from the same client in the same run, on a working-tree brain (the watcher on) with
+    meaning ready; and a write followed by a search that must find it. Only the server
+    writes to the brain (two writers on one working tree would fight, `brain/lock.py`)."""
+    import asyncio
+
+    brain = make_brain(root, n, worktree=True)
+    token, word = "b" * 32, _door_common_word()
+    server = DoorServer(root, brain, token, meaning=True)
+    noop = None
+    try:
+        noop = NoopServer(root)
+        url, noop_url = f"http://127.0.0.1:{server.port}/mcp", f"http://127.0.0.1:{noop.port}/mcp"
+        timed = asyncio.run(_door_session(url, token, word, calls, server, {}, noop_url))
+    finally:
+        server.stop()
+        if noop is not None:
+            noop.stop()
+    base = statistics.median(timed["noop"])
+    result: dict = {"notes": n, "calls": calls, "word": word, "meaning": server.health.get("meaning", "?")}
+    result["noop_over_mcp_p50_ms"] = base * 1000
+    for tool in ("read", "search", "write", "write_then_search_write", "write_then_search_search"):
+        result[f"{tool}_over_mcp_p50_ms"] = statistics.median(timed[tool]) * 1000
+        result[f"{tool}_x_noop"] = statistics.median(timed[tool]) / base
+    return result
 
 
 def bench_door(root: Path, n: int, calls: int = 200) -> dict:
@@ -96,14 +124,15 @@ def _door_common_word(seed: int = 7) -> str:
 class DoorServer:
     """`python -m cortex.cli serve` on a free port, its output in a file; py-spy at hand."""
 
-    def __init__(self, root: Path, brain: Path, token: str):
+    def __init__(self, root: Path, brain: Path, token: str, meaning: bool = False):
         import socket
 
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         bindir = root / "bin"  # PATH without redis-server: no private Redis, the guest door off
-        bindir.mkdir()
+        bindir.mkdir(exist_ok=True)
+        self.meaning = meaning
         env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "REDIS_"))}
         env.update(
             PATH=str(bindir),
@@ -112,6 +141,8 @@ class DoorServer:
             CORTEX_TOKEN=token,
             PYTHONUNBUFFERED="1",
         )
+        if meaning:
+            env["CORTEX_MEANING"] = "on"
         self.log = root / "serve.log"
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(
@@ -121,12 +152,13 @@ class DoorServer:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
             )
+        self.health: dict = {}
         self.profile = "(not profiled)"
         self.profiled_calls = "no"
         self._spy: subprocess.Popen | None = None
         self._wait_ready()
 
-    def _wait_ready(self, timeout: float = 120) -> None:
+    def _wait_ready(self, timeout: float = 900) -> None:
         import httpx2
 
         deadline = time.monotonic() + timeout
@@ -134,7 +166,10 @@ class DoorServer:
             if self.proc.poll() is not None:
                 break
             try:
-                if not httpx2.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).json().get("starting"):
+                health = httpx2.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).json()
+                embedded = not self.meaning or health.get("meaning") in ("ready", "unavailable")
+                if not health.get("starting") and embedded:
+                    self.health = health
                     return
             except Exception:
                 pass
@@ -183,10 +218,43 @@ class DoorServer:
                 self.proc.kill()
 
 
+class NoopServer:
+    """`python -m bench.noop_door` on a free port: the SDK's own no-op tool, the baseline."""
+
+    def __init__(self, root: Path):
+        import socket
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.log = root / "noop.log"
+        with open(self.log, "wb") as out:
+            self.proc = measure.start_module("bench.noop_door", str(self.port), stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("the no-op server did not start:\n" + self.log.read_text(errors="replace")[-2000:])
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
 BLOCK = 10  # calls per block; MCP and in-process blocks alternate
 
 
-async def _door_session(url: str, token: str, word: str, calls: int, server: "DoorServer", direct: dict) -> dict:
+async def _door_session(
+    url: str, token: str, word: str, calls: int, server: "DoorServer", direct: dict, noop_url: str | None = None
+) -> dict:
     """One SDK client session: search, read and write, each call timed, in blocks that
     alternate with the same tool called in-process; then a legacy-handshake client and a
     bare HTTP client on brain_read; then a profiled batch."""
@@ -206,6 +274,9 @@ async def _door_session(url: str, token: str, word: str, calls: int, server: "Do
         "read": ("brain_read", lambda i: {"path": "profile.md"}),
         "write": ("brain_write", lambda i: {"path": _door_write_path(i), "mode": "append", "content": f"mcp {i}"}),
     }
+    if noop_url is not None:
+        out.update(await _against_noop(session(), noop_url, word, calls, cases))
+        return out
     async with session() as client:
         for _ in range(20):  # the index built in the server, postings warm, connection open
             await client.call_tool("brain_search", {"query": word})
@@ -243,6 +314,50 @@ async def _door_session(url: str, token: str, word: str, calls: int, server: "Do
             await client.call_tool("brain_search", {"query": word})
             await client.call_tool("brain_read", {"path": "profile.md"})
         server.spy_stop(f"{calls} brain_search and {calls} brain_read")
+    return out
+
+
+async def _against_noop(client, noop_url: str, word: str, calls: int, cases: dict) -> dict[str, list[float]]:
+    """Each tool's calls in blocks of BLOCK, each block followed by as many SDK no-op calls
+    from a client of the same kind, so both see the same machine load; then writes each
+    followed by a search for the word it wrote (which must be found)."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    out: dict[str, list[float]] = {"noop": []}
+    noop = Client(streamable_http_client(noop_url, http_client=httpx2.AsyncClient(timeout=120)))
+
+    async def timed_call(c, name: str, args: dict, into: str) -> object:
+        t0 = time.perf_counter()
+        reply = await c.call_tool(name, args)
+        out.setdefault(into, []).append(time.perf_counter() - t0)
+        return reply
+
+    async with client, noop:
+        for _ in range(20):  # connections open, postings warm, on both servers
+            await client.call_tool("brain_search", {"query": word})
+            await noop.call_tool("noop", {})
+        pairs = {"write_then_search": None, **cases}
+        for tool, case in pairs.items():
+            for start in range(0, calls, BLOCK):
+                for i in range(start, start + BLOCK):
+                    if case is None:
+                        mark = f"seen{i:05d}x"
+                        await timed_call(
+                            client,
+                            "brain_write",
+                            {"path": f"notes/seen-{i:05d}.md", "mode": "create", "content": f"# Seen {i}\n\n{mark}\n"},
+                            "write_then_search_write",
+                        )
+                        reply = await timed_call(client, "brain_search", {"query": mark}, "write_then_search_search")
+                        if f"notes/seen-{i:05d}.md" not in str(reply):
+                            raise RuntimeError(f"a search right after a write did not find it: {str(reply)[:300]}")
+                    else:
+                        name, args = case
+                        await timed_call(client, name, args(i), tool)
+                for _ in range(BLOCK):
+                    await timed_call(noop, "noop", {}, "noop")
     return out
 
 

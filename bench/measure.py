@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["ROOT", "machine", "pct", "rss_mb", "run_module", "timed"]
+__all__ = ["ROOT", "machine", "pct", "rss_mb", "run_module", "start_module", "timed"]
 
 ROOT = Path(__file__).resolve().parent.parent  # the checkout: bench/ and cortex/ side by side
 
@@ -52,7 +52,16 @@ def machine() -> str:
 def run_module(module: str, *args: str, **kwargs) -> subprocess.CompletedProcess:
     """`python -m <module> <args>` in a fresh interpreter that finds this checkout's bench/
     (and so its cortex/) first, wherever it is started from; keyword arguments go to subprocess.run."""
+    return subprocess.run([sys.executable, "-m", module, *args], env=_env(kwargs), **kwargs)
+
+
+def start_module(module: str, *args: str, **kwargs) -> subprocess.Popen:
+    """`run_module`, started and not waited for."""
+    return subprocess.Popen([sys.executable, "-m", module, *args], env=_env(kwargs), **kwargs)
+
+
+def _env(kwargs: dict) -> dict[str, str]:
     env = dict(kwargs.pop("env", None) or os.environ)
     paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(ROOT)]
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *paths])
-    return subprocess.run([sys.executable, "-m", module, *args], env=env, **kwargs)
+    return env

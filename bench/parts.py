@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bench.ask_bench import bench_ask
 from bench.brain_bench import bench_editor, bench_store
-from bench.door_bench import bench_door
+from bench.door_bench import bench_door, bench_door_tree
 from bench.index_bench import bench_long, bench_scale, bench_search
 from bench.meaning_bench import bench_meaning
 from bench.measure import machine, run_module
@@ -28,6 +28,7 @@ PARTS = {
     "ask": bench_ask,
     "editor": bench_editor,
     "door": bench_door,
+    "door-tree": bench_door_tree,
     "scale": bench_scale,
     "long": bench_long,
     "persist": bench_persist,
@@ -49,7 +50,7 @@ def run_one(part: str, n: int) -> None:
 
 def main(args: argparse.Namespace) -> int:
     sizes = [int(s) for s in str(args.sizes).split(",") if s]
-    heavy = ("scale", "long", "persist", "persist-long", "meaning")
+    heavy = ("scale", "long", "persist", "persist-long", "meaning", "door-tree")
     parts = [p for p in PARTS if p not in heavy] if args.part == "all" else [args.part]
     print(f"machine: {machine()}", flush=True)
     for part in parts:

@@ -73,15 +73,16 @@ def conversation_notes(n: int, seed: int = 11) -> dict[str, bytes]:
     return files
 
 
-def make_brain(root: Path, n: int, long: bool = False) -> Path:
-    """A bare brain of `n` synthetic notes (or long transcripts) with a profile and INDEX.md, under `root`."""
+def make_brain(root: Path, n: int, long: bool = False, worktree: bool = False) -> Path:
+    """A bare brain of `n` synthetic notes (or long transcripts) with a profile and INDEX.md, under `root`
+    (`worktree`: a repository with its files checked out, as a person's own brain is)."""
     from cortex.brain.contents_page import render_contents_page
     from cortex.notes.note import parse_note
     from cortex.store.git import GitStore
 
-    path = root / f"brain-{n}{'-long' if long else ''}.git"
+    path = root / f"brain-{n}{'-long' if long else ''}{'' if worktree else '.git'}"
     files = conversation_notes(n) if long else synthetic_notes(n)
     files["profile.md"] = b"---\ntitle: Profile\n---\nA synthetic owner.\n"
     files["INDEX.md"] = render_contents_page({p: parse_note(p, d.decode()) for p, d in files.items()})
-    GitStore.init(path, files, bare=True, message="bench: synthetic brain")
+    GitStore.init(path, files, bare=not worktree, message="bench: synthetic brain")
     return path

@@ -306,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--part",
         default="all",
-        help="store, search, ask, editor, door, all (those five); persist, scale, long, persist-long (long notes)",
+        help="store, search, ask, editor, door, all (those five); persist, scale, long, persist-long (long notes), "
+        "meaning, door-tree (each call x the SDK's no-op)",
     )
     p.set_defaults(fn=cmd_bench)
 

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from cortex.index.snapshot import Snapshot
 
 __all__ = [
+    "FEW_NOTES",
     "NICE",
     "NOTES_PER_TASK",
     "SAVE_EVERY_S",
@@ -65,6 +66,9 @@ __all__ = [
 
 NOTES_PER_TASK = 16  # notes a worker cuts or embeds per task: progress moves every second or so
 PASSAGES_PER_TASK = 48  # passages to embed a task, at most (but a note's are never split)
+# Once a head is ready, up to this many changed notes are embedded in the arm's own thread
+# (about 1 s of one core) rather than by spawning workers.
+FEW_NOTES = 64
 SAVE_EVERY_S = 60.0  # while embedding, save at most this often (a kill loses at most a minute's work)
 NICE = 10  # the workers' niceness: a request's thread always goes first
 # Address space a worker may take beyond its loaded model. Measured: a 1 MiB note of 40,000
@@ -274,6 +278,7 @@ class Meaning:
         self._scopes_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._saved_at = 0.0  # when the vectors were last written (monotonic)
         self.rate: float | None = None  # passages a second over the last full catch-up
         self.progress: Callable[[int, int], None] | None = None  # (notes done, notes) while embedding
         # Passages since this process started: embedded by the model, found in the state
@@ -329,6 +334,10 @@ class Meaning:
         return store
 
     def _run(self, corpus: Corpus) -> None:
+        try:  # Linux threads have their own niceness: a request's thread gets the core first
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
+        except (AttributeError, OSError):
+            pass
         if not self.prepare():
             return
         self.state = "embedding"
@@ -366,7 +375,8 @@ class Meaning:
         # Newest first: the notes the owner touched last are the likeliest to be asked about.
         oldest = snap.time.timestamp()
         order = sorted(todo.items(), key=lambda bp: (-_changed(snap, bp[1], oldest), bp[1]))
-        if todo and len(todo) <= NOTES_PER_TASK and self._query is not None:
+        small = FEW_NOTES if self._ready_sha is not None else NOTES_PER_TASK
+        if todo and len(todo) <= small and self._query is not None:
             # A commit's few notes: cut and embedded in this thread (16 ms median for one edited
             # eval note, 10-30 ms), so a write is searchable by meaning at once, without a worker.
             # Its passages left unchanged keep their vectors: the older versions' rows are looked up.
@@ -397,7 +407,11 @@ class Meaning:
         self._ready_in_part = frozenset(p for p, b in snap.blobs.items() if p in snap.notes and not store.whole(b))
         self._ready_sha = snap.sha
         self.state = "ready"
-        self.save()
+        if len(todo) > small or time.monotonic() - self._saved_at >= SAVE_EVERY_S:
+            # A write's note is not worth writing the whole vector file for (151 ms at 9,536
+            # passages, after every write): at most a minute of them is embedded again after a
+            # kill; a clean shutdown saves.
+            self.save()
 
     def _resolve(self, cuts: list[Cut], index: KeyIndex) -> list[tuple[Cut, list[tuple[np.ndarray, Any] | None]]]:
         """Each cut with the (int8 row, scale) of every passage found by key: in the state
@@ -574,6 +588,7 @@ class Meaning:
         """Write the vectors to the state folder when they changed (never raises)."""
         if self.store is None or self.vector_path is None or not self.store.dirty:
             return
+        self._saved_at = time.monotonic()
         try:
             self.store.save(self.vector_path)
         except OSError as exc:

@@ -191,7 +191,12 @@ class WorkingTree:
 
     def _write_staging(self, head: str, paths: set[str]) -> None:
         staging = self._repo.index
-        staging.read(True)  # force: a git command may have rewritten it within the same second
+        index_file = os.path.join(self._repo.path, "index")
+        if _stat_of(index_file) != getattr(self, "_staging_stat", None):
+            # Forced: a git command may have rewritten it within the same second. Skipped when
+            # the file is still the one this process last wrote (its inode, size and ns times):
+            # the read was 0.8 ms of a 9 ms write at 1,000 notes, and grows with the brain.
+            staging.read(True)
         for path in sorted(paths):
             blob = self.blob_at(head, path)
             target = self.workdir_file(path)
@@ -204,7 +209,9 @@ class WorkingTree:
                 staging.add(path)  # from disk: keeps the stat cache fresh
             else:
                 staging.add(pygit2.IndexEntry(path, pygit2.Oid(hex=blob), pygit2.GIT_FILEMODE_BLOB))
+        self._staging_stat = None  # should the write fail halfway, the next sync reads the file
         staging.write()
+        self._staging_stat = _stat_of(index_file)
 
     def workdir_busy(self) -> str | None:
         """Why hand edits must wait (HEAD on another branch, a merge or rebase under way), or None."""
@@ -242,6 +249,15 @@ class WorkingTree:
             if not result.automergeable:
                 return None
             return result.contents.encode("utf-8") if isinstance(result.contents, str) else result.contents
+
+
+def _stat_of(path: str) -> tuple[int, int, int, int] | None:
+    """What tells one version of a file from another: inode, size, ns mtime and ctime."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _utf8(name: str) -> bool:

@@ -186,3 +186,21 @@ def test_search_tool_over_http(server):
     r = call(f"{server.url}/mcp", "brain_search", query="house rules archive")
     assert r.error is None and r.data["hits"]
     assert r.data["hits"][0]["path"] == "notes/house-rules.md"
+
+
+def test_names_first_follows_each_write_as_a_fresh_build_would(tools: Tools):
+    """The name map moves from one head to the next by the notes that changed (rebuilt whole,
+    every search after a write spent most of its time there): a retitled, created or deleted
+    note is found by its new name only, and the moved map equals one built from scratch."""
+    from cortex.tools.trusted import names_after
+
+    assert tools.search("Aviary")["hits"][0]["path"] == "projects/aviary.md"
+    tools.brain.write("projects/aviary.md", "replace", ME, content=note("Bird house", f"A {WORD} house."))
+    tools.brain.write("notes/kestrel.md", "create", ME, content=note("Aviary", f"A {WORD} kestrel."))
+    tools.brain.write("notes/live-two.md", "delete", ME, reason="gone")
+    assert tools.search("Bird house")["hits"][0]["path"] == "projects/aviary.md"
+    assert tools.search("Aviary")["hits"][0]["path"] == "notes/kestrel.md"
+    snap = tools.brain.snapshot()
+    assert tools._names is not None and tools._names[0] == snap.sha
+    assert tools._names[2] == names_after(None, snap.notes)
+    assert "live two" not in tools._names[2]
