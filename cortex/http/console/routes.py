@@ -25,7 +25,7 @@ from starlette.routing import Route
 
 from cortex.brain.trailers import Actor
 from cortex.errors import BadInput, CortexError
-from cortex.guests.policy import GuestBook, add_guest, revoke_guest
+from cortex.guests.policy import GuestBook, add_guest, revoke_guest, unmatched_scopes
 from cortex.guests.review import Review
 from cortex.http.console.auth import (
     ALL,
@@ -529,6 +529,7 @@ class Console:
             )
         except CortexError as exc:
             return await self.guests(request, session, form, status=400, error=f"Guest not added: {exc}")
+        warnings = await run_in_threadpool(unmatched_scopes, self.brain, policy.scopes, sha)
         door = f"/g/{secret}/mcp"
         base = str(request.base_url).rstrip("/")
         return self.render(
@@ -540,6 +541,7 @@ class Console:
             door=door,
             url=base + door,
             sha=sha,
+            warnings=warnings,
         )
 
     async def guest_revoke(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
