@@ -377,10 +377,17 @@ def test_accept_and_reject_from_the_console(gserver):
     token = csrf_of(page)
 
     r = c.post(f"/console/proposals/{keep.id}/accept", data={"csrf": token})
-    assert r.status_code == 303 and r.headers["location"] == f"/console/proposals/{keep.id}"
+    # Accept lands back on the queue, which says what was accepted and lists what is left.
+    assert r.status_code == 303 and r.headers["location"] == f"/console/proposals?accepted={keep.id}"
     done = c.get(r.headers["location"]).text
     head = brain.store.head()
-    assert "Accepted in commit" in done and head in done
+    assert re.search(rf'id="outcome">Accepted <span class="mono">{keep.id}</span> from guest', done), done
+    assert f"/console/commit/{head}" in done and "notes/public/garden.md" in done
+    assert f'<article class="card" id="{drop.id}">' in done and f'<article class="card" id="{keep.id}">' not in done
+    # What it says is read from the queue: a pending, an unknown or a made-up id says nothing.
+    for pid in (drop.id, "p_0123456789abcdef", "<b>x</b>"):
+        assert 'id="outcome"' not in c.get("/console/proposals", params={"accepted": pid}).text
+    assert "Accepted in commit" in c.get(f"/console/proposals/{keep.id}").text
     assert "Also mulch in May." in brain.read("notes/public/garden.md")[2].text
     activity = c.get("/console/activity", params={"door": "console"}).text
     assert head[:12] in activity and "console_accept" in activity
