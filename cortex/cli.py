@@ -175,13 +175,15 @@ def _reindex_meaning(settings: Settings, brain: Brain, snap) -> int:
 
 
 def _open_brain() -> Brain:
+    """The brain for a guest command. Its saved index is used without a word: that the index
+    was loaded at the server's last save is news about the server, not about guests."""
     from cortex.app.brain_setup import open_brain
 
-    return open_brain(Settings.from_env())[0]
+    return open_brain(Settings.from_env(), index_log=lambda line: None)[0]
 
 
 def cmd_guest_add(args: argparse.Namespace) -> int:
-    from cortex.guests.policy import add_guest
+    from cortex.guests.policy import add_guest, unmatched_scopes
 
     brain = _open_brain()
     try:
@@ -203,6 +205,8 @@ def cmd_guest_add(args: argparse.Namespace) -> int:
         f"{policy.max_pending} awaiting review at once; "
         f"citations {'shown' if policy.citations else 'hidden'}."
     )
+    for warning in unmatched_scopes(brain, policy.scopes, sha):
+        print(f"cortex guest add: warning: {warning}", file=sys.stderr)
     print("Door path (shown once, never stored; put the server's base URL in front):")
     print(f"/g/{secret}/mcp")
     return 0

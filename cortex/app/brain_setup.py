@@ -136,8 +136,9 @@ def init_in_place(
     return sha, count, present + shown
 
 
-def open_brain(settings: Settings) -> tuple[Brain, bool]:
-    """The configured brain, and whether it was just made (the embedded default, made once)."""
+def open_brain(settings: Settings, index_log: Callable[[str], None] | None = None) -> tuple[Brain, bool]:
+    """The configured brain, and whether it was just made (the embedded default, made once).
+    `index_log`: where the saved index's lines go (default: stderr)."""
     if settings.remote:  # hosted mode: the brain is a clone in the state folder
         from cortex.store.remote import open_hosted
 
@@ -145,7 +146,7 @@ def open_brain(settings: Settings) -> tuple[Brain, bool]:
         if store.head() is None:  # an empty remote is seeded (one commit, pushed)
             files = seed_files()
             store.commit(lambda view: dict(files), SEED_MESSAGE)
-        return Brain(store, settings.tz, index=settings.index, saved=saved_index(settings, store)), False
+        return Brain(store, settings.tz, index=settings.index, saved=saved_index(settings, store, index_log)), False
     made = False
     default = settings.home / "brain"
     if not settings.brain.exists() and settings.brain == default:
@@ -166,7 +167,7 @@ def open_brain(settings: Settings) -> tuple[Brain, bool]:
     problem = store.servable()
     if problem:
         raise StoreError(problem)
-    saved = saved_index(settings, store)
+    saved = saved_index(settings, store, index_log)
     return Brain(store, settings.tz, index=settings.index, saved=saved, workers=settings.build_workers), made
 
 
@@ -204,8 +205,8 @@ def shared_vectors(settings: Settings):
     return RedisVectors(settings.redis_url)
 
 
-def saved_index(settings: Settings, store: GitStore) -> IndexFile | None:
+def saved_index(settings: Settings, store: GitStore, log: Callable[[str], None] | None = None) -> IndexFile | None:
     """The brain's index file in the state folder (never in the brain), unless CORTEX_PERSIST_INDEX=off."""
     if settings.persist_index == "off":
         return None
-    return index_file(settings.home, store.path, store.branch)
+    return index_file(settings.home, store.path, store.branch, log)

@@ -211,6 +211,11 @@ class Brain:
         """The branch head SHA, read fresh (sees hand edits and pushes)."""
         return self.store.head()
 
+    @property
+    def branch(self) -> str:
+        """The branch served (the console's Status page names it)."""
+        return self.store.branch
+
     def files(self, sha: str) -> dict[str, str]:
         """Every file of commit `sha`: path -> blob id."""
         return self.store.entries(sha)

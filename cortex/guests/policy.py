@@ -23,7 +23,7 @@ from typing import Any
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
 from cortex.errors import BadInput, Conflict
-from cortex.notes.paths import check_path
+from cortex.notes.paths import check_path, in_scope, is_note_path
 from cortex.notes.working import FOLDER as WORKING
 from cortex.settings import GUEST_DEFAULTS, GUEST_SHARE, QUEUE_CAP
 from cortex.store.git import View
@@ -44,6 +44,7 @@ __all__ = [
     "hash_secret",
     "parse_policy",
     "revoke_guest",
+    "unmatched_scopes",
 ]
 
 GUEST_DIR = ".cortex/guests/"
@@ -281,6 +282,29 @@ def add_guest(
         check=absent,
     )
     return policy, secret, result.sha
+
+
+def unmatched_scopes(brain: Brain, scopes: list[str] | tuple[str, ...], sha: str | None) -> list[str]:
+    """A warning for each scope that no note at commit `sha` falls in, with the spelling
+    meant when only letter case differs. Not refused: a guest may propose the first note of a
+    folder, but until one is there its asks find nothing."""
+    notes = [p for p in (brain.files(sha) if sha else {}) if is_note_path(p)]
+    folded = {p.lower(): p for p in notes}
+    warnings = []
+    for scope in scopes:
+        if any(in_scope(p, [scope]) for p in notes):
+            continue
+        near = ""
+        low = scope.lower()
+        if low in folded:
+            near = f"; did you mean {folded[low]}?"
+        else:
+            cased = next((p for p in sorted(folded) if p.startswith(low)), None) if low.endswith("/") else None
+            if cased is not None:
+                near = f"; did you mean {folded[cased][: len(scope)]}?"
+        at = f"the head ({sha[:12]})" if sha else "the head (the brain has no commits)"
+        warnings.append(f"scope {scope} matches no note at {at}: this guest's asks find nothing there{near}")
+    return warnings
 
 
 def revoke_guest(brain: Brain, name: str) -> str:

@@ -272,6 +272,8 @@ def _console_rows(base: str, world: World, check) -> None:
         "/console/notes",
         "/console/note/profile.md",
         "/console/guests",
+        "/console/status",
+        "/console/search?q=profile",
     ]
 
     # The right credential first: the sign-in throttle counts failures per address.

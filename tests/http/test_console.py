@@ -25,7 +25,15 @@ from cortex.http.console.auth import Sessions, Signer, Throttle, credential_ok
 from cortex.http.console.markdown import link_allowed, render_markdown
 
 OWNER = Actor(door="owner", tool="brain_write", client="test")
-PAGES = ["/console/proposals", "/console/activity", "/console/notes", "/console/note/profile.md", "/console/guests"]
+PAGES = [
+    "/console/proposals",
+    "/console/activity",
+    "/console/notes",
+    "/console/note/profile.md",
+    "/console/guests",
+    "/console/status",
+    "/console/search?q=profile",
+]
 EVIL = (
     "# Evil\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n"
     "[click](javascript:alert(1)) [again](JaVaScRiPt:alert(2)) <javascript:alert(3)>\n\n"
@@ -377,10 +385,17 @@ def test_accept_and_reject_from_the_console(gserver):
     token = csrf_of(page)
 
     r = c.post(f"/console/proposals/{keep.id}/accept", data={"csrf": token})
-    assert r.status_code == 303 and r.headers["location"] == f"/console/proposals/{keep.id}"
+    # Accept lands back on the queue, which says what was accepted and lists what is left.
+    assert r.status_code == 303 and r.headers["location"] == f"/console/proposals?accepted={keep.id}"
     done = c.get(r.headers["location"]).text
     head = brain.store.head()
-    assert "Accepted in commit" in done and head in done
+    assert re.search(rf'id="outcome">Accepted <span class="mono">{keep.id}</span> from guest', done), done
+    assert f"/console/commit/{head}" in done and "notes/public/garden.md" in done
+    assert f'<article class="card" id="{drop.id}">' in done and f'<article class="card" id="{keep.id}">' not in done
+    # What it says is read from the queue: a pending, an unknown or a made-up id says nothing.
+    for pid in (drop.id, "p_0123456789abcdef", "<b>x</b>"):
+        assert 'id="outcome"' not in c.get("/console/proposals", params={"accepted": pid}).text
+    assert "Accepted in commit" in c.get(f"/console/proposals/{keep.id}").text
     assert "Also mulch in May." in brain.read("notes/public/garden.md")[2].text
     activity = c.get("/console/activity", params={"door": "console"}).text
     assert head[:12] in activity and "console_accept" in activity
@@ -470,3 +485,13 @@ def test_the_console_reads_markdown_as_the_verifier_does_and_shows_hidden_text_a
     assert "<!--" not in html and "<h1>" not in html
     heading = render_markdown("Old plan (DEPRECATED)\n===\n")
     assert '<h1 class="md-retired"' in heading and heading.endswith(">Old plan (DEPRECATED)</h1>\n")
+
+
+@pytest.mark.slow
+def test_search_reflects_a_hostile_query_as_text_and_refuses_bad_input(server):
+    c = owner(server.url)
+    r = c.get("/console/search", params={"q": "<script>alert(1)</script> profile", "prefix": ""})
+    assert r.status_code == 200 and active_markup(r.text) == []
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; profile" in r.text
+    r = c.get("/console/search", params={"q": "profile", "prefix": "notes/\x00"})
+    assert r.status_code == 400 and "Not searched:" in r.text

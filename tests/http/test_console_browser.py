@@ -10,10 +10,9 @@ Never `playwright install`: the browser comes from Debian (ops/system-deps.sh --
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-from browserkit import browser, sign_in  # noqa: F401  (fixture)
+from browserkit import DESKTOP, PHONE, browser, shot, sign_in  # noqa: F401  (browser: a fixture)
 from conftest import TOKEN
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 
@@ -21,9 +20,6 @@ from cortex.brain.trailers import Actor
 
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
-ARTIFACTS = Path(__file__).resolve().parent.parent.parent / "test-artifacts" / "console"
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
 OWNER = Actor(door="owner", tool="brain_write", client="test")
 EVIL = (
     "# Evil note\n\n<script>alert('script')</script>\n\n<img src=x onerror=alert('img')>\n\n"
@@ -40,11 +36,6 @@ def phone(browser):
     page.set_default_timeout(15_000)
     yield page
     context.close()
-
-
-def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
 def test_sign_in_accept_and_see_the_commit_in_activity(gserver, phone, browser):
@@ -67,10 +58,12 @@ def test_sign_in_accept_and_see_the_commit_in_activity(gserver, phone, browser):
     card = phone.locator(f"article#{keep.id}")
     with phone.expect_navigation():
         card.locator("button:has-text('Accept')").click()
+    assert phone.url.endswith(f"/console/proposals?accepted={keep.id}")  # back on the queue
     outcome = phone.locator("#outcome")
-    assert "Accepted in commit" in outcome.inner_text()
-    sha = outcome.locator("a").inner_text()
-    assert sha == brain.store.head()
+    assert f"Accepted {keep.id} from guest alice" in outcome.inner_text()
+    sha = brain.store.head()
+    assert outcome.locator(f"a[href='/console/commit/{sha}']").inner_text() == sha[:12]
+    assert phone.locator("article.card").count() == 1  # the other proposal, next in line
     shot(phone, "accepted-phone")
 
     phone.click("nav >> text=Activity")

@@ -9,7 +9,6 @@ review.Review's, the guest logic guests.py's: this module only shows and asks.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from pathlib import Path
@@ -25,7 +24,7 @@ from starlette.routing import Route
 
 from cortex.brain.trailers import Actor
 from cortex.errors import BadInput, CortexError
-from cortex.guests.policy import GuestBook, add_guest, revoke_guest
+from cortex.guests.policy import GuestBook, add_guest, revoke_guest, unmatched_scopes
 from cortex.guests.review import Review
 from cortex.http.console.auth import (
     ALL,
@@ -40,7 +39,8 @@ from cortex.http.console.auth import (
     credential_ok,
     token_matches,
 )
-from cortex.http.console.pages import Pages
+from cortex.http.console.pages import Pages, commit_row
+from cortex.http.console.status import plural, raw_rows, status_report
 from cortex.http.server_parts import ServerParts
 from cortex.notes.paths import check_path, check_text
 from cortex.notes.redact import redact
@@ -56,6 +56,7 @@ __all__ = [
     "MAX_FORM_BYTES",
     "PRE_COOKIE",
     "Refused",
+    "SEARCH_HITS",
     "TEMPLATES",
     "console_routes",
 ]
@@ -81,6 +82,7 @@ KNOWN_DOORS = ("owner", "owner-url", "owner-oauth", "console", "editor", "cli", 
 _SHA = re.compile(r"^[0-9a-f]{4,40}$")
 _PID = re.compile(r"^p_[0-9a-f]{1,32}$")
 _NEXT = re.compile(r"/console/oauth/consent\?request=[A-Za-z0-9_-]{1,64}")  # where a sign-in may go next
+SEARCH_HITS = 20  # hits on the console's search page; it says how many more matched
 TEMPLATES = Path(__file__).parent / "templates"
 
 Handler = Callable[[Request, "Session | None", dict[str, str]], Awaitable[Response]]
@@ -130,6 +132,7 @@ class Console:
             finalize=_masked,
         )
         self.env.filters["short"] = lambda sha: (sha or "")[:12]
+        self.env.filters["plural"] = plural  # {{ n|plural('file') }}: '1 file', '2 files'
         # A file path inside a URL path: '/' kept, everything else that needs it percent-encoded.
         self.env.filters["q"] = lambda path: quote(str(path), safe="/")
 
@@ -151,6 +154,7 @@ class Console:
             Route("/console/activity", self.page(self.activity), methods=get),
             Route("/console/commit/{sha}", self.page(self.commit), methods=get),
             Route("/console/notes", self.page(self.notes), methods=get),
+            Route("/console/search", self.page(self.search), methods=get),
             Route("/console/note/{path:path}", self.page(self.note), methods=get),
             Route("/console/working", self.page(self.working), methods=get),
             Route("/console/working/{item}/{action}", self.page(self.working_change), methods=post),
@@ -340,7 +344,22 @@ class Console:
             cards, unavailable = await run_in_threadpool(self.pages.open_cards), None
         except CortexError as exc:  # a Redis outage too: say so, never crash
             cards, unavailable = [], str(exc)
-        return self.render(request, session, "proposals.html", title="Proposals", cards=cards, unavailable=unavailable)
+        # ?accepted=<id> after an Accept: what was accepted, read from the queue, never from the URL.
+        pid, accepted = request.query_params.get("accepted", ""), None
+        if _PID.match(pid):
+            try:
+                accepted = await run_in_threadpool(self.pages.decided, pid)
+            except CortexError:
+                accepted = None
+        return self.render(
+            request,
+            session,
+            "proposals.html",
+            title="Proposals",
+            cards=cards,
+            unavailable=unavailable,
+            accepted=accepted if accepted and accepted["state"] == "committed" else None,
+        )
 
     async def proposal(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         pid = request.path_params["pid"]
@@ -357,7 +376,8 @@ class Console:
     def _actor(self, tool: str) -> Actor:
         return Actor(door="console", tool=tool, client="web console")
 
-    async def _decide(self, request: Request, session: Session | None, work: Callable[[], Any]) -> Response:
+    async def _decide(self, request: Request, session: Session | None, work: Callable[[], Any], after: str) -> Response:
+        """Run an accept or reject, then go to `after`; a refusal stays on the proposal's page, saying why."""
         pid = request.path_params["pid"]
         if not _PID.match(pid):
             raise Refused(404, "no such proposal")
@@ -378,38 +398,50 @@ class Console:
                 p=info,
                 error=str(exc).splitlines()[0] if str(exc) else "refused",
             )
-        return RedirectResponse(f"/console/proposals/{pid}", status_code=303)
+        return RedirectResponse(after, status_code=303)
 
     async def accept(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         pid = request.path_params["pid"]
-        return await self._decide(request, session, lambda: self.review.accept(self._actor("console_accept"), pid))
+        # Back to the queue, which says what was accepted: the next proposal is one step away.
+        return await self._decide(
+            request,
+            session,
+            lambda: self.review.accept(self._actor("console_accept"), pid),
+            f"/console/proposals?accepted={pid}",
+        )
 
     async def reject(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         pid, reason = request.path_params["pid"], form.get("reason", "")
         return await self._decide(
-            request, session, lambda: self.review.reject(self._actor("console_reject"), pid, reason)
+            request,
+            session,
+            lambda: self.review.reject(self._actor("console_reject"), pid, reason),
+            f"/console/proposals/{pid}",  # its page shows the tombstone
         )
 
     # -- status -----------------------------------------------------------
 
     async def status(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
-        """What /healthz keeps to the owner: the watcher, the remote, broken guest policies."""
+        """What /healthz keeps to the owner, in sentences: the brain, its head, each part, each problem."""
         health = getattr(self.parts, "health", None)
         detail = await run_in_threadpool(health) if health else {}
-        rows = [
-            (key, json.dumps(value, indent=2, sort_keys=True, default=str) if not isinstance(value, str) else value)
-            for key, value in sorted(detail.items())
-        ]
+        index = await run_in_threadpool(self.brain.index_state)
         unreadable, unreadable_total = await run_in_threadpool(self.pages.unreadable)
+        guests = len(await run_in_threadpool(self.pages.book.policies))
+        head = self.brain.head()
+        s = self.parts.settings
         return self.render(
             request,
             session,
             "status.html",
             title="Status",
-            rows=rows,
-            head=self.brain.head() or "",
+            where="a clone in the state folder" if s.remote else str(s.brain),
+            branch=self.brain.branch,
+            head=commit_row(await run_in_threadpool(self.brain.commit_info, head)) if head else None,
+            raw=raw_rows(detail),
             unreadable=unreadable,
             unreadable_total=unreadable_total,
+            **status_report(detail, index, guests, unreadable_total),
         )
 
     # -- activity ---------------------------------------------------------
@@ -464,6 +496,36 @@ class Console:
         if folder and not data["files"] and not data["folders"]:
             raise Refused(404, f"no folder {folder} at the head")
         return self.render(request, session, "notes.html", title=folder or "Notes", **data)
+
+    async def search(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
+        """The tools' own brain_search (Tools.search: the same ranking, meaning and retirement rules)."""
+        q = request.query_params
+        query, prefix = q.get("q", "").strip(), q.get("prefix", "").strip()
+        retired = q.get("retired", "") in ("on", "1", "true")
+        found, error = None, None
+        if query:
+            try:
+                check_text(prefix, "prefix")
+                found = await run_in_threadpool(
+                    lambda: self.parts.tools.search(
+                        query, k=SEARCH_HITS, prefix=prefix or None, include_retired=retired
+                    )
+                )
+            except CortexError as exc:
+                error = f"Not searched: {str(exc).splitlines()[0] if str(exc) else 'refused'}"
+        return self.render(
+            request,
+            session,
+            "search.html",
+            status=400 if error else 200,
+            title=f"Search: {query}" if query else "Search",
+            query=query,
+            prefix=prefix,
+            retired=retired,
+            found=found,
+            said=_said(found or {}),
+            error=error,
+        )
 
     async def note(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         path = request.path_params["path"]
@@ -540,6 +602,7 @@ class Console:
             )
         except CortexError as exc:
             return await self.guests(request, session, form, status=400, error=f"Guest not added: {exc}")
+        warnings = await run_in_threadpool(unmatched_scopes, self.brain, policy.scopes, sha)
         door = f"/g/{secret}/mcp"
         base = str(request.base_url).rstrip("/")
         return self.render(
@@ -551,6 +614,7 @@ class Console:
             door=door,
             url=base + door,
             sha=sha,
+            warnings=warnings,
         )
 
     async def guest_revoke(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
@@ -562,6 +626,21 @@ class Console:
         return await self.guests(
             request, session, form, notice=f"Guest {name} revoked in commit {sha[:12]}; its door is closed."
         )
+
+
+def _said(found: dict[str, Any]) -> list[str]:
+    """What a search reply says besides its hits, for a person with this page's form: its
+    `left_out` points at the "retired too" box, not at include_retired; `more` is the page's own."""
+    said = []
+    for key, value in found.items():
+        if not isinstance(value, str) or key in ("sha", "query", "more"):
+            continue
+        if key == "left_out":
+            n = int(m.group()) if (m := re.match(r"\d+", value)) else 0
+            value = f"{plural(n, 'matching note')} in archive/ or retired {'was' if n == 1 else 'were'} left out; "
+            value += "tick “retired too” to see them"
+        said.append(value)
+    return said
 
 
 def _int_field(form: dict[str, str], key: str) -> int | None:
