@@ -80,6 +80,16 @@ def sign_in(page, base: str, secret: str = TOKEN) -> None:
         page.click("button:has-text('Sign in')")
 
 
+def add_guest(page, base: str, name: str, scopes: str) -> None:
+    """Add a guest through the console's form (signed in), landing on the page that shows its door."""
+    page.goto(f"{base}/console/guests")
+    form = page.locator("form[action='/console/guests/add']")
+    form.locator("input[name=name]").fill(name)
+    form.locator("textarea[name=scopes]").fill(scopes)
+    with page.expect_navigation():
+        form.locator("button[type=submit]").click()
+
+
 # Elements whose text overflows their box (or the page) sideways; a scroller (overflow-x auto or
 # scroll: a <pre>, a wide table's .scroll) and what is inside one may be wider, by design.
 _OVERFLOW_JS = """() => {

@@ -139,13 +139,20 @@ def serve(tmp_path: Path, brain_path: Path, **env: str) -> RunningServer:
 TS = Path(__file__).parent / "tsclient"
 
 
-def ts_call(url: str, tool: str, **args: Any) -> dict[str, Any]:
-    """One call with the official TypeScript SDK client (tests/tsclient, `make test` installs it)."""
+def ts_node() -> str:
+    """The `node` that runs tests/tsclient's scripts; fails under CI and skips elsewhere
+    when it or the TypeScript SDK is missing."""
     node = shutil.which("node")
     if node is None or not (TS / "node_modules" / "@modelcontextprotocol" / "sdk").exists():
         if os.environ.get("CI") == "true":
             pytest.fail("node or tests/tsclient/node_modules is missing: `make test` installs them")
         pytest.skip("node or the TypeScript SDK is not installed (npm ci --prefix tests/tsclient)")
+    return node
+
+
+def ts_call(url: str, tool: str, **args: Any) -> dict[str, Any]:
+    """One call with the official TypeScript SDK client (tests/tsclient, `make test` installs it)."""
+    node = ts_node()
     done = subprocess.run(
         [node, str(TS / "call.mjs"), url, TOKEN, tool, json.dumps(args)],
         capture_output=True,

@@ -252,6 +252,16 @@ def _guard(fn):
     return wrapper
 
 
+def _connect(url: str, *, text: bool = True, retries: int | None = 1) -> redis.Redis:
+    """A client of the Redis at `url` with short timeouts (a dead Redis fails a call in about
+    a second, never hangs it); `retries`: quick re-dials (no backoff) of a connection a Redis
+    restart broke, None for redis-py's own default; `text`: replies decoded to str."""
+    extra = {} if retries is None else {"retry": Retry(NoBackoff(), retries)}
+    return redis.Redis.from_url(
+        url, decode_responses=text, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=SOCKET_TIMEOUT, **extra
+    )
+
+
 class ProposalQueue:
     """Pending proposals, tombstones and the daily meters of one brain in one Redis."""
 
@@ -267,13 +277,7 @@ class ProposalQueue:
     ):
         # One quick retry (no backoff) re-dials a connection that a Redis restart
         # broke; a Redis that is really gone fails in about 2 x SOCKET_TIMEOUT.
-        self.r = redis.Redis.from_url(
-            url,
-            decode_responses=True,
-            socket_timeout=SOCKET_TIMEOUT,
-            socket_connect_timeout=SOCKET_TIMEOUT,
-            retry=Retry(NoBackoff(), 1),
-        )
+        self.r = _connect(url)
         self.prefix = prefix
         self.cap = cap
         self.max_age = max_age
@@ -463,9 +467,7 @@ class RedisAnswerCache:
     TTL = 7 * 86_400  # keys embed the SHA, so old entries are dead weight, not wrong answers
 
     def __init__(self, url: str, prefix: str = "cortex:"):
-        self.r = redis.Redis.from_url(
-            url, decode_responses=True, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=SOCKET_TIMEOUT
-        )
+        self.r = _connect(url, retries=None)
         self.prefix = prefix
 
     def get(self, key: str) -> dict[str, Any] | None:
@@ -508,13 +510,7 @@ class RedisRecords:
     door answers with a server error, never a token."""
 
     def __init__(self, url: str, prefix: str = "cortex:oauth:"):
-        self.r = redis.Redis.from_url(
-            url,
-            decode_responses=True,
-            socket_timeout=SOCKET_TIMEOUT,
-            socket_connect_timeout=SOCKET_TIMEOUT,
-            retry=Retry(NoBackoff(), 1),
-        )
+        self.r = _connect(url)
         self.prefix = prefix
         self._claim = self.r.register_script(_CLAIM)
 
@@ -574,12 +570,7 @@ class RedisVectors:
     CHUNK = 1000  # keys a round trip
 
     def __init__(self, url: str):
-        self.r = redis.Redis.from_url(
-            url,
-            socket_timeout=SOCKET_TIMEOUT,
-            socket_connect_timeout=SOCKET_TIMEOUT,
-            retry=Retry(NoBackoff(), 0),
-        )
+        self.r = _connect(url, text=False, retries=0)
 
     def get_many(self, keys: list[bytes]) -> list[bytes | None]:
         out: list[bytes | None] = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browserkit import DESKTOP, PHONE, browser, shot, sign_in  # noqa: F401  (browser: a fixture)
+from browserkit import DESKTOP, PHONE, add_guest, browser, shot, sign_in  # noqa: F401  (browser: a fixture)
 from conftest import TOKEN
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 
@@ -164,12 +164,7 @@ def test_a_form_post_without_the_csrf_token_is_refused(gserver, phone):
     assert gserver.parts.brain.store.blob_at(gserver.brain.store.head(), ".cortex/guests/mallory.json") is None
 
     # The same form with its token adds the guest and shows the door once.
-    phone.goto(f"{gserver.url}/console/guests")
-    form = phone.locator("form[action='/console/guests/add']")
-    form.locator("input[name=name]").fill("bob")
-    form.locator("textarea[name=scopes]").fill("notes/public/")
-    with phone.expect_navigation():
-        form.locator("button[type=submit]").click()
+    add_guest(phone, gserver.url, "bob", "notes/public/")
     door = phone.inner_text("#door").strip()
     assert re.fullmatch(r"/g/[A-Za-z0-9_-]{20,}/mcp", door)
     shot(phone, "guest-added-phone")

@@ -10,7 +10,7 @@ import contextlib
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from browserkit import DESKTOP, PHONE, browser, page_problems, shot, sign_in  # noqa: F401  (browser: a fixture)
+from browserkit import DESKTOP, PHONE, add_guest, browser, page_problems, shot, sign_in  # noqa: F401  (browser: a fixture)
 from conftest import call
 from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 
@@ -115,12 +115,7 @@ def test_every_page_fits_the_width_and_draws_every_glyph(gserver, browser, size)
         check(page, f"page-accepted-{width}", problems)
 
         # A guest added with a scope no note falls in: warned on the page that shows the door.
-        page.goto(f"{base}/console/guests")
-        form = page.locator("form[action='/console/guests/add']")
-        form.locator("input[name=name]").fill("bob")
-        form.locator("textarea[name=scopes]").fill("notes/public/\nNotes/Nothing/")
-        with page.expect_navigation():
-            form.locator("button[type=submit]").click()
+        add_guest(page, base, "bob", "notes/public/\nNotes/Nothing/")
         warning = page.inner_text(".scope-warning")
         assert "Notes/Nothing/ matches no note at the head" in warning and "notes/public/" not in warning
         check(page, f"page-guest-added-{width}", problems)

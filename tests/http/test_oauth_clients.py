@@ -22,7 +22,7 @@ import threading
 import httpx2
 import pytest
 from browserkit import browser  # noqa: F401  (fixture)
-from conftest import TOKEN, TS, acall, serve
+from conftest import TOKEN, TS, acall, serve, ts_node
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
@@ -141,11 +141,7 @@ def test_the_python_sdk_oauth_client_reads_the_brain(oserver, browser):
 
 
 def test_the_typescript_sdk_oauth_client_reads_the_brain(oserver, browser):
-    node = shutil.which("node")
-    if node is None or not (TS / "node_modules" / "@modelcontextprotocol" / "sdk").exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail("node or tests/tsclient/node_modules is missing: `make test` installs them")
-        pytest.skip("node or the TypeScript SDK is not installed (npm ci --prefix tests/tsclient)")
+    node = ts_node()
     proc = subprocess.Popen(
         [node, str(TS / "oauth.mjs"), f"{oserver.url}/mcp", CALLBACK],
         stdin=subprocess.PIPE,
