@@ -424,8 +424,13 @@ class Settings:
         naming the variable, for a value it cannot use.
 
         `overrides` (the command line's options, a test's values) win over the environment;
-        None means not given. Text is read as the variable's would be.
+        None means not given. Text is read as the variable's would be. A name that is no
+        setting is a TypeError, as an unknown keyword is: a misspelt override never falls
+        back to the default unnoticed.
         """
+        unknown = sorted(set(overrides) - {f.name for f in fields(cls)})
+        if unknown:
+            raise TypeError(f"Settings.from_env() got an unexpected keyword argument {unknown[0]!r}")
         env = dict(os.environ if env is None else env)
         values: dict[str, Any] = {}
         for f in fields(cls):
@@ -439,10 +444,7 @@ class Settings:
                 values[f.name] = spec.read(*found)
             elif spec.derive is not None:
                 values[f.name] = spec.derive(values, env)
-        s = cls(**values)
-        for key, value in overrides.items():
-            setattr(s, key, value)
-        return s
+        return cls(**values)
 
     def uvicorn_options(self) -> dict[str, object]:
         """How uvicorn treats proxy headers: believed only from CORTEX_TRUSTED_PROXIES.
