@@ -126,7 +126,7 @@ def warm_up(parts: ServerParts) -> None:
     saved = parts.brain.corpus.saved
     if isinstance(saved, IndexFile):
         # Its first round waits for the build (or load) warm() started and saves it when
-        # it is new; then hourly while the head moves (persist.SAVE_EVERY_S says why).
+        # it is new; then hourly while the head moves (cortex.index.saved.SAVE_EVERY_S says why).
         saved.keep_saving(parts.brain.corpus)
 
 

@@ -1,7 +1,7 @@
 """The brain: reads pinned to a commit, and writes that each make one commit.
 
 Everything here is in terms of notes and commits; it knows nothing of HTTP or
-MCP. Tool functions (tools.py) call it and shape the replies.
+MCP. The tool functions (cortex.tools) call it and shape the replies.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ class Brain:
                 f"CORTEX_INDEX=on, but the INDEX.md in {store.path} is not one Cortex wrote (it has no "
                 f'"{CONTENTS_MARKER}" line): it is yours and is never replaced; use CORTEX_INDEX=auto or off'
             )
-        # `saved`: the index file in the state folder (persist.py); `workers`: CORTEX_BUILD_WORKERS
+        # `saved`: the index file in the state folder (cortex.index.saved); `workers`: CORTEX_BUILD_WORKERS
         self.corpus = Corpus(store, saved, workers)
         self.tz = ZoneInfo(tz)
         self._clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))

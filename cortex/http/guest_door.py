@@ -56,7 +56,7 @@ _REPLY_KEEP = (
 )
 
 
-# The guest tools' parameters, described in tools/list as the owner's are (mcp_tools.py).
+# The guest tools' parameters, described in tools/list as the owner's are (cortex.http.mcp_tools).
 Question = Annotated[str, Field(description="A question in plain words about the notes shared with you")]
 AskK = Annotated[
     int | None,

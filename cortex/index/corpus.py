@@ -107,7 +107,7 @@ def gc_paused() -> Iterator[None]:
 
 
 class SavedSnapshot(Protocol):
-    """Where the latest snapshot outlives the process (persist.IndexFile)."""
+    """Where the latest snapshot outlives the process (cortex.index.saved.IndexFile)."""
 
     def load(self) -> Snapshot | None:
         """The saved snapshot of this brain, or None when there is none fit to use (it says why)."""

@@ -3,8 +3,8 @@
 Server-rendered HTML (Jinja2, autoescape on), no JavaScript: every page is
 sent with a CSP that forbids scripts, so even a rendering mistake cannot run
 code. Every POST carries a per-session CSRF token; the session is a signed,
-HttpOnly, SameSite=Strict cookie (see console_auth). The review logic is
-review.Review's, the guest logic guests.py's: this module only shows and asks.
+HttpOnly, SameSite=Strict cookie (see cortex.http.console.auth). The review logic is
+cortex.guests.review.Review's, the guest logic cortex.guests.policy's: this module only shows and asks.
 """
 
 from __future__ import annotations
