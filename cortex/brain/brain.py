@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from functools import partial
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 from zoneinfo import ZoneInfo
 
 from cortex.brain.contents_page import (
@@ -37,6 +37,9 @@ from cortex.notes.note import Note, decode, link_key, parse_note
 from cortex.notes.paths import check_content, check_path, check_text, is_note_path
 from cortex.store.git import GitStore, View
 from cortex.store.types import Change, Changes, CommitInfo, Identity, WriteResult
+
+if TYPE_CHECKING:  # the arm is set after the brain is made (app.server); its import costs numpy
+    from cortex.meaning.arm import Meaning
 
 __all__ = ["INDEX_WAIT", "MOVE_TRIES", "Brain", "WorkdirHook"]
 
@@ -113,7 +116,7 @@ class Brain:
         # The working-tree watcher (cortex.brain.watcher.Editor), when the brain has a working tree.
         self.workdir_hook: WorkdirHook | None = None
         # The meaning arm (cortex.meaning.arm.Meaning), when search and ask may use it.
-        self.meaning: Any = None
+        self.meaning: Meaning | None = None
 
     # -- time -------------------------------------------------------------
 

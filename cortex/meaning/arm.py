@@ -51,6 +51,7 @@ from cortex.meaning.vectors import (
 if TYPE_CHECKING:
     from cortex.index.corpus import Corpus
     from cortex.index.snapshot import Snapshot
+    from cortex.meaning.passages import Passage
 
 __all__ = [
     "FEW_NOTES",
@@ -132,7 +133,7 @@ class Cut:
     new: dict[bytes, np.ndarray]  # key -> float32 vector, of the passages embedded
 
 
-def _passages_of(embedder: Embedder, path: str, text: str, forget: bool):
+def _passages_of(embedder: Embedder, path: str, text: str, forget: bool) -> tuple[list[Passage], bool]:
     from cortex.meaning.passages import Passage, first_passages
     from cortex.notes.blocks import drop_cached
     from cortex.notes.note import parse_note
@@ -385,12 +386,12 @@ class Meaning:
                 cuts = _cut_with(self._query, [(b, p, snap.notes[p].text, None) for b, p in order])
             for cut, found in self._resolve(cuts, index):
                 if any(f is None for f in found):  # cut again, embedding the passages not found
-                    have = frozenset(k for k, f in zip(cut.keys, found) if f is not None)
+                    held = frozenset(k for k, f in zip(cut.keys, found) if f is not None)
                     path = todo[cut.blob]
                     with self._query_lock:
-                        (again,) = _cut_with(self._query, [(cut.blob, path, snap.notes[path].text, have)])
-                    known = {k: f for k, f in zip(cut.keys, found) if f is not None}
-                    cut, found = again, [known.get(k) for k in again.keys]
+                        (again,) = _cut_with(self._query, [(cut.blob, path, snap.notes[path].text, held)])
+                    vectors = {k: f for k, f in zip(cut.keys, found) if f is not None}
+                    cut, found = again, [vectors.get(k) for k in again.keys]
                 self._file(cut, found, head)
         elif todo:
             if self._ready_sha is None:
@@ -485,8 +486,8 @@ class Meaning:
         is waited for in the shared store, and embedded here if its claim lapses."""
         import multiprocessing
 
-        store = self.store
-        assert store is not None
+        store, files = self.store, self.files
+        assert store is not None and files is not None
         index = KeyIndex(store.all_rows() + (self._older.all_rows() if self._older else []))
         paths = dict(order)
         cuts = collections.deque(order[i : i + NOTES_PER_TASK] for i in range(0, len(order), NOTES_PER_TASK))
@@ -515,7 +516,7 @@ class Meaning:
         def claimed(blobs: list[str]) -> list[Item]:
             """The task's notes, each with the keys not to embed: those it has, and those another
             instance claimed (the note then waits for them, `deferred`, once it has its own)."""
-            batch = []
+            batch: list[Item] = []
             for b in blobs:
                 cut, known = waiting[b]
                 missing = [k for k in dict.fromkeys(cut.keys) if k not in known]
@@ -532,7 +533,7 @@ class Meaning:
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker,
-            initargs=(self.files, self.threads, self.worker_memory),
+            initargs=(files, self.threads, self.worker_memory),
         )
         try:
             pending: dict[Future, bool] = {}  # -> whether it embeds (else it only cuts)
@@ -542,8 +543,8 @@ class Meaning:
                     group, group_passages = [], 0
                 while (cuts or embeds) and len(pending) < 2 * self.workers:
                     if cuts:
-                        batch = [(b, p, snap.notes[p].text, None) for b, p in cuts.popleft()]
-                        pending[pool.submit(_cut_notes, batch, self.pace)] = False
+                        to_cut: list[Item] = [(b, p, snap.notes[p].text, None) for b, p in cuts.popleft()]
+                        pending[pool.submit(_cut_notes, to_cut, self.pace)] = False
                     elif batch := claimed(embeds.popleft()):
                         pending[pool.submit(_cut_notes, batch, self.pace)] = True
                 if pending:
@@ -555,8 +556,8 @@ class Meaning:
                     embedding = pending.pop(fut)
                     if not embedding:
                         for cut, found in self._resolve(fut.result(), index):
-                            have, known, done = self._cover
-                            self._cover = (have, known + len(cut.keys), done + head.get(cut.blob, 1))
+                            with_vectors, cut_passages, done = self._cover
+                            self._cover = (with_vectors, cut_passages + len(cut.keys), done + head.get(cut.blob, 1))
                             self._cut_counts[cut.blob] = len(cut.keys)
                             place(cut, {k: f for k, f in zip(cut.keys, found) if f is not None})
                     else:
@@ -606,7 +607,8 @@ class Meaning:
     def embed_query(self, text: str) -> np.ndarray:
         assert self._query is not None
         with self._query_lock:
-            return self._query.embed([text])[0]
+            vector: np.ndarray = self._query.embed([text])[0]
+            return vector
 
     def closeness(
         self, snap: Snapshot, text: str, paths: list[str] | None = None, private: bool = False
@@ -674,7 +676,9 @@ class Meaning:
             rows = store.get(blob) if blob is not None else None
             if rows is not None:
                 have, known, done, cut = have + len(rows), known + len(rows), done + 1, cut + 1
-            elif (n := self._cut_counts.get(blob)) is not None:  # (filed meanwhile by the arm's thread: next time)
+            elif (
+                blob is not None and (n := self._cut_counts.get(blob)) is not None
+            ):  # (filed meanwhile by the arm's thread: next time)
                 known, cut = known + n, cut + 1
         return have, known, done, cut, len(paths)
 

@@ -14,6 +14,7 @@ import json
 import math
 import struct
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import onnx
@@ -93,7 +94,7 @@ class _Graph:
         self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
         return name
 
-    def op(self, op_type: str, *inputs: str, **attrs) -> str:
+    def op(self, op_type: str, *inputs: str, **attrs: Any) -> str:
         out = self.name(op_type.lower())
         self.nodes.append(helper.make_node(op_type, list(inputs), [out], **attrs))
         return out
@@ -196,4 +197,5 @@ def build_graph(tensors: dict[str, np.ndarray], shape: BertShape) -> onnx.ModelP
 
 def build_model_bytes(safetensors: bytes, config: dict) -> bytes:
     """The serialized fp32 ONNX model for a BERT checkpoint."""
-    return build_graph(read_safetensors(safetensors), BertShape.from_config(config)).SerializeToString()
+    model: bytes = build_graph(read_safetensors(safetensors), BertShape.from_config(config)).SerializeToString()
+    return model

@@ -295,7 +295,8 @@ class VectorStore:
         head = len(MAGIC) + _DIGEST
         if len(data) < head + _LEN.size or bytes(data[: len(MAGIC)]) != MAGIC:
             raise Unusable("not a vector file of this Cortex")
-        if hashlib.sha256(data[len(MAGIC) + _DIGEST :]).digest() != bytes(data[len(MAGIC) : head]):
+        body = data[len(MAGIC) + _DIGEST :]  # a memmap is a buffer, though numpy's stubs do not say so
+        if hashlib.sha256(body).digest() != bytes(data[len(MAGIC) : head]):  # type: ignore[arg-type]
             raise Unusable("checksum mismatch (cut short or damaged)")
         (size,) = _LEN.unpack(bytes(data[head : head + _LEN.size]))
         try:
@@ -431,4 +432,5 @@ def _scored(q: np.ndarray, scale: np.ndarray, query: np.ndarray) -> np.ndarray:
     out = np.empty(len(scale), np.float32)
     for at in range(0, len(out), _CHUNK):  # widened a chunk at a time: no full float copy
         out[at : at + _CHUNK] = q[at : at + _CHUNK].astype(np.float32) @ query
-    return out * scale
+    scored: np.ndarray = out * scale
+    return scored
