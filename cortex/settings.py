@@ -15,7 +15,7 @@ import re
 import secrets
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypedDict
 from zoneinfo import ZoneInfo
 
 from cortex.errors import BadInput
@@ -193,6 +193,13 @@ def origin_url(name: str, raw: str) -> str:
         )
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
     return f"{parts.scheme}://{host.lower()}" + (f":{port}" if port else "")
+
+
+class UvicornOptions(TypedDict, total=False):
+    """The proxy-header options `Settings.uvicorn_options` hands uvicorn.Config."""
+
+    proxy_headers: bool
+    forwarded_allow_ips: str
 
 
 @dataclass(frozen=True)
@@ -446,7 +453,7 @@ class Settings:
                 values[f.name] = spec.derive(values, env)
         return cls(**values)
 
-    def uvicorn_options(self) -> dict[str, object]:
+    def uvicorn_options(self) -> UvicornOptions:
         """How uvicorn treats proxy headers: believed only from CORTEX_TRUSTED_PROXIES.
 
         uvicorn's own default trusts X-Forwarded-For from 127.0.0.1, which let any

@@ -72,7 +72,7 @@ class Starting:
             app = await asyncio.to_thread(self._build)
             self._to_inner, self._from_inner = asyncio.Queue(), asyncio.Queue()
             await self._to_inner.put({"type": "lifespan.startup"})
-            self._inner_lifespan = asyncio.create_task(
+            self._inner_lifespan = asyncio.ensure_future(
                 app(
                     {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}},
                     self._to_inner.get,
@@ -189,7 +189,7 @@ def _exit_on_sigterm() -> None:
     handler that kills the process before our cleanup (the private Redis) runs."""
     import signal
 
-    def handler(signum, frame):
+    def handler(signum: int, frame: object) -> None:
         raise SystemExit(0)
 
     signal.signal(signal.SIGTERM, handler)

@@ -29,7 +29,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -50,6 +50,9 @@ from cortex.notes.blocks import blocks_of
 from cortex.notes.note import Note
 from cortex.notes.paths import check_path, check_text, in_scope
 from cortex.notes.working import in_working
+
+if TYPE_CHECKING:
+    from cortex.meaning.arm import Closeness
 
 __all__ = [
     "DEFAULT_K",
@@ -118,7 +121,7 @@ class ReaderOrder:
         before it was passed over). Auto passing over a server model with no key is no news."""
         kinds = ("server", "client", "offline")
         order = kinds if self.policy == "auto" else (self.policy, *(k for k in kinds if k != self.policy))
-        passed = []
+        passed: list[str] = []
         for kind in order:
             if kind == "server":
                 if self.server is not None:
@@ -273,6 +276,7 @@ class Asker:
         question: str,
         k: int = DEFAULT_K,
         as_of: str | None = None,
+        *,
         scope: list[str] | None = None,
         door: str = "owner",
         seat: ClientTurn | None = None,
@@ -282,8 +286,9 @@ class Asker:
         with `seat.reply` set. `seat`: the client session of a trusted door, else None."""
         reader, passed = self.order.pick(seat) if self.order is not None else (self.reader, "")
         turn = seat if reader is None else None
-        pinned = turn.state.get("sha") if turn is not None and turn.state else None
-        if pinned and turn is not None and turn.state.get("q") != question_digest(question):
+        resumed = turn.state if turn is not None else None
+        pinned = resumed.get("sha") if resumed else None
+        if pinned and resumed is not None and resumed.get("q") != question_digest(question):
             raise BadInput("the retry is not of the question the client's model was asked")
         day, dated = self.brain.day_of(as_of)
         snap = self.brain.corpus.at(pinned) if pinned else self.brain.snapshot(as_of)
@@ -339,10 +344,9 @@ class Asker:
         first = order if reads_all else order[:k]
         budget = float("inf") if reads_all else None
         mask = guest or reader is None  # what leaves the server, or what a guest may learn from
-        passages = close is not None and not reads_all
         pack = (
             self._passages(snap, close, question, weights, holders, mask)
-            if passages
+            if close is not None and not reads_all
             else self._pack(snap, first, question, weights, holders, 0, budget, mask)
         )
         if reader is None:
@@ -481,15 +485,17 @@ class Asker:
 
     def _after_client(self) -> Reader:
         """The reader after the client's model in the order, when it could not be used."""
-        return self.order.pick(None)[0] if self.order is not None else self.reader
+        reader = self.order.pick(None)[0] if self.order is not None else self.reader
+        assert reader is not None  # with no client seat, the order ends at a server-side reader
+        return reader
 
     def _pack(
         self,
         snap: Snapshot,
         paths: list[str],
         question: str,
-        weights,
-        holders,
+        weights: dict[str, float],
+        holders: dict[str, frozenset[str]],
         first: int,
         budget: float | None,
         mask: bool = False,
@@ -503,7 +509,15 @@ class Asker:
         pack.focus = focus_terms(question, owner_words(snap))
         return pack
 
-    def _passages(self, snap: Snapshot, close, question: str, weights, holders, mask: bool = False) -> Pack:
+    def _passages(
+        self,
+        snap: Snapshot,
+        close: Closeness,
+        question: str,
+        weights: dict[str, float],
+        holders: dict[str, frozenset[str]],
+        mask: bool = False,
+    ) -> Pack:
         """A model reader's first pack (`pack.passage_pack`): the best passages of the scope's
         `PACK_NOTES` best notes by the hybrid ranking, as brain_search fuses it (the note's
         closest passage, plus the share of the question's rarity weight it holds, squared,
@@ -518,8 +532,8 @@ class Asker:
             if len(holders[t]) <= RARE_DF:
                 rare[rows] += 1
         scores = fused(close.best, cover, rare)
-        rows = np.arange(len(close.paths))
-        best = rows[np.lexsort((rows, -scores))][:PACK_NOTES]
+        order = np.arange(len(close.paths))
+        best = order[np.lexsort((order, -scores))][:PACK_NOTES]
         show = masked if mask else (lambda note: note)
         ranked = [(show(snap.notes[close.paths[i]]), close.spans_of(close.paths[i])) for i in best]
         pack = passage_pack(snap.sha, ranked, question, self.pack_bytes, weights)
@@ -527,7 +541,9 @@ class Asker:
         pack.focus = focus_terms(question, owner_words(snap))
         return pack
 
-    def _meaning_said(self, snap: Snapshot, close, scope: list[str] | None) -> tuple[str, tuple[str, float] | None]:
+    def _meaning_said(
+        self, snap: Snapshot, close: Closeness | None, scope: list[str] | None
+    ) -> tuple[str, tuple[str, float] | None]:
         """(the coverage line's meaning part, the closest passage's note and cosine or None)."""
         meaning = self.brain.meaning
         if meaning is None:
@@ -628,7 +644,7 @@ class Asker:
         weights: dict[str, float],
         holders: dict[str, frozenset[str]],
         allowed: set[str],
-        close,
+        close: Closeness | None,
         guest: bool = False,
     ) -> list[Lead]:
         """The scope's passages closest to a question no reader answered, by its words and by
@@ -636,8 +652,8 @@ class Asker:
         guest's are read masked, as its pack is: how close a passage comes is no oracle either."""
         show = masked if guest else (lambda note: note)
         notes = {p: show(snap.notes[p]) for p in set().union(*holders.values()) & allowed} if holders else {}
-        closest = np.argsort(-close.best, kind="stable")[:LEADS] if close is not None else []
-        also = [close.paths[i] for i in closest]
+        closest = np.argsort(-close.best, kind="stable")[:LEADS].tolist() if close is not None else []
+        also = [close.paths[i] for i in closest] if close is not None else []
         found = {lead.path: lead for lead in by_words(question, weights, holders, notes, top=LEADS, also=also)}
         if close is not None:
             for i in closest:

@@ -337,7 +337,9 @@ def _phrase(text: str, m: re.Match, words: int = 1) -> str:
     return " ".join((m.group() + (tail.group() if tail else "")).split())
 
 
-def _read_clause(work: str, s: int, e: int, opener: str, sentence: int, values: list[Value], taken) -> Clause:
+def _read_clause(
+    work: str, s: int, e: int, opener: str, sentence: int, values: list[Value], taken: list[tuple[int, int]]
+) -> Clause:
     raw = work[s:e]
     own = tuple(v for v in values if s <= v.start < e)
     numeric_spans = [(v.start, v.end) for v in own if v.spec.kind in cues.NUMERIC]
@@ -434,7 +436,7 @@ def _opens_with_pronoun(clause: Clause) -> bool:
     """Whether `clause` opens with a pronoun ("but it covers hiking"): it borrows the
     words of the clause before, as an elliptical clause does, for what "it" stands for."""
     first = re.match(r"\s*(?:and|but|yet|or|so)?\s*([^\W\d_]+)", clause.text, re.IGNORECASE)
-    return bool(first) and first.group(1).casefold() in cues.PRONOUNS - {"i", "you", "we", "there"}
+    return first is not None and first.group(1).casefold() in cues.PRONOUNS - {"i", "you", "we", "there"}
 
 
 def _opens_with_subject(clause: Clause) -> bool:

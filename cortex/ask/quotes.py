@@ -46,6 +46,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import TypedDict
 
 from cortex.ask.nfc import nfc_with_offsets, normalize_nfc
 from cortex.ask.replacement import Replacement, in_note, in_successor
@@ -267,11 +268,27 @@ def _named(found: Replacement | None, successor: Note | None = None) -> tuple[st
     return f'{lead}: "{found.sentence}"', found.sentence
 
 
+class _Found(TypedDict):
+    """Where a quote was found: the part of its QuoteCheck that every stamp shares."""
+
+    path: str
+    heading: str
+    block_start: int
+    block_end: int
+    superseded_by: str | None
+    note_retired: str | None
+    match_start: int
+    match_end: int
+    quote: str
+    retired_text: str
+    context: tuple[str, ...]
+
+
 def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, successor: Note | None) -> QuoteCheck:
     block, start, end = occ.block, occ.start, occ.end
     marks = block.marks()
     live, retired_text = _live_and_retired(occ)
-    common = dict(
+    common = _Found(
         path=note.path,
         heading=block.heading,
         block_start=block.start,

@@ -331,7 +331,7 @@ def _date_key(m: re.Match) -> tuple | None:
     wd = _WEEKDAYS.get(g["wd"].casefold()) if g.get("wd") else None
     if mo is not None and not 1 <= mo <= 12 or d is not None and not 1 <= d <= 31:
         return None
-    if wd is None and None not in (y, mo, d):
+    if wd is None and y is not None and mo is not None and d is not None:
         try:
             wd = dt.date(y, mo, d).weekday()  # a full date also states its weekday
         except ValueError:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import re
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
@@ -37,11 +37,16 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cortex.guests.review import Review
 from cortex.http.mcp_tools import trusted_server
 from cortex.settings import Settings, allowed
 from cortex.tools.trusted import Tools
+
+if TYPE_CHECKING:  # each is built by the app layer and handed in
+    from cortex.http.guest_door import GuestDoors
+    from cortex.http.oauth import OAuthDoor
 
 __all__ = [
     "DoorRouter",
@@ -69,12 +74,12 @@ class DoorRouter:
         app: Starlette,
         owner_token: str,
         url_secret: str | None,
-        owner_app,
-        url_app,
-        guest_lookup=None,
+        owner_app: ASGIApp,
+        url_app: ASGIApp,
+        guest_lookup: Callable[[str], ASGIApp | None] | None = None,
         hosts: list[str] | None = None,
         origins: list[str] | None = None,
-        oauth=None,
+        oauth: OAuthDoor | None = None,
     ):
         self.app = app
         self.oauth = oauth  # http.oauth.OAuthDoor, or None with CORTEX_OAUTH=off
@@ -86,7 +91,7 @@ class DoorRouter:
         self.url_app = url_app
         self.guest_lookup = guest_lookup
 
-    def _rebinding(self, scope) -> Response | None:
+    def _rebinding(self, scope: Scope) -> Response | None:
         """421/403 unless Host (and Origin, when sent) match the allow-lists exactly."""
         host, origin = _header(scope, b"host"), _header(scope, b"origin")
         if self.hosts is not None and not allowed(host, self.hosts):
@@ -95,7 +100,7 @@ class DoorRouter:
             return PlainTextResponse("Invalid Origin header", status_code=403)
         return None
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -112,7 +117,7 @@ class DoorRouter:
             if refusal is not None:
                 await refusal(scope, receive, send)
                 return
-        if oauth_path:
+        if oauth_path and self.oauth is not None:
             await self.oauth.serve_route(scope, receive, send, _header(scope, b"host"))
             return
         if path in ("/mcp", "/mcp/"):
@@ -220,10 +225,10 @@ def no_oauth(wrong_bearer: bool) -> Response:
     )
 
 
-def _header(scope, name: bytes) -> str:
+def _header(scope: Scope, name: bytes) -> str:
     for key, value in scope.get("headers", []):
         if key.lower() == name:
-            return value.decode("latin-1")
+            return str(value.decode("latin-1"))
     return ""
 
 
@@ -256,11 +261,11 @@ def build_app(
     owner_token: str,
     url_secret: str | None,
     review: Review | None = None,
-    guest_doors=None,
-    extra_routes: list | None = None,
+    guest_doors: GuestDoors | None = None,
+    extra_routes: list[Route] | None = None,
     health: Callable[[], dict[str, Any]] | None = None,
     on_startup: list[Callable[[], Any]] | None = None,
-    oauth=None,
+    oauth: OAuthDoor | None = None,
 ) -> DoorRouter:
     """The whole HTTP app. Build a fresh one per server: each MCP session manager runs once.
     `oauth`: the OAuth door (`http.oauth.make_oauth`), or None for the owner token alone."""
@@ -296,7 +301,7 @@ def build_app(
         return no_oauth(bool(_bearer(header)) and not bearer_ok(header, owner_token))
 
     @contextlib.asynccontextmanager
-    async def lifespan(app):
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
             for server in servers:
                 await stack.enter_async_context(server.session_manager.run())

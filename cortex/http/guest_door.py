@@ -21,6 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field
 from starlette.responses import PlainTextResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cortex import __version__
 from cortex.errors import BadInput, QueueUnavailable
@@ -143,7 +144,7 @@ class GuestDoors:
     def servers(self) -> list[MCPServer]:
         return [self.mcp]
 
-    def lookup(self, secret: str) -> Callable | None:
+    def lookup(self, secret: str) -> ASGIApp | None:
         """The ASGI app for this secret's guest, or None (a bare 404)."""
         if self.disabled:
             return self._off  # the same answer for every secret: it tells nothing about them
@@ -152,7 +153,7 @@ class GuestDoors:
             return None
         inner = self.asgi
 
-        async def app(scope, receive, send):
+        async def app(scope: Scope, receive: Receive, send: Send) -> None:
             state = dict(scope.get("state") or {})
             state[STATE_KEY] = policy
             await inner(dict(scope, state=state), receive, send)

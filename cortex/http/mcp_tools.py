@@ -325,7 +325,11 @@ def trusted_server(
         ] = False,
     ) -> dict[str, Any]:
         """Search live notes: path, title, score, best passage with its heading, tags, status. Each hit's passage_state says whether its passage is live, retired (under a banner, a retiring heading, or a retired note) or partly retired, and passage_marks names each part that is not live text (struck, the old wording of a (was: …) with the current claim, hidden in the note): do not answer from those. archive/ and retired notes are left out (and counted) unless include_retired. A prefix no note's path starts with is said in prefix_note, with the nearest folders."""
-        return run_tool(lambda: tools.search(query, k, prefix, include_retired, as_of, None, include_working))
+        return run_tool(
+            lambda: tools.search(
+                query, k, prefix, include_retired=include_retired, as_of=as_of, include_working=include_working
+            )
+        )
 
     @mcp.tool(annotations=READ)
     def brain_corpus(
@@ -356,7 +360,7 @@ def trusted_server(
         as_of: When = None,
     ) -> dict[str, Any]:
         """Ask a question: a reader answers with verbatim quotes, and a deterministic verifier checks each quote against the note's bytes at the served SHA and stamps the answer; the reader never decides the stamp. VERIFIED: every quote is in live text of a note, and every specific the answer states (number, date, time, amount, version, URL, e-mail, identifier, name) is in one of them (a name or identifier may be in the quoted note's title, aliases or the headings above the quote instead); it does not mean the answer is complete. CORRECTED: as VERIFIED, but a quoted passage carries an in-place correction; the answer rests on the current claim and old_claim shows the old one. SUPERSEDED: a quote sits in retired text; do not answer from it (superseded_by names the current note when known, and old_claim the live sentence that replaced it when the note or its successor holds one). UNVERIFIED: something could not be checked (a quote not found or too short, a specific no quote contains, a failed reader, or a miss while notes holding a distinctive term of the question were left unread); do not repeat it as fact. It also stands for 'not answered' when no reader answered but a passage comes close to the question by its words or by meaning: leads names the closest passages (path and headings), which may hold the answer; read them before saying the notes lack it. NOT IN BRAIN: the reader found nothing, every note of the scope holding a distinctive term of the question was read, and no passage comes close by words or meaning; it means the notes do not say, not that the thing is false. The coverage line lists those terms with their note counts and what was read. A stamp checks the answer against its quotes, not that they answer the question: addresses_question is false, with missing_terms (also in the stamp's reason), when some content word of the question is in no quote, nor in its note's title, aliases or headings; check those quotes are about what was asked. `as_of`: a commit SHA (full, or its first 7+ digits) answers from the notes at that commit, their retirement judged as of today; an ISO time answers from the brain and the claims valid then."""
-        return run_tool(lambda: asked(tools.ask(question, k, as_of, None, door, seat=client_turn(ctx))))
+        return run_tool(lambda: asked(tools.ask(question, k, as_of, door=door, seat=client_turn(ctx))))
 
     @mcp.tool(annotations=READ)
     def brain_verify(

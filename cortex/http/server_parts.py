@@ -5,13 +5,16 @@ the console, which live below the app and so cannot import it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from cortex.brain.brain import Brain
 from cortex.brain.watcher import Editor
 from cortex.guests.queue import ProposalQueue
 from cortex.settings import Settings
 from cortex.tools.trusted import Tools
+
+if TYPE_CHECKING:  # the OAuth door is made from these parts (http.oauth.make_oauth)
+    from cortex.http.oauth import OAuthDoor
 
 __all__ = ["ServerParts", "Syncing"]
 
@@ -20,7 +23,8 @@ class Syncing(Protocol):
     """A sync the server runs beside the doors: hosted mode's remote (`store.remote.RemoteStore`),
     named by what the doors use of it, so this layer does not reach down to the store."""
 
-    display_url: str
+    @property
+    def display_url(self) -> str: ...
 
     def start(self) -> Any: ...
 
@@ -42,4 +46,4 @@ class ServerParts:
     editor: Editor | None = None  # the working-tree watcher, when the brain has a working tree
     remote: Syncing | None = None  # hosted mode's store
     health: Callable[[], dict[str, Any]] | None = None  # the full health report, for the owner
-    oauth: Any = None  # the OAuth door (http.oauth.OAuthDoor) unless CORTEX_OAUTH=off; the console's consent uses it
+    oauth: OAuthDoor | None = None  # the OAuth door unless CORTEX_OAUTH=off; the console's consent uses it

@@ -34,11 +34,14 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from cortex.index.saved import Unusable, write_atomically
+
+if TYPE_CHECKING:
+    from cortex.index.bm25 import Index
 
 __all__ = [
     "FORMAT",
@@ -367,7 +370,7 @@ class ScopeMatrix:
             starts.append(starts[-1] + n)
         self.paths = paths
         self._at: dict[str, int] | None = None
-        self.tables: dict[tuple, np.ndarray] = {}  # an index's slot -> position in `paths` (see Tools)
+        self._tables: dict[tuple[str, int, int], np.ndarray] = {}  # an index's slot -> position (`term_rows`)
         self.loc = np.concatenate(locs) if locs else np.empty(0, np.int64)
         self.spans = np.concatenate(spans) if spans else np.empty((0, 2), np.int32)
         self.starts = np.asarray(starts, dtype=np.int64)
@@ -406,6 +409,25 @@ class ScopeMatrix:
             out[is_base] = got
         if len(self.extra_scale):
             out[~is_base] = _scored(self.extra, self.extra_scale, query)[self.loc[~is_base] - self.n_base]
+        return out
+
+    def term_rows(
+        self, sha: str, index: Index, terms: Iterable[str], within: set[str] | None = None
+    ) -> dict[str, tuple[np.ndarray, int]]:
+        """Each of `terms`: the positions in this scope (`paths`, then `absent`) of the notes of
+        commit `sha` holding it, and how many notes of `within` (None: all) hold it.
+
+        An index's slot -> position table is built once per index version and kept with the
+        matrix: a set of 10,000 paths looked up one by one cost ~13 ms a query."""
+        key = (sha, id(index), len(index))
+        table = self._tables.get(key)
+        if table is None:
+            table = self._tables[key] = index.slot_table(self.paths + self.absent)
+        out: dict[str, tuple[np.ndarray, int]] = {}
+        for t in terms:
+            slots = index.matching_slots((t,), within)
+            rows = table[slots]
+            out[t] = (rows[rows >= 0], len(slots))
         return out
 
     def index(self) -> dict[str, int]:

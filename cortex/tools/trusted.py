@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, overload
 
 import numpy as np
 
@@ -39,6 +39,10 @@ from cortex.tools.listing import check_folder, folder_listing, prefix_note
 from cortex.tools.paging import corpus_page, cut_part, json_size, jsonable, page_count, part_budget
 from cortex.tools.passages import best_passage, passage_state, retired_parts
 
+if TYPE_CHECKING:
+    from cortex.meaning.arm import Closeness
+    from cortex.meaning.vectors import ScopeMatrix
+
 __all__ = [
     "CORPUS_REPLY_BYTES",
     "FRONTMATTER_BYTES",
@@ -53,6 +57,20 @@ __all__ = [
     "check_k",
     "names_after",
 ]
+
+Allow = Callable[[str], bool]  # a search filter: whether a note's path may be a hit
+
+
+class FilterKey(NamedTuple):
+    """What a search filter lets through, as the key its verdicts are kept under (the index's
+    masks, the meaning arm's): the same key, the same verdicts."""
+
+    day: dt.date
+    prefix: str | None
+    scope: tuple[str, ...] | None
+    include_working: bool
+    include_retired: bool
+
 
 MAX_K = 50
 MAX_HISTORY = 100
@@ -111,10 +129,10 @@ class Tools:
             sha, blob, note = self.brain.read(path, at)
         except NoNote:
             folder = path.strip().strip("/") + "/"
-            sha = self.brain.resolve_at(at) if at else self.brain.head()
-            if sha is None or not any(p.startswith(folder) for p in self.brain.files(sha)):
+            at_sha = self.brain.resolve_at(at) if at else self.brain.head()
+            if at_sha is None or not any(p.startswith(folder) for p in self.brain.files(at_sha)):
                 raise
-            return self.listing(folder, as_of=sha, asked=path)
+            return self.listing(folder, as_of=at_sha, asked=path)
         today = self.brain.today()
         reply: dict[str, Any] = {"sha": sha, "path": note.path, "blob": blob, "status": note.status}
         text = note.text
@@ -275,6 +293,7 @@ class Tools:
         query: str,
         k: int | None = 10,
         prefix: str | None = None,
+        *,
         include_retired: bool = False,
         as_of: str | None = None,
         scope: list[str] | None = None,
@@ -295,26 +314,26 @@ class Tools:
             if (prefix or scope is not None)
             else None
         )
-        key = (day, prefix, None if scope is None else tuple(scope), include_working)
+        key = FilterKey(day, prefix, None if scope is None else tuple(scope), include_working, include_retired)
         allow = self._allow(snap, day, prefix, scope, include_retired, include_working)
         wider = (
-            None if include_retired else (self._allow(snap, day, prefix, scope, True, include_working), (*key, True))
+            None
+            if include_retired
+            else (self._allow(snap, day, prefix, scope, True, include_working), key._replace(include_retired=True))
         )
         meaning = self.brain.meaning
         # A scope (a guest's) is scored over its own rows only: its timing owes nothing to the rest.
         close = meaning.closeness(snap, query, within, private=scope is not None) if meaning is not None else None
         if close is not None:
-            found = self._by_meaning(
-                snap, query, k, close, weights, allow, wider[0] if wider else None, within, (*key, include_retired)
-            )
+            found = self._by_meaning(snap, k, close, weights, allow, wider, within, key)
         else:
-            found = self.brain.corpus.search(snap, query, k, allow, within, (*key, include_retired), wider)
+            found = self.brain.corpus.search(snap, query, k, allow, within, key, wider)
         named = self._named(snap, query, allow, within)
         if named:  # an exact title, alias or file name comes first, whatever the scores say
             rest = [(p, sc) for p, sc in found.hits if p not in named]
             top = max((sc for _, sc in found.hits), default=0.0)
-            hits = ([(p, top) for p in sorted(named)] + rest)[: max(k, len(named))]
-            found = replace(found, hits=hits, total=max(found.total, len(named)))
+            first = ([(p, top) for p in sorted(named)] + rest)[: max(k, len(named))]
+            found = replace(found, hits=first, total=max(found.total, len(named)))
         reply: dict[str, Any] = {"sha": snap.sha, "query": query, "total": found.total}
         if prefix and scope is None:  # a guest is never told of folders outside its scope
             nothing = prefix_note(snap, prefix)
@@ -327,7 +346,7 @@ class Tools:
             reply["left_out"] = (
                 f"{left} matching note(s) in archive/ or retired were left out; pass include_retired=true to see them"
             )
-        hits = []
+        hits: list[dict[str, Any]] = []
         for path, score in found.hits:
             note = snap.notes[path]
             hit = note.summary()
@@ -352,7 +371,17 @@ class Tools:
             )
         return reply
 
-    def _by_meaning(self, snap, query, k, close, weights, allow, wider, within, key) -> SearchResult:
+    def _by_meaning(
+        self,
+        snap: Snapshot,
+        k: int,
+        close: Closeness,
+        weights: dict[str, float],
+        allow: Allow,
+        wider: tuple[Allow, FilterKey] | None,
+        within: list[str] | None,
+        key: FilterKey,
+    ) -> SearchResult:
         """Hits ordered by `ranking.fused`: the closest passage's cosine, plus the share of
         the query's words the note holds, plus its rare ones. A match is a note holding a
         query term or with a passage at RELATED or closer; `reach` counts those the default
@@ -365,22 +394,7 @@ class Tools:
         cos = np.concatenate([close.best, np.full(len(matrix.absent), RELATED, np.float32)])
         cover = np.zeros(len(cos))
         rare = np.zeros(len(cos))
-
-        def holders(index) -> dict[str, tuple[np.ndarray, int]]:
-            # Each term's notes as rows of the scope, through a slot -> row table kept with the
-            # matrix: a set of 10,000 paths looked up one by one cost ~13 ms a query.
-            key = (snap.sha, id(index), len(index))
-            table = matrix.tables.get(key)
-            if table is None:
-                table = matrix.tables[key] = index.slot_table(paths)
-            out = {}
-            for t in weights:
-                slots = index.matching_slots((t,), scope)
-                rows = table[slots]
-                out[t] = (rows[rows >= 0], len(slots))
-            return out
-
-        found = self.brain.corpus.with_index(snap, holders)
+        found = self.brain.corpus.with_index(snap, lambda index: matrix.term_rows(snap.sha, index, weights, scope))
         if scope is not None:  # a scope's own rarity: how common a word is outside it takes no part
             weights = {t: idf(len(scope), n) for t, (_, n) in found.items() if n}
         total = sum(weights.values()) or 1.0
@@ -395,14 +409,10 @@ class Tools:
         ok = self._mask(snap, matrix, paths, allow, key)
         kept = np.flatnonzero(match & ok)
         order = kept[np.lexsort((kept, -scores[kept]))][:k]
-        reach = (
-            len(kept)
-            if wider is None
-            else int((match & self._mask(snap, matrix, paths, wider, (*key[:-1], True))).sum())
-        )
+        reach = len(kept) if wider is None else int((match & self._mask(snap, matrix, paths, *wider)).sum())
         return SearchResult([(paths[i], float(scores[i])) for i in order], len(kept), reach)
 
-    def _mask(self, snap: Snapshot, matrix, paths: list[str], allow, key) -> np.ndarray:
+    def _mask(self, snap: Snapshot, matrix: ScopeMatrix, paths: list[str], allow: Allow, key: FilterKey) -> np.ndarray:
         """`allow`'s verdict on each note of `paths` (the matrix's, then those it lacks),
         kept per commit, matrix and filter key (asked once per note, not once per query: a
         live check is a date comparison)."""
@@ -415,7 +425,7 @@ class Tools:
             self._masks[cache_key] = found
         return found
 
-    def _named(self, snap: Snapshot, query: str, allow, within) -> set[str]:
+    def _named(self, snap: Snapshot, query: str, allow: Allow, within: list[str] | None) -> set[str]:
         """Notes whose title, alias or file name is the query itself (case and punctuation aside)."""
         key = name_key(query)
         if not key:
@@ -435,7 +445,7 @@ class Tools:
         scope: list[str] | None,
         include_retired: bool,
         include_working: bool = False,
-    ):
+    ) -> Allow:
         """The search filter; the index keeps its verdicts per key (see `search`), so each
         note is asked once per index version and day, not once per query. working/ holds
         intentions, not facts: left out unless asked for."""
@@ -479,22 +489,49 @@ class Tools:
 
         return corpus_page(snap, order, after, CORPUS_REPLY_BYTES, describe)
 
+    @overload
     def ask(
         self,
         question: str,
         k: int | None = None,
         as_of: str | None = None,
+        *,
+        scope: list[str] | None = None,
+        door: str = "owner",
+        seat: None = None,
+    ) -> dict[str, Any]: ...
+
+    @overload
+    def ask(
+        self,
+        question: str,
+        k: int | None = None,
+        as_of: str | None = None,
+        *,
+        scope: list[str] | None = None,
+        door: str = "owner",
+        seat: ClientTurn,
+    ) -> dict[str, Any] | SampleNeeded: ...
+
+    def ask(
+        self,
+        question: str,
+        k: int | None = None,
+        as_of: str | None = None,
+        *,
         scope: list[str] | None = None,
         door: str = "owner",
         seat: ClientTurn | None = None,
     ) -> dict[str, Any] | SampleNeeded:
-        """brain_ask. `seat`: the client's session on a trusted door, whose model may read."""
+        """brain_ask. `seat`: the client's session on a trusted door, whose model may read;
+        without one the reply is always the stamped answer (only a client's model is asked
+        between rounds)."""
         check_text(question, "question")
         if not question.strip():
             raise BadInput("question is empty")
         if len(question) > MAX_QUESTION_CHARS:
             raise BadInput(f"question is longer than {MAX_QUESTION_CHARS} characters")
-        return self.asker.ask(question, check_k(k, DEFAULT_K, MAX_ASK_K), as_of, scope, door, seat=seat)
+        return self.asker.ask(question, check_k(k, DEFAULT_K, MAX_ASK_K), as_of, scope=scope, door=door, seat=seat)
 
     def verify(
         self, answer: Any, citations: Any, question: str | None = None, as_of: str | None = None

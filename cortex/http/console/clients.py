@@ -16,7 +16,7 @@ OAuth clients with their revoke buttons.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 from urllib.parse import urlsplit
 
 from starlette.concurrency import run_in_threadpool
@@ -25,6 +25,10 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from cortex.http.console.auth import Session
+
+if TYPE_CHECKING:  # the console imports this module where it builds its routes
+    from cortex.http.console.routes import Console
+    from cortex.http.oauth import OAuthDoor
 
 __all__ = ["ClientPages", "client_routes", "form_action"]
 
@@ -45,7 +49,7 @@ def _when(t: float | None) -> str:
 
 
 class ClientPages:
-    def __init__(self, console: Any, oauth: Any):
+    def __init__(self, console: Console, oauth: OAuthDoor):
         self.console = console
         self.oauth = oauth
 
@@ -124,7 +128,7 @@ def _with_form_action(endpoint: Callable[[Request], Awaitable[Response]]) -> Cal
     return wrapped
 
 
-def client_routes(console: Any, oauth: Any) -> list[Route]:
+def client_routes(console: Console, oauth: OAuthDoor | None) -> list[Route]:
     """The OAuth pages; with CORTEX_OAUTH=off, a Clients page that says so."""
     if oauth is None:
 

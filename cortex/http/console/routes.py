@@ -301,7 +301,7 @@ class Console:
             if wait is None:
                 wait, whom = self.throttle_all.retry_after(ALL), "all addresses"
             if wait is not None:
-                response = self.render(
+                refusal = self.render(
                     request,
                     None,
                     "message.html",
@@ -310,8 +310,8 @@ class Console:
                     message=f"Too many failed sign-ins from {whom}; the passcode works again in {wait} s. "
                     "The owner token still signs in.",
                 )
-                response.headers["Retry-After"] = str(wait)
-                return response
+                refusal.headers["Retry-After"] = str(wait)
+                return refusal
             if not credential_ok(secret, self.owner_token, self.passcode):
                 self.throttle.fail(addr)
                 self.throttle_all.fail(ALL)
@@ -449,6 +449,7 @@ class Console:
     async def activity(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         q = request.query_params
         door, path, before = q.get("door", "").strip(), q.get("path", "").strip(), q.get("before", "").strip()
+        error: str | None = None
         try:
             check_text(door, "door")
             check_text(path, "path")
@@ -457,8 +458,6 @@ class Console:
             data = await run_in_threadpool(self.pages.activity, door, path, before)
         except CortexError as exc:
             data, error = {"rows": [], "next": None, "scanned": 0}, str(exc)
-        else:
-            error = None
         doors = list(KNOWN_DOORS) + ([door] if door and door not in KNOWN_DOORS else [])
         return self.render(
             request,
