@@ -683,24 +683,38 @@ def held_out_lines(
 
 
 def main(args: argparse.Namespace) -> int:
-    from cortex.app.eval_answers import load_answers
+    """`cortex eval`: retrieval figures, then (unless --no-ask) the ask figures of each reader."""
     from cortex.ask.asker import Asker
-    from cortex.ask.readers import AnthropicReader, OfflineReader
-    from cortex.settings import Settings
+    from cortex.ask.readers import OfflineReader
     from cortex.tools.trusted import Tools
 
     brain_dir = Path(args.brain_dir) if args.brain_dir else ROOT / "brain"
     questions = Path(args.questions) if args.questions else ROOT / "questions.jsonl"
     brain, qs = load(brain_dir, questions)
     tools = Tools(brain, Asker(brain, OfflineReader()))
-    by_kind = collections.Counter(q.get("kind", "?") for q in qs)
-    print(f"eval brain: {len(brain.snapshot().notes)} notes; {len(qs)} questions {dict(by_kind)}")
     reworded_file = ROOT / "reworded.jsonl"
     reworded = (
         [json.loads(line) for line in reworded_file.read_text().splitlines() if line.strip()]
         if not args.questions and reworded_file.exists()
         else []
     )
+    _retrieval_lines(brain, tools, qs, reworded)
+    claims_file = ROOT / "claims.jsonl"
+    if claims_file.exists():
+        cases = [json.loads(line) for line in claims_file.read_text().splitlines() if line.strip()]
+        print("\n".join(claims_lines(claims_part(cases))))
+    if not getattr(args, "no_ask", False):
+        _ask_lines(brain, tools, qs, reworded, questions.parent / "answers.jsonl")
+    return 0
+
+
+def _retrieval_lines(brain: Brain, tools: Tools, qs: list[dict[str, Any]], reworded: list[dict[str, Any]]) -> None:
+    """The retrieval figures: lexical only, then with the meaning arm (unless off), by kind of
+    question, on the reworded set, and the fusion rules weighed."""
+    from cortex.settings import Settings
+
+    by_kind = collections.Counter(q.get("kind", "?") for q in qs)
+    print(f"eval brain: {len(brain.snapshot().notes)} notes; {len(qs)} questions {dict(by_kind)}")
     lexical = retrieval(tools, qs)
     print(
         "lexical only (CORTEX_MEANING=off): "
@@ -732,47 +746,53 @@ def main(args: argparse.Namespace) -> int:
         )
     if brain.meaning is not None:
         print("\n".join(fusion_table(brain, tools, {"questions": qs, **({"reworded": reworded} if reworded else {})})))
-    claims_file = ROOT / "claims.jsonl"
-    if claims_file.exists():
-        cases = [json.loads(line) for line in claims_file.read_text().splitlines() if line.strip()]
-        print("\n".join(claims_lines(claims_part(cases))))
-    if not getattr(args, "no_ask", False):
-        answers = load_answers(questions.parent / "answers.jsonl")
-        notes = brain.snapshot().notes
-        print(ask_line("offline reader", ask_part(tools, qs, answers, notes)))
-        if answers:
-            print("\n".join(held_out_lines(brain, qs, answers, tools)))
-        if reworded:
-            print(ask_line("offline reader, reworded", ask_part(tools, reworded)))
-            for label, half in zip(("even half (chosen on)", "odd half (held out)"), halves(reworded)):
-                print(f"  reworded, {label}: {gold_note_line(brain, half)}")
-        model_asker = Asker(brain, OfflineReader())  # replaced below, once the stub runs
-        stub = StubMessagesServer(lambda body: (500, {}))
-        try:
-            model_asker.reader = AnthropicReader("stub-model", "eval-key-not-real", timeout=30.0, base_url=stub.url)
-            stub.respond = stub_model(brain)
-            print(ask_line("model reader, stub model", ask_part(Tools(brain, model_asker), qs, answers, notes)))
-            model_asker.sweep, model_asker.cache = 0, type(model_asker.cache)()
-            print(ask_line("model reader, stub model, CORTEX_ASK_SWEEP=0", ask_part(Tools(brain, model_asker), qs)))
-        finally:
-            stub.close()
-        client = ClientAsks(brain)
-        try:
-            replies = client.ask_all([q["question"] for q in qs])
-        finally:
-            client.close()
-        answered = dict(zip((q["question"] for q in qs), replies))
-        readers = collections.Counter(r["reader"].split("/")[0] for r in replies)
-        print(
-            ask_line(
-                f"client's model through MCP sampling, stub model; {client.requests} sampling requests, "
-                f"readers {dict(readers)}",
-                ask_part(Answered(answered), qs, answers, notes),
-            )
+
+
+def _ask_lines(
+    brain: Brain, tools: Tools, qs: list[dict[str, Any]], reworded: list[dict[str, Any]], answers_file: Path
+) -> None:
+    """The ask figures: the offline reader, a model reader (a stub model over the real SDK),
+    and the client's own model through MCP sampling (the same stub)."""
+    from cortex.app.eval_answers import load_answers
+    from cortex.ask.asker import Asker
+    from cortex.ask.readers import AnthropicReader, OfflineReader
+    from cortex.tools.trusted import Tools
+
+    answers = load_answers(answers_file)
+    notes = brain.snapshot().notes
+    print(ask_line("offline reader", ask_part(tools, qs, answers, notes)))
+    if answers:
+        print("\n".join(held_out_lines(brain, qs, answers, tools)))
+    if reworded:
+        print(ask_line("offline reader, reworded", ask_part(tools, reworded)))
+        for label, half in zip(("even half (chosen on)", "odd half (held out)"), halves(reworded)):
+            print(f"  reworded, {label}: {gold_note_line(brain, half)}")
+    model_asker = Asker(brain, OfflineReader())  # replaced below, once the stub runs
+    stub = StubMessagesServer(lambda body: (500, {}))
+    try:
+        model_asker.reader = AnthropicReader("stub-model", "eval-key-not-real", timeout=30.0, base_url=stub.url)
+        stub.respond = stub_model(brain)
+        print(ask_line("model reader, stub model", ask_part(Tools(brain, model_asker), qs, answers, notes)))
+        model_asker.sweep, model_asker.cache = 0, type(model_asker.cache)()
+        print(ask_line("model reader, stub model, CORTEX_ASK_SWEEP=0", ask_part(Tools(brain, model_asker), qs)))
+    finally:
+        stub.close()
+    client = ClientAsks(brain)
+    try:
+        replies = client.ask_all([q["question"] for q in qs])
+    finally:
+        client.close()
+    answered = dict(zip((q["question"] for q in qs), replies))
+    readers = collections.Counter(r["reader"].split("/")[0] for r in replies)
+    print(
+        ask_line(
+            f"client's model through MCP sampling, stub model; {client.requests} sampling requests, "
+            f"readers {dict(readers)}",
+            ask_part(Answered(answered), qs, answers, notes),
         )
-        if answers:
-            print(ideal_line(brain, qs, answers))
-    return 0
+    )
+    if answers:
+        print(ideal_line(brain, qs, answers))
 
 
 def halves(qs: list[dict]) -> tuple[list[dict], list[dict]]:

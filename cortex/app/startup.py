@@ -20,6 +20,7 @@ import time
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 if TYPE_CHECKING:
+    from cortex.guests.redis_process import RedisProcess
     from cortex.settings import Settings
 
 __all__ = ["ASGIApp", "Receive", "Scope", "Send", "Starting", "WAIT_S", "after_listening", "listen", "serve"]
@@ -211,7 +212,7 @@ def serve(settings: Settings) -> int:
     check_door_secrets(settings)  # a weak or shared secret: one line, before the port opens
     sock = listen(settings.host, settings.port)  # bound before the banner says where
     _exit_on_sigterm()
-    private: Any = None
+    private: RedisProcess | None = None
     state: dict[str, Any] = {}
 
     def build() -> Any:
@@ -222,18 +223,8 @@ def serve(settings: Settings) -> int:
             make_app,
         )
         from cortex.brain.lock import BrainLock
-        from cortex.guests.redis_process import NOT_INSTALLED, RedisProcess, redis_server_binary
 
-        off = None
-        if not settings.redis_url:
-            if redis_server_binary() is None:
-                off = NOT_INSTALLED
-            else:  # the embedded default: a private Redis on a unix socket, append-only
-                try:
-                    private = RedisProcess(settings.home / "redis").start()
-                    settings.redis_url = private.url
-                except RuntimeError as exc:
-                    off = f"disabled: {exc}"
+        private, off = _private_redis(settings)
         parts = assemble(settings)
         # One writer per brain: refused in one line, naming the holder, before
         # the watcher, the doors or any write start.
@@ -277,6 +268,23 @@ def serve(settings: Settings) -> int:
         if private is not None:
             private.stop()
     return 1 if app.error else 0
+
+
+def _private_redis(settings: Settings) -> tuple[RedisProcess | None, str | None]:
+    """With no REDIS_URL, the embedded default: a private Redis on a unix socket in the state
+    folder, append-only (settings.redis_url then names it); else why the guest door is off."""
+    from cortex.guests.redis_process import NOT_INSTALLED, RedisProcess, redis_server_binary
+
+    if settings.redis_url:
+        return None, None
+    if redis_server_binary() is None:
+        return None, NOT_INSTALLED
+    try:
+        private = RedisProcess(settings.home / "redis").start()
+    except RuntimeError as exc:
+        return None, f"disabled: {exc}"
+    settings.redis_url = private.url
+    return private, None
 
 
 def _warm_when_built(app: Starting, state: dict[str, Any]) -> None:

@@ -346,30 +346,34 @@ class Tools:
             reply["left_out"] = (
                 f"{left} matching note(s) in archive/ or retired were left out; pass include_retired=true to see them"
             )
-        hits: list[dict[str, Any]] = []
-        for path, score in found.hits:
-            note = snap.notes[path]
-            hit = note.summary()
-            hit["score"] = round(score, 4)
-            near = close.spans_of(path) if close is not None else []
-            heading, passage, block = best_passage(note, weights, near[0][1] if near else None)
-            if near:
-                hit["closeness"] = round(near[0][0], 4)
-            hit["heading"] = heading
-            hit["passage"] = passage
-            retired = note.retired_reason(day)
-            hit.update(passage_state(note, block, retired))
-            if retired:
-                hit["retired"] = retired
-            if in_archive(path):
-                hit["archived"] = True
-            hits.append(hit)
+        hits = [self._hit(snap.notes[path], score, weights, close, day) for path, score in found.hits]
         reply["hits"] = hits
         if found.total > len(hits):
             reply["more"] = (
                 f"{found.total - len(hits)} more matching note(s); raise k (max {MAX_K}) or narrow with prefix"
             )
         return reply
+
+    def _hit(
+        self, note: Note, score: float, weights: dict[str, float], close: Closeness | None, day: dt.date
+    ) -> dict[str, Any]:
+        """One search hit: the note's summary, its score, and the passage that best matches the
+        query (its closest by meaning, when the arm has it) with what of it is not live."""
+        hit = note.summary()
+        hit["score"] = round(score, 4)
+        near = close.spans_of(note.path) if close is not None else []
+        heading, passage, block = best_passage(note, weights, near[0][1] if near else None)
+        if near:
+            hit["closeness"] = round(near[0][0], 4)
+        hit["heading"] = heading
+        hit["passage"] = passage
+        retired = note.retired_reason(day)
+        hit.update(passage_state(note, block, retired))
+        if retired:
+            hit["retired"] = retired
+        if in_archive(note.path):
+            hit["archived"] = True
+        return hit
 
     def _by_meaning(
         self,
