@@ -34,7 +34,7 @@ import json
 import re
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -148,7 +148,7 @@ def claim_note(case: dict) -> str:
     return note if note.startswith(("---\n", "---\r\n")) else f"---\ntitle: {case['id']}\n---\n{note}"
 
 
-def claims_part(cases: list[dict]) -> list[tuple[dict, str, str]]:
+def claims_part(cases: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str, str]]:
     """(case, stamp, reason) for each case of eval/claims.jsonl, stamped by brain_verify: every
     case's note in one brain at `claim_path`, its answer with its quotes cited."""
     from cortex.ask.asker import Asker
@@ -156,7 +156,7 @@ def claims_part(cases: list[dict]) -> list[tuple[dict, str, str]]:
 
     files = {claim_path(c): claim_note(c).encode() for c in cases}
     asker = Asker(_brain(files, "claims"), OfflineReader())
-    out = []
+    out: list[tuple[dict[str, Any], str, str]] = []
     for c in cases:
         reply = asker.verify(c["answer"], [{"path": claim_path(c), "quote": q} for q in c["quotes"]])
         out.append((c, reply["stamp"], reply["stamp_reason"]))
@@ -313,7 +313,7 @@ def retrieval(tools: Tools, qs: list[dict[str, Any]]) -> dict[str, Any]:
 class Asks(Protocol):
     """What `ask_part` asks: `Tools`, or the replies a client's model gave over MCP."""
 
-    def ask(self, question: str) -> dict[str, Any]: ...
+    def ask(self, question: str) -> Mapping[str, Any]: ...
 
 
 class Answered:

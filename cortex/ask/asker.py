@@ -29,7 +29,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from cortex.ask.neutralize import neutralize_answer
 from cortex.ask.pack import Pack, build_pack, distinctive, passage_pack, question_terms, rarity, variants
 from cortex.ask.quotes import check_quote
 from cortex.ask.readers import CLIENT_TIMEOUT_S, ClientTurn, Reader, ReaderReply, client_request
+from cortex.ask.replies import AskReply, LeadEntry, QuoteEntry, VerifyReply
 from cortex.ask.stamps import NOT_IN_BRAIN, UNVERIFIED, QuoteCheck, overall_stamp
 from cortex.brain.brain import Brain
 from cortex.errors import BadInput
@@ -335,7 +336,7 @@ class Asker:
         scope: list[str] | None = None,
         door: str = "owner",
         seat: ClientTurn | None = None,
-    ) -> dict[str, Any] | SampleNeeded:
+    ) -> AskReply | SampleNeeded:
         """The stamped answer; or, when the client's model is to read and has not yet,
         the sampling request to send it (`SampleNeeded`): the door asks, and calls again
         with `seat.reply` set. `seat`: the client session of a trusted door, else None.
@@ -347,7 +348,7 @@ class Asker:
         key = cache_key(question, snap.sha, self._how(chosen), k, door, scope, chosen.day.isoformat())
         cached = self.cache.get(key) if chosen.turn is None else None
         if cached is not None:
-            return dict(cached, cached=True, **({"reader_note": passed} if passed else {}))
+            return _answered(cached, cached=True, passed=passed)
         found = self._retrieve(question, k, chosen, scope, guest=door.startswith("guest:"))
         done = self._read(question, k, chosen, found)
         if isinstance(done, SampleNeeded):
@@ -367,8 +368,7 @@ class Asker:
         result["sha"] = snap.sha
         if result["stamp"] != UNVERIFIED and not result["reader"].startswith("client:"):
             self.cache.set(key, result)
-        passed = done.passed
-        return dict(result, cached=False, **({"reader_note": passed} if passed else {}))
+        return _answered(result, cached=False, passed=done.passed)
 
     def _choose(self, question: str, as_of: str | None, seat: ClientTurn | None) -> _Chosen:
         """Who reads (`order`; None: the client's model, through `seat`) and at which commit:
@@ -508,7 +508,7 @@ class Asker:
 
     def verify(
         self, answer: str, citations: list[dict[str, Any]], question: str | None = None, as_of: str | None = None
-    ) -> dict[str, Any]:
+    ) -> VerifyReply:
         """Stamp an answer some other reader wrote (brain_verify): each `{path, quote}` is
         checked as brain_ask's quotes are, against the note at the served SHA masked as
         replies show it (a quote copied from a masked reply verifies, and no quote can
@@ -548,7 +548,7 @@ class Asker:
         stamp, why = overall_stamp(checks, False, 0, answer)
         flag, why = _addressing(snap, question, checks, why) if question else ({}, why)
         notes = len(cited)
-        return {
+        reply: dict[str, Any] = {
             "answer": neutralize_answer(answer),
             "stamp": stamp,
             "stamp_reason": why,
@@ -562,6 +562,7 @@ class Asker:
             "reader": "caller",
             "sha": snap.sha,
         }
+        return cast(VerifyReply, reply)  # the fields VerifyReply names, each of its type
 
     def _successor(self, snap: Snapshot, note: Note, day: dt.date, dated: bool) -> Note | None:
         """The note `note.superseded_by` names at `snap`, masked, when brain_ask could read it
@@ -752,9 +753,18 @@ class Asker:
         return sorted(leads.values(), key=lambda x: (not x.near(), -x.words, -(x.cosine or 0.0), x.path))
 
 
-def lead_entry(lead: Lead) -> dict[str, Any]:
+def _answered(result: dict[str, Any], *, cached: bool, passed: str) -> AskReply:
+    """An ask's reply as sent: the stamped result (as cached, or just made), whether it came
+    from the cache, and why a reader before the one that read was passed over."""
+    reply = cast(AskReply, dict(result, cached=cached))  # `_stamp`'s fields, each of its type
+    if passed:
+        reply["reader_note"] = passed
+    return reply
+
+
+def lead_entry(lead: Lead) -> LeadEntry:
     """One lead of a reply: where the passage is and how close it came."""
-    entry: dict[str, Any] = {"path": lead.path, "heading": lead.heading, "words": round(lead.words, 2)}
+    entry: LeadEntry = {"path": lead.path, "heading": lead.heading, "words": round(lead.words, 2)}
     if lead.cosine is not None:
         entry["cosine"] = round(lead.cosine, 2)
     return entry
@@ -806,9 +816,9 @@ def check_citations(answer: Any, citations: Any, question: Any) -> list[tuple[st
     return out
 
 
-def quote_entry(quote: str, check: QuoteCheck) -> dict[str, Any]:
+def quote_entry(quote: str, check: QuoteCheck) -> QuoteEntry:
     """One quote of a reply: the quote, its stamp and why, where it was found."""
-    entry: dict[str, Any] = {
+    entry: QuoteEntry = {
         "quote": quote,
         "stamp": check.stamp,
         "reason": check.reason,

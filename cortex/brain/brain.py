@@ -18,10 +18,14 @@ from cortex.brain.contents_page import (
     is_generated_contents_page,
 )
 from cortex.brain.note_writes import (
+    CaptureReply,
     LinksMoved,
+    WriteMode,
+    WriteReply,
     WriteRequest,
     note_changes,
     push_fields,
+    push_note,
     write_body,
     write_reply,
     write_request,
@@ -324,7 +328,7 @@ class Brain:
     def write(
         self,
         path: str,
-        mode: str,
+        mode: WriteMode,
         actor: Actor,
         *,
         content: str | None = None,
@@ -332,7 +336,7 @@ class Brain:
         to: str | None = None,
         expected_blob: str | None = None,
         reason: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> WriteReply:
         """Apply one write mode to one note as exactly one commit."""
         req = write_request(path, mode, content, find, to, expected_blob, reason, self.stored_path)
         touched = [req.path] + ([req.target] if req.target else [])
@@ -456,7 +460,7 @@ class Brain:
                 out[source] = new.encode("utf-8")
         return out
 
-    def _replayed(self, sha: str, path: str, mode: str) -> dict[str, Any]:
+    def _replayed(self, sha: str, path: str, mode: WriteMode) -> WriteReply:
         return {
             "sha": sha,
             "path": path,
@@ -466,7 +470,7 @@ class Brain:
             "note": f"this request_id was already applied in commit {sha}; nothing was written again",
         }
 
-    def capture(self, text: str, actor: Actor, tags: list[str] | None = None) -> dict[str, Any]:
+    def capture(self, text: str, actor: Actor, tags: list[str] | None = None) -> CaptureReply:
         """Append a `## HH:MM · tags` entry to today's log in the brain's time zone."""
         check_content(text)
         if not text.strip():
@@ -493,17 +497,29 @@ class Brain:
         try:
             result = self._commit(change, f"{actor.tool}: append {path}", actor)
         except AlreadyApplied as done:
-            return self._replayed(done.sha, path, "append")
+            r = self._replayed(done.sha, path, "append")
+            return {
+                "sha": r["sha"],
+                "path": path,
+                "mode": "append",
+                "blob": r["blob"],
+                "replayed": True,
+                "note": r["note"],
+            }
         self._sync_workdir(result)
-        return {
+        reply: CaptureReply = {
             "sha": result.sha,
             "parent": result.parent,
             "path": path,
             "heading": heading,
             "blob": result.new_blobs.get(path),
             "replaced_blob": result.old_blobs.get(path),
-            **push_fields(result),
         }
+        if result.push:
+            reply["push"] = result.push
+            if result.push == "pending":
+                reply["push_note"] = push_note(result)
+        return reply
 
     def _page_is_ours(self, blob: str) -> bool:
         if blob not in self._own_page:

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast, overload
 
 import numpy as np
 
 from cortex.ask.asker import DEFAULT_K, Asker, SampleNeeded
 from cortex.ask.readers import ClientTurn
 from cortex.brain.brain import Brain
+from cortex.brain.note_writes import WriteMode
 from cortex.brain.trailers import Actor, check_request_id
 from cortex.brain.working_state import Working
 from cortex.errors import BadInput, NoNote
@@ -34,10 +35,24 @@ from cortex.notes.redact import redact
 from cortex.notes.working import in_working
 from cortex.tools.boot import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES, MIN_CONTEXT_BYTES, boot_context
 from cortex.tools.handoff import context_items, handoff
-from cortex.tools.linking import dangling_reply, links_reply
+from cortex.tools.linking import Dangling, dangling_reply, links_reply
 from cortex.tools.listing import check_folder, folder_listing, prefix_note
 from cortex.tools.paging import corpus_page, cut_part, json_size, jsonable, page_count, part_budget
 from cortex.tools.passages import best_passage, passage_state, retired_parts
+from cortex.tools.replies import (
+    AskReply,
+    CaptureReply,
+    ContextReply,
+    CorpusReply,
+    HandoffReply,
+    HistoryReply,
+    ListReply,
+    ReadReply,
+    SearchReply,
+    VerifyReply,
+    WorkingReply,
+    WriteReply,
+)
 
 if TYPE_CHECKING:
     from cortex.meaning.arm import Closeness
@@ -114,9 +129,7 @@ class Tools:
 
     # -- read and write ---------------------------------------------------
 
-    def read(
-        self, path: str, at: str | None = None, heading: str | None = None, page: int | None = None
-    ) -> dict[str, Any]:
+    def read(self, path: str, at: str | None = None, heading: str | None = None, page: int | None = None) -> ReadReply:
         """One note at the head (or `at`): text in pages of about 100 KB, or one section
         with `heading`; with its tags, aliases, outgoing [[links]] and backlinks at that SHA."""
         if heading is not None:
@@ -124,7 +137,7 @@ class Tools:
         if page is not None and (not isinstance(page, int) or isinstance(page, bool) or page < 1):
             raise BadInput("page must be a whole number from 1")
         if isinstance(path, str) and path.endswith("/") and path.strip("/"):
-            return self.listing(path, as_of=at, asked=path)  # a folder's path: its listing
+            return cast(ReadReply, self.listing(path, as_of=at, asked=path))  # a folder's path: its listing
         try:
             sha, blob, note = self.brain.read(path, at)
         except NoNote:
@@ -132,7 +145,7 @@ class Tools:
             at_sha = self.brain.resolve_at(at) if at else self.brain.head()
             if at_sha is None or not any(p.startswith(folder) for p in self.brain.files(at_sha)):
                 raise
-            return self.listing(folder, as_of=at_sha, asked=path)
+            return cast(ReadReply, self.listing(folder, as_of=at_sha, asked=path))
         today = self.brain.today()
         reply: dict[str, Any] = {"sha": sha, "path": note.path, "blob": blob, "status": note.status}
         text = note.text
@@ -189,11 +202,11 @@ class Tools:
             reply["frontmatter_error"] = note.frontmatter_error
         if note.unreadable:
             reply["unreadable"] = note.unreadable
-        return reply
+        return cast(ReadReply, reply)  # the fields ReadReply names, each of its type
 
     def listing(
         self, folder: str | None = None, after: str | None = None, as_of: str | None = None, asked: str | None = None
-    ) -> dict[str, Any]:
+    ) -> ListReply:
         """brain_list: one folder's subfolders and files at the head (or `as_of`), paged.
         `asked`: the path brain_read was given, when it named a folder."""
         name = check_folder(folder)
@@ -204,7 +217,7 @@ class Tools:
                 f"{asked} is a folder, not a note: here is its listing; brain_read one of its paths, "
                 "or brain_list with after= for more"
             )
-        return reply
+        return cast(ListReply, reply)
 
     def _links(self, sha: str, note: Note) -> dict[str, Any]:
         """The note's outgoing [[links]] (resolved at `sha`) and the notes linking to it."""
@@ -223,14 +236,14 @@ class Tools:
         self,
         actor: Actor,
         path: str,
-        mode: str,
+        mode: WriteMode,
         content: str | None = None,
         find: str | None = None,
         to: str | None = None,
         expected_blob: str | None = None,
         reason: str | None = None,
         request_id: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> WriteReply:
         actor = replace(actor, request=check_request_id(request_id))
         reply = self.brain.write(
             path, mode, actor, content=content, find=find, to=to, expected_blob=expected_blob, reason=reason
@@ -239,7 +252,7 @@ class Tools:
             reply.update(self._dangling(reply["sha"], reply.get("to") or reply["path"]))
         return reply
 
-    def _dangling(self, sha: str, path: str) -> dict[str, Any]:
+    def _dangling(self, sha: str, path: str) -> Dangling:
         """The written note's [[links]] that point to no note at the commit it made."""
         corpus = self.brain.corpus
         if corpus.built() is None:  # never wait for the first build: say the links were not checked
@@ -248,11 +261,11 @@ class Tools:
 
     def capture(
         self, actor: Actor, text: str, tags: list[str] | None = None, request_id: str | None = None
-    ) -> dict[str, Any]:
+    ) -> CaptureReply:
         actor = replace(actor, request=check_request_id(request_id))
         return self.brain.capture(text, actor, tags)
 
-    def history(self, path: str | None = None, limit: int | None = None, before: str | None = None) -> dict[str, Any]:
+    def history(self, path: str | None = None, limit: int | None = None, before: str | None = None) -> HistoryReply:
         limit = check_k(limit, 20, MAX_HISTORY)
         if path is not None:
             check_text(path, "path")
@@ -279,7 +292,7 @@ class Tools:
         }
         if more:
             reply["more"] = f"older commits remain; call again with before={commits[-1].sha}"
-        return reply
+        return cast(HistoryReply, reply)
 
     # -- finding ----------------------------------------------------------
 
@@ -298,7 +311,7 @@ class Tools:
         as_of: str | None = None,
         scope: list[str] | None = None,
         include_working: bool = False,
-    ) -> dict[str, Any]:
+    ) -> SearchReply:
         check_text(query, "query")
         include_working = include_working and scope is None  # no guest ever reaches working/
         if prefix is not None:
@@ -352,7 +365,7 @@ class Tools:
             reply["more"] = (
                 f"{found.total - len(hits)} more matching note(s); raise k (max {MAX_K}) or narrow with prefix"
             )
-        return reply
+        return cast(SearchReply, reply)
 
     def _hit(
         self, note: Note, score: float, weights: dict[str, float], close: Closeness | None, day: dt.date
@@ -470,7 +483,7 @@ class Tools:
 
     def corpus(
         self, paths: list[str] | None = None, query: str | None = None, k: int | None = None, after: str | None = None
-    ) -> dict[str, Any]:
+    ) -> CorpusReply:
         if (paths is None) == (query is None):
             raise BadInput("give either paths or query, not both and not neither")
         snap = self.brain.snapshot()
@@ -491,7 +504,7 @@ class Tools:
             retired = note.retired_reason(today)
             return {**({"retired": retired} if retired else {}), **retired_parts(note)}
 
-        return corpus_page(snap, order, after, CORPUS_REPLY_BYTES, describe)
+        return cast(CorpusReply, corpus_page(snap, order, after, CORPUS_REPLY_BYTES, describe))
 
     @overload
     def ask(
@@ -503,7 +516,7 @@ class Tools:
         scope: list[str] | None = None,
         door: str = "owner",
         seat: None = None,
-    ) -> dict[str, Any]: ...
+    ) -> AskReply: ...
 
     @overload
     def ask(
@@ -515,7 +528,7 @@ class Tools:
         scope: list[str] | None = None,
         door: str = "owner",
         seat: ClientTurn,
-    ) -> dict[str, Any] | SampleNeeded: ...
+    ) -> AskReply | SampleNeeded: ...
 
     def ask(
         self,
@@ -526,7 +539,7 @@ class Tools:
         scope: list[str] | None = None,
         door: str = "owner",
         seat: ClientTurn | None = None,
-    ) -> dict[str, Any] | SampleNeeded:
+    ) -> AskReply | SampleNeeded:
         """brain_ask. `seat`: the client's session on a trusted door, whose model may read;
         without one the reply is always the stamped answer (only a client's model is asked
         between rounds)."""
@@ -537,15 +550,13 @@ class Tools:
             raise BadInput(f"question is longer than {MAX_QUESTION_CHARS} characters")
         return self.asker.ask(question, check_k(k, DEFAULT_K, MAX_ASK_K), as_of, scope=scope, door=door, seat=seat)
 
-    def verify(
-        self, answer: Any, citations: Any, question: str | None = None, as_of: str | None = None
-    ) -> dict[str, Any]:
+    def verify(self, answer: Any, citations: Any, question: str | None = None, as_of: str | None = None) -> VerifyReply:
         """brain_verify: stamp an answer the client's own model wrote from the notes."""
         if question is not None and len(question) > MAX_QUESTION_CHARS:
             raise BadInput(f"question is longer than {MAX_QUESTION_CHARS} characters")
         return self.asker.verify(answer, citations, question, as_of)
 
-    def context(self, project: str | None = None, budget: int | None = None) -> dict[str, Any]:
+    def context(self, project: str | None = None, budget: int | None = None) -> ContextReply:
         if budget is None:
             budget = CONTEXT_REPLY_BYTES
         if not isinstance(budget, int) or isinstance(budget, bool) or budget < MIN_CONTEXT_BYTES:
@@ -561,15 +572,15 @@ class Tools:
             reply["open_items_left_out"] = (
                 f"{left} open item(s) over the budget; brain_working(action='list') or brain_handoff lists them"
             )
-        return reply
+        return cast(ContextReply, reply)
 
-    def working_state(self, actor: Actor, action: str, **args: Any) -> dict[str, Any]:
+    def working_state(self, actor: Actor, action: str, **args: Any) -> WorkingReply:
         """brain_working: add, list, file, drop or touch an item, one commit a change."""
-        return self.working.act(actor, action, **args)
+        return cast(WorkingReply, self.working.act(actor, action, **args))
 
-    def handoff(self, project: str, budget: int | None = None) -> dict[str, Any]:
+    def handoff(self, project: str, budget: int | None = None) -> HandoffReply:
         check_text(project, "project")
-        return handoff(self.brain, project, budget)
+        return cast(HandoffReply, handoff(self.brain, project, budget))
 
 
 def _names_of(note: Any) -> set[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 from urllib.parse import quote
@@ -627,7 +628,7 @@ class Console:
         )
 
 
-def _said(found: dict[str, Any]) -> list[str]:
+def _said(found: Mapping[str, Any]) -> list[str]:
     """What a search reply says besides its hits, for a person with this page's form: its
     `left_out` points at the "retired too" box, not at include_retired; `more` is the page's own."""
     said = []
