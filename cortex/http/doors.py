@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import re
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Protocol
 
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
@@ -44,12 +44,32 @@ from cortex.http.mcp_tools import trusted_server
 from cortex.settings import Settings, allowed
 from cortex.tools.trusted import Tools
 
-if TYPE_CHECKING:  # each is built by the app layer and handed in
-    from cortex.http.guest_door import GuestDoors
-    from cortex.http.oauth import OAuthDoor
+
+class GuestDoorSet(Protocol):
+    """The guest doors (`http.guest_door.GuestDoors`), as the router uses them."""
+
+    def servers(self) -> list[MCPServer]: ...
+
+    def lookup(self, secret: str) -> ASGIApp | None: ...
+
+
+class OAuthEntry(Protocol):
+    """The OAuth door (`http.oauth.OAuthDoor`), as the router uses it."""
+
+    server: MCPServer  # the owner's tools, recording the OAuth client's registered name
+    mcp_app: ASGIApp
+
+    async def serve_route(self, scope: Scope, receive: Receive, send: Send, host: str) -> None: ...
+
+    async def authenticate(self, scope: Scope, host: str) -> bool: ...
+
+    def metadata_url(self, host: str) -> str | None: ...
+
 
 __all__ = [
     "DoorRouter",
+    "GuestDoorSet",
+    "OAuthEntry",
     "OAUTH_PATHS",
     "OAUTH_PROBES",
     "SEND_TOKEN",
@@ -79,7 +99,7 @@ class DoorRouter:
         guest_lookup: Callable[[str], ASGIApp | None] | None = None,
         hosts: list[str] | None = None,
         origins: list[str] | None = None,
-        oauth: OAuthDoor | None = None,
+        oauth: OAuthEntry | None = None,
     ):
         self.app = app
         self.oauth = oauth  # http.oauth.OAuthDoor, or None with CORTEX_OAUTH=off
@@ -261,11 +281,11 @@ def build_app(
     owner_token: str,
     url_secret: str | None,
     review: Review | None = None,
-    guest_doors: GuestDoors | None = None,
+    guest_doors: GuestDoorSet | None = None,
     extra_routes: list[Route] | None = None,
     health: Callable[[], dict[str, Any]] | None = None,
     on_startup: list[Callable[[], Any]] | None = None,
-    oauth: OAuthDoor | None = None,
+    oauth: OAuthEntry | None = None,
 ) -> DoorRouter:
     """The whole HTTP app. Build a fresh one per server: each MCP session manager runs once.
     `oauth`: the OAuth door (`http.oauth.make_oauth`), or None for the owner token alone."""

@@ -5,16 +5,13 @@ the console, which live below the app and so cannot import it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from cortex.brain.brain import Brain
 from cortex.brain.watcher import Editor
 from cortex.guests.queue import ProposalQueue
 from cortex.settings import Settings
 from cortex.tools.trusted import Tools
-
-if TYPE_CHECKING:  # the OAuth door is made from these parts (http.oauth.make_oauth)
-    from cortex.http.oauth import OAuthDoor
 
 __all__ = ["ServerParts", "Syncing"]
 
@@ -46,4 +43,6 @@ class ServerParts:
     editor: Editor | None = None  # the working-tree watcher, when the brain has a working tree
     remote: Syncing | None = None  # hosted mode's store
     health: Callable[[], dict[str, Any]] | None = None  # the full health report, for the owner
-    oauth: OAuthDoor | None = None  # the OAuth door unless CORTEX_OAUTH=off; the console's consent uses it
+    # The OAuth door (http.oauth.OAuthDoor, made from these parts by make_oauth) unless
+    # CORTEX_OAUTH=off; the console's consent page uses it.
+    oauth: Any = None
