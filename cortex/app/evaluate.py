@@ -350,10 +350,10 @@ def ask_part(
     absent_stamps: collections.Counter = collections.Counter()
     for q in qs:
         r = tools.ask(q["question"])
-        stamps[r["stamp"]] += 1
+        stamps[str(r["stamp"])] += 1
         if not q["gold"]:
             absent_nib += r["stamp"] == "NOT IN BRAIN"
-            absent_stamps[r["stamp"]] += 1
+            absent_stamps[str(r["stamp"])] += 1
             continue
         answerable_nib += r["stamp"] == "NOT IN BRAIN"
         led += bool({x["path"] for x in r.get("leads", ())} & set(q["gold"]))
@@ -425,7 +425,7 @@ def ideal_line(brain: Brain, qs: list[dict[str, Any]], answers: dict[str, Any]) 
     for question in gold:
         r = tools.ask(question)
         if question in reader.found:
-            stamps[r["stamp"]] += 1
+            stamps[str(r["stamp"])] += 1
     held, n = len(reader.found), len(gold)
     return (
         f"ask (ideal reader: quotes the packed gold line holding the gold fact): the packs held one for "
