@@ -31,6 +31,7 @@ import itertools
 import json
 import struct
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -348,6 +349,7 @@ class ScopeMatrix:
         extra_rows = 0
         self.absent: list[str] = []  # the scope's notes without vectors yet: found by words only
         self.serial = next(_SERIALS)  # names this matrix in caches kept beside it (Tools' masks)
+        self.made = time.monotonic()
         for path, blob in blobs_by_path:
             rows = store.get(blob)
             if rows is None or not len(rows):
