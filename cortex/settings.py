@@ -551,6 +551,7 @@ def keep_header_file(home: Path, token: str) -> Path:
             return path
     except OSError:
         pass
+    home.mkdir(parents=True, exist_ok=True)
     write_atomic(path, line, mode=0o600)
     return path
 

@@ -63,13 +63,16 @@ def _pids(proc: Path) -> list[str]:
 
 
 def _command(folder: Path, limit: int = 120) -> str:
-    """A process's command line, shortened: the program's own name, then its arguments."""
+    """A process's command line, shortened: the program's own name, then its arguments. A script
+    run by its interpreter's shebang (`cortex`, installed) is named for the script."""
     try:
         argv = [a.decode(errors="replace") for a in (folder / "cmdline").read_bytes().split(b"\0") if a]
     except OSError:
         argv = []
     if not argv:
         return "its command line is hidden"
+    if Path(argv[0]).name.startswith("python") and len(argv) > 1 and not argv[1].startswith("-"):
+        argv = argv[1:]
     argv[0] = Path(argv[0]).name
     text = " ".join(argv)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -181,12 +182,13 @@ def test_a_second_private_redis_on_one_folder_refuses(tmp_path):
     folder = tmp_path / "redis"
     first = RedisProcess(folder).start()
     try:
-        with pytest.raises(RuntimeError, match="already running on"):
+        refusal = re.escape(f"another Cortex (PID {os.getpid()}) runs a redis-server on the data folder {folder}")
+        with pytest.raises(RuntimeError, match=refusal):
             RedisProcess(folder).start()
         assert first.ping()  # the first one's socket was not touched
         # Even with its socket file gone, the folder stays the first one's.
         first.socket_path.unlink()
-        with pytest.raises(RuntimeError, match="another Cortex runs a redis-server on the data folder"):
+        with pytest.raises(RuntimeError, match=refusal):
             RedisProcess(folder).start()
     finally:
         first.stop()
