@@ -9,7 +9,6 @@ two brains each get a private Redis and a queue of their own.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -20,7 +19,7 @@ import pytest
 import redis
 from conftest import TOKEN, call
 from guestkit import need_redis
-from reliakit import ROOT, ServeProcess, post_initialize
+from reliakit import ServeProcess, post_initialize, run_cortex
 
 from cortex.app.brain_setup import init_brain
 from cortex.guests.redis_process import RedisProcess, redis_server_binary
@@ -30,16 +29,8 @@ pytestmark = pytest.mark.slow  # each case starts processes
 
 def second_serve(home: Path, brain: Path, port: int) -> tuple[int, list[str]]:
     """A second `cortex serve`, run to its end: (return code, stderr lines)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "REDIS_"))}
-    env.update(CORTEX_HOME=str(home), CORTEX_BRAIN=str(brain), CORTEX_TOKEN=TOKEN, CORTEX_MEANING="off")
-    r = subprocess.run(
-        [sys.executable, "-m", "cortex.cli", "serve", "--port", str(port)],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    env = {"CORTEX_HOME": str(home), "CORTEX_BRAIN": str(brain), "CORTEX_TOKEN": TOKEN, "CORTEX_MEANING": "off"}
+    r = run_cortex("serve", "--port", str(port), env=env)
     return r.returncode, r.stderr.strip().splitlines()
 
 
@@ -103,16 +94,8 @@ def test_a_port_another_server_holds_is_refused_naming_that_process(tmp_path):
 
 def guest_add(home: Path, brain: Path, name: str, scope: str) -> str:
     """`cortex guest add NAME --brain BRAIN`; the guest's door secret."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "REDIS_"))}
-    env.update(CORTEX_HOME=str(home))
-    r = subprocess.run(
-        [sys.executable, "-m", "cortex.cli", "guest", "add", name, "--brain", str(brain), "--scope", scope],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
+    r = run_cortex(
+        "guest", "add", name, "--brain", str(brain), "--scope", scope, env={"CORTEX_HOME": str(home)}, check=True
     )
     return re.search(r"^/g/([^/\s]+)/mcp$", r.stdout, re.M).group(1)
 
