@@ -34,6 +34,7 @@ __all__ = [
     "Settings",
     "allowed",
     "check_door_secrets",
+    "default_home",
     "identity",
     "keep_header_file",
     "load_or_make_secret",
@@ -244,6 +245,11 @@ def _model_cache(values: dict[str, Any], env: dict[str, str]) -> Path:
     return (Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cortex" / "models").expanduser()
 
 
+def default_home() -> Path:
+    """The state folder when CORTEX_HOME is unset."""
+    return Path.home() / ".cortex"
+
+
 @dataclass
 class Settings:
     """Every setting; `from_env` reads them, the fields' declarations say how."""
@@ -253,7 +259,7 @@ class Settings:
         "state folder: generated secrets (0600 files), the default brain, the saved index (`index/`)",
         read=path,
         shown="`~/.cortex`",
-        derive=lambda values, env: Path.home() / ".cortex",
+        derive=lambda values, env: default_home(),
     )
     brain: Path = setting(
         "CORTEX_BRAIN",

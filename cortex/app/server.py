@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from cortex.app.brain_setup import make_meaning, open_brain
@@ -17,6 +16,7 @@ from cortex.settings import (
     SECRET_FILES,
     Settings,
     check_door_secrets,
+    default_home,
     keep_header_file,
     load_or_make_secret,
 )
@@ -214,8 +214,7 @@ def _http_config(url: str, token: str) -> dict[str, Any]:
 def _cortex_token(s: Settings, *flags: str) -> str:
     """The `cortex token` command that prints this server's secret from any shell: with the
     state folder named when it is not the default one."""
-    default = Path.home() / ".cortex"
-    prefix = "" if s.home == default else f"CORTEX_HOME={_sh(str(s.home))} "
+    prefix = "" if s.home == default_home() else f"CORTEX_HOME={_sh(str(s.home))} "
     return prefix + " ".join(["cortex token", *flags])
 
 

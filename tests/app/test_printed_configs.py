@@ -245,3 +245,17 @@ def test_the_readme_inspector_line_for_node_before_22_works_as_printed(tmp_path)
         assert OWNER_TOOLS <= {t["name"] for t in json.loads(out)["tools"]}
     finally:
         server.stop()
+
+
+def test_with_the_default_state_folder_the_lines_say_plain_cortex_token(tmp_path, monkeypatch):
+    from cortex.app.server import assemble, banner
+    from cortex.settings import Settings
+
+    monkeypatch.setenv("HOME", str(tmp_path))  # ~/.cortex is the state folder
+    env = {"HOME": str(tmp_path), "CORTEX_MEANING": "off"}
+    assemble(Settings.from_env(env))  # the first start makes the brain and the token
+    again = banner(assemble(Settings.from_env(env)))
+    assert '--header "Authorization: Bearer $(cortex token)"' in again
+    assert 'echo "http://127.0.0.1:8765/s/$(cortex token --url-secret)/mcp"' in again
+    assert "CORTEX_HOME=" not in again
+    assert f'"--header-file", "{tmp_path / ".cortex" / "owner-header"}"' in again
