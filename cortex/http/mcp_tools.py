@@ -132,14 +132,28 @@ def storage_error(exc: BaseException) -> str:
 
 
 class OneLineMCPServer(MCPServer):
-    """An MCPServer whose argument errors are one line, like every other refusal.
+    """An MCPServer whose argument errors are one line, like every other refusal, and which
+    refuses an argument its tool does not take.
 
     The SDK returns pydantic's multi-line report (with a documentation URL and the
     rejected value); a client model reads one line better, and the value is the
-    caller's own data, not worth echoing.
+    caller's own data, not worth echoing. The SDK drops an unknown argument without a
+    word, so a misspelt or retired one (brain_read's old `at`) read the head instead of
+    the commit asked for; it is refused, naming what the tool takes.
     """
 
+    _takes: dict[str, list[str]] | None = None  # each tool's parameters, from its listed schema
+
     async def call_tool(self, name, arguments, context=None):
+        if self._takes is None or name not in self._takes:
+            self._takes = {t.name: list(t.input_schema.get("properties", {})) for t in await self.list_tools()}
+        takes = self._takes.get(name)
+        unknown = sorted(set(arguments or {}) - set(takes)) if takes is not None else []
+        if unknown:
+            raise ToolError(
+                f"Error executing tool {name}: invalid arguments: {', '.join(unknown)}: not a parameter of "
+                f"{name}, which takes {', '.join(takes) or 'none'}"
+            )
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -226,7 +240,6 @@ def trusted_server(
     def brain_read(
         path: Path_,
         as_of: When = None,
-        at: Annotated[str | None, Field(description="Old name of as_of, still accepted")] = None,
         heading: Annotated[
             str | None,
             Field(
@@ -245,7 +258,7 @@ def trusted_server(
         ] = None,
     ) -> dict[str, Any]:
         """Read one note (archive/ included): text, blob id, frontmatter, status, tags, aliases, its [[links]] and the notes linking to it, at the SHA named in the reply. A note over about 80 KB comes in pages (`page`, `next_page`, `more` say so); `heading` reads one section. A folder's path (notes/) answers with its listing, as brain_list does; a path that names nothing is refused with the nearest paths. retired (why) and retired_parts (lines under a banner, struck text, old wording, hidden text) say what of the text is not live: do not answer from it."""
-        return run_tool(lambda: tools.read(path, as_of or at, heading, page))
+        return run_tool(lambda: tools.read(path, as_of, heading, page))
 
     @mcp.tool(annotations=WRITE)
     def brain_write(

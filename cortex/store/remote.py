@@ -290,7 +290,7 @@ def open_hosted(settings: Settings) -> RemoteStore:
 
     An empty remote gives an empty clone; `brains.open_brain` seeds it.
     """
-    path = Path(settings.home) / "remote-clone.git"
+    path = settings.served_repository()
     auth = Auth(settings.remote_token, settings.remote_user)
     store = RemoteStore.open(path, settings.remote, auth, settings.branch, fetch_interval=settings.fetch_interval)
     settings.brain = path
