@@ -19,7 +19,10 @@ those calls' latencies during it and after it (when search is by meaning), and t
 RSS of the server and of its embedding workers. --short makes every note about 800 bytes
 (one or two passages), so a 10,000-note brain embeds in minutes.
 
-Usage: python -m bench.vault_bench [--notes 1000] [--runs 5] [--meaning [--short]] [--ask-against DIR]
+With --footprint: lexical search p50 idle (meaning off), a first start that embeds it all, and
+a restart on the saved vectors: the server's RSS with meaning ready and meaning search p50.
+
+Usage: python -m bench.vault_bench [--notes 1000] [--runs 5] [--meaning | --footprint [--short]] [--ask-against DIR]
 """
 
 from __future__ import annotations
@@ -287,6 +290,50 @@ def one_meaning_start(repo: Path, home: Path) -> dict[str, float]:
         proc.wait(timeout=60)
 
 
+async def lexical_calls(url: str, n: int = 40) -> list[float]:
+    """Seconds of each of `n` brain_search calls of two common words, after one untimed call."""
+    rng = random.Random(7)
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=120)
+    out = []
+    async with Client(streamable_http_client(url, http_client=http)) as client:
+        await client.call_tool("brain_search", {"query": "garden bees"})
+        for _ in range(n):
+            t = time.perf_counter()
+            await client.call_tool("brain_search", {"query": f"{rng.choice(WORDS)} {rng.choice(WORDS)}"})
+            out.append(time.perf_counter() - t)
+    return out
+
+
+def footprint(repo: Path, tmp: Path) -> None:
+    """Item 5 of the meaning issue in one run: lexical search p50 idle (meaning off), then a
+    first start that embeds everything (search during it), then a restart on the same home
+    (vectors from the saved file): the server's RSS once meaning is ready, and meaning
+    search p50 over MCP."""
+    proc, port, _ = serve(repo, tmp / "lexical")
+    try:
+        idle = statistics.median(asyncio.run(lexical_calls(f"http://127.0.0.1:{port}/mcp"))) * 1000
+        lexical_rss = rss_mb(proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    first = one_meaning_start(repo, tmp / "home")
+    again = one_meaning_start(repo, tmp / "home")
+    print(f"  lexical search p50, meaning off, idle   {idle:8.1f} ms   (server RSS {lexical_rss:.0f} MB)")
+    print(
+        f"  during the first embed ({first['embed_s']:.0f} s)      {first['search_during_p50_ms']:8.1f} ms   "
+        f"{first['search_during_p50_ms'] / idle:.2f}x idle; {first['lexical_replies']} of "
+        f"{first['calls_during']} replies lexical"
+    )
+    print(f"  meaning search p50 after it             {first['search_after_p50_ms']:8.1f} ms")
+    print(f"  server RSS after the first embed        {first['rss_after_mb']:8.0f} MB")
+    print(f"  restart on the saved vectors: ready in  {again['embed_s']:8.1f} s")
+    print(
+        f"  meaning search p50 / p90, restarted     {again['search_after_p50_ms']:8.1f} / "
+        f"{again['search_after_p90_ms']:.1f} ms"
+    )
+    print(f"  server RSS, restarted, meaning ready    {again['rss_after_mb']:8.0f} MB")
+
+
 def one_start(repo: Path, home: Path) -> dict[str, float]:
     proc, port, port_s = serve(repo, home)
     try:
@@ -305,6 +352,7 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--meaning", action="store_true", help="one start with the meaning arm: the first full embed")
+    parser.add_argument("--footprint", action="store_true", help="lexical idle, a first embed, a restart on it")
     parser.add_argument("--short", action="store_true", help="every note about 800 bytes")
     parser.add_argument("--ask-against", type=Path, help="a checkout of earlier code: brain_ask p50, it against this")
     args = parser.parse_args()
@@ -318,6 +366,8 @@ def main() -> None:
         )
         if args.ask_against:
             return ask_against(repo, Path(tmp), args.ask_against.resolve(), args.runs)
+        if args.footprint:
+            return footprint(repo, Path(tmp))
         if args.meaning:
             for key, value in one_meaning_start(repo, Path(tmp) / "home").items():
                 print(f"  {key:24s} {value:10.2f}" if isinstance(value, float) else f"  {key:24s} {value}")

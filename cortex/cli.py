@@ -1,4 +1,4 @@
-"""The `cortex` command: init, serve, reindex, guest, settings, eval, bench.
+"""The `cortex` command: init, serve, token, reindex, guest, settings, eval, bench.
 
 Every refusal is one line on stderr and exit status 1; nothing is changed.
 """
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BAR_EVERY_S",
     "add_guest_commands",
+    "brain_option",
     "cmd_bench",
     "cmd_eval",
     "cmd_guest_add",
@@ -31,6 +32,7 @@ __all__ = [
     "cmd_reindex",
     "cmd_serve",
     "cmd_settings",
+    "cmd_token",
     "main",
     "progress_bar",
 ]
@@ -69,6 +71,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env(brain=args.brain, host=args.host, port=args.port)
     return serve(settings)
+
+
+def cmd_token(args: argparse.Namespace) -> int:
+    """Print the owner token (or the URL secret) a server of this state folder uses, so a
+    printed config can say `$(cortex token)` instead of a variable nobody set."""
+    from cortex.settings import SECRET_FILES, secret_in_effect
+
+    name = "url_secret" if args.url_secret else "token"
+    settings = Settings.from_env()
+    value = secret_in_effect(settings, name)
+    if value is None:
+        variable = "CORTEX_URL_SECRET" if args.url_secret else "CORTEX_TOKEN"
+        raise CortexError(
+            f"no {'URL secret' if args.url_secret else 'owner token'} yet: {variable} is unset and "
+            f"{settings.home / SECRET_FILES[name]} does not exist; the first cortex serve makes it "
+            "(set CORTEX_HOME to the state folder the server uses)"
+        )
+    print(value)
+    return 0
 
 
 def cmd_settings(args: argparse.Namespace) -> int:
@@ -178,18 +199,19 @@ def _reindex_meaning(settings: Settings, brain: Brain, snap: Snapshot) -> int:
 # -- the `cortex guest` commands ------------------------------------------
 
 
-def _open_brain() -> Brain:
-    """The brain for a guest command. Its saved index is used without a word: that the index
-    was loaded at the server's last save is news about the server, not about guests."""
+def _open_brain(args: argparse.Namespace) -> Brain:
+    """The brain for a guest command (`--brain`, else CORTEX_BRAIN, else the default). Its saved
+    index is used without a word: that the index was loaded at the server's last save is news
+    about the server, not about guests."""
     from cortex.app.brain_setup import open_brain
 
-    return open_brain(Settings.from_env(), index_log=lambda line: None)[0]
+    return open_brain(Settings.from_env(brain=args.brain), index_log=lambda line: None)[0]
 
 
 def cmd_guest_add(args: argparse.Namespace) -> int:
     from cortex.guests.policy import add_guest, unmatched_scopes
 
-    brain = _open_brain()
+    brain = _open_brain(args)
     try:
         policy, secret, sha = add_guest(
             brain,
@@ -219,7 +241,7 @@ def cmd_guest_add(args: argparse.Namespace) -> int:
 def cmd_guest_list(args: argparse.Namespace) -> int:
     from cortex.guests.policy import GuestBook
 
-    book = GuestBook(_open_brain())
+    book = GuestBook(_open_brain(args))
     policies, broken = book.policies(), book.broken()
     if not policies and not broken:
         print("No guests.")
@@ -239,11 +261,16 @@ def cmd_guest_revoke(args: argparse.Namespace) -> int:
     from cortex.guests.policy import revoke_guest
 
     try:
-        sha = revoke_guest(_open_brain(), args.name)
+        sha = revoke_guest(_open_brain(args), args.name)
     except CortexError as exc:
         raise SystemExit(f"cortex guest revoke: {exc}") from None
     print(f"Guest {args.name} revoked in commit {sha[:12]}; its door is closed.")
     return 0
+
+
+def brain_option(p: argparse.ArgumentParser) -> None:
+    """`--brain PATH`, which every command that acts on a brain takes."""
+    p.add_argument("--brain", help="the brain repository (default: CORTEX_BRAIN or $CORTEX_HOME/brain)")
 
 
 def add_guest_commands(sub: argparse._SubParsersAction) -> None:
@@ -252,6 +279,7 @@ def add_guest_commands(sub: argparse._SubParsersAction) -> None:
     gsub = g.add_subparsers(dest="guest_command", required=True)
     p = gsub.add_parser("add", help="add a guest; prints its door path once")
     p.add_argument("name")
+    brain_option(p)
     p.add_argument(
         "--scope", action="append", required=True, help="an exact note path or a folder ending in '/' (repeatable)"
     )
@@ -269,9 +297,11 @@ def add_guest_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--citations", action="store_true", help="show paths and quotes in replies")
     p.set_defaults(fn=cmd_guest_add)
     p = gsub.add_parser("list", help="list guests and any broken policy (never secrets)")
+    brain_option(p)
     p.set_defaults(fn=cmd_guest_list)
     p = gsub.add_parser("revoke", help="revoke a guest (a commit deleting its policy)")
     p.add_argument("name")
+    brain_option(p)
     p.set_defaults(fn=cmd_guest_revoke)
 
 
@@ -291,13 +321,17 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=cmd_init)
 
     p = sub.add_parser("serve", help="serve the brain over MCP (Streamable HTTP)")
-    p.add_argument("--brain", help="the brain repository (default: CORTEX_BRAIN or $CORTEX_HOME/brain)")
+    brain_option(p)
     p.add_argument("--host", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", help="port, 1 to 65535 (default 8765, or PORT)")  # checked as CORTEX_PORT is
     p.set_defaults(fn=cmd_serve)
 
+    p = sub.add_parser("token", help="print the owner token the server uses (from CORTEX_TOKEN or the state folder)")
+    p.add_argument("--url-secret", action="store_true", help="print the secret of the /s/<secret>/mcp URL instead")
+    p.set_defaults(fn=cmd_token)
+
     p = sub.add_parser("reindex", help="drop the saved index, build it from the notes and save it again")
-    p.add_argument("--brain", help="the brain repository (default: CORTEX_BRAIN or $CORTEX_HOME/brain)")
+    brain_option(p)
     p.set_defaults(fn=cmd_reindex)
 
     p = sub.add_parser("settings", help="print every setting, its default and meaning (README's Markdown table)")

@@ -19,10 +19,13 @@ from typing import Any, Callable, TypedDict
 from zoneinfo import ZoneInfo
 
 from cortex.errors import BadInput
+from cortex.files import write_atomic
 
 __all__ = [
+    "CLONE_NAME",
     "DEFAULT_HOSTS",
     "GUEST_DEFAULTS",
+    "HEADER_FILE",
     "GUEST_SHARE",
     "MIN_SECRET",
     "QUEUE_CAP",
@@ -31,11 +34,14 @@ __all__ = [
     "Settings",
     "allowed",
     "check_door_secrets",
+    "default_home",
     "identity",
+    "keep_header_file",
     "load_or_make_secret",
     "origin_url",
     "read_secret_file",
     "read_setting",
+    "secret_in_effect",
     "settings_table",
     "weak_secret",
 ]
@@ -47,6 +53,8 @@ QUEUE_CAP = 50
 GUEST_SHARE = 10
 # A new guest's policy unless `cortex guest add` says otherwise.
 GUEST_DEFAULTS = {"max_k": 5, "daily_asks": 50, "daily_proposals": 10, "max_pending": GUEST_SHARE}
+
+CLONE_NAME = "remote-clone.git"  # hosted mode: the brain's clone in the state folder
 
 DEFAULT_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"]
 
@@ -244,6 +252,11 @@ def _model_cache(values: dict[str, Any], env: dict[str, str]) -> Path:
     return (Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cortex" / "models").expanduser()
 
 
+def default_home() -> Path:
+    """The state folder when CORTEX_HOME is unset."""
+    return Path.home() / ".cortex"
+
+
 @dataclass
 class Settings:
     """Every setting; `from_env` reads them, the fields' declarations say how."""
@@ -253,7 +266,7 @@ class Settings:
         "state folder: generated secrets (0600 files), the default brain, the saved index (`index/`)",
         read=path,
         shown="`~/.cortex`",
-        derive=lambda values, env: Path.home() / ".cortex",
+        derive=lambda values, env: default_home(),
     )
     brain: Path = setting(
         "CORTEX_BRAIN",
@@ -406,7 +419,7 @@ class Settings:
     )
     remote: str | None = setting(
         "CORTEX_REMOTE",
-        "a Git URL or a local path: hosted mode, the brain is a clone of it in `$CORTEX_HOME/remote-clone.git`",
+        f"a Git URL or a local path: hosted mode, the brain is a clone of it in `$CORTEX_HOME/{CLONE_NAME}`",
     )
     remote_token: str | None = setting(
         ("CORTEX_REMOTE_TOKEN", "GIT_TOKEN", "GITHUB_TOKEN"),
@@ -462,6 +475,10 @@ class Settings:
         if not self.trusted_proxies:
             return {"proxy_headers": False}
         return {"proxy_headers": True, "forwarded_allow_ips": ",".join(self.trusted_proxies)}
+
+    def served_repository(self) -> Path:
+        """The repository this configuration serves: CORTEX_REMOTE's clone in the state folder, else the brain."""
+        return self.home / CLONE_NAME if self.remote else self.brain
 
     def hosts(self) -> list[str]:
         public = [self.public_url.split("://", 1)[1]] if self.public_url else []
@@ -521,6 +538,37 @@ def load_or_make_secret(path: Path, nbytes: int = 32) -> tuple[str, bool]:
     with os.fdopen(fd, "w") as f:
         f.write(secret + "\n")
     return secret, True
+
+
+def secret_in_effect(settings: Settings, name: str) -> str | None:
+    """The door secret a server of `settings` uses (`token` or `url_secret`): its variable, else
+    its file in the state folder, refused as a start refuses it when weak; None when neither is
+    there yet (the first `cortex serve` makes the file)."""
+    value: str | None = getattr(settings, name)
+    if value:
+        return value
+    file = settings.home / SECRET_FILES[name]
+    return read_secret_file(file) if file.exists() else None
+
+
+HEADER_FILE = "owner-header"
+
+
+def keep_header_file(home: Path, token: str) -> Path:
+    """`Authorization: Bearer <token>` in a 0600 file of the state folder, for clients that read
+    their headers from a file (mcp-remote's `--header-file`): a config naming the file works
+    after every start, and the token stays out of the config and the process list. Written
+    when missing or when the owner token changed (a new CORTEX_TOKEN)."""
+    path = home / HEADER_FILE
+    line = f"Authorization: Bearer {token}\n".encode()
+    try:
+        if path.read_bytes() == line:
+            return path
+    except OSError:
+        pass
+    home.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, line, mode=0o600)
+    return path
 
 
 def check_door_secrets(settings: Settings) -> None:

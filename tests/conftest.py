@@ -143,14 +143,14 @@ def serve(tmp_path: Path, brain_path: Path, **env: str) -> RunningServer:
 TS = Path(__file__).parent / "tsclient"
 
 
-def ts_node() -> str:
+def ts_node(package: str = "@modelcontextprotocol/sdk") -> str:
     """The `node` that runs tests/tsclient's scripts; fails under CI and skips elsewhere
-    when it or the TypeScript SDK is missing."""
+    when it or tests/tsclient's `package` (the TypeScript SDK by default) is missing."""
     node = shutil.which("node")
-    if node is None or not (TS / "node_modules" / "@modelcontextprotocol" / "sdk").exists():
+    if node is None or not (TS / "node_modules" / package).exists():
         if os.environ.get("CI") == "true":
             pytest.fail("node or tests/tsclient/node_modules is missing: `make test` installs them")
-        pytest.skip("node or the TypeScript SDK is not installed (npm ci --prefix tests/tsclient)")
+        pytest.skip(f"node or {package} is not installed (npm ci --prefix tests/tsclient)")
     return node
 
 

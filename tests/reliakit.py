@@ -238,6 +238,23 @@ def ready_health(url: str, proc: subprocess.Popen, timeout: float = 30, index: b
     return None
 
 
+def run_cortex(
+    *args: str, env: dict[str, str], timeout: float = 60, check: bool = False
+) -> subprocess.CompletedProcess:
+    """`python -m cortex.cli ARGS` from this checkout, run to its end (text output captured), in
+    this environment without its CORTEX_ and REDIS_ settings, plus `env`."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "REDIS_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "cortex.cli", *args],
+        env={**base, **env},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=check,
+    )
+
+
 class ServeProcess:
     """`python -m cortex.cli serve` as a child process, with its output kept in a file.
 

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from cortex.app.brain_store import open_local_store
 from cortex.brain.brain import Brain
 from cortex.brain.contents_page import render_contents_page
 from cortex.brain.trailers import Actor, commit_message
@@ -149,25 +150,13 @@ def open_brain(settings: Settings, index_log: Callable[[str], None] | None = Non
             hosted.commit(lambda view: dict(files), SEED_MESSAGE)
         return Brain(hosted, settings.tz, index=settings.index, saved=saved_index(settings, hosted, index_log)), False
     made = False
-    default = settings.home / "brain"
-    if not settings.brain.exists() and settings.brain == default:
+    store = open_local_store(settings)
+    if store is None:  # the embedded default, made once
         settings.home.mkdir(parents=True, exist_ok=True)
         init_brain(settings.brain, bare=True)
         made = True
-    if not settings.brain.exists():
-        raise StoreError(f"no brain at {settings.brain}. Make one with: cortex init {settings.brain}")
-    try:
-        store = GitStore(settings.brain, settings.branch)
-    except StoreError as exc:
-        if "not a Git repository" not in str(exc):
-            raise
-        raise StoreError(
-            f"{settings.brain} is a folder but not a Git repository. Make it a brain in place, "
-            f"keeping every file as it is, with: cortex init {settings.brain}"
-        ) from None
-    problem = store.servable()
-    if problem:
-        raise StoreError(problem)
+        store = open_local_store(settings)
+        assert store is not None
     saved = saved_index(settings, store, index_log)
     return Brain(store, settings.tz, index=settings.index, saved=saved, workers=settings.build_workers), made
 
@@ -199,7 +188,9 @@ def shared_vectors(settings: Settings) -> RedisVectors | None:
     starts in the state folder (as ephemeral as the disk it is on: nothing to share)."""
     from cortex.guests.redis_process import RedisProcess
 
-    if not settings.remote or not settings.redis_url or settings.redis_url == RedisProcess(settings.home / "redis").url:
+    if not settings.remote or not settings.redis_url:
+        return None
+    if settings.redis_url == RedisProcess.for_brain(settings.home, settings.served_repository()).url:
         return None
     from cortex.guests.queue import RedisVectors
 

@@ -8,9 +8,18 @@ from typing import TYPE_CHECKING, Any, Callable
 from cortex.app.brain_setup import make_meaning, open_brain
 from cortex.ask.asker import AnswerCache, Asker, MemoryCache, ReaderOrder
 from cortex.ask.readers import AnthropicReader, OfflineReader, Reader
+from cortex.brain.brain import NO_COMMITS_HINT
 from cortex.http.server_parts import ServerParts
 from cortex.index.saved import IndexFile
-from cortex.settings import SECRET_FILES, Settings, check_door_secrets, load_or_make_secret
+from cortex.settings import (
+    HEADER_FILE,
+    SECRET_FILES,
+    Settings,
+    check_door_secrets,
+    default_home,
+    keep_header_file,
+    load_or_make_secret,
+)
 from cortex.tools.trusted import Tools
 
 if TYPE_CHECKING:  # the HTTP side is imported where the app is made (`cortex serve`, tests)
@@ -39,6 +48,7 @@ def assemble(settings: Settings) -> ServerParts:
     else:
         token, new = load_or_make_secret(settings.home / SECRET_FILES["token"])
     url_secret = settings.url_secret or load_or_make_secret(settings.home / SECRET_FILES["url_secret"])[0]
+    keep_header_file(settings.home, token)  # what the printed Claude Desktop config reads
     reader = make_reader(settings)
     server_model = reader if settings.anthropic_key else None
     order = ReaderOrder(settings.reader, server_model, OfflineReader() if server_model else reader)
@@ -188,39 +198,37 @@ def make_app(parts: ServerParts) -> DoorRouter:
 
 
 def banner(parts: ServerParts) -> str:
+    """What `cortex serve` prints once it is built: where it serves, the console, and a config
+    for each kind of client that works as pasted, on the first start and on every one after."""
     s = parts.settings
     host = "127.0.0.1" if s.host in ("0.0.0.0", "::") else s.host
     base = f"http://{host}:{s.port}"
-    lines = [f"Cortex serving {s.brain} at {base}/mcp (head {(parts.brain.store.head() or '')[:12]})"]
-    if parts.new_token:
-        config = {
-            "mcpServers": {
-                "cortex": {
-                    "type": "http",
-                    "url": f"{base}/mcp",
-                    "headers": {"Authorization": f"Bearer {parts.owner_token}"},
-                }
-            }
-        }
-        lines += [
-            "",
-            "Owner token (shown once; kept in " + str(s.home / "owner-token") + "):",
-            f"  {parts.owner_token}",
-            "",
-            "Claude Code:",
-            f'  claude mcp add --transport http cortex {base}/mcp --header "Authorization: Bearer {parts.owner_token}"',
-            "Any MCP client (JSON config):",
-            "  " + json.dumps(config),
-            "Connector-style clients (the URL is the secret):",
-            f"  {base}/s/{parts.url_secret}/mcp",
-        ]
-    else:
-        lines.append(
-            f"Owner token: in {s.home / 'owner-token'} (or CORTEX_TOKEN); secret URL in {s.home / 'url-secret'}."
-        )
+    head = parts.brain.store.head()
+    lines = [f"Cortex serving {s.brain} at {base}/mcp ({f'head {head[:12]}' if head else 'no commits yet'})"]
+    if head is None:
+        lines.append(f"The brain is empty: {NO_COMMITS_HINT}.")
+    signin = "the owner token" + (" or CORTEX_CONSOLE_PASSCODE" if s.console_passcode else "")
+    lines.append(f"Console: {base}/console (sign in with {signin})")
     lines += client_snippets(parts, base)
     lines.append(oauth_line(parts.settings))
     return "\n".join(lines)
+
+
+def _http_config(url: str, token: str) -> dict[str, Any]:
+    return {"mcpServers": {"cortex": {"type": "http", "url": url, "headers": {"Authorization": f"Bearer {token}"}}}}
+
+
+def _cortex_token(s: Settings, *flags: str) -> str:
+    """The `cortex token` command that prints this server's secret from any shell: with the
+    state folder named when it is not the default one."""
+    prefix = "" if s.home == default_home() else f"CORTEX_HOME={_sh(str(s.home))} "
+    return prefix + " ".join(["cortex token", *flags])
+
+
+def _sh(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
 
 
 def oauth_line(s: Settings) -> str:
@@ -236,27 +244,43 @@ def oauth_line(s: Settings) -> str:
 
 
 def client_snippets(parts: ServerParts, base: str) -> list[str]:
-    """Claude Desktop (via mcp-remote) and what runs alongside: hand edits, the remote."""
-    token = parts.owner_token if parts.new_token else "${CORTEX_TOKEN}"
-    desktop = {
-        "mcpServers": {
-            "cortex": {
-                "command": "npx",
-                "args": ["mcp-remote", f"{base}/mcp", "--header", "Authorization:${AUTH_HEADER}"],
-                "env": {"AUTH_HEADER": f"Bearer {token}"},
-            }
-        }
-    }
-    lines = [
-        "Claude Desktop (claude_desktop_config.json, through the mcp-remote stdio bridge):",
-        "  " + json.dumps(desktop),
-    ]
-    if not parts.new_token:
-        lines += [
-            "Claude Code:",
-            f'  claude mcp add --transport http cortex {base}/mcp --header "Authorization: Bearer {token}"',
-            f"Connector-style clients: {base}/s/<the secret in {parts.settings.home / 'url-secret'}>/mcp",
+    """Each client's config, then what runs alongside: hand edits, the remote.
+
+    The first start shows the new token in them, once. Later starts never print it: a shell
+    line reads it with `$(cortex token)`, and Claude Desktop's mcp-remote reads the header
+    from the 0600 file `assemble` keeps (`--header-file`, mcp-remote 0.4 or later), so what
+    is printed works as pasted without a variable anyone has to set.
+    """
+    s = parts.settings
+    url = f"{base}/mcp"
+    kept = s.home / SECRET_FILES["token"]
+    if parts.new_token:
+        token = parts.owner_token
+        lines = ["", f"Owner token (shown once; kept in {kept}; `cortex token` prints it):", f"  {token}", ""]
+        http_config = ["Any MCP client (JSON config):", "  " + json.dumps(_http_config(url, token))]
+        secret_url = ["Connector-style clients (the URL is the secret):", f"  {base}/s/{parts.url_secret}/mcp"]
+    else:
+        token = f"$({_cortex_token(s)})"
+        told = "CORTEX_TOKEN as this server was given it" if s.token else f"in {kept}"
+        lines = [f"Owner token: {told}; `cortex token` prints it."]
+        # printf's format is the config with %s for the token (any other % doubled)
+        form = json.dumps(_http_config(url, "\0")).replace("%", "%%").replace("\\u0000", "%s")
+        http_config = [
+            "Any MCP client (JSON config; this shell line prints it):",
+            f'  printf {_sh(form)}"\\n" "{token}"',
         ]
+        secret_url = [
+            "Connector-style clients (the URL is the secret; this shell line prints it):",
+            f'  echo "{base}/s/$({_cortex_token(s, "--url-secret")})/mcp"',
+        ]
+    header = f"Authorization: Bearer {token}"
+    lines += ["Claude Code:", f'  claude mcp add --transport http cortex {url} --header "{header}"']
+    desktop = {"command": "npx", "args": ["mcp-remote", url, "--header-file", str(s.home / HEADER_FILE)]}
+    lines += http_config + secret_url
+    lines += [
+        "Claude Desktop (claude_desktop_config.json; the mcp-remote bridge reads the header from the file):",
+        "  " + json.dumps({"mcpServers": {"cortex": desktop}}),
+    ]
     if parts.editor is not None:
         lines.append(
             f"Hand edits: watching {parts.editor.root} (committed after "

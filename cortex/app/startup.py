@@ -23,7 +23,18 @@ if TYPE_CHECKING:
     from cortex.guests.redis_process import RedisProcess
     from cortex.settings import Settings
 
-__all__ = ["ASGIApp", "Receive", "Scope", "Send", "Starting", "WAIT_S", "after_listening", "listen", "serve"]
+__all__ = [
+    "ASGIApp",
+    "Receive",
+    "Scope",
+    "Send",
+    "Starting",
+    "WAIT_S",
+    "after_listening",
+    "claim_brain",
+    "listen",
+    "serve",
+]
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -179,10 +190,38 @@ def listen(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        why = "another process listens there" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)
+        if exc.errno == errno.EADDRINUSE:
+            from cortex.app.port_holder import port_holder
+
+            why = f"{port_holder(port)} listens there; stop it, or choose another port (--port)"
+        else:
+            why = exc.strerror or str(exc)
         raise BadInput(f"cannot listen on {host}:{port}: {why}") from None
     sock.set_inheritable(True)
     return sock
+
+
+def claim_brain(settings: Settings, url: str) -> Any:
+    """Before the port: the local brain exists, can be served, and no other process serves it
+    (its lock, held from here on). StoreError in one line otherwise: a second `cortex serve`
+    of one brain names the first one's PID and URL whichever port it asked for. None for a
+    brain made or cloned at start-up (the embedded default's first start, hosted mode),
+    which is locked once it exists."""
+    if settings.remote:
+        return None
+    from cortex.app.brain_store import open_local_store
+    from cortex.brain.lock import BrainLock
+
+    store = open_local_store(settings)
+    if store is None:
+        return None
+    return BrainLock.acquire(store.common_dir, settings.brain, "served", url)
+
+
+def _say(line: str) -> None:
+    import sys
+
+    print(line, file=sys.stderr, flush=True)
 
 
 def _exit_on_sigterm() -> None:
@@ -199,9 +238,10 @@ def _exit_on_sigterm() -> None:
 def serve(settings: Settings) -> int:
     """Open the port at once, then build the server behind it (startup.Starting).
 
-    The brain is checked first, so a wrong path or branch exits with its one-line
-    reason; everything slow (the private Redis, the MCP SDK's import, the doors,
-    the index build, the first hand-edit scan) happens once the port is open.
+    The brain is checked first, so a wrong path or branch, or a brain another process
+    serves, exits with its one-line reason before any port is taken; everything slow (the
+    private Redis, the MCP SDK's import, the doors, the index build, the first hand-edit
+    scan) happens once the port is open.
     """
     import sys
 
@@ -210,10 +250,11 @@ def serve(settings: Settings) -> int:
     from cortex.settings import check_door_secrets
 
     check_door_secrets(settings)  # a weak or shared secret: one line, before the port opens
+    url = f"http://{settings.host}:{settings.port}/mcp"
+    state: dict[str, Any] = {"lock": claim_brain(settings, url)}
     sock = listen(settings.host, settings.port)  # bound before the banner says where
     _exit_on_sigterm()
     private: RedisProcess | None = None
-    state: dict[str, Any] = {}
 
     def build() -> Any:
         nonlocal private
@@ -226,10 +267,8 @@ def serve(settings: Settings) -> int:
 
         private, off = _private_redis(settings)
         parts = assemble(settings)
-        # One writer per brain: refused in one line, naming the holder, before
-        # the watcher, the doors or any write start.
-        url = f"http://{settings.host}:{settings.port}/mcp"
-        state["lock"] = BrainLock.acquire(parts.brain.store.common_dir, settings.brain, "served", url)
+        if state["lock"] is None:  # a brain made or cloned just now: locked before the watcher, doors or writes
+            state["lock"] = BrainLock.acquire(parts.brain.store.common_dir, settings.brain, "served", url)
         state["parts"] = parts
         parts.queue_off = off
         print(banner(parts), flush=True)
@@ -271,8 +310,9 @@ def serve(settings: Settings) -> int:
 
 
 def _private_redis(settings: Settings) -> tuple[RedisProcess | None, str | None]:
-    """With no REDIS_URL, the embedded default: a private Redis on a unix socket in the state
-    folder, append-only (settings.redis_url then names it); else why the guest door is off."""
+    """With no REDIS_URL, the embedded default: this brain's private Redis on a unix socket in
+    the state folder, append-only (settings.redis_url then names it); else why the guest door
+    is off."""
     from cortex.guests.redis_process import NOT_INSTALLED, RedisProcess, redis_server_binary
 
     if settings.redis_url:
@@ -280,7 +320,7 @@ def _private_redis(settings: Settings) -> tuple[RedisProcess | None, str | None]
     if redis_server_binary() is None:
         return None, NOT_INSTALLED
     try:
-        private = RedisProcess(settings.home / "redis").start()
+        private = RedisProcess.for_brain(settings.home, settings.served_repository()).start(log=_say)
     except RuntimeError as exc:
         return None, f"disabled: {exc}"
     settings.redis_url = private.url

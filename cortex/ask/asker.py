@@ -651,7 +651,7 @@ class Asker:
         side = "under" if nearest[1] < MEANING_NEAR else "at or over"
         in_part = meaning.in_part(snap, scope)
         if not meaning.ready_for(snap):  # a first embed under way: how much of the scope meaning covers
-            in_part = meaning.line(snap, scope)
+            in_part = meaning.line(snap, scope, close.matrix)
         return (
             f"closest passage {nearest[1]:.2f}, {side} {MEANING_NEAR:.2f}{'; ' + in_part if in_part else ''}",
             nearest,

@@ -45,7 +45,7 @@ from cortex.store.types import Change, Changes, CommitInfo, Identity, WriteResul
 if TYPE_CHECKING:  # the arm is set after the brain is made (app.server); its import costs numpy
     from cortex.meaning.arm import Meaning
 
-__all__ = ["INDEX_WAIT", "MOVE_TRIES", "Brain", "WorkdirHook"]
+__all__ = ["INDEX_WAIT", "MOVE_TRIES", "NO_COMMITS", "NO_COMMITS_HINT", "Brain", "WorkdirHook"]
 
 # How many times a move re-takes the list of notes linking to it when another
 # writer changed that list mid-move (each try is a full compare-and-swap loop).
@@ -54,6 +54,13 @@ MOVE_TRIES = 3
 # come back (NotReady): under a typical client's 60 s tool timeout, and long
 # enough for a first build of a 300 MB brain to be most of the way done.
 INDEX_WAIT = 30.0
+# An empty repository is served (its first write makes the first commit); what to do about
+# it is said once at start-up, and again to a read that finds nothing to read.
+NO_COMMITS_HINT = (
+    "write a first note with brain_write (mode create), or commit one by hand (push one, to a bare "
+    "repository); it is served from then on"
+)
+NO_COMMITS = f"the brain has no commits yet: {NO_COMMITS_HINT}"
 
 
 def _link_name(path_or_link: str) -> str:
@@ -174,7 +181,7 @@ class Brain:
             return self.corpus.at(self.resolve_at(at))
         snap = self.corpus.latest(wait=INDEX_WAIT)
         if snap is None:
-            raise StoreError("the brain has no commits yet")
+            raise StoreError(NO_COMMITS)
         return snap
 
     def index_state(self) -> dict[str, object]:
@@ -195,7 +202,7 @@ class Brain:
         path = check_path(path, for_write=False)
         sha = self.resolve_at(at) if at else self.store.head()
         if sha is None:
-            raise StoreError("the brain has no commits yet")
+            raise StoreError(NO_COMMITS)
         path = self.store.stored_path(sha, path)  # NFC asked, NFD stored (macOS): the same note
         blob = self.store.blob_at(sha, path)
         if blob is None:

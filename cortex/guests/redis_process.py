@@ -1,13 +1,21 @@
 """A private redis-server process on a unix socket, for the embedded default.
 
-`cortex serve` with no REDIS_URL runs one in the state folder with append-only
-persistence, so pending proposals survive a restart; the tests use the same
-class to start, kill and restart real servers. This module never imports
-`redis`: readiness is a PING over the raw socket.
+`cortex serve` with no REDIS_URL runs one with append-only persistence, so pending
+proposals survive a restart; the tests use the same class to start, kill and restart
+real servers. This module never imports `redis`: readiness is a PING over the raw socket.
+
+Each brain has its own, in `$CORTEX_HOME/redis/<key>/` (`for_brain`): two brains served
+from one state folder had shared one Redis, and the second server was told to stop the
+first one's. One Redis each keeps their proposal queues apart (the queue's keys name no
+brain), and the brain's own lock already keeps two servers off one brain. A Redis a killed
+Cortex left running on its folder (a `kill -9` outside Linux, where nothing takes it down
+with its parent) is Cortex's own: the next start on that folder stops it and starts afresh,
+its data kept, instead of asking the owner to.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import signal
@@ -15,8 +23,9 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Callable
 
-__all__ = ["LOCK_NAME", "NOT_INSTALLED", "RedisProcess", "redis_server_binary"]
+__all__ = ["LEGACY_DATA", "LOCK_NAME", "NOT_INSTALLED", "RedisProcess", "redis_server_binary"]
 
 try:
     import fcntl
@@ -25,6 +34,10 @@ except ImportError:  # Windows: no flock; the ping alone guards the folder
 
 NOT_INSTALLED = "disabled: redis-server not installed"
 LOCK_NAME = "cortex-redis.lock"
+BRAIN_NOTE = "brain"  # in each brain's folder: the brain it belongs to, for a person looking in
+# What the one shared folder of earlier versions held (`$CORTEX_HOME/redis/` itself): moved
+# into the first brain's own folder that starts after the upgrade, as the brain it then served.
+LEGACY_DATA = ("appendonlydir", "appendonly.aof", "dump.rdb", "redis.log")
 
 
 def redis_server_binary() -> str | None:
@@ -40,6 +53,17 @@ class RedisProcess:
         self.binary = binary or redis_server_binary()
         self.proc: subprocess.Popen | None = None
         self._lock: int | None = None
+        self.brain: Path | None = None  # set by for_brain: whose Redis this is
+
+    @classmethod
+    def for_brain(cls, home: Path, brain: Path, binary: str | None = None) -> "RedisProcess":
+        """The private Redis of one brain served from the state folder `home`: a folder of its
+        own under `home/redis/`, named by a digest of the brain's path (short, so the socket's
+        path stays within a unix socket's 103 bytes)."""
+        key = hashlib.sha256(os.fsencode(Path(brain).resolve())).hexdigest()[:12]
+        made = cls(Path(home) / "redis" / key, binary)
+        made.brain = Path(brain)
+        return made
 
     @property
     def socket_path(self) -> Path:
@@ -49,8 +73,11 @@ class RedisProcess:
     def url(self) -> str:
         return f"unix://{self.socket_path}"
 
-    def start(self, timeout: float = 10.0) -> "RedisProcess":
-        """Start the server and wait until it answers PING; RuntimeError if it does not."""
+    def start(self, timeout: float = 10.0, log: Callable[[str], None] | None = None) -> "RedisProcess":
+        """Start the server and wait until it answers PING; RuntimeError if it does not.
+        `log` hears of data moved from the shared folder of earlier versions and of a
+        leftover Redis stopped."""
+        say = log or (lambda line: None)
         if self.binary is None:
             raise RuntimeError("redis-server is not installed")
         # sun_path holds 107 bytes on Linux (103 on macOS); a longer path cannot be bound.
@@ -60,14 +87,18 @@ class RedisProcess:
                 "use a shorter CORTEX_HOME or set REDIS_URL"
             )
         self.folder.mkdir(parents=True, exist_ok=True)
-        # Asked before the socket is touched: removing it first made the ping always fail,
-        # and a second server then ran on the same data folder and AOF.
-        if self.ping():
-            # A private Redis left running by a server that was killed (kill -9 skips
-            # every cleanup), or another Cortex's: two servers on one AOF would corrupt it.
-            raise RuntimeError(f"a redis-server is already running on {self.socket_path}; stop it first")
+        # The folder's lock first: a live Cortex on this folder keeps it, so whatever answers
+        # on the socket while the lock is ours was left by a Cortex that is gone.
         self._lock_folder()
-        self.socket_path.unlink(missing_ok=True)  # a dead server's socket file: nothing answers on it
+        try:
+            self._adopt_legacy(say)
+            self._stop_leftover(say)
+            if self.brain is not None:
+                (self.folder / BRAIN_NOTE).write_text(f"{self.brain.resolve()}\n")
+            self.socket_path.unlink(missing_ok=True)  # a dead server's socket file: nothing answers on it
+        except BaseException:
+            self._unlock_folder()
+            raise
         # No TCP port (port 0): only this user can reach the unix socket (perm 700).
         args = [
             self.binary,
@@ -120,18 +151,60 @@ class RedisProcess:
 
     def _lock_folder(self) -> None:
         """Hold an flock on the data folder while this server runs: a second Cortex on the same
-        folder refuses even when the socket is gone. The kernel drops it when this process ends."""
+        folder refuses even when the socket is gone. The kernel drops it when this process ends;
+        the file holds the holder's PID, which a refused second one names."""
         if fcntl is None or self._lock is not None:
             return
-        fd = os.open(self.folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
+        fd = _locked(self.folder / LOCK_NAME)
+        if fd is None:
             raise RuntimeError(
-                f"another Cortex runs a redis-server on the data folder {self.folder}; one server per folder"
-            ) from None
+                f"another Cortex ({_holder(self.folder / LOCK_NAME)}) runs a redis-server on the data folder "
+                f"{self.folder}; one server per folder"
+            )
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._lock = fd
+
+    def _adopt_legacy(self, say: Callable[[str], None]) -> None:
+        """Earlier versions kept one Redis for every brain in `home/redis/` itself: its data
+        moves into the first brain's own folder started since, which is the brain it then
+        served (the old server served whichever brain it was started on). Left where it is
+        while an older Cortex still runs on it."""
+        if self.brain is None:
+            return
+        shared = self.folder.parent
+        present = [name for name in LEGACY_DATA if (shared / name).exists()]
+        if not present or any((self.folder / name).exists() for name in LEGACY_DATA):
+            return
+        fd = _locked(shared / LOCK_NAME) if fcntl is not None else None
+        if fcntl is not None and fd is None:
+            return  # an older Cortex serves from it now; its queue stays with it
+        try:
+            for name in present:
+                os.replace(shared / name, self.folder / name)
+        finally:
+            if fd is not None:
+                os.close(fd)
+        (shared / LOCK_NAME).unlink(missing_ok=True)
+        (shared / "redis.sock").unlink(missing_ok=True)
+        say(f"guest queue: moved the private Redis's data from {shared} into {self.folder}, this brain's own")
+
+    def _stop_leftover(self, say: Callable[[str], None], timeout: float = 10.0) -> None:
+        """A Redis answering on this folder's socket while its lock is ours was left by a killed
+        Cortex: asked to shut down (it writes its AOF first), then waited for."""
+        if not self.ping():
+            return
+        if self._lock is None:  # no flock here: nothing tells a leftover from a live Cortex's
+            raise RuntimeError(f"a redis-server already answers on {self.socket_path}, perhaps another Cortex's")
+        _send(self.socket_path, b"SHUTDOWN\r\n")
+        deadline = time.monotonic() + timeout
+        while self.ping():
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"a redis-server left on {self.socket_path} by a stopped Cortex did not shut down when asked"
+                )
+            time.sleep(0.05)
+        say(f"guest queue: stopped the redis-server a stopped Cortex left on {self.socket_path}; starting afresh")
 
     def _unlock_folder(self) -> None:
         if self._lock is not None:
@@ -139,14 +212,7 @@ class RedisProcess:
             self._lock = None
 
     def ping(self) -> bool:
-        try:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-                s.settimeout(0.5)
-                s.connect(str(self.socket_path))
-                s.sendall(b"PING\r\n")
-                return s.recv(64).startswith(b"+PONG")
-        except OSError:
-            return False
+        return _send(self.socket_path, b"PING\r\n").startswith(b"+PONG")
 
     def stop(self) -> None:
         """Stop gracefully (SIGTERM: Redis flushes the AOF), then wait."""
@@ -169,6 +235,37 @@ class RedisProcess:
             self.proc.wait(timeout=5)
         self.proc = None
         self._unlock_folder()
+
+
+def _send(path: Path, command: bytes) -> bytes:
+    """One command over the raw unix socket; the reply's first bytes, or b"" (nothing answers)."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(0.5)
+            s.connect(str(path))
+            s.sendall(command)
+            return s.recv(64)
+    except OSError:
+        return b""
+
+
+def _locked(path: Path) -> int | None:
+    """A descriptor holding an exclusive flock on `path`, or None while another process holds it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _holder(path: Path) -> str:
+    try:
+        pid = path.read_text().strip()
+    except OSError:
+        pid = ""
+    return f"PID {pid}" if pid.isdigit() else "another process"
 
 
 def _die_with_parent() -> None:

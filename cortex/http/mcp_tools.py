@@ -180,15 +180,29 @@ def storage_error(exc: BaseException) -> str:
 
 
 class OneLineMCPServer(MCPServer):
-    """An MCPServer whose argument errors are one line, like every other refusal; a reply
-    that does not match its reply type is refused, not sent (and logged with the mismatch).
+    """An MCPServer whose argument errors are one line, like every other refusal, and which
+    refuses an argument its tool does not take; a reply that does not match its reply type
+    is refused, not sent (and logged with the mismatch).
 
     The SDK returns pydantic's multi-line report (with a documentation URL and the
     rejected value); a client model reads one line better, and the value is the
-    caller's own data, not worth echoing.
+    caller's own data, not worth echoing. The SDK drops an unknown argument without a
+    word, so a misspelt or retired one (brain_read's old `at`) read the head instead of
+    the commit asked for; it is refused, naming what the tool takes.
     """
 
+    _takes: dict[str, list[str]] | None = None  # each tool's parameters, from its listed schema
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if self._takes is None or name not in self._takes:
+            self._takes = {t.name: list(t.input_schema.get("properties", {})) for t in await self.list_tools()}
+        takes = self._takes.get(name)
+        unknown = sorted(set(arguments or {}) - set(takes)) if takes is not None else []
+        if unknown and takes is not None:
+            raise ToolError(
+                f"Error executing tool {name}: invalid arguments: {', '.join(unknown)}: not a parameter of "
+                f"{name}, which takes {', '.join(takes) or 'none'}"
+            )
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:
@@ -404,7 +418,6 @@ class OwnerTools:
         self,
         path: Path_,
         as_of: When = None,
-        at: Annotated[str | None, Field(description="Old name of as_of, still accepted")] = None,
         heading: Annotated[
             str | None,
             Field(
@@ -422,7 +435,7 @@ class OwnerTools:
             ),
         ] = None,
     ) -> Annotated[CallToolResult, ReadReply]:
-        return run_tool(lambda: self.tools.read(path, as_of or at, heading, page))
+        return run_tool(lambda: self.tools.read(path, as_of, heading, page))
 
     def brain_write(
         self,

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cortex.index.corpus import release_freed_memory
 from cortex.index.saved import Unusable
 from cortex.meaning.embedder import MAX_TOKENS, Embedder, ModelFiles, ModelUnavailable, locate
 from cortex.meaning.passages import MAX_PASSAGES
@@ -71,6 +72,9 @@ PASSAGES_PER_TASK = 48  # passages to embed a task, at most (but a note's are ne
 # (about 1 s of one core) rather than by spawning workers.
 FEW_NOTES = 64
 SAVE_EVERY_S = 60.0  # while embedding, save at most this often (a kill loses at most a minute's work)
+# While a first embed runs, a scope's matrix is made again at most this often: made for every
+# search, it was most of a search's time at 10,000 notes; notes filed since are found by words.
+GROWING_MATRIX_S = 1.0
 NICE = 10  # the workers' niceness: a request's thread always goes first
 # Address space a worker may take beyond its loaded model. Measured: a 1 MiB note of 40,000
 # tiny sections grew a worker by 111 MB (its parse); past the bound a note is found by words only.
@@ -392,6 +396,7 @@ class Meaning:
         try:
             self.files = locate(self.model_setting, self.cache)
             self._query = Embedder(self.files, threads=1)
+            release_freed_memory()  # the session's load freed 14 MB glibc would otherwise keep
         except ModelUnavailable as exc:
             self.state, self.reason = "unavailable", str(exc)
             self.log(f"meaning: off, search and ask stay lexical: {exc}")
@@ -646,26 +651,28 @@ class Meaning:
         if self.store is None or self.state not in ("embedding", "ready"):
             return None
         ready = self.ready_for(snap)
-        matrix = self._matrix(snap, paths, private, None if ready else self.store.version)
+        matrix = self._matrix(snap, paths, private, not ready)
         if not ready and not matrix.passages:
             return None
         cos = matrix.cosines(self.embed_query(text))
         best, rows = matrix.best_per_note(cos)
         return Closeness(matrix.paths, best, rows, cos, matrix)
 
-    def _matrix(self, snap: Snapshot, paths: list[str] | None, private: bool, version: int | None) -> ScopeMatrix:
-        key = (snap.sha, None if paths is None else tuple(paths), private, version)
+    def _matrix(self, snap: Snapshot, paths: list[str] | None, private: bool, growing: bool) -> ScopeMatrix:
+        """The scope's matrix at `snap`, kept for the next search; while the store grows
+        (`growing`), one made under `GROWING_MATRIX_S` ago serves, rows filed since aside."""
+        key = (snap.sha, None if paths is None else tuple(paths), private, growing)
         with self._scopes_lock:
             found = self._scopes.get(key)
-        if found is not None:
+        if found is not None and (not growing or time.monotonic() - found.made < GROWING_MATRIX_S):
             return found
         chosen = sorted(snap.notes) if paths is None else paths
         store = self.store
         assert store is not None
         matrix = ScopeMatrix(store, ((p, snap.blobs[p]) for p in chosen if p in snap.blobs), private)
         with self._scopes_lock:
-            if version is not None:  # a growing store's matrices are for now only: keep the last
-                for old in [k for k in self._scopes if k[3] is not None]:
+            if growing:  # a growing store's matrices are for now only: keep the last
+                for old in [k for k in self._scopes if k[3]]:
                     self._scopes.pop(old)
             if len(self._scopes) >= 8:  # a few scopes (owner, prefixes, guests) of the head
                 self._scopes.pop(next(iter(self._scopes)))
@@ -707,18 +714,25 @@ class Meaning:
                 known, cut = known + n, cut + 1
         return have, known, done, cut, len(paths)
 
-    def covered(self, snap: Snapshot | None = None, paths: list[str] | None = None) -> str:
+    def covered(
+        self, snap: Snapshot | None = None, paths: list[str] | None = None, matrix: ScopeMatrix | None = None
+    ) -> str:
         """ "4,210 of 8,604 passages (1,020 of 2,604 notes)": what meaning covers so far; the
-        passages in all are known once every note is cut (seconds), "so far" until then."""
+        passages in all are known once every note is cut (seconds), "so far" until then.
+        `matrix`: the one a search scored, whose rows are what it covered."""
         have, known, done, cut, total = self.coverage(snap, paths)
+        if matrix is not None:
+            have, done = matrix.passages, len(matrix.paths)
         passages = f"{have:,} of {known:,} passages" if cut >= total else f"{have:,} passages so far"
         return f"{passages} ({done:,} of {total:,} notes)"
 
-    def line(self, snap: Snapshot | None = None, paths: list[str] | None = None) -> str:
+    def line(
+        self, snap: Snapshot | None = None, paths: list[str] | None = None, matrix: ScopeMatrix | None = None
+    ) -> str:
         """One line for a reply's coverage or status: how far the arm has got.
 
         With `paths` (a guest's scope) only those notes are counted, so the line says
-        nothing of notes outside it.
+        nothing of notes outside it; with `matrix`, what the reply's search scored.
         """
         if self.state in ("off", "unavailable"):
             return f"meaning: off ({self.reason}); lexical only"
@@ -731,7 +745,7 @@ class Meaning:
             return f"meaning: on ({counted}{'; ' + in_part if in_part else ''})"
         if self.state == "starting" or self.store is None or not self._target[2]:
             return "meaning: starting; lexical until it is ready"
-        return f"meaning: {self.covered(snap, paths)}; lexical for the rest"
+        return f"meaning: {self.covered(snap, paths, matrix)}; lexical for the rest"
 
     def status(self) -> dict[str, Any]:
         """For /healthz: the arm's state and progress (whole-brain counts: the owner's view)."""

@@ -170,6 +170,9 @@ class Embedder:
         options.log_severity_level = 3  # shape-merge warnings of a valid graph, on every start
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+        # Without the arena a run's buffers go back to the heap: the server's query session
+        # kept 13 MB more with it, and neither a query nor a 256-piece passage ran faster.
+        options.enable_cpu_mem_arena = False
         try:
             self.session = ort.InferenceSession(str(files.onnx), options, providers=["CPUExecutionProvider"])
             self.tokenizer = Tokenizer.from_file(str(files.tokenizer))

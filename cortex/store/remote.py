@@ -295,7 +295,7 @@ def open_hosted(settings: Settings) -> RemoteStore:
     """
     if settings.remote is None:
         raise StoreError("no CORTEX_REMOTE is set: a hosted brain needs the remote to clone")
-    path = Path(settings.home) / "remote-clone.git"
+    path = settings.served_repository()
     auth = Auth(settings.remote_token, settings.remote_user)
     store = RemoteStore.open(path, settings.remote, auth, settings.branch, fetch_interval=settings.fetch_interval)
     settings.brain = path

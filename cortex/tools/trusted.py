@@ -353,7 +353,7 @@ class Tools:
             if nothing:
                 reply["prefix_note"] = nothing
         if meaning is not None:
-            reply["meaning"] = meaning.line(snap, within)
+            reply["meaning"] = meaning.line(snap, within, close.matrix if close is not None else None)
         left = (found.reach or 0) - found.total
         if left:
             reply["left_out"] = (

@@ -75,3 +75,26 @@ def test_serve_on_the_embedded_default_prints_the_token_once(tmp_path: Path):
     out2, health2 = serve_once(home, free_port())
     assert token not in out2 and "owner-token" in out2
     assert health2["sha"] == health["sha"]  # the same brain, not a new one
+
+
+@pytest.mark.slow
+def test_an_empty_repository_is_served_and_its_first_banner_says_what_to_do(tmp_path: Path):
+    """It was served as "(head )", and then each read said only "the brain has no commits yet"."""
+    from conftest import TOKEN, call
+    from reliakit import ServeProcess
+
+    brain = tmp_path / "empty.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(brain)], check=True)
+    serve = ServeProcess(tmp_path / "home", brain, {"CORTEX_TOKEN": TOKEN}, tmp_path / "bin", tmp_path / "log")
+    serve.start()
+    try:
+        banner = serve.output()
+        assert f"Cortex serving {brain} at {serve.url}/mcp (no commits yet)" in banner and "(head" not in banner
+        hint = "write a first note with brain_write (mode create), or commit one by hand"
+        assert f"The brain is empty: {hint}" in banner and banner.count(hint) == 1
+        r = call(f"{serve.url}/mcp", "brain_read", path="profile.md")
+        assert r.error is not None and f"the brain has no commits yet: {hint}" in r.error
+        w = call(f"{serve.url}/mcp", "brain_write", path="notes/first.md", mode="create", content="# First\n")
+        assert w.error is None and call(f"{serve.url}/mcp", "brain_read", path="notes/first.md").error is None
+    finally:
+        serve.stop()

@@ -104,7 +104,10 @@ def test_a_port_in_use_or_a_host_not_here_is_said_before_the_banner(tmp_path):
         taken.listen()
         port = taken.getsockname()[1]
         rc, out, err, made = serve(tmp_path, {"CORTEX_TOKEN": STRONG}, "--port", str(port))
-    assert rc == 1 and err == [f"cortex serve: cannot listen on 127.0.0.1:{port}: another process listens there"]
+    # The holder is this test's own process: named by PID and command line.
+    assert rc == 1 and len(err) == 1, err
+    assert err[0].startswith(f"cortex serve: cannot listen on 127.0.0.1:{port}: PID {os.getpid()} (python"), err
+    assert err[0].endswith(" listens there; stop it, or choose another port (--port)"), err
     assert out == "" and made == []
     rc, out, err, _ = serve(tmp_path, {"CORTEX_TOKEN": STRONG}, "--host", "192.0.2.1")  # TEST-NET-1: not ours
     assert rc == 1 and len(err) == 1 and err[0].startswith("cortex serve: cannot listen on 192.0.2.1:"), err

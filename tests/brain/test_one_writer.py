@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import TOKEN, call
 from guestkit import need_redis
-from reliakit import ROOT, ServeProcess
+from reliakit import ServeProcess, run_cortex
 
 from cortex.app.brain_setup import init_in_place
 from cortex.brain.lock import LOCK_NAME
@@ -158,15 +158,8 @@ def test_reindex_beside_a_running_server_refuses_in_one_line(tmp_path, working_t
     server = serve_process(tmp_path, working_tree_brain, "server")
     server.start()
     try:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CORTEX_")}
-        env.update(CORTEX_HOME=str(tmp_path / "home-reindex"), CORTEX_TOKEN=TOKEN)
-        r = subprocess.run(
-            [sys.executable, "-m", "cortex.cli", "reindex", "--brain", str(working_tree_brain)],
-            env=env,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-        )
+        env = {"CORTEX_HOME": str(tmp_path / "home-reindex"), "CORTEX_TOKEN": TOKEN}
+        r = run_cortex("reindex", "--brain", str(working_tree_brain), env=env)
         assert r.returncode == 1
         assert r.stderr.strip().splitlines() == [
             f"cortex reindex: this brain ({working_tree_brain}) is already served by PID {server.proc.pid} "
@@ -181,12 +174,13 @@ def test_a_second_private_redis_on_one_folder_refuses(tmp_path):
     folder = tmp_path / "redis"
     first = RedisProcess(folder).start()
     try:
-        with pytest.raises(RuntimeError, match="already running on"):
+        refusal = re.escape(f"another Cortex (PID {os.getpid()}) runs a redis-server on the data folder {folder}")
+        with pytest.raises(RuntimeError, match=refusal):
             RedisProcess(folder).start()
         assert first.ping()  # the first one's socket was not touched
         # Even with its socket file gone, the folder stays the first one's.
         first.socket_path.unlink()
-        with pytest.raises(RuntimeError, match="another Cortex runs a redis-server on the data folder"):
+        with pytest.raises(RuntimeError, match=refusal):
             RedisProcess(folder).start()
     finally:
         first.stop()

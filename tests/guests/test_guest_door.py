@@ -273,12 +273,12 @@ def test_serve_starts_a_private_redis_and_stops_it(tmp_path):
     proc, home, health = _serve(tmp_path, str(bindir))
     try:
         assert health["guest_door"] == "ok"
-        private = RedisProcess(home / "redis")
+        private = RedisProcess.for_brain(home, home / "brain")  # the default brain's own
         assert private.ping()
     finally:
         _stop(proc)
     assert not private.ping()
-    assert (home / "redis" / "appendonlydir").is_dir()
+    assert (private.folder / "appendonlydir").is_dir()
 
 
 @pytest.mark.slow

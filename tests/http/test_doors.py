@@ -159,7 +159,7 @@ def test_read_at_time_gives_the_older_version(server):
     when = server.parts.brain.store.commit_time(first.data["sha"]).isoformat()
     clock.advance(minutes=1)  # Git commit times have one-second resolution
     call(mcp, "brain_write", path="notes/t.md", mode="replace", content="new\n")
-    assert call(mcp, "brain_read", path="notes/t.md", at=when).data["text"] == "old\n"
+    assert call(mcp, "brain_read", path="notes/t.md", as_of=when).data["text"] == "old\n"
     assert call(mcp, "brain_read", path="notes/t.md").data["text"] == "new\n"
 
 
@@ -191,11 +191,27 @@ def test_every_tool_says_what_each_parameter_is_and_what_it_does_to_the_brain(se
     assert all(by_name[n].annotations.read_only_hint for n in reads)
     assert by_name["brain_write"].annotations.destructive_hint and not by_name["brain_write"].annotations.read_only_hint
     assert by_name["brain_accept"].annotations.idempotent_hint and by_name["brain_reject"].annotations.destructive_hint
-    # The time parameter has one name everywhere; brain_read's old `at` still works.
+    # The time parameter has one name everywhere: brain_read's `at`, renamed before any release, is gone.
     assert "as_of" in by_name["brain_read"].input_schema["properties"]
+    assert not any("at" in t.input_schema.get("properties", {}) for t in tools)
     head = server.parts.brain.head()
-    assert call(server.url + "/mcp", "brain_read", path="profile.md", at=head[:12]).data["sha"] == head
     assert call(server.url + "/mcp", "brain_read", path="profile.md", as_of=head[:12]).data["sha"] == head
+
+
+def test_an_argument_the_tool_does_not_take_is_refused_naming_what_it_takes(server):
+    """The SDK dropped an unknown argument without a word: `at` (as_of's old name) read the head."""
+    before = server.parts.brain.head()
+    call(server.url + "/mcp", "brain_write", path="profile.md", mode="append", content="new\n")
+    head = server.parts.brain.head()
+    r = call(server.url + "/mcp", "brain_read", path="profile.md", at=before[:12])
+    assert r.error == (
+        "Error executing tool brain_read: invalid arguments: at: not a parameter of brain_read, "
+        "which takes path, as_of, heading, page"
+    ), r
+    r = call(server.url + "/mcp", "brain_write", path="notes/x.md", mode="create", content="x\n", kk=3, limit=2)
+    assert r.error is not None and "invalid arguments: kk, limit: not a parameter of brain_write" in r.error
+    assert server.parts.brain.head() == head  # the refused write committed nothing
+    assert call(server.url + "/mcp", "brain_read", path="profile.md", as_of=before[:12]).data["sha"] == before
 
 
 def test_server_info_names_a_version(server):
