@@ -28,9 +28,11 @@ test:
 test-fast:
 	$(PY) -m pytest -m "not slow"
 
+# ruff, then mypy on cortex/ (its settings: [tool.mypy] in pyproject.toml).
 lint:
 	$(PY) -m ruff check cortex tests bench ops
 	$(PY) -m ruff format --check cortex tests bench ops
+	$(PY) -m mypy
 
 # Refresh docs/RELIABILITY.md from the reliability suites (measured, never typed).
 figures:

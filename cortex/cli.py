@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from cortex import DISTRIBUTION, __version__
 from cortex.errors import CortexError
@@ -17,6 +17,7 @@ from cortex.settings import QUEUE_CAP, Settings, settings_table
 
 if TYPE_CHECKING:
     from cortex.brain.brain import Brain
+    from cortex.index.snapshot import Snapshot
 
 __all__ = [
     "BAR_EVERY_S",
@@ -117,13 +118,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    return bench_main(args)
+    code: int = bench_main(args)
+    return code
 
 
 BAR_EVERY_S = 0.2  # how often `cortex reindex` redraws its bar
 
 
-def progress_bar(label: str, width: int = 30):
+def progress_bar(label: str, width: int = 30) -> Callable[[int, int], None]:
     """A text progress bar on stderr, redrawn in place: `label [#####.....] done/total`."""
 
     def draw(done: int, total: int) -> None:
@@ -146,10 +148,10 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     brain = open_brain(settings)[0]
     # The saved index is the server's to write while it serves: refused in one line, naming it.
     lock = BrainLock.acquire(brain.store.common_dir, settings.brain, "reindexed")  # noqa: F841 - held until exit
+    from cortex.index.saved import IndexFile, index_file
+
     saved = brain.corpus.saved
     if saved is None:
-        from cortex.index.saved import index_file
-
         gone = index_file(settings.home, brain.store.path, brain.store.branch).drop()
         print(
             "cortex reindex: the saved index is off (CORTEX_PERSIST_INDEX=off); "
@@ -157,6 +159,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    assert isinstance(saved, IndexFile)  # the only saved index there is
     saved.drop()
     saved.rebuilds.clear()
     brain.corpus.progress = progress_bar("reading files")
@@ -172,7 +175,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     return _reindex_meaning(settings, brain, snap)
 
 
-def _reindex_meaning(settings: Settings, brain: Brain, snap) -> int:
+def _reindex_meaning(settings: Settings, brain: Brain, snap: Snapshot) -> int:
     """Bring the meaning arm's vectors up to the head (the notes without vectors only), with a bar."""
     import time
 
@@ -185,6 +188,7 @@ def _reindex_meaning(settings: Settings, brain: Brain, snap) -> int:
     meaning.progress = progress_bar("embedding notes")
     started = time.monotonic()
     meaning.catch_up(snap)
+    assert meaning.store is not None and meaning.files is not None  # prepared
     print(
         f"Meaning: {meaning.store.passages:,} passages of {len(snap.notes):,} notes up to date in "
         f"{time.monotonic() - started:.1f} s ({meaning.files.model_id})."

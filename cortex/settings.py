@@ -15,7 +15,7 @@ import re
 import secrets
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypedDict
 from zoneinfo import ZoneInfo
 
 from cortex.errors import BadInput
@@ -201,6 +201,13 @@ def origin_url(name: str, raw: str) -> str:
         )
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
     return f"{parts.scheme}://{host.lower()}" + (f":{port}" if port else "")
+
+
+class UvicornOptions(TypedDict, total=False):
+    """The proxy-header options `Settings.uvicorn_options` hands uvicorn.Config."""
+
+    proxy_headers: bool
+    forwarded_allow_ips: str
 
 
 @dataclass(frozen=True)
@@ -437,8 +444,13 @@ class Settings:
         naming the variable, for a value it cannot use.
 
         `overrides` (the command line's options, a test's values) win over the environment;
-        None means not given. Text is read as the variable's would be.
+        None means not given. Text is read as the variable's would be. A name that is no
+        setting is a TypeError, as an unknown keyword is: a misspelt override never falls
+        back to the default unnoticed.
         """
+        unknown = sorted(set(overrides) - {f.name for f in fields(cls)})
+        if unknown:
+            raise TypeError(f"Settings.from_env() got an unexpected keyword argument {unknown[0]!r}")
         env = dict(os.environ if env is None else env)
         values: dict[str, Any] = {}
         for f in fields(cls):
@@ -452,12 +464,9 @@ class Settings:
                 values[f.name] = spec.read(*found)
             elif spec.derive is not None:
                 values[f.name] = spec.derive(values, env)
-        s = cls(**values)
-        for key, value in overrides.items():
-            setattr(s, key, value)
-        return s
+        return cls(**values)
 
-    def uvicorn_options(self) -> dict[str, object]:
+    def uvicorn_options(self) -> UvicornOptions:
         """How uvicorn treats proxy headers: believed only from CORTEX_TRUSTED_PROXIES.
 
         uvicorn's own default trusts X-Forwarded-For from 127.0.0.1, which let any
@@ -535,7 +544,7 @@ def secret_in_effect(settings: Settings, name: str) -> str | None:
     """The door secret a server of `settings` uses (`token` or `url_secret`): its variable, else
     its file in the state folder, refused as a start refuses it when weak; None when neither is
     there yet (the first `cortex serve` makes the file)."""
-    value = getattr(settings, name)
+    value: str | None = getattr(settings, name)
     if value:
         return value
     file = settings.home / SECRET_FILES[name]

@@ -25,6 +25,10 @@ from cortex.app.brain_setup import init_brain
 from cortex.app.server import assemble, make_app
 from cortex.settings import Settings
 
+# The test kits' fixtures (a real Redis, a settable clock, a guest server, the reader stub,
+# the embedding model, Chromium, a brain with a working tree and its watcher), registered here so a test names them without importing.
+pytest_plugins = ["guestkit", "readerkit", "meaningkit", "browserkit", "watcherkit"]
+
 TOKEN = "owner-token-for-tests-0123456789"
 URL_SECRET = "url-secret-for-tests-abcdefghij"
 

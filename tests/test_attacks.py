@@ -14,7 +14,6 @@ import httpx
 import pytest
 from conftest import TOKEN, call
 from consolekit import owner
-from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 from reliakit import ServeProcess, initialize_body
 
 from cortex.app.brain_setup import init_brain

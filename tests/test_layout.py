@@ -271,3 +271,34 @@ def test_no_module_imports_another_modules_private_names():
                     if a.name.startswith("_") and not a.name.startswith("__")
                 ]
     assert not private
+
+
+# A function a newcomer reads in one go: a longer one is two or three jobs (issue 36).
+MAX_FUNCTION_LINES = 80
+
+
+def long_functions(source: str, name: str) -> list[str]:
+    """Each function or method of `source` over MAX_FUNCTION_LINES lines (docstring and all)."""
+    return [
+        f"{name}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and (node.end_lineno or node.lineno) - node.lineno + 1 > MAX_FUNCTION_LINES
+    ]
+
+
+def test_the_length_test_sees_a_long_function_and_a_long_method():
+    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES))
+    assert long_functions(f"def f():\n{body}", "m") == [f"m:1 f ({MAX_FUNCTION_LINES + 1} lines)"]
+    method = "class C:\n    def g(self):\n" + body.replace("    ", "        ")
+    assert long_functions(method, "m") == [f"m:2 g ({MAX_FUNCTION_LINES + 1} lines)"]
+    assert long_functions("def f():\n" + "".join(body.splitlines(True)[1:]), "m") == []
+
+
+def test_no_function_is_over_80_lines():
+    found = [
+        line
+        for module in MODULES
+        for line in long_functions((PACKAGE / (module.replace(".", "/") + ".py")).read_text(), module)
+    ]
+    assert not found, "split these into functions that each do one job: " + "; ".join(found)

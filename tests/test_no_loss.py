@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import call
-from guestkit import clock, commit_count, gserver, redis_proc  # noqa: F401  (fixtures)
+from guestkit import commit_count
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule

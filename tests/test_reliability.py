@@ -30,7 +30,6 @@ from typing import Callable
 import httpx
 import pytest
 from conftest import TOKEN, RunningServer, acall, call, client, make_settings
-from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 from reliakit import (
     ServeProcess,
     assert_linear,

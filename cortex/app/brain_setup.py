@@ -25,6 +25,7 @@ from cortex.settings import Settings, read_setting
 from cortex.store.git import GitStore
 
 if TYPE_CHECKING:
+    from cortex.guests.queue import RedisVectors
     from cortex.meaning.arm import Meaning
 
 __all__ = [
@@ -143,11 +144,11 @@ def open_brain(settings: Settings, index_log: Callable[[str], None] | None = Non
     if settings.remote:  # hosted mode: the brain is a clone in the state folder
         from cortex.store.remote import open_hosted
 
-        store = open_hosted(settings)
-        if store.head() is None:  # an empty remote is seeded (one commit, pushed)
+        hosted = open_hosted(settings)
+        if hosted.head() is None:  # an empty remote is seeded (one commit, pushed)
             files = seed_files()
-            store.commit(lambda view: dict(files), SEED_MESSAGE)
-        return Brain(store, settings.tz, index=settings.index, saved=saved_index(settings, store, index_log)), False
+            hosted.commit(lambda view: dict(files), SEED_MESSAGE)
+        return Brain(hosted, settings.tz, index=settings.index, saved=saved_index(settings, hosted, index_log)), False
     made = False
     store = open_local_store(settings)
     if store is None:  # the embedded default, made once
@@ -160,7 +161,7 @@ def open_brain(settings: Settings, index_log: Callable[[str], None] | None = Non
     return Brain(store, settings.tz, index=settings.index, saved=saved, workers=settings.build_workers), made
 
 
-def make_meaning(settings: Settings, brain: Brain, log=None) -> Meaning:
+def make_meaning(settings: Settings, brain: Brain, log: Callable[[str], None] | None = None) -> Meaning:
     """The brain's meaning arm (not started): its vectors beside the saved index, in the
     state folder, unless CORTEX_PERSIST_INDEX=off keeps nothing between starts. In hosted
     mode with a REDIS_URL of the owner's, the vectors are also shared there, so every
@@ -182,7 +183,7 @@ def make_meaning(settings: Settings, brain: Brain, log=None) -> Meaning:
     )
 
 
-def shared_vectors(settings: Settings):
+def shared_vectors(settings: Settings) -> RedisVectors | None:
     """Redis for the vectors in hosted mode, unless it is the private one `cortex serve`
     starts in the state folder (as ephemeral as the disk it is on: nothing to share)."""
     from cortex.guests.redis_process import RedisProcess

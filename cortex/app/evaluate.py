@@ -34,12 +34,22 @@ import json
 import re
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cortex.app.brain_setup import data_dir
+
+if TYPE_CHECKING:  # imported where used: `cortex eval` loads only what its parts need
+    import argparse
+
+    from mcp_types import CreateMessageResult
+
+    from cortex.ask.pack import Pack
+    from cortex.ask.readers import ReaderReply
+    from cortex.brain.brain import Brain
+    from cortex.tools.trusted import Tools
 
 __all__ = [
     "EVAL_DAY",
@@ -77,7 +87,7 @@ ROOT = data_dir("eval_data", "eval")  # shipped in the wheel; the repository's e
 EVAL_DAY = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
 
 
-def _brain(files: dict[str, bytes], name: str):
+def _brain(files: dict[str, bytes], name: str) -> Brain:
     """A brain of `files` in a fresh bare repository, at the eval's day."""
     from cortex.brain.brain import Brain
     from cortex.store.git import GitStore
@@ -87,7 +97,7 @@ def _brain(files: dict[str, bytes], name: str):
     return Brain(store, clock=lambda: EVAL_DAY)
 
 
-def load(brain_dir: Path, questions: Path):
+def load(brain_dir: Path, questions: Path) -> tuple[Brain, list[dict[str, Any]]]:
     from cortex.brain.contents_page import render_contents_page
     from cortex.notes.note import parse_note
     from cortex.notes.paths import is_note_path
@@ -138,7 +148,7 @@ def claim_note(case: dict) -> str:
     return note if note.startswith(("---\n", "---\r\n")) else f"---\ntitle: {case['id']}\n---\n{note}"
 
 
-def claims_part(cases: list[dict]) -> list[tuple[dict, str, str]]:
+def claims_part(cases: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str, str]]:
     """(case, stamp, reason) for each case of eval/claims.jsonl, stamped by brain_verify: every
     case's note in one brain at `claim_path`, its answer with its quotes cited."""
     from cortex.ask.asker import Asker
@@ -146,7 +156,7 @@ def claims_part(cases: list[dict]) -> list[tuple[dict, str, str]]:
 
     files = {claim_path(c): claim_note(c).encode() for c in cases}
     asker = Asker(_brain(files, "claims"), OfflineReader())
-    out = []
+    out: list[tuple[dict[str, Any], str, str]] = []
     for c in cases:
         reply = asker.verify(c["answer"], [{"path": claim_path(c), "quote": q} for q in c["quotes"]])
         out.append((c, reply["stamp"], reply["stamp_reason"]))
@@ -186,7 +196,7 @@ def claims_lines(results: list[tuple[dict, str, str]]) -> list[str]:
     return lines
 
 
-def attach_meaning(brain, log=print) -> str:
+def attach_meaning(brain: Brain, log: Callable[[str], None] = print) -> str:
     """Embed the eval brain (in worker processes, as the server does) and attach the arm;
     returns the line that says how it went (or why it is off)."""
     import time
@@ -195,7 +205,7 @@ def attach_meaning(brain, log=print) -> str:
     from cortex.settings import Settings
 
     settings = Settings.from_env()
-    meaning = Meaning(settings.embed_model, settings.model_cache, None, "eval", log=log)
+    meaning = Meaning(settings.embed_model, settings.model_cache or settings.home / "models", None, "eval", log=log)
     started = time.monotonic()
     if not meaning.prepare():
         return f"meaning: off ({meaning.reason})"
@@ -203,13 +213,14 @@ def attach_meaning(brain, log=print) -> str:
     meaning.catch_up(snap)
     brain.meaning = meaning
     spent = time.monotonic() - started
+    assert meaning.files is not None and meaning.store is not None  # prepared
     return (
         f"meaning: {meaning.files.model_id}, {meaning.store.passages:,} passages of {len(snap.notes)} notes "
         f"embedded in {spent:.1f} s ({meaning.store.passages / spent:.0f} passages/s, model load included)"
     )
 
 
-def fusion_table(brain, tools, groups: dict[str, list[dict]]) -> list[str]:
+def fusion_table(brain: Brain, tools: Tools, groups: dict[str, list[dict[str, Any]]]) -> list[str]:
     """recall@5 of the fusion rules weighed for the meaning arm's ranking (DESIGN.md, "Meaning"),
     on each half of each question set (even lines chose the rule in use; odd lines are held out)."""
     import numpy as np
@@ -220,6 +231,7 @@ def fusion_table(brain, tools, groups: dict[str, list[dict]]) -> list[str]:
     from cortex.index.tokenize import tokenize
 
     snap, corpus, meaning = brain.snapshot(), brain.corpus, brain.meaning
+    assert meaning is not None, "the fusion table needs the meaning arm"
     day = EVAL_DAY.date()
     live = {p for p, n in snap.notes.items() if is_live(n, day) and not p.startswith("archive/")}
 
@@ -228,7 +240,7 @@ def fusion_table(brain, tools, groups: dict[str, list[dict]]) -> list[str]:
         lex = [p for p, _ in found.hits]
         lex_score = dict(found.hits)
         close = meaning.closeness(snap, q["question"])
-        cos = {p: c for p, c in close.by_note().items() if p in live}
+        cos = {p: c for p, c in close.by_note().items() if p in live} if close is not None else {}
         dense = sorted(cos, key=lambda p: (-cos[p], p))
         dr = {p: i for i, p in enumerate(dense)}
         lr = {p: i for i, p in enumerate(lex)}
@@ -239,7 +251,7 @@ def fusion_table(brain, tools, groups: dict[str, list[dict]]) -> list[str]:
                 terms[t] = (idf(len(snap.notes), len(holders)), holders)
         top = max(lex_score.values(), default=1.0) or 1.0
 
-        def by(score) -> list[str]:
+        def by(score: Callable[[str], float]) -> list[str]:
             return sorted(cos, key=lambda p: (-score(p), p))
 
         def rare(p: str) -> int:
@@ -279,7 +291,7 @@ def fusion_table(brain, tools, groups: dict[str, list[dict]]) -> list[str]:
     return rows
 
 
-def retrieval(tools, qs) -> dict:
+def retrieval(tools: Tools, qs: list[dict[str, Any]]) -> dict[str, Any]:
     ks = (1, 5, 10)
     hits = {k: 0 for k in ks}
     rr = 0.0
@@ -298,7 +310,28 @@ def retrieval(tools, qs) -> dict:
     return {"questions": n, **{f"recall@{k}": hits[k] / n for k in ks}, "MRR": rr / n}
 
 
-def ask_part(tools, qs, answers: dict | None = None, notes: dict | None = None) -> dict:
+class Asks(Protocol):
+    """What `ask_part` asks: `Tools`, or the replies a client's model gave over MCP."""
+
+    def ask(self, question: str) -> Mapping[str, Any]: ...
+
+
+class Answered:
+    """Replies already had, asked for by question (`ask_part` over `ClientAsks`' replies)."""
+
+    def __init__(self, replies: dict[str, dict[str, Any]]):
+        self.replies = replies
+
+    def ask(self, question: str) -> dict[str, Any]:
+        return self.replies[question]
+
+
+def ask_part(
+    tools: Asks,
+    qs: list[dict[str, Any]],
+    answers: dict[str, Any] | None = None,
+    notes: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Stamp figures of brain_ask over `qs` (absent questions have no gold).
 
     With the gold `answers` (eval_answers.load_answers) and the snapshot's `notes`, also how
@@ -308,7 +341,7 @@ def ask_part(tools, qs, answers: dict | None = None, notes: dict | None = None) 
     nor wrong."""
     from cortex.app.eval_answers import CERTIFIED, certified_quotes, held_groups
 
-    stamps = collections.Counter()
+    stamps: collections.Counter[str] = collections.Counter()
     cited, cited_gold = 0, 0
     quotes, quotes_gold = 0, 0
     verified_gold = 0
@@ -317,10 +350,10 @@ def ask_part(tools, qs, answers: dict | None = None, notes: dict | None = None) 
     absent_stamps: collections.Counter = collections.Counter()
     for q in qs:
         r = tools.ask(q["question"])
-        stamps[r["stamp"]] += 1
+        stamps[str(r["stamp"])] += 1
         if not q["gold"]:
             absent_nib += r["stamp"] == "NOT IN BRAIN"
-            absent_stamps[r["stamp"]] += 1
+            absent_stamps[str(r["stamp"])] += 1
             continue
         answerable_nib += r["stamp"] == "NOT IN BRAIN"
         led += bool({x["path"] for x in r.get("leads", ())} & set(q["gold"]))
@@ -378,7 +411,7 @@ def ask_line(label: str, a: dict) -> str:
     )
 
 
-def ideal_line(brain, qs: list[dict], answers: dict) -> str:
+def ideal_line(brain: Brain, qs: list[dict[str, Any]], answers: dict[str, Any]) -> str:
     """The ideal reader's row: how often the packs a model reader is given hold a gold
     note's line with the gold fact, and how often that line, quoted verbatim, is VERIFIED."""
     from cortex.app.eval_answers import IdealReader
@@ -392,7 +425,7 @@ def ideal_line(brain, qs: list[dict], answers: dict) -> str:
     for question in gold:
         r = tools.ask(question)
         if question in reader.found:
-            stamps[r["stamp"]] += 1
+            stamps[str(r["stamp"])] += 1
     held, n = len(reader.found), len(gold)
     return (
         f"ask (ideal reader: quotes the packed gold line holding the gold fact): the packs held one for "
@@ -410,9 +443,11 @@ class _GoldNoteReader:
     reads_all = False
 
     def __init__(self, gold: dict[str, list[str]]):
-        self.gold, self.found, self.sizes = gold, set(), []
+        self.gold = gold
+        self.found: set[str] = set()
+        self.sizes: list[int] = []
 
-    def read(self, question, pack):
+    def read(self, question: str, pack: Pack) -> ReaderReply:
         from cortex.ask.readers import ReaderReply
 
         self.sizes.append(sum(len(f.text.encode("utf-8")) for f in pack.files))
@@ -423,7 +458,7 @@ class _GoldNoteReader:
         return reply
 
 
-def gold_note_line(brain, qs: list[dict]) -> str:
+def gold_note_line(brain: Brain, qs: list[dict[str, Any]]) -> str:
     """The ideal reader's row where no gold answer is written (reworded.jsonl): how often a
     model reader's first pack holds a gold note, and the packs' mean size."""
     from cortex.ask.asker import Asker
@@ -455,10 +490,10 @@ class StubMessagesServer:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
+            def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-            def do_POST(self):
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
                 stub.requests.append(
                     {"body": body, "auth": self.headers.get("x-api-key") or self.headers.get("authorization")}
@@ -518,7 +553,7 @@ def unpack(prompt: str) -> tuple[list[tuple[str, str | None, str, str]], str]:
     return files, question
 
 
-def stub_model(brain) -> Callable[[dict], tuple[int, dict]]:
+def stub_model(brain: Brain) -> Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]:
     """The eval's stand-in for a model: the offline reader's choice over only the files sent.
 
     It looks the cited notes up in the served snapshot (it runs in-process) so the
@@ -532,7 +567,7 @@ def stub_model(brain) -> Callable[[dict], tuple[int, dict]]:
     return respond
 
 
-def stub_answer(brain, files: list[tuple[str, str | None, str, str]], question: str) -> dict:
+def stub_answer(brain: Brain, files: list[tuple[str, str | None, str, str]], question: str) -> dict[str, Any]:
     """What the stub model answers from `files` (path, parts, tag, text): the offline
     reader's choice among only those files, as the `answer` tool's input."""
     from cortex.ask.asker import evidence, usable
@@ -573,7 +608,7 @@ class ClientAsks:
     the stub model reading the fenced pack it is sent: the eval's stand-in for a client
     whose own model reads (CORTEX_READER=client). `ask(question)` as `Tools.ask`."""
 
-    def __init__(self, brain):
+    def __init__(self, brain: Brain):
         import secrets
         import socket
 
@@ -605,7 +640,7 @@ class ClientAsks:
         from mcp.client.streamable_http import streamable_http_client
         from mcp_types import CreateMessageResult, TextContent
 
-        async def sampling(context, params):
+        async def sampling(context: Any, params: Any) -> CreateMessageResult:
             self.requests += 1
             files, question = unfence(params.messages[0].content.text)
             text = json.dumps(stub_answer(self.brain, files, question))
@@ -629,7 +664,9 @@ class ClientAsks:
         self.thread.join(timeout=10)
 
 
-def held_out_lines(brain, qs: list[dict], answers: dict, tools=None) -> list[str]:
+def held_out_lines(
+    brain: Brain, qs: list[dict[str, Any]], answers: dict[str, Any], tools: Tools | None = None
+) -> list[str]:
     """The offline reader's and the ideal reader's rows on each half of the split (`halves`);
     `tools`: the offline reader's, when the caller has them (their answers are cached)."""
     from cortex.ask.asker import Asker
@@ -645,25 +682,39 @@ def held_out_lines(brain, qs: list[dict], answers: dict, tools=None) -> list[str
     return rows
 
 
-def main(args) -> int:
-    from cortex.app.eval_answers import load_answers
+def main(args: argparse.Namespace) -> int:
+    """`cortex eval`: retrieval figures, then (unless --no-ask) the ask figures of each reader."""
     from cortex.ask.asker import Asker
-    from cortex.ask.readers import AnthropicReader, OfflineReader
-    from cortex.settings import Settings
+    from cortex.ask.readers import OfflineReader
     from cortex.tools.trusted import Tools
 
     brain_dir = Path(args.brain_dir) if args.brain_dir else ROOT / "brain"
     questions = Path(args.questions) if args.questions else ROOT / "questions.jsonl"
     brain, qs = load(brain_dir, questions)
     tools = Tools(brain, Asker(brain, OfflineReader()))
-    by_kind = collections.Counter(q.get("kind", "?") for q in qs)
-    print(f"eval brain: {len(brain.snapshot().notes)} notes; {len(qs)} questions {dict(by_kind)}")
     reworded_file = ROOT / "reworded.jsonl"
     reworded = (
         [json.loads(line) for line in reworded_file.read_text().splitlines() if line.strip()]
         if not args.questions and reworded_file.exists()
         else []
     )
+    _retrieval_lines(brain, tools, qs, reworded)
+    claims_file = ROOT / "claims.jsonl"
+    if claims_file.exists():
+        cases = [json.loads(line) for line in claims_file.read_text().splitlines() if line.strip()]
+        print("\n".join(claims_lines(claims_part(cases))))
+    if not getattr(args, "no_ask", False):
+        _ask_lines(brain, tools, qs, reworded, questions.parent / "answers.jsonl")
+    return 0
+
+
+def _retrieval_lines(brain: Brain, tools: Tools, qs: list[dict[str, Any]], reworded: list[dict[str, Any]]) -> None:
+    """The retrieval figures: lexical only, then with the meaning arm (unless off), by kind of
+    question, on the reworded set, and the fusion rules weighed."""
+    from cortex.settings import Settings
+
+    by_kind = collections.Counter(q.get("kind", "?") for q in qs)
+    print(f"eval brain: {len(brain.snapshot().notes)} notes; {len(qs)} questions {dict(by_kind)}")
     lexical = retrieval(tools, qs)
     print(
         "lexical only (CORTEX_MEANING=off): "
@@ -695,47 +746,53 @@ def main(args) -> int:
         )
     if brain.meaning is not None:
         print("\n".join(fusion_table(brain, tools, {"questions": qs, **({"reworded": reworded} if reworded else {})})))
-    claims_file = ROOT / "claims.jsonl"
-    if claims_file.exists():
-        cases = [json.loads(line) for line in claims_file.read_text().splitlines() if line.strip()]
-        print("\n".join(claims_lines(claims_part(cases))))
-    if not getattr(args, "no_ask", False):
-        answers = load_answers(questions.parent / "answers.jsonl")
-        notes = brain.snapshot().notes
-        print(ask_line("offline reader", ask_part(tools, qs, answers, notes)))
-        if answers:
-            print("\n".join(held_out_lines(brain, qs, answers, tools)))
-        if reworded:
-            print(ask_line("offline reader, reworded", ask_part(tools, reworded)))
-            for label, half in zip(("even half (chosen on)", "odd half (held out)"), halves(reworded)):
-                print(f"  reworded, {label}: {gold_note_line(brain, half)}")
-        model_asker = Asker(brain, OfflineReader())  # replaced below, once the stub runs
-        stub = StubMessagesServer(lambda body: (500, {}))
-        try:
-            model_asker.reader = AnthropicReader("stub-model", "eval-key-not-real", timeout=30.0, base_url=stub.url)
-            stub.respond = stub_model(brain)
-            print(ask_line("model reader, stub model", ask_part(Tools(brain, model_asker), qs, answers, notes)))
-            model_asker.sweep, model_asker.cache = 0, type(model_asker.cache)()
-            print(ask_line("model reader, stub model, CORTEX_ASK_SWEEP=0", ask_part(Tools(brain, model_asker), qs)))
-        finally:
-            stub.close()
-        client = ClientAsks(brain)
-        try:
-            replies = client.ask_all([q["question"] for q in qs])
-        finally:
-            client.close()
-        answered = dict(zip((q["question"] for q in qs), replies))
-        readers = collections.Counter(r["reader"].split("/")[0] for r in replies)
-        print(
-            ask_line(
-                f"client's model through MCP sampling, stub model; {client.requests} sampling requests, "
-                f"readers {dict(readers)}",
-                ask_part(SimpleNamespace(ask=answered.__getitem__), qs, answers, notes),
-            )
+
+
+def _ask_lines(
+    brain: Brain, tools: Tools, qs: list[dict[str, Any]], reworded: list[dict[str, Any]], answers_file: Path
+) -> None:
+    """The ask figures: the offline reader, a model reader (a stub model over the real SDK),
+    and the client's own model through MCP sampling (the same stub)."""
+    from cortex.app.eval_answers import load_answers
+    from cortex.ask.asker import Asker
+    from cortex.ask.readers import AnthropicReader, OfflineReader
+    from cortex.tools.trusted import Tools
+
+    answers = load_answers(answers_file)
+    notes = brain.snapshot().notes
+    print(ask_line("offline reader", ask_part(tools, qs, answers, notes)))
+    if answers:
+        print("\n".join(held_out_lines(brain, qs, answers, tools)))
+    if reworded:
+        print(ask_line("offline reader, reworded", ask_part(tools, reworded)))
+        for label, half in zip(("even half (chosen on)", "odd half (held out)"), halves(reworded)):
+            print(f"  reworded, {label}: {gold_note_line(brain, half)}")
+    model_asker = Asker(brain, OfflineReader())  # replaced below, once the stub runs
+    stub = StubMessagesServer(lambda body: (500, {}))
+    try:
+        model_asker.reader = AnthropicReader("stub-model", "eval-key-not-real", timeout=30.0, base_url=stub.url)
+        stub.respond = stub_model(brain)
+        print(ask_line("model reader, stub model", ask_part(Tools(brain, model_asker), qs, answers, notes)))
+        model_asker.sweep, model_asker.cache = 0, type(model_asker.cache)()
+        print(ask_line("model reader, stub model, CORTEX_ASK_SWEEP=0", ask_part(Tools(brain, model_asker), qs)))
+    finally:
+        stub.close()
+    client = ClientAsks(brain)
+    try:
+        replies = client.ask_all([q["question"] for q in qs])
+    finally:
+        client.close()
+    answered = dict(zip((q["question"] for q in qs), replies))
+    readers = collections.Counter(r["reader"].split("/")[0] for r in replies)
+    print(
+        ask_line(
+            f"client's model through MCP sampling, stub model; {client.requests} sampling requests, "
+            f"readers {dict(readers)}",
+            ask_part(Answered(answered), qs, answers, notes),
         )
-        if answers:
-            print(ideal_line(brain, qs, answers))
-    return 0
+    )
+    if answers:
+        print(ideal_line(brain, qs, answers))
 
 
 def halves(qs: list[dict]) -> tuple[list[dict], list[dict]]:
@@ -747,7 +804,7 @@ def halves(qs: list[dict]) -> tuple[list[dict], list[dict]]:
     return [q for i, q in enumerate(qs, 1) if i % 2 == 0], [q for i, q in enumerate(qs, 1) if i % 2 == 1]
 
 
-def near_rows(brain, qs: list[dict]) -> list[dict]:
+def near_rows(brain: Brain, qs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per question: its half, whether it is absent, whether the offline reader quoted nothing,
     and how near the scope's closest passages come by words (`near.by_words`, unpruned) and
     by meaning (None without the arm): what NOT IN BRAIN's two bars are chosen from."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from cortex.app.brain_setup import make_meaning, open_brain
 from cortex.ask.asker import AnswerCache, Asker, MemoryCache, ReaderOrder
@@ -21,6 +21,9 @@ from cortex.settings import (
     load_or_make_secret,
 )
 from cortex.tools.trusted import Tools
+
+if TYPE_CHECKING:  # the HTTP side is imported where the app is made (`cortex serve`, tests)
+    from cortex.http.doors import DoorRouter
 
 __all__ = [
     "answer_cache",
@@ -61,6 +64,9 @@ def assemble(settings: Settings) -> ServerParts:
     parts = ServerParts(settings, brain, Tools(brain, asker), token, url_secret, new)
     # Hand edits on a working tree; pushes and fetches in hosted mode (threads start with the app)
     if settings.remote:
+        from cortex.store.remote import RemoteStore
+
+        assert isinstance(brain.store, RemoteStore)  # open_brain's hosted mode
         parts.remote = brain.store
     elif brain.store.workdir is not None:
         from cortex.brain.watcher import Editor
@@ -71,11 +77,12 @@ def assemble(settings: Settings) -> ServerParts:
 
 def sync_parts(parts: ServerParts, app_args: dict[str, Any]) -> dict[str, Any]:
     """build_app's arguments plus the webhook route, the sync threads and their health."""
-    from cortex.store.remote import webhook_route
+    from cortex.store.remote import RemoteStore, webhook_route
 
     runners = [r for r in (parts.editor, parts.remote) if r is not None]
     routes = list(app_args.pop("extra_routes", None) or [])
-    routes.append(webhook_route(parts.remote, parts.settings.webhook_secret))
+    remote = parts.remote if isinstance(parts.remote, RemoteStore) else None
+    routes.append(webhook_route(remote, parts.settings.webhook_secret))
     health = app_args.get("health")
     startup = list(app_args.get("on_startup") or [])
 
@@ -136,11 +143,11 @@ def warm_up(parts: ServerParts) -> None:
     saved = parts.brain.corpus.saved
     if isinstance(saved, IndexFile):
         # Its first round waits for the build (or load) warm() started and saves it when
-        # it is new; then hourly while the head moves (persist.SAVE_EVERY_S says why).
+        # it is new; then hourly while the head moves (cortex.index.saved.SAVE_EVERY_S says why).
         saved.keep_saving(parts.brain.corpus)
 
 
-def _meaning_progress():
+def _meaning_progress() -> Callable[[int, int], None]:
     """Prints how far the first embedding has got, at most every 5 s, and when it is done."""
     import time
 
@@ -172,7 +179,7 @@ def save_on_shutdown(parts: ServerParts) -> None:
         saved.save_or_say(corpus)
 
 
-def make_app(parts: ServerParts):
+def make_app(parts: ServerParts) -> DoorRouter:
     from cortex.http.console.routes import console_routes
     from cortex.http.doors import build_app
     from cortex.http.guest_door import guest_parts

@@ -20,6 +20,7 @@ import time
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 if TYPE_CHECKING:
+    from cortex.guests.redis_process import RedisProcess
     from cortex.settings import Settings
 
 __all__ = [
@@ -83,7 +84,7 @@ class Starting:
             app = await asyncio.to_thread(self._build)
             self._to_inner, self._from_inner = asyncio.Queue(), asyncio.Queue()
             await self._to_inner.put({"type": "lifespan.startup"})
-            self._inner_lifespan = asyncio.create_task(
+            self._inner_lifespan = asyncio.ensure_future(
                 app(
                     {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}},
                     self._to_inner.get,
@@ -228,7 +229,7 @@ def _exit_on_sigterm() -> None:
     handler that kills the process before our cleanup (the private Redis) runs."""
     import signal
 
-    def handler(signum, frame):
+    def handler(signum: int, frame: object) -> None:
         raise SystemExit(0)
 
     signal.signal(signal.SIGTERM, handler)
@@ -253,7 +254,7 @@ def serve(settings: Settings) -> int:
     state: dict[str, Any] = {"lock": claim_brain(settings, url)}
     sock = listen(settings.host, settings.port)  # bound before the banner says where
     _exit_on_sigterm()
-    private: Any = None
+    private: RedisProcess | None = None
 
     def build() -> Any:
         nonlocal private
@@ -263,18 +264,8 @@ def serve(settings: Settings) -> int:
             make_app,
         )
         from cortex.brain.lock import BrainLock
-        from cortex.guests.redis_process import NOT_INSTALLED, RedisProcess, redis_server_binary
 
-        off = None
-        if not settings.redis_url:
-            if redis_server_binary() is None:
-                off = NOT_INSTALLED
-            else:  # the embedded default: this brain's private Redis on a unix socket, append-only
-                try:
-                    private = RedisProcess.for_brain(settings.home, settings.served_repository()).start(log=_say)
-                    settings.redis_url = private.url
-                except RuntimeError as exc:
-                    off = f"disabled: {exc}"
+        private, off = _private_redis(settings)
         parts = assemble(settings)
         if state["lock"] is None:  # a brain made or cloned just now: locked before the watcher, doors or writes
             state["lock"] = BrainLock.acquire(parts.brain.store.common_dir, settings.brain, "served", url)
@@ -316,6 +307,24 @@ def serve(settings: Settings) -> int:
         if private is not None:
             private.stop()
     return 1 if app.error else 0
+
+
+def _private_redis(settings: Settings) -> tuple[RedisProcess | None, str | None]:
+    """With no REDIS_URL, the embedded default: this brain's private Redis on a unix socket in
+    the state folder, append-only (settings.redis_url then names it); else why the guest door
+    is off."""
+    from cortex.guests.redis_process import NOT_INSTALLED, RedisProcess, redis_server_binary
+
+    if settings.redis_url:
+        return None, None
+    if redis_server_binary() is None:
+        return None, NOT_INSTALLED
+    try:
+        private = RedisProcess.for_brain(settings.home, settings.served_repository()).start(log=_say)
+    except RuntimeError as exc:
+        return None, f"disabled: {exc}"
+    settings.redis_url = private.url
+    return private, None
 
 
 def _warm_when_built(app: Starting, state: dict[str, Any]) -> None:

@@ -29,7 +29,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from cortex.ask.neutralize import neutralize_answer
 from cortex.ask.pack import Pack, build_pack, distinctive, passage_pack, question_terms, rarity, variants
 from cortex.ask.quotes import check_quote
 from cortex.ask.readers import CLIENT_TIMEOUT_S, ClientTurn, Reader, ReaderReply, client_request
+from cortex.ask.replies import AskReply, LeadEntry, QuoteEntry, VerifyReply
 from cortex.ask.stamps import NOT_IN_BRAIN, UNVERIFIED, QuoteCheck, overall_stamp
 from cortex.brain.brain import Brain
 from cortex.errors import BadInput
@@ -50,6 +51,9 @@ from cortex.notes.blocks import blocks_of
 from cortex.notes.note import Note
 from cortex.notes.paths import check_path, check_text, in_scope
 from cortex.notes.working import in_working
+
+if TYPE_CHECKING:
+    from cortex.meaning.arm import Closeness
 
 __all__ = [
     "DEFAULT_K",
@@ -90,6 +94,61 @@ READER_POLICIES = ("auto", "server", "client", "offline")
 
 
 @dataclass
+class _Chosen:
+    """Who reads an ask and at which commit (`Asker._choose`)."""
+
+    reader: Reader | None  # None: the client's model, through `turn`
+    passed: str  # why readers before it were passed over
+    turn: ClientTurn | None
+    snap: Snapshot
+    day: dt.date  # the day claims are judged on
+    dated: bool  # whether `as_of` dated them (an ISO time)
+
+
+@dataclass
+class _Retrieved:
+    """What the scope holds for a question (`Asker._retrieve`)."""
+
+    allowed: set[str]  # the notes that may be read
+    scoped: bool
+    guest: bool  # read masked, as a guest's replies show the notes
+    in_scope: int
+    weights: dict[str, float]  # each term's rarity weight
+    holders: dict[str, frozenset[str]]  # each term's notes
+    counts: dict[str, int]  # each distinctive term's number of notes
+    matching: set[str]  # the notes holding a distinctive term
+    order: list[str]  # the order they are read in
+    close: Closeness | None
+    scope_paths: list[str]
+
+
+@dataclass
+class _Plan:
+    """How a reader reads (`Asker._plan`)."""
+
+    pack: Pack
+    reads_all: bool
+    sweep: int
+
+
+@dataclass
+class _Read:
+    """What the reader answered and what it read (`Asker._read`)."""
+
+    reply: ReaderReply
+    pack: Pack  # the last pack read
+    read: set[str]
+    left: set[str]  # notes packed in part by the budget
+    packs: int
+    reads_all: bool
+    passed: str
+
+
+def _joined(passed: str, more: str) -> str:
+    return "; ".join(x for x in (passed, more) if x)
+
+
+@dataclass
 class SampleNeeded:
     """brain_ask's first round when the client's model reads: the sampling request's
     parameters, and what the second round must find again (the SHA, the question, when)."""
@@ -118,7 +177,7 @@ class ReaderOrder:
         before it was passed over). Auto passing over a server model with no key is no news."""
         kinds = ("server", "client", "offline")
         order = kinds if self.policy == "auto" else (self.policy, *(k for k in kinds if k != self.policy))
-        passed = []
+        passed: list[str] = []
         for kind in order:
             if kind == "server":
                 if self.server is not None:
@@ -273,47 +332,87 @@ class Asker:
         question: str,
         k: int = DEFAULT_K,
         as_of: str | None = None,
+        *,
         scope: list[str] | None = None,
         door: str = "owner",
         seat: ClientTurn | None = None,
-    ) -> dict[str, Any] | SampleNeeded:
+    ) -> AskReply | SampleNeeded:
         """The stamped answer; or, when the client's model is to read and has not yet,
         the sampling request to send it (`SampleNeeded`): the door asks, and calls again
-        with `seat.reply` set. `seat`: the client session of a trusted door, else None."""
+        with `seat.reply` set. `seat`: the client session of a trusted door, else None.
+
+        Three steps: choose the reader and the commit (`_choose`), retrieve what the scope
+        holds for the question (`_retrieve`), read with the sweep (`_read`); then stamp."""
+        chosen = self._choose(question, as_of, seat)
+        snap, passed = chosen.snap, chosen.passed
+        key = cache_key(question, snap.sha, self._how(chosen), k, door, scope, chosen.day.isoformat())
+        cached = self.cache.get(key) if chosen.turn is None else None
+        if cached is not None:
+            return _answered(cached, cached=True, passed=passed)
+        found = self._retrieve(question, k, chosen, scope, guest=door.startswith("guest:"))
+        done = self._read(question, k, chosen, found)
+        if isinstance(done, SampleNeeded):
+            return done
+        reply = done.reply
+        missed = reply.error is None and reply.not_in_brain and not reply.citations
+        result = self._stamp(
+            snap,
+            chosen.day,
+            question,
+            done,
+            found,
+            top=k if done.reads_all else None,
+            said=self._meaning_said(snap, found.close, found.scope_paths if found.scoped else None),
+            leads=self._leads(snap, question, found) if missed else [],
+        )
+        result["sha"] = snap.sha
+        if result["stamp"] != UNVERIFIED and not result["reader"].startswith("client:"):
+            self.cache.set(key, result)
+        return _answered(result, cached=False, passed=done.passed)
+
+    def _choose(self, question: str, as_of: str | None, seat: ClientTurn | None) -> _Chosen:
+        """Who reads (`order`; None: the client's model, through `seat`) and at which commit:
+        a second round is pinned to the commit its first round packed."""
         reader, passed = self.order.pick(seat) if self.order is not None else (self.reader, "")
         turn = seat if reader is None else None
-        pinned = turn.state.get("sha") if turn is not None and turn.state else None
-        if pinned and turn is not None and turn.state.get("q") != question_digest(question):
+        resumed = turn.state if turn is not None else None
+        pinned = resumed.get("sha") if resumed else None
+        if pinned and resumed is not None and resumed.get("q") != question_digest(question):
             raise BadInput("the retry is not of the question the client's model was asked")
         day, dated = self.brain.day_of(as_of)
         snap = self.brain.corpus.at(pinned) if pinned else self.brain.snapshot(as_of)
         if turn is not None and turn.reply is not None:
             unused = turn.unused(time.time(), self.client_timeout)
             if unused:  # late, or with no sealed state to date it: the answer is not read
-                reader = self._after_client()
-                passed = "; ".join(x for x in (passed, f"the client's model: {unused}") if x)
-                turn = None
-        name = reader.name if reader is not None else "client"
+                reader, turn = self._after_client(), None
+                passed = _joined(passed, f"the client's model: {unused}")
+        return _Chosen(reader, passed, turn, snap, day, dated)
+
+    def _how(self, chosen: _Chosen) -> str:
+        """Who reads and how, for the answer cache's key."""
+        name = chosen.reader.name if chosen.reader is not None else "client"
+        meaning = self.brain.meaning
         # A miss is judged by meaning only once the arm has embedded this commit: an answer
         # given by words alone must not outlive that.
-        arm = self.brain.meaning is not None and self.brain.meaning.ready_for(snap)
+        arm = meaning is not None and meaning.ready_for(chosen.snap)
         # While a first embed runs, meaning covers more with every note filed: keyed by how much.
-        growing = f" meaning {self.brain.meaning.coverage()[0]}" if self.brain.meaning is not None and not arm else ""
-        how = f"{name} sweep {self.sweep}{' meaning' if arm else growing}"
-        key = cache_key(question, snap.sha, how, k, door, scope, day.isoformat())
-        cached = self.cache.get(key) if turn is None else None
-        if cached is not None:
-            return dict(cached, cached=True, **({"reader_note": passed} if passed else {}))
+        growing = f" meaning {meaning.coverage()[0]}" if meaning is not None and not arm else ""
+        return f"{name} sweep {self.sweep}{' meaning' if arm else growing}"
 
-        allowed = {p for p in snap.notes if usable(snap, p, day, dated, scope)}
+    def _retrieve(self, question: str, k: int, chosen: _Chosen, scope: list[str] | None, guest: bool) -> _Retrieved:
+        """The scope's notes, the question's terms and the notes holding them, and the order
+        the notes are read in: the search's top k, then the closest by meaning, then every
+        other note holding a distinctive term by how much of the question's rarity it holds.
+
+        A guest is served from the notes as replies show them: what is masked can be neither
+        found, counted nor read, so a guessed credential gets the reply a wrong guess gets."""
+        snap = chosen.snap
+        allowed = {p for p in snap.notes if usable(snap, p, chosen.day, chosen.dated, scope)}
         scoped = scope is not None
-        # A guest is served from the notes as replies show them: what is masked can be neither
-        # found, counted nor read, so a guessed credential gets the reply a wrong guess gets.
-        guest = door.startswith("guest:")
-        in_scope_count, weights, holders, distinct = evidence(self.brain, snap, question, allowed, scoped, guest)
+        in_scope, weights, holders, distinct = evidence(self.brain, snap, question, allowed, scoped, guest)
         matching: set[str] = set().union(*(holders[t] for t in distinct))
-        corpus = self.brain.corpus
-        found = corpus.search(snap, question, k, allowed.__contains__, within=allowed if scoped else None, masked=guest)
+        within = allowed if scoped else None
+        found = self.brain.corpus.search(snap, question, k, allowed.__contains__, within=within, masked=guest)
         order = [p for p, _ in found.hits]
         meaning = self.brain.meaning
         # Scored over the scope's own passages only (a guest's ranking, timing and coverage
@@ -330,87 +429,86 @@ class Asker:
             # question at 10,000 notes; this is a few set lookups).
             held = {p: sum(w for t, w in weights.items() if p in holders[t]) for p in matching - set(order)}
             order += sorted(held, key=lambda p: (-held[p], p))
-        # On a guest door k is the owner's cap (max_k) on the notes read for one ask: no
-        # reading of every matching note and no sweep there, so a miss stays UNVERIFIED
-        # unless the k notes already hold every distinctive term's notes.
-        capped = guest
-        reads_all = getattr(reader, "reads_all", False) and not capped
-        sweep = 0 if capped or reader is None else self.sweep  # the client's model: one request an ask
-        first = order if reads_all else order[:k]
-        budget = float("inf") if reads_all else None
-        mask = guest or reader is None  # what leaves the server, or what a guest may learn from
-        passages = close is not None and not reads_all
-        pack = (
-            self._passages(snap, close, question, weights, holders, mask)
-            if passages
-            else self._pack(snap, first, question, weights, holders, 0, budget, mask)
+        counts = {t: len(holders[t]) for t in distinct}
+        return _Retrieved(
+            allowed, scoped, guest, in_scope, weights, holders, counts, matching, order, close, scope_paths
         )
-        if reader is None:
+
+    def _read(self, question: str, k: int, chosen: _Chosen, found: _Retrieved) -> _Read | SampleNeeded:
+        """The reader's answer from its first pack, and the sweep's packs after a miss. A client's
+        model that refuses or answers unreadably hands over to the next reader of the order."""
+        reader, passed = chosen.reader, chosen.passed
+        plan = self._plan(reader, question, k, chosen.snap, found)
+        if reader is None:  # the client's model: asked in a first round, read in the second
+            turn = chosen.turn
             assert turn is not None
             if turn.reply is None and not turn.state:
-                state = {"sha": snap.sha, "q": question_digest(question), "t": time.time()}
-                return SampleNeeded(client_request(question, pack), state)
-            reply = turn.read(pack)
-            if reply.error is not None:  # a refusal or an unreadable reply: the next reader
-                reader = self._after_client()
-                passed = "; ".join(x for x in (passed, f"the client's model: {reply.error}") if x)
-                reads_all = getattr(reader, "reads_all", False) and not capped
-                sweep = 0 if capped else self.sweep
-                first = order if reads_all else order[:k]
-                pack = (
-                    self._passages(snap, close, question, weights, holders, guest)
-                    if close is not None and not reads_all
-                    else self._pack(
-                        snap, first, question, weights, holders, 0, float("inf") if reads_all else None, guest
-                    )
-                )
-                reply = reader.read(question, pack)
+                state = {"sha": chosen.snap.sha, "q": question_digest(question), "t": time.time()}
+                return SampleNeeded(client_request(question, plan.pack), state)
+            reply = turn.read(plan.pack)
+            if reply.error is None:
+                return self._swept(question, chosen.snap, found, plan, reply, None, passed)
+            reader = self._after_client()
+            passed = _joined(passed, f"the client's model: {reply.error}")
+            plan = self._plan(reader, question, k, chosen.snap, found)
+        return self._swept(question, chosen.snap, found, plan, reader.read(question, plan.pack), reader, passed)
+
+    def _plan(self, reader: Reader | None, question: str, k: int, snap: Snapshot, found: _Retrieved) -> _Plan:
+        """How `reader` reads: its first pack, whether it is given every matching note at once
+        (`reads_all`, the offline reader) and how many packs the sweep may add.
+
+        On a guest door k is the owner's cap (max_k) on the notes read for one ask: no
+        reading of every matching note and no sweep there, so a miss stays UNVERIFIED
+        unless the k notes already hold every distinctive term's notes."""
+        capped = found.guest
+        reads_all = getattr(reader, "reads_all", False) and not capped
+        sweep = 0 if capped or reader is None else self.sweep  # the client's model: one request an ask
+        mask = found.guest or reader is None  # what leaves the server, or what a guest may learn from
+        if found.close is not None and not reads_all:
+            pack = self._passages(snap, found.close, question, found.weights, found.holders, mask)
         else:
-            reply = reader.read(question, pack)
-        # A note packed only in part, while a passage left out holds a question term, is not
-        # read: the sweep packs it whole, and a miss cannot rest on it.
+            first = found.order if reads_all else found.order[:k]
+            budget = float("inf") if reads_all else None
+            pack = self._pack(snap, first, question, found.weights, found.holders, 0, budget, mask)
+        return _Plan(pack, reads_all, sweep)
+
+    def _swept(
+        self,
+        question: str,
+        snap: Snapshot,
+        found: _Retrieved,
+        plan: _Plan,
+        reply: ReaderReply,
+        reader: Reader | None,
+        passed: str,
+    ) -> _Read:
+        """`reply` to the first pack, and after a miss up to `plan.sweep` further packs of the
+        matching notes not read yet. A note packed only in part, while a passage left out
+        holds a question term, is not read: the sweep packs it whole, and a miss cannot rest on it."""
+        pack = plan.pack
         read, left, packs, tokens = set(pack.paths) - set(pack.partial), set(pack.left_for_budget), 1, reply.tokens_sent
         files = len(pack.files)
-        while reply.error is None and reply.not_in_brain and not reply.citations and packs <= sweep and not reads_all:
-            rest = [p for p in order if p in matching and p not in read]
+        while reader is not None and reply.error is None and reply.not_in_brain and not reply.citations:
+            if packs > plan.sweep or plan.reads_all:
+                break
+            rest = [p for p in found.order if p in found.matching and p not in read]
             if not rest:
                 break
-            pack = self._pack(snap, rest, question, weights, holders, files, None, guest)
+            pack = self._pack(snap, rest, question, found.weights, found.holders, files, None, found.guest)
             if not pack.files:
                 break
-            reply = reader.read(question, pack)  # type: ignore[union-attr]
+            reply = reader.read(question, pack)
             files += len(pack.files)
             read |= set(pack.paths)
             left |= set(pack.left_for_budget)
             packs += 1
             tokens += reply.tokens_sent
         reply.tokens_sent = tokens
-        missed = reply.error is None and reply.not_in_brain and not reply.citations
-        leads = self._leads(snap, question, weights, holders, allowed, close, guest) if missed else []
-        result = self._stamp(
-            snap,
-            day,
-            question,
-            pack,
-            reply,
-            in_scope_count,
-            {t: len(holders[t]) for t in distinct},
-            matching,
-            read,
-            left,
-            packs,
-            k if reads_all else None,
-            self._meaning_said(snap, close, scope_paths if scoped else None),
-            leads,
-        )
-        result["sha"] = snap.sha
-        if result["stamp"] != UNVERIFIED and not result["reader"].startswith("client:"):
-            self.cache.set(key, result)
-        return dict(result, cached=False, **({"reader_note": passed} if passed else {}))
+        return _Read(reply, pack, read, left, packs, plan.reads_all, passed)
 
     def verify(
         self, answer: str, citations: list[dict[str, Any]], question: str | None = None, as_of: str | None = None
-    ) -> dict[str, Any]:
+    ) -> VerifyReply:
         """Stamp an answer some other reader wrote (brain_verify): each `{path, quote}` is
         checked as brain_ask's quotes are, against the note at the served SHA masked as
         replies show it (a quote copied from a masked reply verifies, and no quote can
@@ -450,7 +548,7 @@ class Asker:
         stamp, why = overall_stamp(checks, False, 0, answer)
         flag, why = _addressing(snap, question, checks, why) if question else ({}, why)
         notes = len(cited)
-        return {
+        reply: dict[str, Any] = {
             "answer": neutralize_answer(answer),
             "stamp": stamp,
             "stamp_reason": why,
@@ -464,6 +562,7 @@ class Asker:
             "reader": "caller",
             "sha": snap.sha,
         }
+        return cast(VerifyReply, reply)  # the fields VerifyReply names, each of its type
 
     def _successor(self, snap: Snapshot, note: Note, day: dt.date, dated: bool) -> Note | None:
         """The note `note.superseded_by` names at `snap`, masked, when brain_ask could read it
@@ -481,15 +580,17 @@ class Asker:
 
     def _after_client(self) -> Reader:
         """The reader after the client's model in the order, when it could not be used."""
-        return self.order.pick(None)[0] if self.order is not None else self.reader
+        reader = self.order.pick(None)[0] if self.order is not None else self.reader
+        assert reader is not None  # with no client seat, the order ends at a server-side reader
+        return reader
 
     def _pack(
         self,
         snap: Snapshot,
         paths: list[str],
         question: str,
-        weights,
-        holders,
+        weights: dict[str, float],
+        holders: dict[str, frozenset[str]],
         first: int,
         budget: float | None,
         mask: bool = False,
@@ -503,7 +604,15 @@ class Asker:
         pack.focus = focus_terms(question, owner_words(snap))
         return pack
 
-    def _passages(self, snap: Snapshot, close, question: str, weights, holders, mask: bool = False) -> Pack:
+    def _passages(
+        self,
+        snap: Snapshot,
+        close: Closeness,
+        question: str,
+        weights: dict[str, float],
+        holders: dict[str, frozenset[str]],
+        mask: bool = False,
+    ) -> Pack:
         """A model reader's first pack (`pack.passage_pack`): the best passages of the scope's
         `PACK_NOTES` best notes by the hybrid ranking, as brain_search fuses it (the note's
         closest passage, plus the share of the question's rarity weight it holds, squared,
@@ -518,8 +627,8 @@ class Asker:
             if len(holders[t]) <= RARE_DF:
                 rare[rows] += 1
         scores = fused(close.best, cover, rare)
-        rows = np.arange(len(close.paths))
-        best = rows[np.lexsort((rows, -scores))][:PACK_NOTES]
+        order = np.arange(len(close.paths))
+        best = order[np.lexsort((order, -scores))][:PACK_NOTES]
         show = masked if mask else (lambda note: note)
         ranked = [(show(snap.notes[close.paths[i]]), close.spans_of(close.paths[i])) for i in best]
         pack = passage_pack(snap.sha, ranked, question, self.pack_bytes, weights)
@@ -527,7 +636,9 @@ class Asker:
         pack.focus = focus_terms(question, owner_words(snap))
         return pack
 
-    def _meaning_said(self, snap: Snapshot, close, scope: list[str] | None) -> tuple[str, tuple[str, float] | None]:
+    def _meaning_said(
+        self, snap: Snapshot, close: Closeness | None, scope: list[str] | None
+    ) -> tuple[str, tuple[str, float] | None]:
         """(the coverage line's meaning part, the closest passage's note and cosine or None)."""
         meaning = self.brain.meaning
         if meaning is None:
@@ -551,18 +662,16 @@ class Asker:
         snap: Snapshot,
         day: dt.date,
         question: str,
-        pack: Pack,
-        reply: ReaderReply,
-        in_scope_count: int,
-        counts: dict[str, int],
-        matching: set[str],
-        read: set[str],
-        left: set[str],
-        packs: int,
+        done: _Read,
+        found: _Retrieved,
+        *,
         top: int | None,
         said: tuple[str, tuple[str, float] | None] = ("", None),
         leads: list[Lead] | None = None,
     ) -> dict[str, Any]:
+        """The reply to an ask: each quote checked and stamped, the overall stamp and why,
+        and the coverage line saying what was searched and read."""
+        pack, reply, read = done.pack, done.reply, done.read
         notes_by_tag = pack.notes_by_tag
         # The verifier counts how many notes of the pack hold a quote (a stock phrase is
         # in 3 or more). A reader given every matching note (`top` set) is judged against
@@ -577,7 +686,7 @@ class Asker:
                 check = check_quote(quote, note, {**among, tag: note} if note is not None else among, day)
                 checks.append(check)
                 quotes.append(quote_entry(quote, check))
-        unread = matching - read
+        unread = found.matching - read
         if reply.error is not None:
             stamp, why = UNVERIFIED, reply.error
         else:
@@ -603,16 +712,16 @@ class Asker:
             **flag,
             "quotes": quotes,
             "coverage": coverage_line(
-                in_scope_count,
-                counts,
-                len(matching),
-                len(read),
-                len(unread),
-                len(unread & left),
-                packs,
-                snap.sha,
-                reply.reader,
-                reply.tokens_sent,
+                found.in_scope,
+                found.counts,
+                matching=len(found.matching),
+                read=len(read),
+                unread=len(unread),
+                by_budget=len(unread & done.left),
+                packs=done.packs,
+                sha=snap.sha,
+                reader=reply.reader,
+                tokens=reply.tokens_sent,
             )
             + (f"; {said[0]}" if said[0] else ""),
             "reader": reply.reader,
@@ -621,40 +730,41 @@ class Asker:
             **({"leads": [lead_entry(lead) for lead in near[:LEADS]]} if stamp == UNVERIFIED and near else {}),
         }
 
-    def _leads(
-        self,
-        snap: Snapshot,
-        question: str,
-        weights: dict[str, float],
-        holders: dict[str, frozenset[str]],
-        allowed: set[str],
-        close,
-        guest: bool = False,
-    ) -> list[Lead]:
+    def _leads(self, snap: Snapshot, question: str, found: _Retrieved) -> list[Lead]:
         """The scope's passages closest to a question no reader answered, by its words and by
         meaning (`near`), one per note, closest first: what NOT IN BRAIN must rule out. A
         guest's are read masked, as its pack is: how close a passage comes is no oracle either."""
-        show = masked if guest else (lambda note: note)
-        notes = {p: show(snap.notes[p]) for p in set().union(*holders.values()) & allowed} if holders else {}
-        closest = np.argsort(-close.best, kind="stable")[:LEADS] if close is not None else []
-        also = [close.paths[i] for i in closest]
-        found = {lead.path: lead for lead in by_words(question, weights, holders, notes, top=LEADS, also=also)}
+        weights, holders, close = found.weights, found.holders, found.close
+        show = masked if found.guest else (lambda note: note)
+        notes = {p: show(snap.notes[p]) for p in set().union(*holders.values()) & found.allowed} if holders else {}
+        closest = np.argsort(-close.best, kind="stable")[:LEADS].tolist() if close is not None else []
+        also = [close.paths[i] for i in closest] if close is not None else []
+        leads = {lead.path: lead for lead in by_words(question, weights, holders, notes, top=LEADS, also=also)}
         if close is not None:
             for i in closest:
                 path, cos = close.paths[i], float(close.best[i])
                 spans = close.spans_of(path)
                 blocks = blocks_of(show(snap.notes[path]))
                 heading = " > ".join(blocks[spans[0][1]].heading_path) if spans and spans[0][1] < len(blocks) else ""
-                lead = found.get(path)
-                found[path] = (
+                lead = leads.get(path)
+                leads[path] = (
                     Lead(path, lead.heading, lead.words, cos) if lead is not None else Lead(path, heading, cosine=cos)
                 )
-        return sorted(found.values(), key=lambda x: (not x.near(), -x.words, -(x.cosine or 0.0), x.path))
+        return sorted(leads.values(), key=lambda x: (not x.near(), -x.words, -(x.cosine or 0.0), x.path))
 
 
-def lead_entry(lead: Lead) -> dict[str, Any]:
+def _answered(result: dict[str, Any], *, cached: bool, passed: str) -> AskReply:
+    """An ask's reply as sent: the stamped result (as cached, or just made), whether it came
+    from the cache, and why a reader before the one that read was passed over."""
+    reply = cast(AskReply, dict(result, cached=cached))  # `_stamp`'s fields, each of its type
+    if passed:
+        reply["reader_note"] = passed
+    return reply
+
+
+def lead_entry(lead: Lead) -> LeadEntry:
     """One lead of a reply: where the passage is and how close it came."""
-    entry: dict[str, Any] = {"path": lead.path, "heading": lead.heading, "words": round(lead.words, 2)}
+    entry: LeadEntry = {"path": lead.path, "heading": lead.heading, "words": round(lead.words, 2)}
     if lead.cosine is not None:
         entry["cosine"] = round(lead.cosine, 2)
     return entry
@@ -706,9 +816,9 @@ def check_citations(answer: Any, citations: Any, question: Any) -> list[tuple[st
     return out
 
 
-def quote_entry(quote: str, check: QuoteCheck) -> dict[str, Any]:
+def quote_entry(quote: str, check: QuoteCheck) -> QuoteEntry:
     """One quote of a reply: the quote, its stamp and why, where it was found."""
-    entry: dict[str, Any] = {
+    entry: QuoteEntry = {
         "quote": quote,
         "stamp": check.stamp,
         "reason": check.reason,
@@ -725,6 +835,7 @@ def quote_entry(quote: str, check: QuoteCheck) -> dict[str, Any]:
 def coverage_line(
     in_scope: int,
     counts: dict[str, int],
+    *,
     matching: int,
     read: int,
     unread: int,

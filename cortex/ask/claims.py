@@ -232,7 +232,7 @@ def _same(a: Value, b: Value) -> bool:
         pairs = [(p, q) for p, q in zip(x.key, y.key) if p is not None and q is not None]
         return bool(pairs) and all(p == q for p, q in pairs)
     if {x.kind, y.kind} == {"number", "amount"}:
-        return x.key[0] == y.key[0]
+        return bool(x.key[0] == y.key[0])
     return x.kind == y.kind and x.key == y.key
 
 
@@ -449,11 +449,11 @@ def _swap(a: Clause, q: Clause, quoted: list[Clause]) -> bool:
             if moved(holders, w) and all(any(not _word_in(z, a) for z in c.capitals) for c in holders):
                 return True
     a_values = a.values + a.borrowed_values
-    for x in a.values:
-        kind = group(x.spec.kind)
-        if kind == "name" or _has(q, x, borrowed=False):
+    for val in a.values:
+        kind = group(val.spec.kind)
+        if kind == "name" or _has(q, val, borrowed=False):
             continue  # names are paired by their capitals, above
-        holders = [c for c in others if _has(c, x, borrowed=False)]
+        holders = [c for c in others if _has(c, val, borrowed=False)]
         if not moved(holders):
             continue
         for y in q.values:
@@ -469,8 +469,8 @@ def _values_against(a: Clause, aligned: list[Clause], quoted: list[Clause]) -> l
     if not a.negation:
         # What the quotes deny only in a negated fragment ("… without a password", "except
         # in August") is not said affirmatively.
-        for w in sorted(a.words):
-            holders = [c for c in quoted if _word_in(w, c, borrowed=False)]
+        for word in sorted(a.words):
+            holders = [c for c in quoted if _word_in(word, c, borrowed=False)]
             if holders and all(c.negation and c.own_cue and c.elliptical for c in holders):
                 out.append(Conflict("polarity", _echo(a, holders[0]), holders[0].negation))
                 break

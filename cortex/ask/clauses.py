@@ -82,6 +82,7 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from cortex.ask import cues
 from cortex.ask.pack import variants
@@ -337,75 +338,18 @@ def _phrase(text: str, m: re.Match, words: int = 1) -> str:
     return " ".join((m.group() + (tail.group() if tail else "")).split())
 
 
-def _read_clause(work: str, s: int, e: int, opener: str, sentence: int, values: list[Value], taken) -> Clause:
+def _read_clause(
+    work: str, s: int, e: int, opener: str, sentence: int, values: list[Value], taken: list[tuple[int, int]]
+) -> Clause:
+    """The clause `work[s:e]`: its words, the values it states, and the cues read around them."""
     raw = work[s:e]
     own = tuple(v for v in values if s <= v.start < e)
     numeric_spans = [(v.start, v.end) for v in own if v.spec.kind in cues.NUMERIC]
     masked = _mask(raw, taken, s)
     words, capitals, names = _content(_mask(masked, numeric_spans, s))
     dates = [(v.start, v.end) for v in own if v.spec.kind == "date"]
-    recurrences: list[tuple[tuple, str]] = []
-    every: list[tuple[str, str]] = []
-    rec_spans = []
-    for m in cues.RECURRENCE.finditer(masked):
-        rec_spans.append((m.start() + s, m.end() + s))
-        g = {k: v for k, v in m.groupdict().items() if v}
-        if "other" in g:
-            key: tuple = (2, cues.UNITS[g["ou"].casefold()])
-        elif "n" in g:
-            n = g["n"].casefold()
-            count = int(n) if n.isdigit() else cues.COUNT_WORDS.get(n) or cues.ORDINAL_WORDS[n]
-            key = (count, cues.UNITS[g["nu"].casefold()])
-        elif "wd" in g:
-            key = ("weekdays",)
-        elif "we" in g:
-            key = ("weekends",)
-        elif "u1" in g:
-            key = (1, cues.UNITS[g["u1"].casefold()])
-        elif "twice" in g:
-            t = g["twice"].casefold().split()[0]
-            key = (
-                "times",
-                2 if t == "twice" else int(t) if t.isdigit() else cues.COUNT_WORDS[t],
-                cues.UNITS[g["tu"].casefold()],
-            )
-        elif "named" in g:
-            key = cues.NAMED_RECURRENCE[g["named"].casefold()]
-        else:
-            key = (1, "week")
-        recurrences.append((key, " ".join(m.group().split())))
-        if re.match(r"(?i)(?:every|each) (?!other|second|alternate)", m.group()):
-            every.append(("all", " ".join(m.group().split())))  # "every day" is also "not most days"
-    plural = [m for _, m in recurrences if m.casefold() in cues.PLURAL_WEEKDAYS]
-    if plural and len(plural) < len(recurrences):
-        # "fortnightly on Tuesdays": the plural names the day, the other word the recurrence.
-        recurrences = [(k, m) for k, m in recurrences if m not in plural]
+    recurrences, every, rec_spans = _recurrences(masked, s)
     rest = _mask(masked, rec_spans + dates, s)
-    skip = [(m.start(), m.end()) for m in cues.NOT_ORDINAL.finditer(rest)]
-    ordinals = []
-    for m in cues.ORDINAL.finditer(rest):
-        if _spans_overlap(skip, m.start(), m.end()):
-            continue
-        if m["pen"]:
-            value = -2
-        elif m["last"]:
-            value = -1
-        elif m["word"]:
-            value = cues.ORDINAL_WORDS[m["word"].casefold()]
-        else:
-            value = int(m["n"])
-        ordinals.append((value, _phrase(masked, m)))
-    skip = [(m.start(), m.end()) for m in cues.NOT_QUANTIFIER.finditer(rest)]
-    quantifiers = every
-    for m in cues.QUANTIFIER.finditer(rest):
-        if _spans_overlap(skip, m.start(), m.end()):
-            continue
-        if m["q"] and m["q"].casefold() == "each" and re.search(r"\S", rest[: m.start()][-1:] or "x") is None:
-            # "€5 each": a price a piece, not "every one of them".
-            if any(v.end - s <= m.start() and m.start() - (v.end - s) <= 1 for v in own):
-                continue
-        klass = "some" if m["few"] else cues.QUANTIFIERS[m["q"].casefold()]
-        quantifiers.append((klass, _phrase(masked, m)))
     directions = []
     for m in cues.DIRECTION.finditer(rest):
         pair, side = cues.DIRECTIONS[m.group().casefold()]
@@ -422,19 +366,102 @@ def _read_clause(work: str, s: int, e: int, opener: str, sentence: int, values: 
         negation=negation,
         own_cue=bool(negation),
         directions=tuple(directions),
-        ordinals=tuple(ordinals),
+        ordinals=tuple(_ordinals(rest, masked)),
         recurrences=tuple(recurrences),
-        quantifiers=tuple(quantifiers),
+        quantifiers=tuple(every + _quantifiers(rest, masked, own, s)),
         looks_back=bool(cues.LOOKS_BACK.search(raw)),
         keys=keys_of(words),
     )
+
+
+def _recurrence_key(g: dict[str, str]) -> tuple[Any, ...]:
+    """What a recurrence match's named groups say, as a key two spellings share ("every other
+    week" = "fortnightly"; "twice a month" = "2 times a month")."""
+    if "other" in g:
+        return (2, cues.UNITS[g["ou"].casefold()])
+    if "n" in g:
+        n = g["n"].casefold()
+        count = int(n) if n.isdigit() else cues.COUNT_WORDS.get(n) or cues.ORDINAL_WORDS[n]
+        return (count, cues.UNITS[g["nu"].casefold()])
+    if "wd" in g:
+        return ("weekdays",)
+    if "we" in g:
+        return ("weekends",)
+    if "u1" in g:
+        return (1, cues.UNITS[g["u1"].casefold()])
+    if "twice" in g:
+        t = g["twice"].casefold().split()[0]
+        return (
+            "times",
+            2 if t == "twice" else int(t) if t.isdigit() else cues.COUNT_WORDS[t],
+            cues.UNITS[g["tu"].casefold()],
+        )
+    if "named" in g:
+        return cues.NAMED_RECURRENCE[g["named"].casefold()]
+    return (1, "week")
+
+
+def _recurrences(
+    masked: str, s: int
+) -> tuple[list[tuple[tuple[Any, ...], str]], list[tuple[str, str]], list[tuple[int, int]]]:
+    """The clause's recurrences (key, phrase), the "every …" among them as a quantifier, and
+    their spans in the work text (the clause starts at `s`)."""
+    recurrences: list[tuple[tuple[Any, ...], str]] = []
+    every: list[tuple[str, str]] = []
+    spans = []
+    for m in cues.RECURRENCE.finditer(masked):
+        spans.append((m.start() + s, m.end() + s))
+        key = _recurrence_key({k: v for k, v in m.groupdict().items() if v})
+        recurrences.append((key, " ".join(m.group().split())))
+        if re.match(r"(?i)(?:every|each) (?!other|second|alternate)", m.group()):
+            every.append(("all", " ".join(m.group().split())))  # "every day" is also "not most days"
+    plural = [m for _, m in recurrences if m.casefold() in cues.PLURAL_WEEKDAYS]
+    if plural and len(plural) < len(recurrences):
+        # "fortnightly on Tuesdays": the plural names the day, the other word the recurrence.
+        recurrences = [(k, m) for k, m in recurrences if m not in plural]
+    return recurrences, every, spans
+
+
+def _ordinals(rest: str, masked: str) -> list[tuple[int, str]]:
+    """The clause's ordinals ("second", "3rd", "last", "penultimate") with their phrases."""
+    skip = [(m.start(), m.end()) for m in cues.NOT_ORDINAL.finditer(rest)]
+    ordinals = []
+    for m in cues.ORDINAL.finditer(rest):
+        if _spans_overlap(skip, m.start(), m.end()):
+            continue
+        if m["pen"]:
+            value = -2
+        elif m["last"]:
+            value = -1
+        elif m["word"]:
+            value = cues.ORDINAL_WORDS[m["word"].casefold()]
+        else:
+            value = int(m["n"])
+        ordinals.append((value, _phrase(masked, m)))
+    return ordinals
+
+
+def _quantifiers(rest: str, masked: str, own: tuple[Value, ...], s: int) -> list[tuple[str, str]]:
+    """The clause's quantifiers (class, phrase): "all", "most", "some", "none" and kin."""
+    skip = [(m.start(), m.end()) for m in cues.NOT_QUANTIFIER.finditer(rest)]
+    quantifiers = []
+    for m in cues.QUANTIFIER.finditer(rest):
+        if _spans_overlap(skip, m.start(), m.end()):
+            continue
+        if m["q"] and m["q"].casefold() == "each" and re.search(r"\S", rest[: m.start()][-1:] or "x") is None:
+            # "€5 each": a price a piece, not "every one of them".
+            if any(v.end - s <= m.start() and m.start() - (v.end - s) <= 1 for v in own):
+                continue
+        klass = "some" if m["few"] else cues.QUANTIFIERS[m["q"].casefold()]
+        quantifiers.append((klass, _phrase(masked, m)))
+    return quantifiers
 
 
 def _opens_with_pronoun(clause: Clause) -> bool:
     """Whether `clause` opens with a pronoun ("but it covers hiking"): it borrows the
     words of the clause before, as an elliptical clause does, for what "it" stands for."""
     first = re.match(r"\s*(?:and|but|yet|or|so)?\s*([^\W\d_]+)", clause.text, re.IGNORECASE)
-    return bool(first) and first.group(1).casefold() in cues.PRONOUNS - {"i", "you", "we", "there"}
+    return first is not None and first.group(1).casefold() in cues.PRONOUNS - {"i", "you", "we", "there"}
 
 
 def _opens_with_subject(clause: Clause) -> bool:

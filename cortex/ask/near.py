@@ -169,7 +169,7 @@ def by_words(
         if bound >= bar * total:
             bounds[path] = bound / total
     pending = set(also) & bounds.keys()
-    out = []
+    out: list[Lead] = []
     for path in sorted(bounds, key=lambda p: (-bounds[p], p)):
         if top is not None and not pending and len(out) >= top:
             kth = sorted(lead.words for lead in out)[-top]

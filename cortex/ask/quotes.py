@@ -46,6 +46,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import TypedDict
 
 from cortex.ask.nfc import nfc_with_offsets, normalize_nfc
 from cortex.ask.replacement import Replacement, in_note, in_successor
@@ -267,11 +268,27 @@ def _named(found: Replacement | None, successor: Note | None = None) -> tuple[st
     return f'{lead}: "{found.sentence}"', found.sentence
 
 
+class _Found(TypedDict):
+    """Where a quote was found: the part of its QuoteCheck that every stamp shares."""
+
+    path: str
+    heading: str
+    block_start: int
+    block_end: int
+    superseded_by: str | None
+    note_retired: str | None
+    match_start: int
+    match_end: int
+    quote: str
+    retired_text: str
+    context: tuple[str, ...]
+
+
 def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, successor: Note | None) -> QuoteCheck:
     block, start, end = occ.block, occ.start, occ.end
     marks = block.marks()
     live, retired_text = _live_and_retired(occ)
-    common = dict(
+    common = _Found(
         path=note.path,
         heading=block.heading,
         block_start=block.start,
@@ -321,35 +338,43 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, su
             **common,
         )
     if block.corrections:
-        for c in block.corrections:
-            overlaps_old = start < c.end and end > c.start
-            whole = start <= c.marker_start and end >= c.marker_end
-            if overlaps_old and not whole:
-                return QuoteCheck(
-                    SUPERSEDED,
-                    f"quote sits in the old wording of an in-place correction in {where}: "
-                    f'(was: "{c.old}") is retired; the current claim is "{c.claim or c.current}"; '
-                    "do not answer from the old wording",
-                    old_claim=c.claim or c.current,
-                    **common,
-                )
-        # A marker corrects only its own claim (list item, table row or sentence: see
-        # `cortex.notes.blocks.claim_units`); a quote of an unchanged neighbour stays VERIFIED.
-        # A quote that reaches into a corrected claim at all rests on it: CORRECTED.
-        touched = [c for c in block.corrections if start < c.unit_end and end > c.unit_start]
-        if touched:
-            # Show the correction nearest to the quote: the one the answer rests on.
-            c = min(touched, key=lambda c: _distance(start, end, c.marker_start, c.marker_end))
-            if normalize_nfc(c.old) not in common["retired_text"]:
-                common["retired_text"] = " ".join(x for x in (common["retired_text"], normalize_nfc(c.old)) if x)
+        corrected = _corrected(block, start, end, where, common)
+        if corrected is not None:
+            return corrected
+    return QuoteCheck(VERIFIED, f"quote found in {where}", **common)
+
+
+def _corrected(block: Block, start: int, end: int, where: str, common: _Found) -> QuoteCheck | None:
+    """The stamp of a quote in a block with in-place corrections: SUPERSEDED in an old
+    wording, CORRECTED when it reaches into a corrected claim; None when it touches neither."""
+    for c in block.corrections:
+        overlaps_old = start < c.end and end > c.start
+        whole = start <= c.marker_start and end >= c.marker_end
+        if overlaps_old and not whole:
             return QuoteCheck(
-                CORRECTED,
-                f"quote found in {where}; the quoted {c.unit} carries an in-place correction, "
-                f'the old wording was "{c.old}"',
-                old_claim=c.old,
+                SUPERSEDED,
+                f"quote sits in the old wording of an in-place correction in {where}: "
+                f'(was: "{c.old}") is retired; the current claim is "{c.claim or c.current}"; '
+                "do not answer from the old wording",
+                old_claim=c.claim or c.current,
                 **common,
             )
-    return QuoteCheck(VERIFIED, f"quote found in {where}", **common)
+    # A marker corrects only its own claim (list item, table row or sentence: see
+    # `cortex.notes.blocks.claim_units`); a quote of an unchanged neighbour stays VERIFIED.
+    # A quote that reaches into a corrected claim at all rests on it: CORRECTED.
+    touched = [c for c in block.corrections if start < c.unit_end and end > c.unit_start]
+    if not touched:
+        return None
+    # Show the correction nearest to the quote: the one the answer rests on.
+    c = min(touched, key=lambda c: _distance(start, end, c.marker_start, c.marker_end))
+    if normalize_nfc(c.old) not in common["retired_text"]:
+        common["retired_text"] = " ".join(x for x in (common["retired_text"], normalize_nfc(c.old)) if x)
+    return QuoteCheck(
+        CORRECTED,
+        f'quote found in {where}; the quoted {c.unit} carries an in-place correction, the old wording was "{c.old}"',
+        old_claim=c.old,
+        **common,
+    )
 
 
 def _unverified(reason: str, note: Note | None, retired: str | None = None) -> QuoteCheck:

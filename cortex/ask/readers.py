@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from cortex.ask.focus import answers_kind, by_specifics, expects, focus_terms, proper_only, unmentioned
 from cortex.ask.near import coverage, identity, passages
@@ -26,6 +26,9 @@ from cortex.ask.quotes import too_generic
 from cortex.ask.specifics import specifics
 from cortex.index.tokenize import tokenize
 from cortex.notes.data_envelope import DATA_NOTICE, fence, new_nonce
+
+if TYPE_CHECKING:  # the SDK itself is imported where a reader is made (AnthropicReader)
+    from anthropic.types import ToolParam
 
 __all__ = [
     "ANSWER_TOOL",
@@ -48,7 +51,7 @@ __all__ = [
 
 QUOTE_CHARS = 400
 
-ANSWER_TOOL = {
+ANSWER_TOOL: ToolParam = {
     "name": "answer",
     "description": "Answer the question from the files, quoting verbatim evidence for every claim.",
     "input_schema": {
@@ -169,7 +172,7 @@ class AnthropicReader:
         if getattr(resp, "stop_reason", None) == "refusal":
             reply.error = "the reader refused to answer"
             return reply
-        uses = [b for b in resp.content if getattr(b, "type", None) == "tool_use" and b.name == "answer"]
+        uses = [b for b in resp.content if isinstance(b, a.types.ToolUseBlock) and b.name == "answer"]
         if not uses:
             reply.error = "the reader did not call the answer tool"
             return reply
@@ -354,7 +357,7 @@ def _held_weight(weights: dict[str, float], forms: dict[str, frozenset[str]], wo
     return sum(w for t, w in weights.items() if forms[t] & words)
 
 
-def _excerpt(text: str, line_score) -> str:
+def _excerpt(text: str, line_score: Callable[[str], float]) -> str:
     """A verbatim piece of a block: whole when short, else from the best-scoring line on."""
     text = text.strip()
     if len(text) <= QUOTE_CHARS:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cortex.ask.nfc import normalize_nfc
@@ -331,7 +331,7 @@ def _date_key(m: re.Match) -> tuple | None:
     wd = _WEEKDAYS.get(g["wd"].casefold()) if g.get("wd") else None
     if mo is not None and not 1 <= mo <= 12 or d is not None and not 1 <= d <= 31:
         return None
-    if wd is None and None not in (y, mo, d):
+    if wd is None and y is not None and mo is not None and d is not None:
         try:
             wd = dt.date(y, mo, d).weekday()  # a full date also states its weekday
         except ValueError:
@@ -397,6 +397,69 @@ def specifics(text: str) -> list[Specific]:
     return [spec for _, _, spec in located(text)[1]]
 
 
+# How a match of each literal pattern is read: (where the specific ends, the specific, where
+# the text masked after it ends), or None when the match is no specific of that kind. The
+# patterns run in this order, each over the text the earlier ones left unmasked.
+_Reading = tuple[int, Specific, int] | None
+
+
+def _read_literal(kind: str) -> Callable[[re.Match[str]], _Reading]:
+    def read(m: re.Match[str]) -> _Reading:
+        lit = m.group().rstrip(_TRAIL)  # trailing punctuation is the sentence's
+        return m.start() + len(lit), Specific(kind, lit, (lit,)), m.start() + len(lit)
+
+    return read
+
+
+def _read_date(m: re.Match[str]) -> _Reading:
+    key = _date_key(m)
+    return None if key is None else (m.end(), Specific("date", m.group().strip(), key), m.end())
+
+
+def _read_time(m: re.Match[str]) -> _Reading:
+    key = _time_key(m)
+    if key is None:
+        return None
+    shown = m.group().strip()
+    if shown.endswith(".") and not re.search(r"[AaPp]\.[Mm]\.$", shown):
+        shown = shown[:-1]  # the sentence's full stop, not part of "7pm"
+    return m.start() + len(shown), Specific("time", shown, key), m.end()
+
+
+def _read_amount(m: re.Match[str]) -> _Reading:
+    unit = _UNIT_KEYS.get(m["u"].casefold())
+    if unit is None:
+        return None
+    return m.end(), Specific("amount", m.group().strip(), (_number_key(m["n"]), unit)), m.end()
+
+
+def _read_word_amount(m: re.Match[str]) -> _Reading:
+    unit = _UNIT_KEYS.get(m["u"].casefold())
+    if unit is None:
+        return None
+    return m.end(), Specific("amount", m.group().strip(), (_word_value(m["nw"]), unit)), m.end()
+
+
+def _read_word_number(m: re.Match[str]) -> _Reading:
+    return m.end(), Specific("number", m["nw"], (_word_value(m["nw"]),)), m.end()
+
+
+def _read_number(m: re.Match[str]) -> _Reading:
+    return m.end("n"), Specific("number", m["n"], (_number_key(m["n"]),)), m.end()
+
+
+_LITERALS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], _Reading]]] = [
+    (_URL, _read_literal("url")),
+    (_EMAIL, _read_literal("email")),
+    *((rx, _read_date) for rx in _DATES),
+    *((rx, _read_time) for rx in _TIMES),
+    *((rx, _read_amount) for rx in _AMOUNTS),
+    (_WORD_AMOUNT, _read_word_amount),
+    (_WORD_NUMBER, _read_word_number),
+    (_NUMBER, _read_number),
+]
+
+
 def located(text: str) -> tuple[str, list[tuple[int, int, Specific]]]:
     """`text` as specifics are read in (each line normalised as quotes are, then NFC), and
     each specific `specifics` finds there with its span in that form, in text order.
@@ -408,43 +471,35 @@ def located(text: str) -> tuple[str, list[tuple[int, int, Specific]]]:
     # specific is read the same way in an answer and in a quote; lines are kept apart
     # because a line start is a sentence start.
     work = work_text = "\n".join(normalize_nfc(line) for line in text.splitlines())
-    for rx, kind in ((_URL, "url"), (_EMAIL, "email")):
+    for rx, read in _LITERALS:
         for m in rx.finditer(work):
-            lit = m.group().rstrip(_TRAIL)
-            found.append((m.start(), m.start() + len(lit), Specific(kind, lit, (lit,))))
-            work = _mask(work, m.start(), m.start() + len(lit))
-    for rx in _DATES:
-        for m in rx.finditer(work):
-            key = _date_key(m)
-            if key is not None:
-                found.append((m.start(), m.end(), Specific("date", m.group().strip(), key)))
-                work = _mask(work, m.start(), m.end())
-    for rx in _TIMES:
-        for m in rx.finditer(work):
-            key = _time_key(m)
-            if key is not None:
-                shown = m.group().strip()
-                if shown.endswith(".") and not re.search(r"[AaPp]\.[Mm]\.$", shown):
-                    shown = shown[:-1]  # the sentence's full stop, not part of "7pm"
-                found.append((m.start(), m.start() + len(shown), Specific("time", shown, key)))
-                work = _mask(work, m.start(), m.end())
-    for rx in _AMOUNTS:
-        for m in rx.finditer(work):
-            unit = _UNIT_KEYS.get(m["u"].casefold())
-            if unit is not None:
-                found.append((m.start(), m.end(), Specific("amount", m.group().strip(), (_number_key(m["n"]), unit))))
-                work = _mask(work, m.start(), m.end())
-    for m in _WORD_AMOUNT.finditer(work):
-        unit = _UNIT_KEYS.get(m["u"].casefold())
-        if unit is not None:
-            found.append((m.start(), m.end(), Specific("amount", m.group().strip(), (_word_value(m["nw"]), unit))))
-            work = _mask(work, m.start(), m.end())
-    for m in _WORD_NUMBER.finditer(work):
-        found.append((m.start(), m.end(), Specific("number", m["nw"], (_word_value(m["nw"]),))))
-        work = _mask(work, m.start(), m.end())
-    for m in _NUMBER.finditer(work):
-        found.append((m.start(), m.end("n"), Specific("number", m["n"], (_number_key(m["n"]),))))
-        work = _mask(work, m.start(), m.end())
+            reading = read(m)
+            if reading is not None:
+                end, spec, masked_to = reading
+                found.append((m.start(), end, spec))
+                work = _mask(work, m.start(), masked_to)
+    found += _words(work)
+    found.sort(key=lambda f: f[0])
+    return work_text, found
+
+
+def _is_identifier(word: str, letters: int) -> bool:
+    """A word with a digit, an underscore or a ``++``/``#`` tail; or, of two letters or more,
+    one with an inner capital in a part; or one with an inner ``.``/``/`` between two parts of
+    two characters or more (``deploy.md``, not ``e.g``)."""
+    return letters > 0 and (
+        any(c.isdigit() for c in word)
+        or "_" in word
+        or word.endswith(("++", "#"))
+        or (any(any(c.isupper() for c in part[1:]) for part in word.split("-")) and letters > 1)
+        or (any(ch in word[1:-1] for ch in "./") and len([p for p in re.split(r"[./]", word) if len(p) > 1]) > 1)
+    )
+
+
+def _words(work: str) -> list[tuple[int, int, Specific]]:
+    """The identifiers and names of `work` (its literal specifics masked): a name is a run of
+    capitalised words one space apart, but for a lone one opening a sentence."""
+    found: list[tuple[int, int, Specific]] = []
     run: list[tuple[int, str]] = []
 
     def close_run() -> None:
@@ -461,17 +516,9 @@ def located(text: str) -> tuple[str, list[tuple[int, int, Specific]]]:
         possessive = word.endswith(("'s", "’s"))
         if possessive:
             word = word[:-2]
-        letters = [c for c in word if c.isalpha()]
-        is_ident = bool(letters) and (
-            any(c.isdigit() for c in word)
-            or "_" in word
-            or word.endswith(("++", "#"))
-            or any(any(c.isupper() for c in part[1:]) for part in word.split("-"))
-            and len(letters) > 1
-            or any(ch in word[1:-1] for ch in "./")
-            and len([p for p in re.split(r"[./]", word) if len(p) > 1]) > 1
-        )
-        name_word = len(letters) > 1 and word[0].isupper() and not is_ident and word.casefold() not in _NOT_NAMES
+        letters = sum(1 for c in word if c.isalpha())
+        is_ident = _is_identifier(word, letters)
+        name_word = letters > 1 and word[0].isupper() and not is_ident and word.casefold() not in _NOT_NAMES
         gap = work[prev_end : m.start()] if prev_end >= 0 else ""
         if run and not (gap == " " and name_word):
             close_run()
@@ -483,8 +530,7 @@ def located(text: str) -> tuple[str, list[tuple[int, int, Specific]]]:
                 close_run()
         prev_end = m.start() + len(m.group())
     close_run()
-    found.sort(key=lambda f: f[0])
-    return work_text, found
+    return found
 
 
 def strip_old_wording(text: str) -> str:

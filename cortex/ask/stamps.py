@@ -24,6 +24,7 @@ Pure functions, no I/O, never raise.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from cortex.ask.claims import contradictions
 from cortex.ask.nfc import normalize_nfc
@@ -37,25 +38,43 @@ __all__ = [
     "UNVERIFIED",
     "VERIFIED",
     "QuoteCheck",
+    "Stamp",
     "one_line",
     "overall_stamp",
 ]
 
-VERIFIED = "VERIFIED"
-CORRECTED = "CORRECTED"
-SUPERSEDED = "SUPERSEDED"
-UNVERIFIED = "UNVERIFIED"
-NOT_IN_BRAIN = "NOT IN BRAIN"
+
+class Stamp(StrEnum):
+    """A stamp as replies spell it (a str: it is sent, cached and compared as its text), with
+    its `strength`: higher is stronger, and an answer's stamp is its weakest quote's."""
+
+    VERIFIED = "VERIFIED"
+    CORRECTED = "CORRECTED"
+    SUPERSEDED = "SUPERSEDED"
+    UNVERIFIED = "UNVERIFIED"
+    NOT_IN_BRAIN = "NOT IN BRAIN"
+
+    @property
+    def strength(self) -> int:
+        return STRENGTH[self]
+
+
+VERIFIED = Stamp.VERIFIED
+CORRECTED = Stamp.CORRECTED
+SUPERSEDED = Stamp.SUPERSEDED
+UNVERIFIED = Stamp.UNVERIFIED
+NOT_IN_BRAIN = Stamp.NOT_IN_BRAIN
 
 # Higher is stronger. NOT IN BRAIN never meets a quote's stamp; ranked with UNVERIFIED.
-STRENGTH = {VERIFIED: 4, CORRECTED: 3, SUPERSEDED: 2, UNVERIFIED: 1, NOT_IN_BRAIN: 1}
+# Keyed by the stamps, so a stamp's text read back from a cache finds its strength too.
+STRENGTH: dict[str, int] = {VERIFIED: 4, CORRECTED: 3, SUPERSEDED: 2, UNVERIFIED: 1, NOT_IN_BRAIN: 1}
 
 
 @dataclass(frozen=True)
 class QuoteCheck:
     """The stamp of one quote and where it was (or was not) found."""
 
-    stamp: str
+    stamp: Stamp
     reason: str
     path: str
     heading: str = ""
@@ -97,7 +116,7 @@ def _says(missing: list[Specific]) -> str:
 
 def overall_stamp(
     checks: list[QuoteCheck], not_in_brain_claimed: bool, unread_matching: int, answer: str = ""
-) -> tuple[str, str]:
+) -> tuple[Stamp, str]:
     """The reply's stamp and a one-line reason.
 
     With citations: the weakest of the quotes' stamps; a VERIFIED or CORRECTED answer

@@ -1,14 +1,14 @@
 """The brain: reads pinned to a commit, and writes that each make one commit.
 
 Everything here is in terms of notes and commits; it knows nothing of HTTP or
-MCP. Tool functions (tools.py) call it and shape the replies.
+MCP. The tool functions (cortex.tools) call it and shape the replies.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from functools import partial
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 from zoneinfo import ZoneInfo
 
 from cortex.brain.contents_page import (
@@ -18,10 +18,14 @@ from cortex.brain.contents_page import (
     is_generated_contents_page,
 )
 from cortex.brain.note_writes import (
+    CaptureReply,
     LinksMoved,
+    WriteMode,
+    WriteReply,
     WriteRequest,
     note_changes,
     push_fields,
+    push_note,
     write_body,
     write_reply,
     write_request,
@@ -37,6 +41,9 @@ from cortex.notes.note import Note, decode, link_key, parse_note
 from cortex.notes.paths import check_content, check_path, check_text, is_note_path
 from cortex.store.git import GitStore, View
 from cortex.store.types import Change, Changes, CommitInfo, Identity, WriteResult
+
+if TYPE_CHECKING:  # the arm is set after the brain is made (app.server); its import costs numpy
+    from cortex.meaning.arm import Meaning
 
 __all__ = ["INDEX_WAIT", "MOVE_TRIES", "NO_COMMITS", "NO_COMMITS_HINT", "Brain", "WorkdirHook"]
 
@@ -111,7 +118,7 @@ class Brain:
                 f"CORTEX_INDEX=on, but the INDEX.md in {store.path} is not one Cortex wrote (it has no "
                 f'"{CONTENTS_MARKER}" line): it is yours and is never replaced; use CORTEX_INDEX=auto or off'
             )
-        # `saved`: the index file in the state folder (persist.py); `workers`: CORTEX_BUILD_WORKERS
+        # `saved`: the index file in the state folder (cortex.index.saved); `workers`: CORTEX_BUILD_WORKERS
         self.corpus = Corpus(store, saved, workers)
         self.tz = ZoneInfo(tz)
         self._clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
@@ -120,7 +127,7 @@ class Brain:
         # The working-tree watcher (cortex.brain.watcher.Editor), when the brain has a working tree.
         self.workdir_hook: WorkdirHook | None = None
         # The meaning arm (cortex.meaning.arm.Meaning), when search and ask may use it.
-        self.meaning: Any = None
+        self.meaning: Meaning | None = None
 
     # -- time -------------------------------------------------------------
 
@@ -328,7 +335,7 @@ class Brain:
     def write(
         self,
         path: str,
-        mode: str,
+        mode: WriteMode,
         actor: Actor,
         *,
         content: str | None = None,
@@ -336,7 +343,7 @@ class Brain:
         to: str | None = None,
         expected_blob: str | None = None,
         reason: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> WriteReply:
         """Apply one write mode to one note as exactly one commit."""
         req = write_request(path, mode, content, find, to, expected_blob, reason, self.stored_path)
         touched = [req.path] + ([req.target] if req.target else [])
@@ -460,7 +467,7 @@ class Brain:
                 out[source] = new.encode("utf-8")
         return out
 
-    def _replayed(self, sha: str, path: str, mode: str) -> dict[str, Any]:
+    def _replayed(self, sha: str, path: str, mode: WriteMode) -> WriteReply:
         return {
             "sha": sha,
             "path": path,
@@ -470,7 +477,7 @@ class Brain:
             "note": f"this request_id was already applied in commit {sha}; nothing was written again",
         }
 
-    def capture(self, text: str, actor: Actor, tags: list[str] | None = None) -> dict[str, Any]:
+    def capture(self, text: str, actor: Actor, tags: list[str] | None = None) -> CaptureReply:
         """Append a `## HH:MM · tags` entry to today's log in the brain's time zone."""
         check_content(text)
         if not text.strip():
@@ -497,17 +504,29 @@ class Brain:
         try:
             result = self._commit(change, f"{actor.tool}: append {path}", actor)
         except AlreadyApplied as done:
-            return self._replayed(done.sha, path, "append")
+            r = self._replayed(done.sha, path, "append")
+            return {
+                "sha": r["sha"],
+                "path": path,
+                "mode": "append",
+                "blob": r["blob"],
+                "replayed": True,
+                "note": r["note"],
+            }
         self._sync_workdir(result)
-        return {
+        reply: CaptureReply = {
             "sha": result.sha,
             "parent": result.parent,
             "path": path,
             "heading": heading,
             "blob": result.new_blobs.get(path),
             "replaced_blob": result.old_blobs.get(path),
-            **push_fields(result),
         }
+        if result.push:
+            reply["push"] = result.push
+            if result.push == "pending":
+                reply["push_note"] = push_note(result)
+        return reply
 
     def _page_is_ours(self, blob: str) -> bool:
         if blob not in self._own_page:

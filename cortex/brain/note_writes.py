@@ -9,7 +9,9 @@ are always of the same head.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable, Literal, get_args
+
+from typing_extensions import NotRequired, TypedDict
 
 from cortex.brain.text_rules import append_text, edit_text, strict_text, within_cap
 from cortex.errors import BadInput, Conflict
@@ -20,16 +22,59 @@ from cortex.store.types import Changes, WriteResult
 __all__ = [
     "MAX_REASON_CHARS",
     "WRITE_MODES",
+    "CaptureReply",
+    "WriteMode",
+    "WriteReply",
     "LinksMoved",
     "WriteRequest",
     "note_changes",
     "push_fields",
+    "push_note",
     "write_body",
     "write_reply",
     "write_request",
 ]
 
-WRITE_MODES = ("create", "replace", "append", "edit", "delete", "move")
+WriteMode = Literal["create", "replace", "append", "edit", "delete", "move"]
+WRITE_MODES: tuple[WriteMode, ...] = get_args(WriteMode)
+
+
+class WriteReply(TypedDict):
+    """brain_write: the one commit a write made (or, for a retried request, had made)."""
+
+    sha: str
+    path: str
+    mode: WriteMode
+    blob: str | None  # the note's new blob (None once deleted)
+    parent: NotRequired[str | None]
+    replaced_blob: NotRequired[str | None]  # the blob the write replaced (None for a new note)
+    to: NotRequired[str]  # move: the new path
+    links_rewritten: NotRequired[list[str]]  # move: the notes whose [[links]] to it were rewritten
+    links_missing: NotRequired[list[str]]  # the note's [[links]] that name no note
+    links_missing_left_out: NotRequired[str]
+    links_note: NotRequired[str]
+    replayed: NotRequired[bool]  # a retried request_id: nothing was written again
+    push: NotRequired[str]  # hosted mode: pushed, or pending with push_note saying why
+    push_note: NotRequired[str]
+    note: NotRequired[str]
+
+
+class CaptureReply(TypedDict):
+    """brain_capture: the commit that appended the entry to today's log."""
+
+    sha: str
+    path: str
+    blob: str | None
+    parent: NotRequired[str | None]
+    heading: NotRequired[str]
+    replaced_blob: NotRequired[str | None]
+    mode: NotRequired[WriteMode]  # a retried request_id: "append", with replayed
+    replayed: NotRequired[bool]
+    push: NotRequired[str]
+    push_note: NotRequired[str]
+    note: NotRequired[str]
+
+
 MAX_REASON_CHARS = 500
 
 # A move's rewrite of the links to it: (head SHA, moved path, new path, moved bytes) ->
@@ -46,7 +91,7 @@ class WriteRequest:
     """One brain_write, checked: the note as the brain stores its name, the mode and what it needs."""
 
     path: str
-    mode: str
+    mode: WriteMode
     data: bytes | None = None  # create, replace, append, edit: the content's bytes
     content: str | None = None
     find: str | None = None  # edit: the exact text to replace
@@ -70,7 +115,7 @@ class WriteRequest:
 
 def write_request(
     path: str,
-    mode: str,
+    mode: WriteMode,
     content: str | None,
     find: str | None,
     to: str | None,
@@ -171,8 +216,8 @@ def write_body(req: WriteRequest, expect: list[str]) -> str:
     )
 
 
-def write_reply(req: WriteRequest, result: WriteResult, expect: list[str]) -> dict[str, Any]:
-    reply: dict[str, Any] = {
+def write_reply(req: WriteRequest, result: WriteResult, expect: list[str]) -> WriteReply:
+    reply: WriteReply = {
         "sha": result.sha,
         "parent": result.parent,
         "path": req.path,
@@ -188,16 +233,22 @@ def write_reply(req: WriteRequest, result: WriteResult, expect: list[str]) -> di
         reply["note"] = (
             f"the head moved {result.retries} time(s) while writing; the change was re-applied to the fresh head"
         )
-    reply.update(push_fields(result))
+    if result.push:
+        reply["push"] = result.push
+        if result.push == "pending":
+            reply["push_note"] = push_note(result)
     return reply
 
 
 def push_fields(result: WriteResult) -> dict[str, str]:
     """Hosted mode: the reply's `push` key ("pushed" or "pending", with a note saying why)."""
     if result.push == "pending":
-        return {
-            "push": "pending",
-            "push_note": "push pending: the commit is kept here and a background "
-            "retry pushes it" + (f" ({result.push_note})" if result.push_note else ""),
-        }
+        return {"push": "pending", "push_note": push_note(result)}
     return {"push": result.push} if result.push else {}
+
+
+def push_note(result: WriteResult) -> str:
+    """Why a hosted write's push is pending."""
+    return "push pending: the commit is kept here and a background retry pushes it" + (
+        f" ({result.push_note})" if result.push_note else ""
+    )

@@ -222,7 +222,9 @@ class Editor:
             head = self.store.head()
             in_head = {p for p in (self.store.entries(head) if head else {}) if not ignored(p)}
             for path in in_head - set(self._stats):
-                self._base.setdefault(path, self.store.blob_at(head, path))  # deleted by hand: a deletion
+                self._base.setdefault(
+                    path, self.store.blob_at(head, path) if head else None
+                )  # deleted by hand: a deletion
             return self.commit_paths(set(self._stats) | in_head)
 
     def before_write(self, paths: Iterable[str]) -> None:

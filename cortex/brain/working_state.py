@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import secrets
-from typing import Any
+from typing import Any, Callable
 
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
@@ -113,7 +113,8 @@ class Working:
         if action not in ACTIONS:
             raise BadInput(f"action must be one of {', '.join(ACTIONS)}, not {str(action)[:40]!r}")
         try:
-            return getattr(self, f"_{action}")(actor, **args)
+            reply: dict[str, Any] = getattr(self, f"_{action}")(actor, **args)
+            return reply
         except WorkingError as exc:
             raise BadInput(str(exc)) from None
 
@@ -200,7 +201,7 @@ class Working:
         actor: Actor,
         item_id: str,
         verb: str,
-        edit,
+        edit: Callable[[Item], Item],
         must_be_open: bool = False,
         also: dict[str, Any] | None = None,
         done: dict[str, Any] | None = None,

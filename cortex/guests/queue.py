@@ -18,7 +18,7 @@ import hashlib
 import json
 import secrets
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, ParamSpec, TypeVar, cast
 
 import redis
 from redis.backoff import NoBackoff
@@ -235,11 +235,21 @@ return 0
 """
 
 
-def _guard(fn):
+def _hash(fields: dict[str, str]) -> dict[Any, Any]:
+    """`fields` as redis-py's stubs take a hash's mapping (their key type is invariant, so a
+    dict of str is refused though str is one of the types they list)."""
+    return cast(dict[Any, Any], fields)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _guard(fn: Callable[P, R]) -> Callable[P, R]:
     """Redis connection failures become QueueUnavailable, a one-line tool error."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
@@ -326,7 +336,7 @@ class ProposalQueue:
         found = self.tombstones() if self.tombstones else {}
         pipe = self.r.pipeline(transaction=True)
         if found:
-            pipe.hset(self.prefix + "tombs", mapping=found)
+            pipe.hset(self.prefix + "tombs", mapping=_hash(found))
         pipe.set(self.prefix + "tombs:loaded", "1")
         pipe.execute()
         return len(found)
@@ -420,7 +430,7 @@ class ProposalQueue:
 
     @_guard
     def get(self, pid: str) -> Proposal | None:
-        h = self.r.hgetall(self.prefix + "p:" + pid)
+        h = cast(dict[str, str], self.r.hgetall(self.prefix + "p:" + pid))  # a text connection: str
         return Proposal.from_hash(h) if h else None
 
     @_guard
@@ -435,7 +445,7 @@ class ProposalQueue:
     @_guard
     def begin_accept(self, pid: str) -> str:
         """'go' (now accepting), 'resume' (was accepting), or the proposal's final state."""
-        return self._begin(args=self._sweep_args() + [pid])
+        return str(self._begin(args=self._sweep_args() + [pid]))
 
     @_guard
     def move(self, pid: str, from_state: str, to_state: str, **fields: str) -> str:
@@ -443,17 +453,17 @@ class ProposalQueue:
         args: list[Any] = [self.prefix, pid, from_state, to_state, self._now(), KEEP_DECIDED]
         for k, v in fields.items():
             args += [k, v]
-        return self._move(args=args)
+        return str(self._move(args=args))
 
     @_guard
     def set_fields(self, pid: str, **fields: str) -> None:
-        self.r.hset(self.prefix + "p:" + pid, mapping=fields)
+        self.r.hset(self.prefix + "p:" + pid, mapping=_hash(fields))
 
     @_guard
     def reject(self, pid: str, reason: str, tomb: dict[str, Any]) -> str:
         """pending -> rejected, with its tombstone, in one script; 'ok' or the state it was in."""
-        return self._reject(
-            args=[self.prefix, pid, self._now(), KEEP_DECIDED, reason, json.dumps(tomb, sort_keys=True)]
+        return str(
+            self._reject(args=[self.prefix, pid, self._now(), KEEP_DECIDED, reason, json.dumps(tomb, sort_keys=True)])
         )
 
 
@@ -577,7 +587,7 @@ class RedisVectors:
         for at in range(0, len(keys), self.CHUNK):
             part = keys[at : at + self.CHUNK]
             try:
-                out.extend(self.r.mget([self.PREFIX + k for k in part]))
+                out.extend(cast(list[bytes | None], self.r.mget([self.PREFIX + k for k in part])))  # bytes: text=False
             except redis.exceptions.RedisError:
                 out.extend([None] * len(part))
         return out

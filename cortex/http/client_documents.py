@@ -82,7 +82,7 @@ class Fetcher:
             infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except (OSError, UnicodeError) as exc:
             raise DocumentRefused(f"the host {host!r} does not resolve") from exc
-        addresses = sorted({info[4][0] for info in infos})
+        addresses = sorted({str(info[4][0]) for info in infos})
         for address in addresses:
             loopback = ipaddress.ip_address(address).is_loopback
             if not _public(address) and not (self.allow_loopback and loopback):

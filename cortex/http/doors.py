@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import re
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable, Protocol
 
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
@@ -37,14 +37,39 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cortex.guests.review import Review
 from cortex.http.mcp_tools import trusted_server
 from cortex.settings import Settings, allowed
 from cortex.tools.trusted import Tools
 
+
+class GuestDoorSet(Protocol):
+    """The guest doors (`http.guest_door.GuestDoors`), as the router uses them."""
+
+    def servers(self) -> list[MCPServer]: ...
+
+    def lookup(self, secret: str) -> ASGIApp | None: ...
+
+
+class OAuthEntry(Protocol):
+    """The OAuth door (`http.oauth.OAuthDoor`), as the router uses it."""
+
+    server: MCPServer  # the owner's tools, recording the OAuth client's registered name
+    mcp_app: ASGIApp
+
+    async def serve_route(self, scope: Scope, receive: Receive, send: Send, host: str) -> None: ...
+
+    async def authenticate(self, scope: Scope, host: str) -> bool: ...
+
+    def metadata_url(self, host: str) -> str | None: ...
+
+
 __all__ = [
     "DoorRouter",
+    "GuestDoorSet",
+    "OAuthEntry",
     "OAUTH_PATHS",
     "OAUTH_PROBES",
     "SEND_TOKEN",
@@ -69,12 +94,12 @@ class DoorRouter:
         app: Starlette,
         owner_token: str,
         url_secret: str | None,
-        owner_app,
-        url_app,
-        guest_lookup=None,
+        owner_app: ASGIApp,
+        url_app: ASGIApp,
+        guest_lookup: Callable[[str], ASGIApp | None] | None = None,
         hosts: list[str] | None = None,
         origins: list[str] | None = None,
-        oauth=None,
+        oauth: OAuthEntry | None = None,
     ):
         self.app = app
         self.oauth = oauth  # http.oauth.OAuthDoor, or None with CORTEX_OAUTH=off
@@ -86,7 +111,7 @@ class DoorRouter:
         self.url_app = url_app
         self.guest_lookup = guest_lookup
 
-    def _rebinding(self, scope) -> Response | None:
+    def _rebinding(self, scope: Scope) -> Response | None:
         """421/403 unless Host (and Origin, when sent) match the allow-lists exactly."""
         host, origin = _header(scope, b"host"), _header(scope, b"origin")
         if self.hosts is not None and not allowed(host, self.hosts):
@@ -95,7 +120,7 @@ class DoorRouter:
             return PlainTextResponse("Invalid Origin header", status_code=403)
         return None
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -112,7 +137,7 @@ class DoorRouter:
             if refusal is not None:
                 await refusal(scope, receive, send)
                 return
-        if oauth_path:
+        if oauth_path and self.oauth is not None:
             await self.oauth.serve_route(scope, receive, send, _header(scope, b"host"))
             return
         if path in ("/mcp", "/mcp/"):
@@ -220,10 +245,10 @@ def no_oauth(wrong_bearer: bool) -> Response:
     )
 
 
-def _header(scope, name: bytes) -> str:
+def _header(scope: Scope, name: bytes) -> str:
     for key, value in scope.get("headers", []):
         if key.lower() == name:
-            return value.decode("latin-1")
+            return str(value.decode("latin-1"))
     return ""
 
 
@@ -256,11 +281,11 @@ def build_app(
     owner_token: str,
     url_secret: str | None,
     review: Review | None = None,
-    guest_doors=None,
-    extra_routes: list | None = None,
+    guest_doors: GuestDoorSet | None = None,
+    extra_routes: list[Route] | None = None,
     health: Callable[[], dict[str, Any]] | None = None,
     on_startup: list[Callable[[], Any]] | None = None,
-    oauth=None,
+    oauth: OAuthEntry | None = None,
 ) -> DoorRouter:
     """The whole HTTP app. Build a fresh one per server: each MCP session manager runs once.
     `oauth`: the OAuth door (`http.oauth.make_oauth`), or None for the owner token alone."""
@@ -296,7 +321,7 @@ def build_app(
         return no_oauth(bool(_bearer(header)) and not bearer_ok(header, owner_token))
 
     @contextlib.asynccontextmanager
-    async def lifespan(app):
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
             for server in servers:
                 await stack.enter_async_context(server.session_manager.run())

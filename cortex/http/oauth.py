@@ -40,6 +40,7 @@ from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
     AuthorizationParams,
+    IdentityAssertionParams,
     ProviderTokenVerifier,
     RefreshToken,
     TokenError,
@@ -48,11 +49,12 @@ from mcp.server.auth.provider import (
 from mcp.server.auth.routes import build_metadata, cors_middleware, create_auth_routes
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
 from mcp.shared.auth import OAuthClientInformationFull, OAuthMetadata, OAuthToken, ProtectedResourceMetadata
-from pydantic import AnyHttpUrl, ValidationError
+from pydantic import AnyHttpUrl, AnyUrl, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import HTTPConnection
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from cortex.ask.neutralize import client_text
 from cortex.errors import CortexError
@@ -166,7 +168,7 @@ class CortexProvider:
         return OAuthClientInformationFull(
             client_id=client_id,
             client_name=str(doc.get("client_name") or urlsplit(client_id).hostname),
-            redirect_uris=uris,
+            redirect_uris=[AnyUrl(u) for u in uris],
             grant_types=["authorization_code", "refresh_token"],
             response_types=["code"],
             token_endpoint_auth_method="none",  # a document cannot hold a secret
@@ -413,6 +415,16 @@ class CortexProvider:
         record = self.records.get(f"{kind}:{digest(token.token)}")
         self._end_family((record or {}).get("family"), "revoked at /revoke")
 
+    async def exchange_identity_assertion(
+        self, client: OAuthClientInformationFull, params: IdentityAssertionParams
+    ) -> OAuthToken:
+        """The enterprise ID-JAG grant (SEP-990): refused, as the SDK's default is. Every token
+        Cortex issues rests on the owner's click on the consent page."""
+        raise TokenError(
+            error="unsupported_grant_type",
+            error_description="The JWT bearer grant is not supported by this authorization server",
+        )
+
 
 def oauth_client_name(scope: dict[str, Any]) -> str | None:
     """The registered name of the OAuth client a request was made with, for commit trailers."""
@@ -528,7 +540,7 @@ class OAuthDoor:
         issuer = self.issuer(host)
         return f"{issuer}/.well-known/oauth-protected-resource/mcp" if issuer else None
 
-    async def serve_route(self, scope, receive, send, host: str) -> None:
+    async def serve_route(self, scope: Scope, receive: Receive, send: Send, host: str) -> None:
         issuer = self.issuer(host)
         if issuer is None:
             await self.refused(host)(scope, receive, send)
@@ -538,7 +550,7 @@ class OAuthDoor:
         # answers 500, and no token was issued.
         await app(scope, receive, send)
 
-    async def authenticate(self, scope, host: str) -> bool:
+    async def authenticate(self, scope: Scope, host: str) -> bool:
         """Whether the request's bearer is an OAuth access token issued for this door's resource
         at this Host; sets the request's user (the SDK binds MCP sessions to it)."""
         issuer = self.issuer(host)

@@ -59,7 +59,8 @@ class FileRecords:
             return None
         if entry[0] is not None and entry[0] <= self.clock():
             return None
-        return entry[1]
+        found: dict[str, Any] = entry[1]
+        return found
 
     def _save(self) -> None:
         now = self.clock()

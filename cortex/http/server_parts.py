@@ -20,7 +20,8 @@ class Syncing(Protocol):
     """A sync the server runs beside the doors: hosted mode's remote (`store.remote.RemoteStore`),
     named by what the doors use of it, so this layer does not reach down to the store."""
 
-    display_url: str
+    @property
+    def display_url(self) -> str: ...
 
     def start(self) -> Any: ...
 
@@ -42,4 +43,6 @@ class ServerParts:
     editor: Editor | None = None  # the working-tree watcher, when the brain has a working tree
     remote: Syncing | None = None  # hosted mode's store
     health: Callable[[], dict[str, Any]] | None = None  # the full health report, for the owner
-    oauth: Any = None  # the OAuth door (http.oauth.OAuthDoor) unless CORTEX_OAUTH=off; the console's consent uses it
+    # The OAuth door (http.oauth.OAuthDoor, made from these parts by make_oauth) unless
+    # CORTEX_OAUTH=off; the console's consent page uses it.
+    oauth: Any = None

@@ -63,6 +63,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import cast
 
 import numpy as np
 
@@ -243,7 +244,7 @@ class Index:
             # document holding it (~120 MB less at 10,000 notes).
             counts = Counter(map(_intern, tokens) if intern else tokens)
             if not wtf:
-                wtf = counts if w == 1 else {t: w * c for t, c in counts.items()}
+                wtf = cast(dict[str, float], counts) if w == 1 else {t: w * c for t, c in counts.items()}
             else:
                 get = wtf.get
                 for term, c in counts.items():
@@ -456,11 +457,11 @@ class Index:
         """
         query_tokens = list(query_tokens)
         slots, scores = self._accumulate(query_tokens, within)
-        ids = self._ids
+        ids = cast(list[str], self._ids)  # a slot a search returns holds a document, never None
         reached = int(self._allowed(*reach)[slots].sum()) if reach is not None else None
         if allow is not None and len(slots):
             if allow_key is None:
-                keep = np.fromiter((allow(ids[d]) for d in slots.tolist()), dtype=bool, count=len(slots))  # type: ignore[arg-type]
+                keep = np.fromiter((allow(ids[d]) for d in slots.tolist()), dtype=bool, count=len(slots))
             else:
                 keep = self._allowed(allow, allow_key)[slots]
             slots, scores = slots[keep], scores[keep]
@@ -478,12 +479,12 @@ class Index:
             tied = np.flatnonzero(scores == cut)
             need = k - int(above.sum())
             if len(tied) > need:
-                keep = heapq.nsmallest(need, slots[tied].tolist(), key=ids.__getitem__)
-                tied = tied[np.isin(slots[tied], np.array(keep, dtype=slots.dtype))]
+                kept = heapq.nsmallest(need, slots[tied].tolist(), key=ids.__getitem__)
+                tied = tied[np.isin(slots[tied], np.array(kept, dtype=slots.dtype))]
             m = np.concatenate([np.flatnonzero(above), tied])
             slots, scores = slots[m], scores[m]
         items = sorted(zip(scores.tolist(), slots.tolist()), key=lambda it: (-it[0], ids[it[1]]))
-        return SearchResult([(ids[d], s) for s, d in items[:k]], total, reached)  # type: ignore[misc]
+        return SearchResult([(ids[d], s) for s, d in items[:k]], total, reached)
 
     def _allowed(self, allow: Callable[[str], bool], key: Hashable) -> np.ndarray:
         mask = self._allow_masks.get(key)
@@ -502,8 +503,8 @@ class Index:
     def matching_tokens(self, query_tokens: Iterable[str], within: Collection[str] | None = None) -> set[str]:
         """Ids of documents containing at least one of `query_tokens` (of `within` only, when given,
         at a cost that follows `within`'s size)."""
-        ids = self._ids
-        return {ids[s] for s in self.matching_slots(query_tokens, within).tolist()}  # type: ignore[misc]
+        ids = cast(list[str], self._ids)  # a slot a search returns holds a document, never None
+        return {ids[s] for s in self.matching_slots(query_tokens, within).tolist()}
 
     def matching_slots(self, query_tokens: Iterable[str], within: Collection[str] | None = None) -> np.ndarray:
         """`matching_tokens` as the documents' slots (ascending), for callers that map them
@@ -566,12 +567,12 @@ class Index:
             slot_of = self._slot
             chosen = [slot_of[d] for d in within if d in slot_of]
             in_seg = np.array([s for s in chosen if s < seg.n], dtype=np.int64)
-            docs = self._docs
+            rows_of = self._docs
             delta = {}
             for s in chosen:
                 if s >= seg.n:
                     for t, _ in plan:
-                        tf = docs[s].get(t)
+                        tf = rows_of[s].get(t)
                         if tf:
                             delta.setdefault(t, {})[s] = tf
             if len(in_seg) * 4 > seg.n:

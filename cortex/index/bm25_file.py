@@ -6,7 +6,7 @@ snapshot, behind its checksum.
 from __future__ import annotations
 
 import json
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -95,7 +95,15 @@ def load_index(fp: BinaryIO) -> Index:
     return _checked(index, header, arrays, ids, flen, names)
 
 
-def _checked(index: Index, header: dict, arrays: dict[str, np.ndarray], ids, flen, names) -> Index:
+def _checked(
+    index: Index,
+    header: dict[str, Any],
+    arrays: dict[str, np.ndarray],
+    ids: list[Any],
+    flen: list[Any],
+    names: list[Any],
+) -> Index:
+    """The index from the file's parts, read from JSON and so checked here before use."""
     try:
         dl, fptr, fterm = arrays["dl"], arrays["fptr"], arrays["fterm"]
         iptr, idoc, itf, blob = arrays["iptr"], arrays["idoc"], arrays["itf"], arrays["terms"]

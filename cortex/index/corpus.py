@@ -15,10 +15,10 @@ import io
 import logging
 import threading
 import time as _time
-from typing import Any, Callable, Iterator, Protocol
+from typing import Callable, Collection, Hashable, Iterator, Protocol, TypeVar
 
 from cortex.errors import NotReady
-from cortex.index.bm25 import Index, idf
+from cortex.index.bm25 import Index, SearchResult, idf
 from cortex.index.bm25_file import save_index
 from cortex.index.build_pool import read_notes
 from cortex.index.builder import IndexBuilder
@@ -42,6 +42,8 @@ __all__ = [
     "is_bulk",
     "release_freed_memory",
 ]
+
+T = TypeVar("T")
 
 # How far back a cold start looks for each note's last-change time. Beyond this
 # many first-parent commits a note is dated by the oldest commit seen ("on or
@@ -107,7 +109,7 @@ def gc_paused() -> Iterator[None]:
 
 
 class SavedSnapshot(Protocol):
-    """Where the latest snapshot outlives the process (persist.IndexFile)."""
+    """Where the latest snapshot outlives the process (cortex.index.saved.IndexFile)."""
 
     def load(self) -> Snapshot | None:
         """The saved snapshot of this brain, or None when there is none fit to use (it says why)."""
@@ -468,7 +470,7 @@ class Corpus:
                     if not bulk:
                         real[ch.path] = time
                     index_note(index, note)
-            read_lazily(self.store, parsed, {ch.path: ch.new_blob for ch in changes if ch.new_blob})  # type: ignore[misc]
+            read_lazily(self.store, parsed, {ch.path: ch.new_blob for ch in changes if ch.new_blob is not None})
             if index.loose > max(LOOSE_LIMIT, len(index) // 4):
                 index.compact()
             prev.index = Index()  # an old snapshot must never search with a newer index
@@ -496,7 +498,7 @@ class Corpus:
             self._keep_old(snap)
         return index
 
-    def _query(self, snap: Snapshot, ask: Callable[[Index], Any], masked: bool = False) -> Any:
+    def _query(self, snap: Snapshot, ask: Callable[[Index], T], masked: bool = False) -> T:
         """`ask` of `snap`'s index, under `_lock` while that index can move with the head.
 
         `masked`: of the index of the notes as replies show them, credentials masked (a
@@ -512,8 +514,16 @@ class Corpus:
         return ask(self._rebuilt(snap))
 
     def search(
-        self, snap: Snapshot, query: str, k: int, allow=None, within=None, allow_key=None, reach=None, masked=False
-    ):
+        self,
+        snap: Snapshot,
+        query: str,
+        k: int,
+        allow: Callable[[str], bool] | None = None,
+        within: Collection[str] | None = None,
+        allow_key: Hashable | None = None,
+        reach: tuple[Callable[[str], bool], Hashable] | None = None,
+        masked: bool = False,
+    ) -> SearchResult:
         """BM25 search of `snap`, under the lock so the index cannot move mid-query (see
         `Index.search_tokens` for `allow_key` and `reach`; `_query` for `masked`)."""
         tokens = tokenize(query)
@@ -523,7 +533,7 @@ class Corpus:
         """Each of `terms` the index knows, with its IDF in `snap` (rarer weighs more)."""
         return self._query(snap, lambda index: {t: idf(len(index), index.df(t)) for t in terms if index.df(t)})
 
-    def with_index(self, snap: Snapshot, ask: Callable[[Index], Any]) -> Any:
+    def with_index(self, snap: Snapshot, ask: Callable[[Index], T]) -> T:
         """`ask(index)` of `snap`'s index, held still while it runs (see `_query`)."""
         return self._query(snap, ask)
 

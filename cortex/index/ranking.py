@@ -19,6 +19,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
+import numpy as np
+
 __all__ = [
     "COVERAGE",
     "RARE",
@@ -38,9 +40,10 @@ RARE_DF = 3
 RELATED = 0.25
 
 
-def fused(cosine, cover, rare):
-    """The rule in use, on floats or numpy arrays alike (cover: 0..1, rare: a count)."""
-    return cosine + COVERAGE * cover * cover + RARE * rare
+def fused(cosine: np.ndarray, cover: np.ndarray, rare: np.ndarray) -> np.ndarray:
+    """The rule in use, a score per passage (cover: 0..1, rare: a count)."""
+    out: np.ndarray = cosine + COVERAGE * cover * cover + RARE * rare
+    return out
 
 
 def rrf(ranks: Iterable[int | None], k: int = 60) -> float:

@@ -51,7 +51,7 @@ class Snapshot:
     def log_entries(self, today: dt.date, days: int) -> list[tuple[str, str, str]]:
         """(path, heading, body) of every `log/YYYY-MM-DD.md` entry of the last `days` days
         up to `today`, newest first."""
-        out = []
+        out: list[tuple[str, str, str]] = []
         since = today - dt.timedelta(days=days - 1)
         for path in sorted((p for p in self.notes if p.startswith("log/")), reverse=True):
             try:

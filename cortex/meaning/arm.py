@@ -52,6 +52,7 @@ from cortex.meaning.vectors import (
 if TYPE_CHECKING:
     from cortex.index.corpus import Corpus
     from cortex.index.snapshot import Snapshot
+    from cortex.meaning.passages import Passage
 
 __all__ = [
     "FEW_NOTES",
@@ -136,7 +137,7 @@ class Cut:
     new: dict[bytes, np.ndarray]  # key -> float32 vector, of the passages embedded
 
 
-def _passages_of(embedder: Embedder, path: str, text: str, forget: bool):
+def _passages_of(embedder: Embedder, path: str, text: str, forget: bool) -> tuple[list[Passage], bool]:
     from cortex.meaning.passages import Passage, first_passages
     from cortex.notes.blocks import drop_cached
     from cortex.notes.note import parse_note
@@ -229,6 +230,93 @@ class Closeness:
         a, b = int(self.matrix.starts[i]), int(self.matrix.starts[i + 1])
         out = [(float(self.cos[r]), int(self.matrix.spans[r][0]), int(self.matrix.spans[r][1])) for r in range(a, b)]
         return sorted(out, key=lambda x: -x[0])
+
+
+class _Filling:
+    """One `Meaning._fill` under way: the notes still to cut, those waiting to be embedded
+    (each with the rows it has), grouped into tasks, and those waiting for passages another
+    instance claimed."""
+
+    def __init__(self, arm: Meaning, snap: Snapshot, order: list[tuple[str, str]], head: dict[str, int]):
+        self.arm, self.snap, self.head = arm, snap, head
+        self.paths = dict(order)
+        self.cuts = collections.deque(order[i : i + NOTES_PER_TASK] for i in range(0, len(order), NOTES_PER_TASK))
+        self.embeds: collections.deque[list[str]] = collections.deque()
+        self.group: list[str] = []
+        self.group_passages = 0
+        self.waiting: dict[str, tuple[Cut, dict[bytes, Any]]] = {}  # blob -> its cut and the rows it has
+        self.deferred: set[str] = set()  # notes waiting for passages other instances embed
+        self.last_look = time.monotonic()
+
+    def busy(self) -> bool:
+        return bool(self.cuts or self.embeds or self.group or self.deferred)
+
+    def _close_group(self) -> None:
+        self.embeds.append(self.group)
+        self.group, self.group_passages = [], 0
+
+    def place(self, cut: Cut, known: dict[bytes, Any]) -> None:
+        """File the note if it has every row, else queue it to embed what it lacks."""
+        missing = [k for k in dict.fromkeys(cut.keys) if k not in known]
+        if not missing:
+            self.arm._file(cut, [known[k] for k in cut.keys], self.head)
+            return
+        self.waiting[cut.blob] = (cut, known)
+        self.group.append(cut.blob)
+        self.group_passages += len(missing)
+        if len(self.group) >= NOTES_PER_TASK or self.group_passages >= PASSAGES_PER_TASK:
+            self._close_group()
+
+    def claimed(self, blobs: list[str]) -> list[Item]:
+        """The task's notes, each with the keys not to embed: those it has, and those another
+        instance claimed (the note then waits for them, `deferred`, once it has its own)."""
+        batch: list[Item] = []
+        for b in blobs:
+            cut, known = self.waiting[b]
+            missing = [k for k in dict.fromkeys(cut.keys) if k not in known]
+            mine = self.arm._claim(missing)
+            if mine:
+                text = self.snap.notes[self.paths[b]].text
+                batch.append((b, self.paths[b], text, frozenset(k for k in cut.keys if k not in mine)))
+            else:
+                self.deferred.add(b)
+        return batch
+
+    def submit(self, pool: ProcessPoolExecutor, pending: dict[Future, bool], most: int) -> None:
+        """Hand the workers cuts first, then embedding tasks, up to `most` under way."""
+        if self.group and not self.cuts and not self.embeds and len(pending) < most:
+            self._close_group()
+        while (self.cuts or self.embeds) and len(pending) < most:
+            if self.cuts:
+                to_cut: list[Item] = [(b, p, self.snap.notes[p].text, None) for b, p in self.cuts.popleft()]
+                pending[pool.submit(_cut_notes, to_cut, self.arm.pace)] = False
+            elif batch := self.claimed(self.embeds.popleft()):
+                pending[pool.submit(_cut_notes, batch, self.arm.pace)] = True
+
+    def finished(self, cuts: list[Cut], embedding: bool, index: KeyIndex) -> None:
+        """A worker's task done: a cut's notes counted and placed, an embedding's filed."""
+        arm = self.arm
+        if not embedding:
+            for cut, found in arm._resolve(cuts, index):
+                with_vectors, cut_passages, done = arm._cover
+                arm._cover = (with_vectors, cut_passages + len(cut.keys), done + self.head.get(cut.blob, 1))
+                arm._cut_counts[cut.blob] = len(cut.keys)
+                self.place(cut, {k: f for k, f in zip(cut.keys, found) if f is not None})
+        else:
+            for cut in cuts:
+                _, known = self.waiting.pop(cut.blob, (cut, {}))
+                self.place(cut, {**known, **arm._made(cut)})
+
+    def look_again(self) -> None:
+        """The deferred notes' missing passages looked up in the shared store once more."""
+        self.last_look = time.monotonic()
+        waiting = self.waiting
+        lacking = {b: [k for k in waiting[b][0].keys if k not in waiting[b][1]] for b in sorted(self.deferred)}
+        self.deferred.clear()
+        probes = [Cut(b, keys, np.empty((0, 2), np.int32), True, {}) for b, keys in lacking.items()]
+        for probe, found in self.arm._resolve(probes, KeyIndex([])):
+            cut, known = waiting.pop(probe.blob)
+            self.place(cut, {**known, **{k: f for k, f in zip(probe.keys, found) if f is not None}})
 
 
 class Meaning:
@@ -390,12 +478,12 @@ class Meaning:
                 cuts = _cut_with(self._query, [(b, p, snap.notes[p].text, None) for b, p in order])
             for cut, found in self._resolve(cuts, index):
                 if any(f is None for f in found):  # cut again, embedding the passages not found
-                    have = frozenset(k for k, f in zip(cut.keys, found) if f is not None)
+                    held = frozenset(k for k, f in zip(cut.keys, found) if f is not None)
                     path = todo[cut.blob]
                     with self._query_lock:
-                        (again,) = _cut_with(self._query, [(cut.blob, path, snap.notes[path].text, have)])
-                    known = {k: f for k, f in zip(cut.keys, found) if f is not None}
-                    cut, found = again, [known.get(k) for k in again.keys]
+                        (again,) = _cut_with(self._query, [(cut.blob, path, snap.notes[path].text, held)])
+                    vectors = {k: f for k, f in zip(cut.keys, found) if f is not None}
+                    cut, found = again, [vectors.get(k) for k in again.keys]
                 self._file(cut, found, head)
         elif todo:
             if self._ready_sha is None:
@@ -490,94 +578,32 @@ class Meaning:
         is waited for in the shared store, and embedded here if its claim lapses."""
         import multiprocessing
 
-        store = self.store
-        assert store is not None
+        store, files = self.store, self.files
+        assert store is not None and files is not None
         index = KeyIndex(store.all_rows() + (self._older.all_rows() if self._older else []))
-        paths = dict(order)
-        cuts = collections.deque(order[i : i + NOTES_PER_TASK] for i in range(0, len(order), NOTES_PER_TASK))
-        embeds: collections.deque[list[str]] = collections.deque()
-        group: list[str] = []
-        group_passages = 0
-        waiting: dict[str, tuple[Cut, dict[bytes, Any]]] = {}  # blob -> its cut and the rows it has
-        deferred: set[str] = set()  # notes waiting for passages other instances embed
-        last_look = time.monotonic()
+        fill = _Filling(self, snap, order, head)
         started, embedded_before, last_save = time.monotonic(), self.counts["embedded"], time.monotonic()
-
-        def place(cut: Cut, known: dict[bytes, Any]) -> None:
-            """File the note if it has every row, else queue it to embed what it lacks."""
-            nonlocal group, group_passages
-            missing = [k for k in dict.fromkeys(cut.keys) if k not in known]
-            if not missing:
-                self._file(cut, [known[k] for k in cut.keys], head)
-                return
-            waiting[cut.blob] = (cut, known)
-            group.append(cut.blob)
-            group_passages += len(missing)
-            if len(group) >= NOTES_PER_TASK or group_passages >= PASSAGES_PER_TASK:
-                embeds.append(group)
-                group, group_passages = [], 0
-
-        def claimed(blobs: list[str]) -> list[Item]:
-            """The task's notes, each with the keys not to embed: those it has, and those another
-            instance claimed (the note then waits for them, `deferred`, once it has its own)."""
-            batch = []
-            for b in blobs:
-                cut, known = waiting[b]
-                missing = [k for k in dict.fromkeys(cut.keys) if k not in known]
-                mine = self._claim(missing)
-                if mine:
-                    batch.append(
-                        (b, paths[b], snap.notes[paths[b]].text, frozenset(k for k in cut.keys if k not in mine))
-                    )
-                else:
-                    deferred.add(b)
-            return batch
-
         pool = ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker,
-            initargs=(self.files, self.threads, self.worker_memory),
+            initargs=(files, self.threads, self.worker_memory),
         )
         try:
             pending: dict[Future, bool] = {}  # -> whether it embeds (else it only cuts)
-            while (cuts or embeds or group or pending or deferred) and not self._stop.is_set():
-                if group and not cuts and not embeds and len(pending) < 2 * self.workers:
-                    embeds.append(group)
-                    group, group_passages = [], 0
-                while (cuts or embeds) and len(pending) < 2 * self.workers:
-                    if cuts:
-                        batch = [(b, p, snap.notes[p].text, None) for b, p in cuts.popleft()]
-                        pending[pool.submit(_cut_notes, batch, self.pace)] = False
-                    elif batch := claimed(embeds.popleft()):
-                        pending[pool.submit(_cut_notes, batch, self.pace)] = True
+            while (fill.busy() or pending) and not self._stop.is_set():
+                fill.submit(pool, pending, 2 * self.workers)
                 if pending:
                     finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
                 else:
                     finished = set()
                     self._stop.wait(0.5)  # only other instances' passages are left: wait for them
                 for fut in finished:
-                    embedding = pending.pop(fut)
-                    if not embedding:
-                        for cut, found in self._resolve(fut.result(), index):
-                            have, known, done = self._cover
-                            self._cover = (have, known + len(cut.keys), done + head.get(cut.blob, 1))
-                            self._cut_counts[cut.blob] = len(cut.keys)
-                            place(cut, {k: f for k, f in zip(cut.keys, found) if f is not None})
-                    else:
-                        for cut in fut.result():
-                            _, known = waiting.pop(cut.blob, (cut, {}))
-                            place(cut, {**known, **self._made(cut)})
+                    fill.finished(fut.result(), pending.pop(fut), index)
                     if self.progress is not None:
                         self.progress(self._target[1], self._target[2])
-                if deferred and (not pending or time.monotonic() - last_look > 2.0):
-                    last_look = time.monotonic()
-                    lacking = {b: [k for k in waiting[b][0].keys if k not in waiting[b][1]] for b in sorted(deferred)}
-                    deferred.clear()
-                    probes = [Cut(b, keys, np.empty((0, 2), np.int32), True, {}) for b, keys in lacking.items()]
-                    for probe, found in self._resolve(probes, KeyIndex([])):
-                        cut, known = waiting.pop(probe.blob)
-                        place(cut, {**known, **{k: f for k, f in zip(probe.keys, found) if f is not None}})
+                if fill.deferred and (not pending or time.monotonic() - fill.last_look > 2.0):
+                    fill.look_again()
                 if self._older is None and time.monotonic() - last_save > SAVE_EVERY_S:
                     # (while an older cut's file is still the pool, it is not replaced before the end)
                     self.save()
@@ -611,7 +637,8 @@ class Meaning:
     def embed_query(self, text: str) -> np.ndarray:
         assert self._query is not None
         with self._query_lock:
-            return self._query.embed([text])[0]
+            vector: np.ndarray = self._query.embed([text])[0]
+            return vector
 
     def closeness(
         self, snap: Snapshot, text: str, paths: list[str] | None = None, private: bool = False
@@ -681,7 +708,9 @@ class Meaning:
             rows = store.get(blob) if blob is not None else None
             if rows is not None:
                 have, known, done, cut = have + len(rows), known + len(rows), done + 1, cut + 1
-            elif (n := self._cut_counts.get(blob)) is not None:  # (filed meanwhile by the arm's thread: next time)
+            elif (
+                blob is not None and (n := self._cut_counts.get(blob)) is not None
+            ):  # (filed meanwhile by the arm's thread: next time)
                 known, cut = known + n, cut + 1
         return have, known, done, cut, len(paths)
 

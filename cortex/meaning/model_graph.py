@@ -14,6 +14,7 @@ import json
 import math
 import struct
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import onnx
@@ -93,10 +94,93 @@ class _Graph:
         self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
         return name
 
-    def op(self, op_type: str, *inputs: str, **attrs) -> str:
+    def op(self, op_type: str, *inputs: str, **attrs: Any) -> str:
         out = self.name(op_type.lower())
         self.nodes.append(helper.make_node(op_type, list(inputs), [out], **attrs))
         return out
+
+
+class _Bert:
+    """The parts of a BERT encoder as graph nodes, over the checkpoint's float32 weights `w`.
+
+    The nodes are named in the order they are made, and the model file's digest keys every
+    stored vector (`ModelFiles.model_id`): the order of the calls here is part of the file.
+    """
+
+    def __init__(self, g: _Graph, w: dict[str, np.ndarray], shape: BertShape):
+        self.g, self.w, self.shape = g, w, shape
+        self.head_dim = shape.hidden // shape.heads
+
+    def linear(self, x: str, prefix: str) -> str:
+        g, w = self.g, self.w
+        weight = g.const(w[f"{prefix}.weight"].T, "w")  # torch keeps [out, in]
+        return g.op("Add", g.op("MatMul", x, weight), g.const(w[f"{prefix}.bias"], "b"))
+
+    def layer_norm(self, x: str, prefix: str) -> str:
+        g, w = self.g, self.w
+        scale, bias = g.const(w[f"{prefix}.weight"], "ln_w"), g.const(w[f"{prefix}.bias"], "ln_b")
+        return g.op("LayerNormalization", x, scale, bias, axis=-1, epsilon=self.shape.eps)
+
+    def embeddings(self, ids: str) -> str:
+        """Word, position and type-0 embeddings, summed and normalised."""
+        g, w = self.g, self.w
+        seq_len = g.op("Shape", ids, start=1, end=2)  # a 1-D [seq]
+        zero = g.const(np.array([0], dtype=np.int64))
+        positions = g.op("Slice", g.const(w["embeddings.position_embeddings.weight"], "pos"), zero, seq_len, zero)
+        x = g.op("Gather", g.const(w["embeddings.word_embeddings.weight"], "words"), ids, axis=0)
+        x = g.op("Add", x, positions)
+        x = g.op("Add", x, g.const(w["embeddings.token_type_embeddings.weight"][0], "type0"))
+        return self.layer_norm(x, "embeddings.LayerNorm")
+
+    def attention_bias(self, mask_f: str) -> str:
+        """(1 - mask) * -10000, shaped [batch, 1, 1, seq] to add to every head's scores (as BERT does)."""
+        g = self.g
+        neg = g.op(
+            "Mul",
+            g.op("Sub", g.const(np.array(1.0, dtype=np.float32)), mask_f),
+            g.const(np.array(-10000.0, dtype=np.float32)),
+        )
+        return g.op("Unsqueeze", neg, g.const(np.array([1, 2], dtype=np.int64)))
+
+    def layer(self, i: int, x: str, bias_mask: str, split: str, merge: str, scale: str) -> str:
+        """Encoder layer `i`: self-attention, then the feed-forward block, each with its residual."""
+        g, p = self.g, f"encoder.layer.{i}"
+
+        def heads_of(t: str) -> str:
+            return g.op("Transpose", g.op("Reshape", t, split), perm=[0, 2, 1, 3])
+
+        q = heads_of(self.linear(x, f"{p}.attention.self.query"))
+        k = heads_of(self.linear(x, f"{p}.attention.self.key"))
+        v = heads_of(self.linear(x, f"{p}.attention.self.value"))
+        scores = g.op("Mul", g.op("MatMul", q, g.op("Transpose", k, perm=[0, 1, 3, 2])), scale)
+        probs = g.op("Softmax", g.op("Add", scores, bias_mask), axis=-1)
+        context = g.op("Reshape", g.op("Transpose", g.op("MatMul", probs, v), perm=[0, 2, 1, 3]), merge)
+        x = self.layer_norm(
+            g.op("Add", self.linear(context, f"{p}.attention.output.dense"), x), f"{p}.attention.output.LayerNorm"
+        )
+        h = self.linear(x, f"{p}.intermediate.dense")
+        # exact GELU: 0.5 * h * (1 + erf(h / sqrt 2))
+        erf = g.op("Erf", g.op("Div", h, g.const(np.array(math.sqrt(2.0), dtype=np.float32))))
+        h = g.op(
+            "Mul",
+            g.op("Mul", h, g.op("Add", erf, g.const(np.array(1.0, dtype=np.float32)))),
+            g.const(np.array(0.5, dtype=np.float32)),
+        )
+        return self.layer_norm(g.op("Add", self.linear(h, f"{p}.output.dense"), x), f"{p}.output.LayerNorm")
+
+    def pooled(self, x: str, mask_f: str) -> None:
+        """Mean pooling over real tokens, then L2 normalisation: the graph's last node."""
+        g = self.g
+        mask3 = g.op("Unsqueeze", mask_f, g.const(np.array([2], dtype=np.int64)))
+        summed = g.op("ReduceSum", g.op("Mul", x, mask3), g.const(np.array([1], dtype=np.int64)), keepdims=0)
+        count = g.op(
+            "Max",
+            g.op("ReduceSum", mask3, g.const(np.array([1], dtype=np.int64)), keepdims=0),
+            g.const(np.array(1e-9, dtype=np.float32)),
+        )
+        pooled = g.op("Div", summed, count)
+        norm = g.op("ReduceL2", pooled, g.const(np.array([1], dtype=np.int64)), keepdims=1)
+        g.op("Div", pooled, g.op("Max", norm, g.const(np.array(1e-12, dtype=np.float32))))
 
 
 def build_graph(tensors: dict[str, np.ndarray], shape: BertShape) -> onnx.ModelProto:
@@ -106,74 +190,17 @@ def build_graph(tensors: dict[str, np.ndarray], shape: BertShape) -> onnx.ModelP
     """
     g = _Graph()
     w = {k.removeprefix("bert."): v.astype(np.float32) for k, v in tensors.items() if v.dtype != np.int64}
-    hidden, heads = shape.hidden, shape.heads
-    head_dim = hidden // heads
-
-    def linear(x: str, prefix: str) -> str:
-        weight = g.const(w[f"{prefix}.weight"].T, "w")  # torch keeps [out, in]
-        return g.op("Add", g.op("MatMul", x, weight), g.const(w[f"{prefix}.bias"], "b"))
-
-    def layer_norm(x: str, prefix: str) -> str:
-        scale, bias = g.const(w[f"{prefix}.weight"], "ln_w"), g.const(w[f"{prefix}.bias"], "ln_b")
-        return g.op("LayerNormalization", x, scale, bias, axis=-1, epsilon=shape.eps)
-
+    bert = _Bert(g, w, shape)
     ids, mask = "input_ids", "attention_mask"
-    seq_len = g.op("Shape", ids, start=1, end=2)  # a 1-D [seq]
-    zero = g.const(np.array([0], dtype=np.int64))
-    positions = g.op("Slice", g.const(w["embeddings.position_embeddings.weight"], "pos"), zero, seq_len, zero)
-    x = g.op("Gather", g.const(w["embeddings.word_embeddings.weight"], "words"), ids, axis=0)
-    x = g.op("Add", x, positions)
-    x = g.op("Add", x, g.const(w["embeddings.token_type_embeddings.weight"][0], "type0"))
-    x = layer_norm(x, "embeddings.LayerNorm")
-
+    x = bert.embeddings(ids)
     mask_f = g.op("Cast", mask, to=TensorProto.FLOAT)
-    # (1 - mask) * -10000, shaped [batch, 1, 1, seq] to add to every head's scores (as BERT does)
-    neg = g.op(
-        "Mul",
-        g.op("Sub", g.const(np.array(1.0, dtype=np.float32)), mask_f),
-        g.const(np.array(-10000.0, dtype=np.float32)),
-    )
-    bias_mask = g.op("Unsqueeze", neg, g.const(np.array([1, 2], dtype=np.int64)))
-    split = g.const(np.array([0, 0, heads, head_dim], dtype=np.int64), "split")
-    merge = g.const(np.array([0, 0, hidden], dtype=np.int64), "merge")
-    scale = g.const(np.array(1.0 / math.sqrt(head_dim), dtype=np.float32), "scale")
-
+    bias_mask = bert.attention_bias(mask_f)
+    split = g.const(np.array([0, 0, shape.heads, bert.head_dim], dtype=np.int64), "split")
+    merge = g.const(np.array([0, 0, shape.hidden], dtype=np.int64), "merge")
+    scale = g.const(np.array(1.0 / math.sqrt(bert.head_dim), dtype=np.float32), "scale")
     for i in range(shape.layers):
-        p = f"encoder.layer.{i}"
-
-        def heads_of(t: str) -> str:
-            return g.op("Transpose", g.op("Reshape", t, split), perm=[0, 2, 1, 3])
-
-        q = heads_of(linear(x, f"{p}.attention.self.query"))
-        k = heads_of(linear(x, f"{p}.attention.self.key"))
-        v = heads_of(linear(x, f"{p}.attention.self.value"))
-        scores = g.op("Mul", g.op("MatMul", q, g.op("Transpose", k, perm=[0, 1, 3, 2])), scale)
-        probs = g.op("Softmax", g.op("Add", scores, bias_mask), axis=-1)
-        context = g.op("Reshape", g.op("Transpose", g.op("MatMul", probs, v), perm=[0, 2, 1, 3]), merge)
-        x = layer_norm(
-            g.op("Add", linear(context, f"{p}.attention.output.dense"), x), f"{p}.attention.output.LayerNorm"
-        )
-        h = linear(x, f"{p}.intermediate.dense")
-        # exact GELU: 0.5 * h * (1 + erf(h / sqrt 2))
-        erf = g.op("Erf", g.op("Div", h, g.const(np.array(math.sqrt(2.0), dtype=np.float32))))
-        h = g.op(
-            "Mul",
-            g.op("Mul", h, g.op("Add", erf, g.const(np.array(1.0, dtype=np.float32)))),
-            g.const(np.array(0.5, dtype=np.float32)),
-        )
-        x = layer_norm(g.op("Add", linear(h, f"{p}.output.dense"), x), f"{p}.output.LayerNorm")
-
-    # mean pooling over real tokens, then L2 normalisation
-    mask3 = g.op("Unsqueeze", mask_f, g.const(np.array([2], dtype=np.int64)))
-    summed = g.op("ReduceSum", g.op("Mul", x, mask3), g.const(np.array([1], dtype=np.int64)), keepdims=0)
-    count = g.op(
-        "Max",
-        g.op("ReduceSum", mask3, g.const(np.array([1], dtype=np.int64)), keepdims=0),
-        g.const(np.array(1e-9, dtype=np.float32)),
-    )
-    pooled = g.op("Div", summed, count)
-    norm = g.op("ReduceL2", pooled, g.const(np.array([1], dtype=np.int64)), keepdims=1)
-    g.op("Div", pooled, g.op("Max", norm, g.const(np.array(1e-12, dtype=np.float32))))
+        x = bert.layer(i, x, bias_mask, split, merge, scale)
+    bert.pooled(x, mask_f)
     out_name = g.nodes[-1].output[0]
     g.nodes[-1].output[0] = "embedding"
     assert out_name  # the last node's output becomes the graph's named output
@@ -185,7 +212,7 @@ def build_graph(tensors: dict[str, np.ndarray], shape: BertShape) -> onnx.ModelP
             helper.make_tensor_value_info(ids, TensorProto.INT64, ["batch", "seq"]),
             helper.make_tensor_value_info(mask, TensorProto.INT64, ["batch", "seq"]),
         ],
-        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", hidden])],
+        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", shape.hidden])],
         g.initializers,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="cortex")
@@ -196,4 +223,5 @@ def build_graph(tensors: dict[str, np.ndarray], shape: BertShape) -> onnx.ModelP
 
 def build_model_bytes(safetensors: bytes, config: dict) -> bytes:
     """The serialized fp32 ONNX model for a BERT checkpoint."""
-    return build_graph(read_safetensors(safetensors), BertShape.from_config(config)).SerializeToString()
+    model: bytes = build_graph(read_safetensors(safetensors), BertShape.from_config(config)).SerializeToString()
+    return model

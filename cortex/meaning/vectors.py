@@ -35,11 +35,14 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from cortex.index.saved import Unusable, write_atomically
+
+if TYPE_CHECKING:
+    from cortex.index.bm25 import Index
 
 __all__ = [
     "FORMAT",
@@ -296,7 +299,8 @@ class VectorStore:
         head = len(MAGIC) + _DIGEST
         if len(data) < head + _LEN.size or bytes(data[: len(MAGIC)]) != MAGIC:
             raise Unusable("not a vector file of this Cortex")
-        if hashlib.sha256(data[len(MAGIC) + _DIGEST :]).digest() != bytes(data[len(MAGIC) : head]):
+        body = data[len(MAGIC) + _DIGEST :]  # a memmap is a buffer, though numpy's stubs do not say so
+        if hashlib.sha256(body).digest() != bytes(data[len(MAGIC) : head]):  # type: ignore[arg-type]
             raise Unusable("checksum mismatch (cut short or damaged)")
         (size,) = _LEN.unpack(bytes(data[head : head + _LEN.size]))
         try:
@@ -368,7 +372,7 @@ class ScopeMatrix:
             starts.append(starts[-1] + n)
         self.paths = paths
         self._at: dict[str, int] | None = None
-        self.tables: dict[tuple, np.ndarray] = {}  # an index's slot -> position in `paths` (see Tools)
+        self._tables: dict[tuple[str, int, int], np.ndarray] = {}  # an index's slot -> position (`term_rows`)
         self.loc = np.concatenate(locs) if locs else np.empty(0, np.int64)
         self.spans = np.concatenate(spans) if spans else np.empty((0, 2), np.int32)
         self.starts = np.asarray(starts, dtype=np.int64)
@@ -409,6 +413,25 @@ class ScopeMatrix:
             out[~is_base] = _scored(self.extra, self.extra_scale, query)[self.loc[~is_base] - self.n_base]
         return out
 
+    def term_rows(
+        self, sha: str, index: Index, terms: Iterable[str], within: set[str] | None = None
+    ) -> dict[str, tuple[np.ndarray, int]]:
+        """Each of `terms`: the positions in this scope (`paths`, then `absent`) of the notes of
+        commit `sha` holding it, and how many notes of `within` (None: all) hold it.
+
+        An index's slot -> position table is built once per index version and kept with the
+        matrix: a set of 10,000 paths looked up one by one cost ~13 ms a query."""
+        key = (sha, id(index), len(index))
+        table = self._tables.get(key)
+        if table is None:
+            table = self._tables[key] = index.slot_table(self.paths + self.absent)
+        out: dict[str, tuple[np.ndarray, int]] = {}
+        for t in terms:
+            slots = index.matching_slots((t,), within)
+            rows = table[slots]
+            out[t] = (rows[rows >= 0], len(slots))
+        return out
+
     def index(self) -> dict[str, int]:
         """Path -> its position in `paths`, built on first use and kept with the matrix."""
         if self._at is None:
@@ -433,4 +456,5 @@ def _scored(q: np.ndarray, scale: np.ndarray, query: np.ndarray) -> np.ndarray:
     out = np.empty(len(scale), np.float32)
     for at in range(0, len(out), _CHUNK):  # widened a chunk at a time: no full float copy
         out[at : at + _CHUNK] = q[at : at + _CHUNK].astype(np.float32) @ query
-    return out * scale
+    scored: np.ndarray = out * scale
+    return scored

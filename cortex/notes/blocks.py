@@ -466,13 +466,13 @@ def was_markers(text: str) -> list[WasMarker]:
             return out
         bracket = "(" if m.group(1) in "(（" else "["
         depth, close = 0, None
-        for b in _BRACKETS[bracket].finditer(text, m.end()):
-            if b.group() not in _CLOSING:
+        for br in _BRACKETS[bracket].finditer(text, m.end()):
+            if br.group() not in _CLOSING:
                 depth += 1
             elif depth:
                 depth -= 1
             else:
-                close = b.start()
+                close = br.start()
                 break
         end = close if close is not None else len(text.rstrip())
         a = m.end() + len(text[m.end() : end]) - len(text[m.end() : end].lstrip())

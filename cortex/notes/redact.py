@@ -13,6 +13,7 @@ as part of a word, so `GITHUB_TOKEN_ghp_…` slipped past every prefix.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 __all__ = ["NEEDLES", "PATTERNS", "might_hold_secret", "redact", "redact_value"]
 
@@ -134,7 +135,7 @@ def redact(text: str) -> str:
     return text
 
 
-def redact_value(value):
+def redact_value(value: Any) -> Any:
     """Redact every string inside a JSON-like value, dict keys included."""
     if isinstance(value, str):
         return redact(value)

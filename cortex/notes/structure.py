@@ -31,9 +31,11 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from cortex.notes.html_elements import HIDDEN, STRUCK, Elements, tags
@@ -71,12 +73,15 @@ _MD.disable("inline")  # block parse only; inline parsing runs per block, on dem
 _MARKS = "cortex_marks"
 
 
-def _recording(rule, kind: str):
+InlineRule = Callable[[StateInline, bool], bool]
+
+
+def _recording(rule: InlineRule, kind: str) -> InlineRule:
     """Wrap an inline rule so a real (not silent) match records its span in the env."""
 
-    def wrapped(state, silent: bool) -> bool:
+    def wrapped(state: StateInline, silent: bool) -> bool:
         start, count, pending = state.pos, len(state.tokens), bool(state.pending)
-        ok = rule(state, silent)
+        ok = bool(rule(state, silent))
         if ok and not silent:
             marks = state.env.setdefault(_MARKS, [])
             if kind == "link":  # [text](url): where its text ends, for a reading as shown
@@ -291,7 +296,7 @@ def _marks(leaf: Leaf) -> Marks:
     )
 
 
-def _flatten(tokens: list[Token]):
+def _flatten(tokens: list[Token]) -> Iterator[Token]:
     for tok in tokens:
         yield tok
         if tok.children:

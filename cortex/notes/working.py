@@ -30,6 +30,7 @@ import dataclasses
 import datetime as dt
 import hashlib
 import re
+from collections.abc import Callable
 
 from cortex.notes.note import find_section, split_frontmatter
 from cortex.notes.structure import line_spans, parser
@@ -363,7 +364,7 @@ def _closer(text: str) -> str | None:
     return None
 
 
-def change(text: str, item_id: str, project: str, edit) -> tuple[str, Item]:
+def change(text: str, item_id: str, project: str, edit: Callable[[Item], Item]) -> tuple[str, Item]:
     """`text` with item `item_id`'s line rewritten for `edit(item)` after its lead (a
     `1.`, a tab or a `> ` stays as the owner wrote it): the rest of the file byte for
     byte, the id kept (written onto a hand-written line that had none)."""

@@ -20,7 +20,7 @@ import random
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Mapping, cast
 
 import pygit2
 
@@ -209,9 +209,9 @@ class GitStore(History, WorkingTree, Network):
 
     def _walk(self, tree: pygit2.Tree, prefix: str, out: dict[str, str]) -> None:
         for entry in tree:
-            path = prefix + entry.name
+            path = prefix + cast(str, entry.name)
             if entry.filemode == pygit2.GIT_FILEMODE_TREE:
-                self._walk(self._repo[entry.id], path + "/", out)
+                self._walk(cast(pygit2.Tree, self._repo[entry.id]), path + "/", out)
             elif entry.filemode in _BLOB_MODES:
                 out[path] = str(entry.id)
 
@@ -262,14 +262,14 @@ class GitStore(History, WorkingTree, Network):
         tree still holds them.
         """
         builder = self._built.get(tree_id)
-        return builder if builder is not None else self._repo[tree_id]
+        return builder if builder is not None else cast(pygit2.Tree, self._repo[tree_id])
 
     def _entry(self, tree_id: pygit2.Oid, path: str) -> pygit2.Object | None:
         """The entry `tree[path]` finds under tree `tree_id`, or None."""
         names = path.split("/")
         if not all(names):  # an empty name ("a//b", "a/", "/a"): libgit2's own rules
             try:
-                return self._repo[tree_id][path]
+                return cast(pygit2.Object, cast(pygit2.Tree, self._repo[tree_id])[path])
             except (KeyError, ValueError):
                 return None
         node = self._node(tree_id)
@@ -282,7 +282,7 @@ class GitStore(History, WorkingTree, Network):
 
     def blob_bytes(self, blob: str) -> bytes:
         with self._lock:
-            return self._repo[blob].data
+            return cast(pygit2.Blob, self._repo[blob]).data
 
     # -- writing ----------------------------------------------------------
 
@@ -347,7 +347,7 @@ class GitStore(History, WorkingTree, Network):
                 if found is None or found.filemode != pygit2.GIT_FILEMODE_TREE:
                     return None
                 while found.filemode == pygit2.GIT_FILEMODE_TREE:
-                    first = next(iter(self._repo[found.id]), None)
+                    first = next(iter(cast(pygit2.Tree, self._repo[found.id])), None)
                     if first is None:
                         return path + "/"
                     path, found = f"{path}/{first.name}", first
@@ -368,10 +368,10 @@ class GitStore(History, WorkingTree, Network):
                 return None  # `path` goes on below a file
             entry = _child(self._node(node), seg) if seg else None
             if entry is None:
-                entry = next((e for e in self._repo[node] if match(e.name, seg)), None)
+                entry = next((e for e in cast(pygit2.Tree, self._repo[node]) if match(cast(str, e.name), seg)), None)
                 if entry is None:
                     return None
-            found.append(entry.name)
+            found.append(cast(str, entry.name))
             node = entry.id if entry.filemode == pygit2.GIT_FILEMODE_TREE else None
         return "/".join(found)
 
@@ -419,7 +419,11 @@ class GitStore(History, WorkingTree, Network):
         tree written goes into `built` with its builder."""
         builder = self._built.pop(tree, None) if tree is not None else None  # out before it changes
         if builder is None:
-            builder = self._repo.TreeBuilder(self._repo[tree]) if tree is not None else self._repo.TreeBuilder()
+            builder = (
+                self._repo.TreeBuilder(cast(pygit2.Tree, self._repo[tree]))
+                if tree is not None
+                else self._repo.TreeBuilder()
+            )
         folders: dict[str, dict[str, pygit2.Oid | None]] = {}
         for path, blob in changes.items():
             name, _, rest = path.partition("/")

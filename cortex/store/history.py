@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+from typing import TYPE_CHECKING
 
 import pygit2
 
@@ -23,6 +24,10 @@ class History:
 
     _repo: pygit2.Repository
     _lock: threading.RLock
+
+    if TYPE_CHECKING:  # GitStore's, which this is mixed into
+
+        def head(self) -> str | None: ...
 
     def commit_time(self, sha: str) -> dt.datetime:
         with self._lock:
@@ -47,7 +52,7 @@ class History:
             head = self.head()
             if head is None:
                 return None
-            commit = self._repo[head]
+            commit = self._repo[head].peel(pygit2.Commit)
             while True:
                 if _commit_time(commit) <= when:
                     return str(commit.id)

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 import pygit2
 
 from cortex.errors import PathCollision, StoreError
 from cortex.store.credentials import Auth
+from cortex.store.types import Changes, Identity
 
 __all__ = ["Network", "checked_out"]
 
@@ -59,6 +60,15 @@ class Network:
     path: Path
     ref: str
     branch: str
+
+    if TYPE_CHECKING:  # GitStore's, which this is mixed into
+
+        def __init__(self, path: str | Path, branch: str | None = None) -> None: ...
+        def ref_target(self, ref: str) -> str | None: ...
+        def collision(self, sha: str | None, changes: Changes) -> str | None: ...
+        def signatures(
+            self, author: Identity | None, *, owner_commits: bool = False
+        ) -> tuple[pygit2.Signature, pygit2.Signature]: ...
 
     @classmethod
     def clone(cls, url: str, path: str | Path, auth: Auth, branch: str | None = None) -> Self:
@@ -174,7 +184,7 @@ class Network:
         """
         with self._lock:
             commit = self._repo[sha].peel(pygit2.Commit)
-            empty = self._repo[self._repo.TreeBuilder().write()]
+            empty = self._repo[self._repo.TreeBuilder().write()].peel(pygit2.Tree)
             base_tree = commit.parents[0].tree if commit.parents else empty
             onto_commit = self._repo[onto].peel(pygit2.Commit)
             deltas = list(base_tree.diff_to_tree(commit.tree).deltas)
@@ -232,7 +242,9 @@ class _Callbacks(pygit2.RemoteCallbacks):
         self._tries = 0
         self.rejected: str | None = None
 
-    def credentials(self, url, username_from_url, allowed_types):  # noqa: ANN001 (pygit2's signature)
+    def credentials(
+        self, url: str, username_from_url: str | None, allowed_types: pygit2.enums.CredentialType
+    ) -> pygit2.UserPass | pygit2.KeypairFromAgent:
         self._tries += 1
         if self._tries > 2:  # libgit2 asks again after a refusal; stop instead of looping
             raise pygit2.GitError("authentication failed (check CORTEX_REMOTE_TOKEN)")
@@ -242,7 +254,7 @@ class _Callbacks(pygit2.RemoteCallbacks):
             return pygit2.KeypairFromAgent(username_from_url or "git")
         raise pygit2.GitError("the remote asks for credentials and none are configured")
 
-    def push_update_reference(self, refname, message):  # noqa: ANN001
+    def push_update_reference(self, refname: str, message: str | None) -> None:
         if message:
             self.rejected = f"{refname}: {message}"
 
@@ -262,7 +274,7 @@ def _copy_objects(src: pygit2.Repository, dst: pygit2.Repository, tip: str, know
 def _copy_tree(src: pygit2.Repository, dst: pygit2.Repository, tree_id: pygit2.Oid) -> None:
     if tree_id in dst.odb:
         return  # Git's connectivity rule: a stored tree has all it points to
-    tree = src[tree_id]
+    tree = src[tree_id].peel(pygit2.Tree)
     for entry in tree:
         if entry.filemode == pygit2.GIT_FILEMODE_TREE:
             _copy_tree(src, dst, entry.id)

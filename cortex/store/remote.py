@@ -21,7 +21,7 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from cortex.errors import StoreError
 from cortex.settings import Settings
@@ -29,6 +29,9 @@ from cortex.store.credentials import Auth
 from cortex.store.git import GitStore, View
 from cortex.store.network import checked_out
 from cortex.store.types import Changes, Identity, WriteResult
+
+if TYPE_CHECKING:  # starlette is imported where the route is made: the store runs without it
+    from starlette.routing import Route
 
 __all__ = [
     "LOCK_RETRIES",
@@ -258,7 +261,7 @@ def signature_ok(secret: str, body: bytes, header: str | None) -> bool:
 MAX_HOOK_BYTES = 1_048_576  # a push event from GitHub is a few KB; 1 MiB is far above any real one
 
 
-def webhook_route(store: RemoteStore | None, secret: str | None):
+def webhook_route(store: RemoteStore | None, secret: str | None) -> Route:
     """`POST /hooks/push`: 404 without a secret (or remote), 401 on a bad signature, 202 and a fetch otherwise."""
     from starlette.requests import Request
     from starlette.responses import JSONResponse, Response
@@ -290,6 +293,8 @@ def open_hosted(settings: Settings) -> RemoteStore:
 
     An empty remote gives an empty clone; `brains.open_brain` seeds it.
     """
+    if settings.remote is None:
+        raise StoreError("no CORTEX_REMOTE is set: a hosted brain needs the remote to clone")
     path = settings.served_repository()
     auth = Auth(settings.remote_token, settings.remote_user)
     store = RemoteStore.open(path, settings.remote, auth, settings.branch, fetch_interval=settings.fetch_interval)

@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Self
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Self
 
 import pygit2
 
@@ -42,6 +42,16 @@ class WorkingTree:
     _unsynced: set[str]  # staging entries a busy index.lock kept from syncing
     ref: str
     branch: str
+
+    if TYPE_CHECKING:  # GitStore's, which this is mixed into
+
+        def __init__(self, path: str | Path, branch: str | None = None) -> None: ...
+        def head(self) -> str | None: ...
+        def blob_at(self, sha: str, path: str) -> str | None: ...
+        def parents_on(self, head: str | None) -> list[pygit2.Oid]: ...
+        def signatures(
+            self, author: Identity | None, *, owner_commits: bool = False
+        ) -> tuple[pygit2.Signature, pygit2.Signature]: ...
 
     @classmethod
     def init_here(cls, path: str | Path, branch: str, exclude: Iterable[str]) -> Self:
@@ -208,7 +218,7 @@ class WorkingTree:
             if disk is not None and hash_blob(disk) == blob:
                 staging.add(path)  # from disk: keeps the stat cache fresh
             else:
-                staging.add(pygit2.IndexEntry(path, pygit2.Oid(hex=blob), pygit2.GIT_FILEMODE_BLOB))
+                staging.add(pygit2.IndexEntry(path, pygit2.Oid(hex=blob), pygit2.enums.FileMode.BLOB))
         self._staging_stat = None  # should the write fail halfway, the next sync reads the file
         staging.write()
         self._staging_stat = _stat_of(index_file)
@@ -243,7 +253,7 @@ class WorkingTree:
             entry = lambda data: pygit2.IndexEntry(
                 "note.md",
                 self._repo.create_blob(data),  # noqa: E731
-                pygit2.GIT_FILEMODE_BLOB,
+                pygit2.enums.FileMode.BLOB,
             )
             result = self._repo.merge_file_from_index(entry(base or b""), entry(ours), entry(theirs))
             if not result.automergeable:

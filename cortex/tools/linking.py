@@ -7,13 +7,13 @@ snapshot's link map holds it. Every list is bounded and says what it left out.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from cortex.index.snapshot import Snapshot
 from cortex.notes.note import Note
 from cortex.tools.paging import fit
 
-__all__ = ["MAX_DANGLING", "dangling_reply", "links_reply"]
+__all__ = ["MAX_DANGLING", "Dangling", "dangling_reply", "links_reply"]
 
 MAX_DANGLING = 20  # dangling targets named in a write's reply; the rest are counted
 
@@ -74,13 +74,21 @@ def dangling(snap: Snapshot, path: str) -> list[str]:
     return out
 
 
-def dangling_reply(snap: Snapshot, path: str) -> dict[str, Any]:
+class Dangling(TypedDict, total=False):
+    """A write's reply about its note's [[links]] that name no note."""
+
+    links_missing: list[str]
+    links_missing_left_out: str
+    links_note: str
+
+
+def dangling_reply(snap: Snapshot, path: str) -> Dangling:
     """A write's `links_missing` and a line saying so, or nothing when every link resolves."""
     targets = dangling(snap, path)
     if not targets:
         return {}
     named = ", ".join(f"[[{t}]]" for t in targets[:5]) + (f" and {len(targets) - 5} more" if len(targets) > 5 else "")
-    out: dict[str, Any] = {
+    out: Dangling = {
         "links_missing": targets[:MAX_DANGLING],
         "links_note": (
             f"{len(targets)} link(s) of {path} point to no note: {named}. The note was written; a link "

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, cast, overload
 
 import numpy as np
 
 from cortex.ask.asker import DEFAULT_K, Asker, SampleNeeded
 from cortex.ask.readers import ClientTurn
 from cortex.brain.brain import Brain
+from cortex.brain.note_writes import WriteMode
 from cortex.brain.trailers import Actor, check_request_id
 from cortex.brain.working_state import Working
 from cortex.errors import BadInput, NoNote
@@ -34,10 +35,28 @@ from cortex.notes.redact import redact
 from cortex.notes.working import in_working
 from cortex.tools.boot import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES, MIN_CONTEXT_BYTES, boot_context
 from cortex.tools.handoff import context_items, handoff
-from cortex.tools.linking import dangling_reply, links_reply
+from cortex.tools.linking import Dangling, dangling_reply, links_reply
 from cortex.tools.listing import check_folder, folder_listing, prefix_note
 from cortex.tools.paging import corpus_page, cut_part, json_size, jsonable, page_count, part_budget
 from cortex.tools.passages import best_passage, passage_state, retired_parts
+from cortex.tools.replies import (
+    AskReply,
+    CaptureReply,
+    ContextReply,
+    CorpusReply,
+    HandoffReply,
+    HistoryReply,
+    ListReply,
+    ReadReply,
+    SearchReply,
+    VerifyReply,
+    WorkingReply,
+    WriteReply,
+)
+
+if TYPE_CHECKING:
+    from cortex.meaning.arm import Closeness
+    from cortex.meaning.vectors import ScopeMatrix
 
 __all__ = [
     "CORPUS_REPLY_BYTES",
@@ -53,6 +72,20 @@ __all__ = [
     "check_k",
     "names_after",
 ]
+
+Allow = Callable[[str], bool]  # a search filter: whether a note's path may be a hit
+
+
+class FilterKey(NamedTuple):
+    """What a search filter lets through, as the key its verdicts are kept under (the index's
+    masks, the meaning arm's): the same key, the same verdicts."""
+
+    day: dt.date
+    prefix: str | None
+    scope: tuple[str, ...] | None
+    include_working: bool
+    include_retired: bool
+
 
 MAX_K = 50
 MAX_HISTORY = 100
@@ -96,9 +129,7 @@ class Tools:
 
     # -- read and write ---------------------------------------------------
 
-    def read(
-        self, path: str, at: str | None = None, heading: str | None = None, page: int | None = None
-    ) -> dict[str, Any]:
+    def read(self, path: str, at: str | None = None, heading: str | None = None, page: int | None = None) -> ReadReply:
         """One note at the head (or `at`): text in pages of about 100 KB, or one section
         with `heading`; with its tags, aliases, outgoing [[links]] and backlinks at that SHA."""
         if heading is not None:
@@ -106,15 +137,15 @@ class Tools:
         if page is not None and (not isinstance(page, int) or isinstance(page, bool) or page < 1):
             raise BadInput("page must be a whole number from 1")
         if isinstance(path, str) and path.endswith("/") and path.strip("/"):
-            return self.listing(path, as_of=at, asked=path)  # a folder's path: its listing
+            return cast(ReadReply, self.listing(path, as_of=at, asked=path))  # a folder's path: its listing
         try:
             sha, blob, note = self.brain.read(path, at)
         except NoNote:
             folder = path.strip().strip("/") + "/"
-            sha = self.brain.resolve_at(at) if at else self.brain.head()
-            if sha is None or not any(p.startswith(folder) for p in self.brain.files(sha)):
+            at_sha = self.brain.resolve_at(at) if at else self.brain.head()
+            if at_sha is None or not any(p.startswith(folder) for p in self.brain.files(at_sha)):
                 raise
-            return self.listing(folder, as_of=sha, asked=path)
+            return cast(ReadReply, self.listing(folder, as_of=at_sha, asked=path))
         today = self.brain.today()
         reply: dict[str, Any] = {"sha": sha, "path": note.path, "blob": blob, "status": note.status}
         text = note.text
@@ -171,11 +202,11 @@ class Tools:
             reply["frontmatter_error"] = note.frontmatter_error
         if note.unreadable:
             reply["unreadable"] = note.unreadable
-        return reply
+        return cast(ReadReply, reply)  # the fields ReadReply names, each of its type
 
     def listing(
         self, folder: str | None = None, after: str | None = None, as_of: str | None = None, asked: str | None = None
-    ) -> dict[str, Any]:
+    ) -> ListReply:
         """brain_list: one folder's subfolders and files at the head (or `as_of`), paged.
         `asked`: the path brain_read was given, when it named a folder."""
         name = check_folder(folder)
@@ -186,7 +217,7 @@ class Tools:
                 f"{asked} is a folder, not a note: here is its listing; brain_read one of its paths, "
                 "or brain_list with after= for more"
             )
-        return reply
+        return cast(ListReply, reply)
 
     def _links(self, sha: str, note: Note) -> dict[str, Any]:
         """The note's outgoing [[links]] (resolved at `sha`) and the notes linking to it."""
@@ -205,14 +236,14 @@ class Tools:
         self,
         actor: Actor,
         path: str,
-        mode: str,
+        mode: WriteMode,
         content: str | None = None,
         find: str | None = None,
         to: str | None = None,
         expected_blob: str | None = None,
         reason: str | None = None,
         request_id: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> WriteReply:
         actor = replace(actor, request=check_request_id(request_id))
         reply = self.brain.write(
             path, mode, actor, content=content, find=find, to=to, expected_blob=expected_blob, reason=reason
@@ -221,7 +252,7 @@ class Tools:
             reply.update(self._dangling(reply["sha"], reply.get("to") or reply["path"]))
         return reply
 
-    def _dangling(self, sha: str, path: str) -> dict[str, Any]:
+    def _dangling(self, sha: str, path: str) -> Dangling:
         """The written note's [[links]] that point to no note at the commit it made."""
         corpus = self.brain.corpus
         if corpus.built() is None:  # never wait for the first build: say the links were not checked
@@ -230,11 +261,11 @@ class Tools:
 
     def capture(
         self, actor: Actor, text: str, tags: list[str] | None = None, request_id: str | None = None
-    ) -> dict[str, Any]:
+    ) -> CaptureReply:
         actor = replace(actor, request=check_request_id(request_id))
         return self.brain.capture(text, actor, tags)
 
-    def history(self, path: str | None = None, limit: int | None = None, before: str | None = None) -> dict[str, Any]:
+    def history(self, path: str | None = None, limit: int | None = None, before: str | None = None) -> HistoryReply:
         limit = check_k(limit, 20, MAX_HISTORY)
         if path is not None:
             check_text(path, "path")
@@ -261,7 +292,7 @@ class Tools:
         }
         if more:
             reply["more"] = f"older commits remain; call again with before={commits[-1].sha}"
-        return reply
+        return cast(HistoryReply, reply)
 
     # -- finding ----------------------------------------------------------
 
@@ -275,11 +306,12 @@ class Tools:
         query: str,
         k: int | None = 10,
         prefix: str | None = None,
+        *,
         include_retired: bool = False,
         as_of: str | None = None,
         scope: list[str] | None = None,
         include_working: bool = False,
-    ) -> dict[str, Any]:
+    ) -> SearchReply:
         check_text(query, "query")
         include_working = include_working and scope is None  # no guest ever reaches working/
         if prefix is not None:
@@ -295,26 +327,26 @@ class Tools:
             if (prefix or scope is not None)
             else None
         )
-        key = (day, prefix, None if scope is None else tuple(scope), include_working)
+        key = FilterKey(day, prefix, None if scope is None else tuple(scope), include_working, include_retired)
         allow = self._allow(snap, day, prefix, scope, include_retired, include_working)
         wider = (
-            None if include_retired else (self._allow(snap, day, prefix, scope, True, include_working), (*key, True))
+            None
+            if include_retired
+            else (self._allow(snap, day, prefix, scope, True, include_working), key._replace(include_retired=True))
         )
         meaning = self.brain.meaning
         # A scope (a guest's) is scored over its own rows only: its timing owes nothing to the rest.
         close = meaning.closeness(snap, query, within, private=scope is not None) if meaning is not None else None
         if close is not None:
-            found = self._by_meaning(
-                snap, query, k, close, weights, allow, wider[0] if wider else None, within, (*key, include_retired)
-            )
+            found = self._by_meaning(snap, k, close, weights, allow, wider, within, key)
         else:
-            found = self.brain.corpus.search(snap, query, k, allow, within, (*key, include_retired), wider)
+            found = self.brain.corpus.search(snap, query, k, allow, within, key, wider)
         named = self._named(snap, query, allow, within)
         if named:  # an exact title, alias or file name comes first, whatever the scores say
             rest = [(p, sc) for p, sc in found.hits if p not in named]
             top = max((sc for _, sc in found.hits), default=0.0)
-            hits = ([(p, top) for p in sorted(named)] + rest)[: max(k, len(named))]
-            found = replace(found, hits=hits, total=max(found.total, len(named)))
+            first = ([(p, top) for p in sorted(named)] + rest)[: max(k, len(named))]
+            found = replace(found, hits=first, total=max(found.total, len(named)))
         reply: dict[str, Any] = {"sha": snap.sha, "query": query, "total": found.total}
         if prefix and scope is None:  # a guest is never told of folders outside its scope
             nothing = prefix_note(snap, prefix)
@@ -327,32 +359,46 @@ class Tools:
             reply["left_out"] = (
                 f"{left} matching note(s) in archive/ or retired were left out; pass include_retired=true to see them"
             )
-        hits = []
-        for path, score in found.hits:
-            note = snap.notes[path]
-            hit = note.summary()
-            hit["score"] = round(score, 4)
-            near = close.spans_of(path) if close is not None else []
-            heading, passage, block = best_passage(note, weights, near[0][1] if near else None)
-            if near:
-                hit["closeness"] = round(near[0][0], 4)
-            hit["heading"] = heading
-            hit["passage"] = passage
-            retired = note.retired_reason(day)
-            hit.update(passage_state(note, block, retired))
-            if retired:
-                hit["retired"] = retired
-            if in_archive(path):
-                hit["archived"] = True
-            hits.append(hit)
+        hits = [self._hit(snap.notes[path], score, weights, close, day) for path, score in found.hits]
         reply["hits"] = hits
         if found.total > len(hits):
             reply["more"] = (
                 f"{found.total - len(hits)} more matching note(s); raise k (max {MAX_K}) or narrow with prefix"
             )
-        return reply
+        return cast(SearchReply, reply)
 
-    def _by_meaning(self, snap, query, k, close, weights, allow, wider, within, key) -> SearchResult:
+    def _hit(
+        self, note: Note, score: float, weights: dict[str, float], close: Closeness | None, day: dt.date
+    ) -> dict[str, Any]:
+        """One search hit: the note's summary, its score, and the passage that best matches the
+        query (its closest by meaning, when the arm has it) with what of it is not live."""
+        hit = note.summary()
+        hit["score"] = round(score, 4)
+        near = close.spans_of(note.path) if close is not None else []
+        heading, passage, block = best_passage(note, weights, near[0][1] if near else None)
+        if near:
+            hit["closeness"] = round(near[0][0], 4)
+        hit["heading"] = heading
+        hit["passage"] = passage
+        retired = note.retired_reason(day)
+        hit.update(passage_state(note, block, retired))
+        if retired:
+            hit["retired"] = retired
+        if in_archive(note.path):
+            hit["archived"] = True
+        return hit
+
+    def _by_meaning(
+        self,
+        snap: Snapshot,
+        k: int,
+        close: Closeness,
+        weights: dict[str, float],
+        allow: Allow,
+        wider: tuple[Allow, FilterKey] | None,
+        within: list[str] | None,
+        key: FilterKey,
+    ) -> SearchResult:
         """Hits ordered by `ranking.fused`: the closest passage's cosine, plus the share of
         the query's words the note holds, plus its rare ones. A match is a note holding a
         query term or with a passage at RELATED or closer; `reach` counts those the default
@@ -365,22 +411,7 @@ class Tools:
         cos = np.concatenate([close.best, np.full(len(matrix.absent), RELATED, np.float32)])
         cover = np.zeros(len(cos))
         rare = np.zeros(len(cos))
-
-        def holders(index) -> dict[str, tuple[np.ndarray, int]]:
-            # Each term's notes as rows of the scope, through a slot -> row table kept with the
-            # matrix: a set of 10,000 paths looked up one by one cost ~13 ms a query.
-            key = (snap.sha, id(index), len(index))
-            table = matrix.tables.get(key)
-            if table is None:
-                table = matrix.tables[key] = index.slot_table(paths)
-            out = {}
-            for t in weights:
-                slots = index.matching_slots((t,), scope)
-                rows = table[slots]
-                out[t] = (rows[rows >= 0], len(slots))
-            return out
-
-        found = self.brain.corpus.with_index(snap, holders)
+        found = self.brain.corpus.with_index(snap, lambda index: matrix.term_rows(snap.sha, index, weights, scope))
         if scope is not None:  # a scope's own rarity: how common a word is outside it takes no part
             weights = {t: idf(len(scope), n) for t, (_, n) in found.items() if n}
         total = sum(weights.values()) or 1.0
@@ -395,14 +426,10 @@ class Tools:
         ok = self._mask(snap, matrix, paths, allow, key)
         kept = np.flatnonzero(match & ok)
         order = kept[np.lexsort((kept, -scores[kept]))][:k]
-        reach = (
-            len(kept)
-            if wider is None
-            else int((match & self._mask(snap, matrix, paths, wider, (*key[:-1], True))).sum())
-        )
+        reach = len(kept) if wider is None else int((match & self._mask(snap, matrix, paths, *wider)).sum())
         return SearchResult([(paths[i], float(scores[i])) for i in order], len(kept), reach)
 
-    def _mask(self, snap: Snapshot, matrix, paths: list[str], allow, key) -> np.ndarray:
+    def _mask(self, snap: Snapshot, matrix: ScopeMatrix, paths: list[str], allow: Allow, key: FilterKey) -> np.ndarray:
         """`allow`'s verdict on each note of `paths` (the matrix's, then those it lacks),
         kept per commit, matrix and filter key (asked once per note, not once per query: a
         live check is a date comparison)."""
@@ -415,7 +442,7 @@ class Tools:
             self._masks[cache_key] = found
         return found
 
-    def _named(self, snap: Snapshot, query: str, allow, within) -> set[str]:
+    def _named(self, snap: Snapshot, query: str, allow: Allow, within: list[str] | None) -> set[str]:
         """Notes whose title, alias or file name is the query itself (case and punctuation aside)."""
         key = name_key(query)
         if not key:
@@ -435,7 +462,7 @@ class Tools:
         scope: list[str] | None,
         include_retired: bool,
         include_working: bool = False,
-    ):
+    ) -> Allow:
         """The search filter; the index keeps its verdicts per key (see `search`), so each
         note is asked once per index version and day, not once per query. working/ holds
         intentions, not facts: left out unless asked for."""
@@ -456,7 +483,7 @@ class Tools:
 
     def corpus(
         self, paths: list[str] | None = None, query: str | None = None, k: int | None = None, after: str | None = None
-    ) -> dict[str, Any]:
+    ) -> CorpusReply:
         if (paths is None) == (query is None):
             raise BadInput("give either paths or query, not both and not neither")
         snap = self.brain.snapshot()
@@ -477,34 +504,59 @@ class Tools:
             retired = note.retired_reason(today)
             return {**({"retired": retired} if retired else {}), **retired_parts(note)}
 
-        return corpus_page(snap, order, after, CORPUS_REPLY_BYTES, describe)
+        return cast(CorpusReply, corpus_page(snap, order, after, CORPUS_REPLY_BYTES, describe))
+
+    @overload
+    def ask(
+        self,
+        question: str,
+        k: int | None = None,
+        as_of: str | None = None,
+        *,
+        scope: list[str] | None = None,
+        door: str = "owner",
+        seat: None = None,
+    ) -> AskReply: ...
+
+    @overload
+    def ask(
+        self,
+        question: str,
+        k: int | None = None,
+        as_of: str | None = None,
+        *,
+        scope: list[str] | None = None,
+        door: str = "owner",
+        seat: ClientTurn,
+    ) -> AskReply | SampleNeeded: ...
 
     def ask(
         self,
         question: str,
         k: int | None = None,
         as_of: str | None = None,
+        *,
         scope: list[str] | None = None,
         door: str = "owner",
         seat: ClientTurn | None = None,
-    ) -> dict[str, Any] | SampleNeeded:
-        """brain_ask. `seat`: the client's session on a trusted door, whose model may read."""
+    ) -> AskReply | SampleNeeded:
+        """brain_ask. `seat`: the client's session on a trusted door, whose model may read;
+        without one the reply is always the stamped answer (only a client's model is asked
+        between rounds)."""
         check_text(question, "question")
         if not question.strip():
             raise BadInput("question is empty")
         if len(question) > MAX_QUESTION_CHARS:
             raise BadInput(f"question is longer than {MAX_QUESTION_CHARS} characters")
-        return self.asker.ask(question, check_k(k, DEFAULT_K, MAX_ASK_K), as_of, scope, door, seat=seat)
+        return self.asker.ask(question, check_k(k, DEFAULT_K, MAX_ASK_K), as_of, scope=scope, door=door, seat=seat)
 
-    def verify(
-        self, answer: Any, citations: Any, question: str | None = None, as_of: str | None = None
-    ) -> dict[str, Any]:
+    def verify(self, answer: Any, citations: Any, question: str | None = None, as_of: str | None = None) -> VerifyReply:
         """brain_verify: stamp an answer the client's own model wrote from the notes."""
         if question is not None and len(question) > MAX_QUESTION_CHARS:
             raise BadInput(f"question is longer than {MAX_QUESTION_CHARS} characters")
         return self.asker.verify(answer, citations, question, as_of)
 
-    def context(self, project: str | None = None, budget: int | None = None) -> dict[str, Any]:
+    def context(self, project: str | None = None, budget: int | None = None) -> ContextReply:
         if budget is None:
             budget = CONTEXT_REPLY_BYTES
         if not isinstance(budget, int) or isinstance(budget, bool) or budget < MIN_CONTEXT_BYTES:
@@ -520,15 +572,15 @@ class Tools:
             reply["open_items_left_out"] = (
                 f"{left} open item(s) over the budget; brain_working(action='list') or brain_handoff lists them"
             )
-        return reply
+        return cast(ContextReply, reply)
 
-    def working_state(self, actor: Actor, action: str, **args: Any) -> dict[str, Any]:
+    def working_state(self, actor: Actor, action: str, **args: Any) -> WorkingReply:
         """brain_working: add, list, file, drop or touch an item, one commit a change."""
-        return self.working.act(actor, action, **args)
+        return cast(WorkingReply, self.working.act(actor, action, **args))
 
-    def handoff(self, project: str, budget: int | None = None) -> dict[str, Any]:
+    def handoff(self, project: str, budget: int | None = None) -> HandoffReply:
         check_text(project, "project")
-        return handoff(self.brain, project, budget)
+        return cast(HandoffReply, handoff(self.brain, project, budget))
 
 
 def _names_of(note: Any) -> set[str]:

@@ -6,10 +6,8 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 from reliakit import ready_health
 

@@ -83,6 +83,12 @@ def test_checked_values_reach_the_brain_and_the_store_as_read():
         Settings.from_env({}, tz="Mars/Olympus")
 
 
+def test_an_unknown_override_is_a_type_error_not_a_stray_attribute():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'brian'"):
+        Settings.from_env({}, brian="/x")
+    assert Settings.from_env({}, brain="/x").brain == Path("/x")
+
+
 def test_one_setting_alone():
     assert read_setting("template", {"CORTEX_TEMPLATE": "/t"}) == Path("/t")
     assert read_setting("template", {}) is None and read_setting("port", {}) == 8765

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from conftest import call
-from guestkit import redis_proc  # noqa: F401  (fixture)
 
 from cortex.app.evaluate import StubMessagesServer, unpack
 from cortex.ask.asker import Asker

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import pytest
 from conftest import TOKEN, URL_SECRET, RunningServer, call, make_settings
-from readerkit import stub  # noqa: F401  (fixture)
 
 from cortex.app.brain_setup import init_brain
 from cortex.app.server import assemble, make_app

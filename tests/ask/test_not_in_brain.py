@@ -14,7 +14,6 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import call, serve
-from meaningkit import model  # noqa: F401  (fixture)
 
 from cortex.app.server import warm_up
 from cortex.meaning.embedder import ModelFiles

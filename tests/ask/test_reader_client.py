@@ -10,21 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
-from conftest import TOKEN, RunningServer, acall, call, make_settings, serve, ts_call
+from conftest import TOKEN, acall, call, serve, ts_call
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CreateMessageResult, ErrorData, Implementation, TextContent
 
-from cortex.app.server import assemble, make_app
 from cortex.ask.neutralize import CLIENT_TEXT_CHARS
 
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 from conftest import TOKEN, call
-from readerkit import stub  # noqa: F401  (fixture)
 from test_stamp_attacks import ask_both, own, serving, stamped, verify_both
 
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
@@ -52,7 +51,7 @@ MIXED = (
 
 
 @pytest.fixture(scope="module")
-def doors(tmp_path_factory, stub):  # noqa: F811
+def doors(tmp_path_factory, stub):
     notes = {f"notes/{name}.md": own(body, name) for name, body in SHOWN.items()}
     notes.update({f"notes/{name}.md": own(body, name) for name, (body, _) in CONTROLS.items()})
     notes["notes/retired-banner.md"] = own(BANNER, "retired-banner")

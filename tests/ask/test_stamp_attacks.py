@@ -18,7 +18,7 @@ import pytest
 from conftest import TOKEN, URL_SECRET, RunningServer, call, make_settings
 from consolekit import owner as console_owner
 from guestkit import need_redis
-from readerkit import Scripted, stub  # noqa: F401  (fixture)
+from readerkit import Scripted
 
 from cortex.app.brain_setup import init_brain
 from cortex.app.server import assemble, make_app
@@ -254,7 +254,7 @@ def serving(tmp_path, stub: Scripted, notes: dict[str, str]):
 
 
 @pytest.fixture(scope="module")
-def doors(tmp_path_factory, stub):  # noqa: F811
+def doors(tmp_path_factory, stub):
     """The doors of `serving`, the notes of every case written once for the module: the
     tests only read them."""
     moved = {name: (MOVED.format(marker) + "\n",) for name, marker in WAS_CASES.items()}

@@ -14,12 +14,11 @@ from pathlib import Path
 import pytest
 from conftest import TOKEN, call
 from reliakit import ROOT, ServeProcess
-from vaultkit import GIT_ENV, git, settings_for, vault_on
+from vaultkit import git, settings_for, vault_on
 
 from cortex.app.brain_setup import open_brain
 from cortex.brain.trailers import Actor
 from cortex.errors import BadInput, StoreError
-from cortex.settings import Settings
 
 ME = Actor(door="owner", tool="brain_write", client="pytest")
 FILES = {"Ideas.md": b"# Ideas\n\nA garden of thoughts.\n", "notes/bees.md": b"# Bees\n\nThe hive is south.\n"}

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from pathlib import Path
 
 import pytest
-from conftest import TOKEN, RunningServer, call, make_settings
-from guestkit import redis_proc  # noqa: F401  (fixture)
+from conftest import RunningServer, call, make_settings
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from vaultkit import git, vault_on

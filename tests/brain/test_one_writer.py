@@ -6,13 +6,12 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import TOKEN, call
 from guestkit import need_redis
-from reliakit import ROOT, ServeProcess, run_cortex
+from reliakit import ServeProcess, run_cortex
 
 from cortex.app.brain_setup import init_in_place
 from cortex.brain.lock import LOCK_NAME

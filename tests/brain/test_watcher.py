@@ -8,66 +8,15 @@ import time
 from pathlib import Path
 from typing import Callable
 
-import pytest
-
-from cortex.app.brain_setup import init_brain
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
 from cortex.brain.watcher import Editor, ignored
-from cortex.store.git import GitStore
 
 TOOL = Actor(door="owner", tool="brain_write", client="pytest")
 
 
 def git(*args: str, cwd: Path) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
-
-
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    path = tmp_path / "notes"
-    init_brain(path)
-    return path
-
-
-@pytest.fixture
-def brain(tree: Path) -> Brain:
-    return Brain(GitStore(tree))
-
-
-@pytest.fixture
-def editor(brain: Brain):
-    ed = Editor(brain, debounce_ms=120, poll_s=0.02).start()
-    yield ed
-    ed.stop()
-
-
-class Ticks:
-    """A monotonic clock the test moves: the watcher's debounce without sleeping."""
-
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def manual(brain: Brain):
-    """A watcher with no thread: the test calls `settle()` to give it every chance to commit."""
-    ticks = Ticks()
-    ed = Editor(brain, debounce_ms=120, clock=ticks)
-    ed.check_all()
-
-    def settle() -> None:
-        ed.poll_once()  # notice what changed
-        ticks.t += 1.0  # a quiet spell far past the debounce
-        ed.poll_once()  # commit it, if it is to be committed
-        ticks.t += 1.0
-        ed.poll_once()  # files changed within the racy window are looked at once more
-
-    ed.settle = settle  # type: ignore[attr-defined]
-    return ed
 
 
 def wait_for(cond: Callable[[], bool], timeout: float = 5.0) -> float:

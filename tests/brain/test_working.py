@@ -14,11 +14,10 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import TOKEN, call, list_tools, make_settings, serve, ts_call
+from conftest import TOKEN, call, list_tools, serve, ts_call
 from consolekit import csrf_of, owner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_watcher import brain, manual, tree  # noqa: F401  (fixtures)
 
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
@@ -337,7 +336,7 @@ def list_tools_of(tmp_path, brain_path):
 # -- a hand edit in the working tree ----------------------------------------------------------
 
 
-def test_a_hand_edit_in_the_working_tree_is_read_back(tree, manual, brain):  # noqa: F811
+def test_a_hand_edit_in_the_working_tree_is_read_back(tree, manual, brain):
     working = Working(brain)
     added = working.act(A, "add", kind="focus", text="Fire the glaze tests", project="kiln")
     file = tree / "working" / "kiln.md"

@@ -15,7 +15,7 @@ import re
 
 import pytest
 from conftest import call
-from guestkit import Clock, redis_proc, start_guest_server  # noqa: F401  (redis_proc: a fixture)
+from guestkit import Clock, start_guest_server
 
 from cortex.brain.trailers import Actor
 from cortex.index.tokenize import tokenize

@@ -10,13 +10,12 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 from conftest import TOKEN, URL_SECRET, RunningServer, call, list_tools, make_settings
-from guestkit import clock, gserver, need_redis, redis_proc  # noqa: F401  (fixtures)
+from guestkit import need_redis
 from reliakit import post_initialize, ready_health
 
 from cortex.app.server import assemble, make_app

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from conftest import call, client
-from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 
 from cortex.app.brain_setup import init_brain
 

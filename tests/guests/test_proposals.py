@@ -9,7 +9,7 @@ import threading
 
 import pytest
 from conftest import TOKEN, acall, call, client
-from guestkit import clock, commit_count, gserver, redis_proc  # noqa: F401  (fixtures)
+from guestkit import commit_count
 
 from cortex.brain.trailers import Actor
 from cortex.errors import BadInput, QueueUnavailable

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 from conftest import TOKEN, URL_SECRET, RunningServer, call, make_settings
-from guestkit import need_redis, redis_proc  # noqa: F401  (fixtures)
+from guestkit import need_redis
 from reliakit import ServeProcess, md_cell, post_initialize, write_section
 
 from cortex.app.brain_setup import init_brain

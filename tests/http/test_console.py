@@ -14,8 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import TOKEN, RunningServer, make_settings
-from consolekit import CSRF, csrf_of, owner, signin
-from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
+from consolekit import csrf_of, owner, signin
 from reliakit import post_initialize
 from vaultkit import push_from_clone
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from browserkit import DESKTOP, PHONE, add_guest, browser, shot, sign_in  # noqa: F401  (browser: a fixture)
+from browserkit import DESKTOP, PHONE, add_guest, shot, sign_in
 from conftest import TOKEN
-from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 
 from cortex.brain.trailers import Actor
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browserkit import browser, sign_in  # noqa: F401  (fixture)
+from browserkit import sign_in
 
 from cortex.brain.trailers import Actor
 

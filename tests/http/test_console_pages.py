@@ -10,9 +10,8 @@ import contextlib
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from browserkit import DESKTOP, PHONE, add_guest, browser, page_problems, shot, sign_in  # noqa: F401  (browser: a fixture)
+from browserkit import DESKTOP, PHONE, add_guest, page_problems, shot, sign_in
 from conftest import call
-from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 
 from cortex.brain.trailers import Actor
 

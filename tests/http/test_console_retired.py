@@ -6,7 +6,6 @@ test renders a note in headless Chromium and reads what it shows."""
 from __future__ import annotations
 
 import pytest
-from browserkit import browser  # noqa: F401  (fixture)
 from conftest import TOKEN
 from test_console import EVIL, active_markup
 from test_console_browser import shot

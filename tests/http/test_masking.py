@@ -9,11 +9,9 @@ from __future__ import annotations
 import asyncio
 import re
 
-import httpx
 import pytest
 from conftest import acall, client
 from consolekit import owner
-from guestkit import clock, gserver, redis_proc  # noqa: F401  (fixtures)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -13,15 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import queue
-import shutil
 import subprocess
 import threading
 
 import httpx2
 import pytest
-from browserkit import browser  # noqa: F401  (fixture)
 from conftest import TOKEN, TS, acall, serve, ts_node
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider

@@ -8,7 +8,6 @@ import time
 import httpx
 import pytest
 from conftest import RunningServer, call, make_settings
-from guestkit import redis_proc  # noqa: F401  (fixture)
 from oauthkit import Flow
 
 from cortex.app.brain_setup import init_brain

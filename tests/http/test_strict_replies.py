@@ -8,7 +8,6 @@ import json
 
 import pytest
 from conftest import call
-from guestkit import redis_proc  # noqa: F401  (fixture)
 
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import random
 import unicodedata
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""The saved index (persist.py): a file that cannot be trusted is rebuilt, never believed.
+"""The saved index (cortex.index.saved): a file that cannot be trusted is rebuilt, never believed.
 
 Real Git repositories in temp folders. Every case compares the brain opened with
 the file against a brain built from the notes alone: the same notes, blobs, dates

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import call, serve
-from meaningkit import CACHE, model  # noqa: F401  (fixture)
+from meaningkit import CACHE
 
 from cortex.app.server import warm_up
 from cortex.brain.brain import Brain

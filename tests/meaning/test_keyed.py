@@ -28,8 +28,7 @@ import httpx
 import numpy as np
 import pytest
 from conftest import TOKEN, RunningServer, call, make_settings
-from guestkit import redis_proc  # noqa: F401  (fixture)
-from meaningkit import CACHE, model, need_model  # noqa: F401  (fixtures)
+from meaningkit import CACHE
 
 from cortex.app.server import assemble, make_app
 from cortex.guests.queue import RedisVectors

@@ -21,7 +21,7 @@ import pytest
 from conftest import TOKEN, call
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from meaningkit import CACHE, embedder, model, need_model  # noqa: F401  (fixtures)
+from meaningkit import CACHE, need_model
 
 from cortex.ask.asker import Asker
 from cortex.ask.readers import OfflineReader
@@ -29,7 +29,7 @@ from cortex.brain.brain import Brain
 from cortex.index.saved import Unusable
 from cortex.meaning import passages
 from cortex.meaning.arm import Meaning
-from cortex.meaning.embedder import PINNED, Embedder, ModelFiles, ModelUnavailable, default_source, locate
+from cortex.meaning.embedder import PINNED, Embedder, ModelFiles, ModelUnavailable, locate
 from cortex.meaning.model_graph import build_model_bytes, read_safetensors
 from cortex.meaning.vectors import ScopeMatrix, VectorStore, quantize
 from cortex.notes.note import parse_note

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from browserkit import browser  # noqa: F401  (fixture)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -61,7 +60,7 @@ def in_cortex(body: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def page(browser):  # noqa: F811
+def page(browser):
     context = browser.new_context()
     yield context.new_page()
     context.close()

@@ -239,3 +239,43 @@ def test_the_shortcut_for_plain_notes_reads_as_the_parser_does(lines: list[str],
     simple = simple_leaves(body, spans)
     if simple is not None:
         assert tuple(simple) == parsed(body, spans).leaves
+
+
+# cortex.notes.structure reaches into markdown-it's private `ruler.__rules__` to wrap five
+# inline rules. These fail on a markdown-it that renames the list, its entries' `name` or
+# `fn`, a wrapped rule, or the state the wrappers read, and on a version outside the pin.
+WRAPPED = ("backticks", "html_inline", "strikethrough", "link", "autolink")
+
+
+def test_markdown_it_is_a_version_the_pin_allows() -> None:
+    import tomllib
+    from importlib.metadata import version
+    from pathlib import Path
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    (pin,) = [Requirement(d) for d in project["project"]["dependencies"] if d.startswith("markdown-it-py")]
+    assert any(s.operator == "<" for s in pin.specifier), f"no upper bound in {pin}"
+    assert version("markdown-it-py") in pin.specifier, f"markdown-it-py {version('markdown-it-py')} is outside {pin}"
+
+
+def test_the_private_rule_list_holds_the_wrapped_rules() -> None:
+    from cortex.notes import structure as s
+
+    rules = {r.name: r for r in s._MD.inline.ruler.__rules__}
+    for name in WRAPPED:
+        assert name in rules, f"markdown-it has no inline rule {name!r}"
+        assert rules[name].fn.__qualname__.startswith("_recording."), f"{name} is not wrapped"
+
+
+def test_each_wrapped_rule_records_its_mark() -> None:
+    leaf = structure("a `code` b <!-- c --> d ~~e~~ f [g](h) i <http://j.example> k <b>l</b>\n").leaves[0]
+    marks = leaf.marks()
+    body = "a `code` b <!-- c --> d ~~e~~ f [g](h) i <http://j.example> k <b>l</b>"
+    assert [body[a:b] for a, b in marks.code] == ["`code`"]
+    assert [body[a:b] for a, b in marks.hidden] == ["<!-- c -->"]
+    assert [body[a:b] for a, b in marks.struck] == ["~~e~~"]
+    assert [(body[a:t], body[a:b]) for a, t, b in marks.links] == [("[g", "[g](h)")]
+    assert [body[a:b] for a, b in marks.autolinks] == ["<http://j.example>"]
+    assert [(body[a:b], name) for a, b, name in marks.tags] == [("<b>", "b"), ("</b>", "b")]

@@ -16,7 +16,7 @@ OAuth clients with their revoke buttons.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
 from urllib.parse import urlsplit
 
 from starlette.concurrency import run_in_threadpool
@@ -44,8 +44,26 @@ def _when(t: float | None) -> str:
     return dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
+Handler = Callable[[Request, Session | None, dict[str, str]], Awaitable[Response]]
+
+
+class ConsolePages(Protocol):
+    """The console (`routes.Console`) as these pages use it; named here, not imported, since the
+    console imports this module (and the OAuth door, typed Any here, imports the console's)."""
+
+    def render(
+        self, request: Request, session: Session | None, template: str, status: int = 200, **context: Any
+    ) -> Response: ...
+
+    def _signin_page(
+        self, request: Request, status: int = 200, error: str | None = None, next_page: str | None = None
+    ) -> Response: ...
+
+    def page(self, handler: Handler, auth: bool = True) -> Callable[[Request], Awaitable[Response]]: ...
+
+
 class ClientPages:
-    def __init__(self, console: Any, oauth: Any):
+    def __init__(self, console: ConsolePages, oauth: Any):  # oauth: http.oauth.OAuthDoor
         self.console = console
         self.oauth = oauth
 
@@ -124,7 +142,7 @@ def _with_form_action(endpoint: Callable[[Request], Awaitable[Response]]) -> Cal
     return wrapped
 
 
-def client_routes(console: Any, oauth: Any) -> list[Route]:
+def client_routes(console: ConsolePages, oauth: Any) -> list[Route]:
     """The OAuth pages; with CORTEX_OAUTH=off, a Clients page that says so."""
     if oauth is None:
 

@@ -17,12 +17,16 @@ Retired text is shown as retired, as the verifier reads it (`cortex.notes.blocks
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Protocol
 from urllib.parse import quote, unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from markdown_it.renderer import RendererHTML
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 
 from cortex.notes.blocks import Block, blocks_cached
 from cortex.notes.note import WIKILINK, split_frontmatter
@@ -50,7 +54,7 @@ def link_allowed(url: str) -> bool:
     return m.group(1) in ALLOWED_SCHEMES
 
 
-def _escaped_html(renderer, tokens, idx, options, env) -> str:
+def _escaped_html(renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
     content = tokens[idx].content
     shown = escapeHtml(content)
     if content.lstrip().startswith("<!--"):
@@ -63,7 +67,9 @@ def _escaped_html(renderer, tokens, idx, options, env) -> str:
 _LABEL = "cortex_retired"  # a token of the reason a section is retired, shown above it
 
 
-def _retired_label(renderer, tokens, idx, options, env) -> str:
+def _retired_label(
+    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     return f'<p class="md-retired-why">Retired: {escapeHtml(tokens[idx].content)}</p>\n'
 
 
@@ -82,7 +88,7 @@ _NOTE_PAGE = "/console/note/"
 _PRIVATE_MARKS = re.compile("[\ue000-\ue003]")
 
 
-def _wikilink_rule(state, silent: bool) -> bool:
+def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     """`[[target#heading|alias]]` and `![[embed]]` as one token (code spans are read first, so none in code)."""
     m = WIKILINK.match(state.src, state.pos)
     if m is None or not m.group(2).strip():
@@ -95,7 +101,9 @@ def _wikilink_rule(state, silent: bool) -> bool:
     return True
 
 
-def _wikilink_html(renderer, tokens, idx, options, env) -> str:
+def _wikilink_html(
+    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     """A link to the note a wikilink resolves to, a marked span for one that names no note,
     or the text as written while links cannot be resolved yet. Shown as Obsidian shows it:
     the alias, else the target (and heading)."""
@@ -130,9 +138,9 @@ def _parser() -> MarkdownIt:
     md.inline.ruler.before("link", _WIKI, _wikilink_rule)
     md.add_render_rule(_WIKI, _wikilink_html)
 
-    def link_open(renderer, tokens, idx, options, env):
+    def link_open(renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         links: NoteLinks | None = env.get("links")
-        page = _note_href(tokens[idx].attrGet("href") or "", links) if links is not None else None
+        page = _note_href(str(tokens[idx].attrGet("href") or ""), links) if links is not None else None
         if page is not None:  # a link to another note opens its page here
             tokens[idx].attrSet("href", page)
             tokens[idx].attrJoin("class", "notelink")
@@ -266,7 +274,7 @@ def _render(text: str, body_offset: int, title: str | None, links: NoteLinks | N
     env: dict = {"links": links} if links is not None else {}
     tokens = _MD.parse(_with_marks(body, marks), env)
     tokens = _retire_blocks(_without_title(tokens, blocks, title), blocks, text[:body_offset].count("\n") + 1)
-    html = _MD.renderer.render(tokens, _MD.options, env)
+    html: str = _MD.renderer.render(tokens, _MD.options, env)
     return html.translate({ord(c): s for c, s in _SPANS.items()}) if marks else html
 
 

@@ -1,7 +1,7 @@
 """What each console page shows, gathered from the brain, the queue and the guest book.
 
 Plain synchronous functions returning dicts for the templates, with no HTTP in
-them (console.py calls them in a thread). Text that came from notes, guests or
+them (cortex.http.console.routes calls them in a thread). Text that came from notes, guests or
 commit messages is redacted here; escaping is the templates' job (autoescape).
 """
 

@@ -3,14 +3,15 @@
 Server-rendered HTML (Jinja2, autoescape on), no JavaScript: every page is
 sent with a CSP that forbids scripts, so even a rendering mistake cannot run
 code. Every POST carries a per-session CSRF token; the session is a signed,
-HttpOnly, SameSite=Strict cookie (see console_auth). The review logic is
-review.Review's, the guest logic guests.py's: this module only shows and asks.
+HttpOnly, SameSite=Strict cookie (see cortex.http.console.auth). The review logic is
+cortex.guests.review.Review's, the guest logic cortex.guests.policy's: this module only shows and asks.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 from urllib.parse import quote
@@ -301,7 +302,7 @@ class Console:
             if wait is None:
                 wait, whom = self.throttle_all.retry_after(ALL), "all addresses"
             if wait is not None:
-                response = self.render(
+                refusal = self.render(
                     request,
                     None,
                     "message.html",
@@ -310,8 +311,8 @@ class Console:
                     message=f"Too many failed sign-ins from {whom}; the passcode works again in {wait} s. "
                     "The owner token still signs in.",
                 )
-                response.headers["Retry-After"] = str(wait)
-                return response
+                refusal.headers["Retry-After"] = str(wait)
+                return refusal
             if not credential_ok(secret, self.owner_token, self.passcode):
                 self.throttle.fail(addr)
                 self.throttle_all.fail(ALL)
@@ -449,6 +450,7 @@ class Console:
     async def activity(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         q = request.query_params
         door, path, before = q.get("door", "").strip(), q.get("path", "").strip(), q.get("before", "").strip()
+        error: str | None = None
         try:
             check_text(door, "door")
             check_text(path, "path")
@@ -457,8 +459,6 @@ class Console:
             data = await run_in_threadpool(self.pages.activity, door, path, before)
         except CortexError as exc:
             data, error = {"rows": [], "next": None, "scanned": 0}, str(exc)
-        else:
-            error = None
         doors = list(KNOWN_DOORS) + ([door] if door and door not in KNOWN_DOORS else [])
         return self.render(
             request,
@@ -628,7 +628,7 @@ class Console:
         )
 
 
-def _said(found: dict[str, Any]) -> list[str]:
+def _said(found: Mapping[str, Any]) -> list[str]:
     """What a search reply says besides its hits, for a person with this page's form: its
     `left_out` points at the "retired too" box, not at include_retired; `more` is the page's own."""
     said = []

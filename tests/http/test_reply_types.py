@@ -1,0 +1,125 @@
+"""Every owner tool's reply is a type: tools/list over real HTTP gives each an output schema
+naming its reply type's fields, a real call of each gives structuredContent that validates
+against that schema, and the text block says the same as the structured content."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import typing
+from typing import Any
+
+import jsonschema
+import pytest
+from conftest import TOKEN, client
+
+from cortex.ask.stamps import STRENGTH, Stamp
+from cortex.brain.brain import Brain
+from cortex.brain.note_writes import WRITE_MODES, WriteMode
+from cortex.http.mcp_tools import OWNER_TOOLS, REVIEW_TOOLS, OwnerTools, ReviewTools
+from cortex.tools.trusted import Tools
+
+KILN = "# Kiln\n\nThe kiln fires at 1,240 °C for stoneware. See [[glaze notes]].\n"
+
+
+def reply_type(name: str) -> type:
+    """The TypedDict a tool declares as its reply (`Annotated[CallToolResult, ReplyType]`)."""
+    holder = OwnerTools if hasattr(OwnerTools, name) else ReviewTools
+    hint = typing.get_type_hints(getattr(holder, name), include_extras=True)["return"]
+    arms = (hint,) if typing.get_origin(hint) is typing.Annotated else typing.get_args(hint)  # brain_ask's union
+    (annotated,) = [a for a in arms if typing.get_origin(a) is typing.Annotated]
+    return typing.get_args(annotated)[1]
+
+
+def test_every_tool_declares_a_reply_type_with_fields() -> None:
+    for name, _, _ in OWNER_TOOLS + REVIEW_TOOLS:
+        fields = typing.get_type_hints(reply_type(name))
+        assert "sha" in fields or {"id", "state"} <= set(fields), f"{name}: {sorted(fields)}"
+
+
+async def calls(owner: str, guest: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """tools/list, then one real call of each owner tool: (tool -> its listing, tool -> its result)."""
+    results: dict[str, Any] = {}
+    async with client(owner, TOKEN) as c:
+        listed = {t.name: t for t in (await c.list_tools()).tools}
+
+        async def call(tool: str, **args: Any) -> Any:
+            results[tool] = result = await c.call_tool(tool, args)
+            assert not result.is_error, f"{tool}: {result.content}"
+            return result.structured_content
+
+        await call("brain_write", path="notes/kiln.md", mode="create", content=KILN, reason="a test note")
+        await call("brain_read", path="notes/kiln.md")
+        await call("brain_capture", text="fired the test tiles", tags=["kiln"])
+        await call("brain_history", limit=5)
+        await call("brain_search", query="kiln stoneware")
+        await call("brain_corpus", paths=["notes/kiln.md"])
+        await call("brain_list", folder="notes/")
+        await call("brain_ask", question="At what temperature does the kiln fire?")
+        quote = "The kiln fires at 1,240 °C for stoneware."
+        await call(
+            "brain_verify", answer="It fires at 1,240 °C.", citations=[{"path": "notes/kiln.md", "quote": quote}]
+        )
+        await call("brain_context")
+        await call("brain_working", action="add", kind="todo", text="order cones", project="kiln")
+        await call("brain_handoff", project="kiln")
+        async with client(guest, None) as g:
+            for n in (1, 2):
+                args = {"path": f"notes/public/p{n}.md", "content": f"# P{n}\n", "mode": "create"}
+                assert not (await g.call_tool("brain_propose", args)).is_error
+        ids = [p["id"] for p in (await call("brain_proposals"))["proposals"]]
+        await call("brain_accept", id=ids[0])
+        await call("brain_reject", id=ids[1], reason="not needed")
+    return listed, results
+
+
+@pytest.mark.slow
+def test_each_tool_reply_validates_against_its_output_schema_and_text_says_the_same(gserver) -> None:
+    guest = gserver.guest("potter", ["notes/public/"])
+    listed, results = asyncio.run(calls(gserver.owner, guest.url))
+    owner_tools = [name for name, _, _ in OWNER_TOOLS + REVIEW_TOOLS]
+    assert sorted(results) == sorted(owner_tools), "a tool went uncalled"
+    for name in owner_tools:
+        schema = listed[name].output_schema
+        assert schema and schema.get("type") == "object", f"{name} advertises no output schema"
+        declared = typing.get_type_hints(reply_type(name))
+        assert set(schema["properties"]) == set(declared), f"{name}'s schema does not name its fields"
+        required = set(schema.get("required", ()))
+        assert required and required <= set(declared)
+        result = results[name]
+        jsonschema.validate(result.structured_content, schema)
+        (block,) = result.content
+        assert json.loads(block.text) == result.structured_content, f"{name}: the text and the structure differ"
+    assert results["brain_ask"].structured_content["stamp"] in set(Stamp)
+    assert results["brain_verify"].structured_content["stamp"] == Stamp.VERIFIED
+
+
+def test_a_reply_that_is_not_of_its_type_fails_the_schema(gserver) -> None:
+    """The check above can fail: a reply missing a required field, or with a wrong type, does not validate."""
+    listed, _ = asyncio.run(list_only(gserver.owner))
+    schema = listed["brain_search"].output_schema
+    good = {"sha": "a" * 40, "query": "q", "total": 0, "hits": []}
+    jsonschema.validate(good, schema)
+    for bad in ({**good, "total": "none"}, {k: v for k, v in good.items() if k != "hits"}, {**good, "hits": [{}]}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
+
+
+async def list_only(owner: str) -> tuple[dict[str, Any], None]:
+    async with client(owner, TOKEN) as c:
+        return {t.name: t for t in (await c.list_tools()).tools}, None
+
+
+def test_stamps_carry_their_strength_and_are_sent_as_text() -> None:
+    order = [Stamp.VERIFIED, Stamp.CORRECTED, Stamp.SUPERSEDED, Stamp.UNVERIFIED]
+    assert [s.strength for s in order] == sorted((s.strength for s in order), reverse=True)
+    assert Stamp.NOT_IN_BRAIN.strength == Stamp.UNVERIFIED.strength
+    assert json.dumps({"stamp": Stamp.NOT_IN_BRAIN}) == '{"stamp": "NOT IN BRAIN"}'
+    assert STRENGTH["VERIFIED"] == Stamp.VERIFIED.strength  # a stamp read back from a cache as text
+
+
+def test_the_write_mode_is_one_type_from_the_door_to_the_brain() -> None:
+    assert WRITE_MODES == typing.get_args(WriteMode)
+    for fn in (Brain.write, Tools.write, OwnerTools.brain_write):
+        hint = typing.get_type_hints(fn, include_extras=True)["mode"]
+        assert WriteMode in (hint, *typing.get_args(hint)), fn.__qualname__

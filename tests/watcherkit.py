@@ -1,0 +1,60 @@
+"""Fixtures for the watcher and working-state tests: a brain with a working tree (`tree`, `brain`) and its
+watcher, threaded (`editor`) or driven by hand (`manual`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cortex.app.brain_setup import init_brain
+from cortex.brain.brain import Brain
+from cortex.brain.watcher import Editor
+from cortex.store.git import GitStore
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    path = tmp_path / "notes"
+    init_brain(path)
+    return path
+
+
+@pytest.fixture
+def brain(tree: Path) -> Brain:
+    return Brain(GitStore(tree))
+
+
+@pytest.fixture
+def editor(brain: Brain):
+    ed = Editor(brain, debounce_ms=120, poll_s=0.02).start()
+    yield ed
+    ed.stop()
+
+
+class Ticks:
+    """A monotonic clock the test moves: the watcher's debounce without sleeping."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def manual(brain: Brain):
+    """A watcher with no thread: the test calls `settle()` to give it every chance to commit."""
+    ticks = Ticks()
+    ed = Editor(brain, debounce_ms=120, clock=ticks)
+    ed.check_all()
+
+    def settle() -> None:
+        ed.poll_once()  # notice what changed
+        ticks.t += 1.0  # a quiet spell far past the debounce
+        ed.poll_once()  # commit it, if it is to be committed
+        ticks.t += 1.0
+        ed.poll_once()  # files changed within the racy window are looked at once more
+
+    ed.settle = settle  # type: ignore[attr-defined]
+    return ed
