@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from typing import TYPE_CHECKING, Any, Callable
 
 from cortex.app.brain_setup import make_meaning, open_brain
@@ -135,6 +136,7 @@ def warm_up(parts: ServerParts) -> None:
 
     parts.brain.corpus.progress = progress
     parts.brain.corpus.warm()
+    threading.Thread(target=_names_when_built, args=(parts,), name="cortex-names", daemon=True).start()
     meaning = parts.brain.meaning
     if meaning is not None:
         # After the port opens and the index is on its way: search is lexical until it is done.
@@ -145,6 +147,16 @@ def warm_up(parts: ServerParts) -> None:
         # Its first round waits for the build (or load) warm() started and saves it when
         # it is new; then hourly while the head moves (cortex.index.saved.SAVE_EVERY_S says why).
         saved.keep_saving(parts.brain.corpus)
+
+
+def _names_when_built(parts: ServerParts) -> None:
+    """The name map behind "names first", made once the index is: not by the first search."""
+    try:
+        snap = parts.brain.corpus.latest()  # waits for the build warm() started
+        if snap is not None:
+            parts.tools.names_at(snap)
+    except Exception:  # noqa: BLE001 - the build reports its own failure; the first search retries and says why
+        return
 
 
 def _meaning_progress() -> Callable[[int, int], None]:

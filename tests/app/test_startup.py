@@ -184,3 +184,24 @@ def test_reads_writes_and_healthz_are_served_while_the_index_is_still_being_buil
         found = call(url, "brain_search", query="wasps")
         assert not found.error and found.data["hits"][0]["path"] == "notes/new.md"
         assert httpx.get(f"{running.url}/healthz", timeout=5).json()["index"] == "ready"
+
+
+def test_the_name_map_is_made_once_the_index_is_built_not_by_the_first_search(tmp_path, brain_path):
+    """`warm_up` makes the map behind "names first" as soon as the index exists: built by the
+    first search instead, it cost that search ~440 ms at 10,000 notes."""
+    from conftest import call, serve
+
+    from cortex.app.server import warm_up
+
+    with serve(tmp_path, brain_path) as running:
+        tools, corpus = running.parts.tools, running.parts.brain.corpus
+        assert tools._names is None  # nothing made before the warm-up
+        warm_up(running.parts)
+        deadline = time.time() + 30
+        while time.time() < deadline and (tools._names is None or corpus.built() is None):
+            time.sleep(0.02)
+        head = corpus.built()
+        assert head is not None and tools._names is not None and tools._names[0] == head.sha
+        title = next(n.title for n in head.notes.values() if n.title and not n.path.startswith("archive/"))
+        hits = call(f"{running.url}/mcp", "brain_search", query=title, k=3).data["hits"]
+        assert title in [h["title"] for h in hits]  # the map the warm-up made serves the search
