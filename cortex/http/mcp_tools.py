@@ -207,17 +207,20 @@ class OneLineMCPServer(MCPServer):
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:
             if isinstance(exc.__cause__, ValidationError):  # the reply is not of its declared type
-                log.error("tool %s: the reply does not match its reply type: %s", name, exc.__cause__)
+                # where and why only: pydantic's own text quotes the values, a note's text among them
+                log.error("tool %s: the reply does not match its reply type: %s", name, _problems(exc.__cause__))
                 raise ToolError(f"Error executing tool {name}: the reply did not match its declared type") from None
             raise
         except ToolError as exc:
             cause = exc.__cause__
             if isinstance(cause, ValidationError):
-                problems = "; ".join(
-                    f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in cause.errors()
-                )
-                raise ToolError(f"Error executing tool {name}: invalid arguments: {problems}") from cause
+                raise ToolError(f"Error executing tool {name}: invalid arguments: {_problems(cause)}") from cause
             raise
+
+
+def _problems(error: ValidationError) -> str:
+    """Each of pydantic's complaints as "where: what", without the value it was given."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in error.errors())
 
 
 def client_turn(ctx: Context) -> ClientTurn:

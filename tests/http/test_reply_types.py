@@ -7,11 +7,13 @@ from __future__ import annotations
 import asyncio
 import json
 import typing
-from typing import Any
+from typing import Annotated, Any
 
 import jsonschema
 import pytest
 from conftest import TOKEN, client
+from mcp.types import CallToolResult
+from typing_extensions import TypedDict
 
 from cortex.ask.stamps import STRENGTH, Stamp
 from cortex.brain.brain import Brain
@@ -123,3 +125,36 @@ def test_the_write_mode_is_one_type_from_the_door_to_the_brain() -> None:
     for fn in (Brain.write, Tools.write, OwnerTools.brain_write):
         hint = typing.get_type_hints(fn, include_extras=True)["mode"]
         assert WriteMode in (hint, *typing.get_args(hint)), fn.__qualname__
+
+
+class _Small(TypedDict):
+    sha: str
+
+
+def test_a_reply_that_is_not_its_type_is_refused_in_one_line_and_logged_without_its_values(caplog) -> None:
+    """A tool body that breaks its declared reply type never reaches the client: the call is a
+    one-line error, and the log names where and why, never the value (a note's text)."""
+    from mcp import Client
+
+    from cortex.http.mcp_tools import OneLineMCPServer, run_tool
+
+    server = OneLineMCPServer(name="t", log_level="WARNING")
+
+    @server.tool()
+    def broken() -> Annotated[CallToolResult, _Small]:
+        return run_tool(lambda: {"sha": ["api_key = sk-the-note-said-this"]})
+
+    async def go() -> Any:
+        async with Client(server, raise_exceptions=False) as c:
+            return await c.call_tool("broken", {})
+
+    with caplog.at_level("ERROR", logger="cortex"):
+        try:
+            result = asyncio.run(go())
+            text = result.content[0].text
+        except Exception as exc:  # noqa: BLE001 - the SDK client may raise the tool error instead
+            text = str(exc)
+    assert "the reply did not match its declared type" in text and "\n" not in text.strip()
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert "does not match its reply type" in logged and "sha" in logged
+    assert "sk-the-note-said-this" not in logged and "sk-the-note-said-this" not in text
