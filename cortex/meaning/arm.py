@@ -660,15 +660,18 @@ class Meaning:
 
     def _matrix(self, snap: Snapshot, paths: list[str] | None, private: bool, growing: bool) -> ScopeMatrix:
         """The scope's matrix at `snap`, kept for the next search; while the store grows
-        (`growing`), one made under `GROWING_MATRIX_S` ago serves, rows filed since aside."""
+        (`growing`), one of the store as it is, or made under `GROWING_MATRIX_S` ago, serves
+        (rows filed since aside)."""
         key = (snap.sha, None if paths is None else tuple(paths), private, growing)
-        with self._scopes_lock:
-            found = self._scopes.get(key)
-        if found is not None and (not growing or time.monotonic() - found.made < GROWING_MATRIX_S):
-            return found
-        chosen = sorted(snap.notes) if paths is None else paths
         store = self.store
         assert store is not None
+        with self._scopes_lock:
+            found = self._scopes.get(key)
+        if found is not None and (
+            not growing or found.version == store.version or time.monotonic() - found.made < GROWING_MATRIX_S
+        ):
+            return found
+        chosen = sorted(snap.notes) if paths is None else paths
         matrix = ScopeMatrix(store, ((p, snap.blobs[p]) for p in chosen if p in snap.blobs), private)
         with self._scopes_lock:
             if growing:  # a growing store's matrices are for now only: keep the last

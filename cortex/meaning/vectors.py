@@ -353,7 +353,7 @@ class ScopeMatrix:
         extra_rows = 0
         self.absent: list[str] = []  # the scope's notes without vectors yet: found by words only
         self.serial = next(_SERIALS)  # names this matrix in caches kept beside it (Tools' masks)
-        self.made = time.monotonic()
+        self.made, self.version = time.monotonic(), store.version  # when, and of what store state
         for path, blob in blobs_by_path:
             rows = store.get(blob)
             if rows is None or not len(rows):
