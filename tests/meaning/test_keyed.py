@@ -239,6 +239,18 @@ def test_two_hosted_instances_started_together_embed_each_passage_once_between_t
     assert sum(embedded) == len(files), embedded  # split between them, none twice
 
 
+def test_a_passage_whose_vector_is_stored_is_never_claimed_even_after_its_claim_is_lifted(redis_proc) -> None:
+    # The race CI met: b looks (a miss), a embeds and stores the vector (lifting its claim),
+    # then b claims. b must be refused and look again, not embed the passage a second time.
+    a, b = RedisVectors(redis_proc.url), RedisVectors(redis_proc.url)
+    key, other = b"p" * 16, b"q" * 16
+    assert b.get_many([key]) == [None]
+    assert a.claim([key]) == [True] and b.claim([key]) == [False]  # a's claim holds
+    a.put_many([(key, b"vector")])
+    assert b.claim([key, other]) == [False, True]  # stored: refused; a fresh one: granted
+    assert b.get_many([key]) == [b"vector"]
+
+
 def test_an_unreachable_redis_is_all_misses_and_a_dropped_put(tmp_path: Path) -> None:
     gone = RedisVectors(f"unix://{tmp_path}/no-redis.sock")
     assert gone.get_many([b"k" * 16, b"j" * 16]) == [None, None]
