@@ -97,45 +97,48 @@ def desktop(line: str, tmp_path: Path) -> set[str]:
     node = ts_node("mcp-remote")
     server = json.loads(line)["mcpServers"]["cortex"]
     env = {"PATH": f"{Path(node).parent}:/usr/bin:/bin", "HOME": str(tmp_path), **server.get("env", {})}
-    proc = subprocess.Popen(
-        [shutil.which(server["command"], path=env["PATH"]) or server["command"], *server["args"]],
-        cwd=TS,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        return {t["name"] for t in stdio_tools(proc)["tools"]}
-    finally:
-        proc.kill()
-        proc.wait(10)
+    command = [shutil.which(server["command"], path=env["PATH"]) or server["command"], *server["args"]]
+    pipe = subprocess.PIPE
+    with subprocess.Popen(command, cwd=TS, env=env, stdin=pipe, stdout=pipe, stderr=pipe) as proc:  # closes the pipes
+        try:
+            return {t["name"] for t in stdio_tools(proc)["tools"]}
+        finally:
+            proc.kill()
 
 
 def stdio_tools(proc: subprocess.Popen, timeout: float = 60) -> dict:
-    """initialize, initialized, tools/list over a stdio MCP server; the tools/list result."""
+    """initialize, then (once it is answered, as a real client waits) initialized and tools/list
+    over a stdio MCP server; the tools/list result. Sent all at once, mcp-remote could forward
+    tools/list before it had the session id from initialize's reply: CI once got the server's
+    "Missing session ID" for it."""
     hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
-    for message in (
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-    ):
-        proc.stdin.write((json.dumps(message) + "\n").encode())
-    proc.stdin.flush()
     watch = selectors.DefaultSelector()
     watch.register(proc.stdout, selectors.EVENT_READ)
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not watch.select(timeout=1):
-            continue
-        line = proc.stdout.readline()
-        if not line:
-            break
-        reply = json.loads(line)
-        if reply.get("id") == 2:
-            assert "result" in reply, reply
-            return reply["result"]
-    raise AssertionError(f"no tools/list reply; stderr: {proc.stderr.read1(4000) if proc.poll() is not None else ''}")
+
+    def send(*messages: dict) -> None:
+        for message in messages:
+            proc.stdin.write((json.dumps(message) + "\n").encode())
+        proc.stdin.flush()
+
+    def reply_to(wanted: int) -> dict:
+        while time.monotonic() < deadline:
+            if not watch.select(timeout=1):
+                continue
+            line = proc.stdout.readline()
+            if not line:
+                break
+            reply = json.loads(line)
+            if reply.get("id") == wanted:
+                assert "result" in reply, reply
+                return reply["result"]
+        stderr = proc.stderr.read1(4000) if proc.poll() is not None else ""
+        raise AssertionError(f"no reply to request {wanted}; stderr: {stderr}")
+
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+    reply_to(1)
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"}, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    return reply_to(2)
 
 
 def start(tmp_path: Path, home: Path, brain: Path, name: str) -> tuple[ServeProcess, str]:
