@@ -29,6 +29,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
@@ -67,6 +68,7 @@ __all__ = [
     "MemoryCache",
     "ReaderOrder",
     "SampleNeeded",
+    "answer_code",
     "cache_key",
     "check_citations",
     "coverage_line",
@@ -228,9 +230,28 @@ def normalise_question(question: str) -> str:
     return " ".join(tokenize(question))
 
 
+_ANSWER_CODE: list[str] = []
+
+
+def answer_code() -> str:
+    """A hash of the code an answer comes from: every module of the cortex package and its
+    version. Answers live in Redis for days, across deploys: one stamped by an older verifier
+    must not come back after an upgrade, so other code means another key (hashed once, a few ms)."""
+    if not _ANSWER_CODE:
+        import cortex
+
+        package = Path(cortex.__file__).parent
+        h = hashlib.blake2b(cortex.__version__.encode(), digest_size=16)
+        for source in sorted(package.rglob("*.py")):
+            h.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes())
+        _ANSWER_CODE.append(h.hexdigest())
+    return _ANSWER_CODE[0]
+
+
 def cache_key(question: str, sha: str, reader: str, k: int, door: str, scope: list[str] | None, as_of_day: str) -> str:
-    """Everything an answer depends on; a new commit can never meet an old answer."""
+    """Everything an answer depends on: a new commit, or new code, can never meet an old answer."""
     parts = [
+        answer_code(),
         normalise_question(question),
         sha,
         reader,

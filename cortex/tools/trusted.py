@@ -338,7 +338,7 @@ class Tools:
         # A scope (a guest's) is scored over its own rows only: its timing owes nothing to the rest.
         close = meaning.closeness(snap, query, within, private=scope is not None) if meaning is not None else None
         if close is not None:
-            found = self._by_meaning(snap, k, close, weights, allow, wider, within, key)
+            found = self._by_meaning(snap, k, close, weights=weights, allow=allow, wider=wider, within=within, key=key)
         else:
             found = self.brain.corpus.search(snap, query, k, allow, within, key, wider)
         named = self._named(snap, query, allow, within)
@@ -393,6 +393,7 @@ class Tools:
         snap: Snapshot,
         k: int,
         close: Closeness,
+        *,
         weights: dict[str, float],
         allow: Allow,
         wider: tuple[Allow, FilterKey] | None,

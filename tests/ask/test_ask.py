@@ -11,7 +11,7 @@ import pytest
 from conftest import call
 
 from cortex.app.evaluate import StubMessagesServer, unpack
-from cortex.ask.asker import Asker
+from cortex.ask.asker import Asker, cache_key
 from cortex.ask.readers import AnthropicReader, OfflineReader
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
@@ -297,6 +297,31 @@ def test_cache_hits_until_a_new_commit(brain: Brain):
     brain.write("notes/other.md", "create", ME, content="unrelated\n")
     again = asker.ask("oxalic acid treatment")
     assert again["cached"] is False and again["sha"] != first["sha"]
+
+
+@pytest.mark.slow
+def test_an_answer_cached_by_other_code_is_not_served_after_an_upgrade(tmp_path: Path):
+    """Answers outlive a deploy in Redis (a week): the key carries a hash of the package's code,
+    so a verifier changed by one comment line gets keys of its own; the same code, the same keys."""
+    import shutil
+    import subprocess
+    import sys
+
+    import cortex
+
+    def key_from(copy: Path) -> str:
+        line = "from cortex.ask.asker import cache_key; print(cache_key('q', 'a' * 40, 'offline', 8, 'owner', None, '2026-01-01'))"
+        done = subprocess.run([sys.executable, "-c", line], cwd=copy, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    same, changed = tmp_path / "same", tmp_path / "changed"
+    for copy in (same, changed):
+        shutil.copytree(Path(cortex.__file__).parent, copy / "cortex", ignore=shutil.ignore_patterns("__pycache__"))
+    verifier = changed / "cortex" / "ask" / "quotes.py"
+    verifier.write_text(verifier.read_text() + "# a later verifier\n")
+    assert key_from(same) == cache_key("q", "a" * 40, "offline", 8, "owner", None, "2026-01-01")
+    assert key_from(changed) != key_from(same)
 
 
 @pytest.mark.slow
