@@ -604,29 +604,15 @@ class RedisVectors:
             except redis.exceptions.RedisError:
                 return
 
-    # One step in Redis, so no put can fall between the look and the claim: a passage whose
-    # vector is already stored is never claimed (put_many lifts the claim as it stores it, and
-    # an instance that looked before that put would otherwise claim and embed it again).
-    _CLAIM_LUA = """
-    local out = {}
-    for i = 1, #KEYS, 2 do
-      if redis.call('EXISTS', KEYS[i]) == 1 then out[#out + 1] = 0
-      elseif redis.call('SET', KEYS[i + 1], '1', 'NX', 'EX', ARGV[1]) then out[#out + 1] = 1
-      else out[#out + 1] = 0 end
-    end
-    return out
-    """
-
     def claim(self, keys: list[bytes]) -> list[bool]:
-        """Whether this instance may embed each key: no vector stored for it yet and no other
-        instance's claim on it; a refused key is looked up again later (`Meaning._fill`)."""
         out: list[bool] = []
-        script = self.r.register_script(self._CLAIM_LUA)
         for at in range(0, len(keys), self.CHUNK):
             part = keys[at : at + self.CHUNK]
-            pairs = [name for k in part for name in (self.PREFIX + k, self.CLAIM + k)]
             try:
-                out.extend(bool(x) for x in cast(list[int], script(keys=pairs, args=[self.CLAIM_S])))
+                pipe = self.r.pipeline(transaction=False)
+                for k in part:
+                    pipe.set(self.CLAIM + k, b"1", nx=True, ex=self.CLAIM_S)
+                out.extend(bool(x) for x in pipe.execute())
             except redis.exceptions.RedisError:
                 out.extend([True] * len(part))  # no Redis, no one to share with: embed it here
         return out

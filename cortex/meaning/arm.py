@@ -274,10 +274,14 @@ class _Filling:
         for b in blobs:
             cut, known = self.waiting[b]
             missing = [k for k in dict.fromkeys(cut.keys) if k not in known]
-            mine = self.arm._claim(missing)
+            mine, stored = self.arm._claim(missing)
+            known.update(stored)
             if mine:
                 text = self.snap.notes[self.paths[b]].text
                 batch.append((b, self.paths[b], text, frozenset(k for k in cut.keys if k not in mine)))
+            elif all(k in known for k in cut.keys):  # all stored meanwhile by other instances
+                del self.waiting[b]
+                self.place(cut, known)
             else:
                 self.deferred.add(b)
         return batch
@@ -563,12 +567,21 @@ class Meaning:
         head_sha, notes, total = self._target
         self._target = (head_sha, notes + head.get(cut.blob, 1), total)
 
-    def _claim(self, keys: list[bytes]) -> set[bytes]:
-        """The keys this instance embeds: all of them locally; in hosted mode those no other
-        instance has claimed (so instances started together split the work)."""
+    def _claim(self, keys: list[bytes]) -> tuple[set[bytes], dict[bytes, tuple[np.ndarray, Any]]]:
+        """The keys this instance embeds, and those found stored since it looked: locally it
+        embeds them all; in hosted mode those no other instance has claimed (so instances
+        started together split the work). A claim granted just after another instance stored
+        the vector (it lifts its claim as it stores) finds the vector here, so the passage is
+        not embedded twice; a damaged stored value is no vector, and is embedded again."""
         if self.shared is None or not keys:
-            return set(keys)
-        return {k for k, mine in zip(keys, self.shared.claim(keys)) if mine}
+            return set(keys), {}
+        mine = [k for k, granted in zip(keys, self.shared.claim(keys)) if granted]
+        if not mine:
+            return set(), {}
+        probe = Cut("", mine, np.empty((0, 2), np.int32), True, {})
+        [(_, found)] = self._resolve([probe], KeyIndex([]))
+        stored = {k: f for k, f in zip(mine, found) if f is not None}
+        return {k for k in mine if k not in stored}, stored
 
     def _fill(self, snap: Snapshot, order: list[tuple[str, str]], head: dict[str, int]) -> None:
         """Cut every note of `order` in the workers, newest first; file those whose every

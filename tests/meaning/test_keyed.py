@@ -239,16 +239,25 @@ def test_two_hosted_instances_started_together_embed_each_passage_once_between_t
     assert sum(embedded) == len(files), embedded  # split between them, none twice
 
 
-def test_a_passage_whose_vector_is_stored_is_never_claimed_even_after_its_claim_is_lifted(redis_proc) -> None:
-    # The race CI met: b looks (a miss), a embeds and stores the vector (lifting its claim),
-    # then b claims. b must be refused and look again, not embed the passage a second time.
-    a, b = RedisVectors(redis_proc.url), RedisVectors(redis_proc.url)
-    key, other = b"p" * 16, b"q" * 16
-    assert b.get_many([key]) == [None]
-    assert a.claim([key]) == [True] and b.claim([key]) == [False]  # a's claim holds
-    a.put_many([(key, b"vector")])
-    assert b.claim([key, other]) == [False, True]  # stored: refused; a fresh one: granted
-    assert b.get_many([key]) == [b"vector"]
+@pytest.mark.slow
+def test_a_claim_granted_after_another_instance_stored_the_vector_uses_that_vector(
+    tmp_path: Path, model: ModelFiles, redis_proc
+) -> None:
+    # The race CI met under load: b looks (a miss); a embeds, stores the vector and lifts its
+    # claim; then b claims and is granted. b must take a's vector, not embed the passage again.
+    # A damaged stored value is no vector: b embeds that one.
+    remote = tmp_path / "remote.git"
+    GitStore.init(remote, {"notes/a.md": b"# A\n\nOne passage.\n"}, bare=True, message="seed")
+    b, _ = _instance(tmp_path, "b", remote, redis_proc.url)
+    a = RedisVectors(redis_proc.url)  # the other instance, as the store sees it
+    stored, damaged, fresh = b"s" * 16, b"d" * 16, b"f" * 16
+    q, scale = quantize(np.random.default_rng(1).standard_normal((2, b.store.dim)).astype(np.float32))
+    assert b.shared.get_many([stored, damaged]) == [None, None]  # b's look: misses
+    assert a.claim([stored, damaged]) == [True, True]
+    a.put_many([(stored, encode_row(stored, q[0], float(scale[0]))), (damaged, b"\x00" * 8)])  # claims lifted
+    mine, found = b._claim([stored, damaged, fresh])
+    assert mine == {damaged, fresh} and list(found) == [stored]
+    assert found[stored][0].tobytes() == q[0].tobytes()
 
 
 def test_an_unreachable_redis_is_all_misses_and_a_dropped_put(tmp_path: Path) -> None:
