@@ -221,7 +221,7 @@ def _tree(folder: Path) -> dict[bytes, bytes]:
     for root, _, names in os.walk(os.fsencode(folder)):
         for name in names:
             full = os.path.join(root, name)
-            out[os.path.relpath(full, os.fsencode(folder))] = open(full, "rb").read()
+            out[os.path.relpath(full, os.fsencode(folder))] = Path(os.fsdecode(full)).read_bytes()
     return out
 
 
