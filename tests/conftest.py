@@ -4,6 +4,7 @@ ephemeral port under uvicorn, and the MCP SDK's own client over HTTP."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -13,7 +14,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 import httpx2
 import pytest
@@ -95,10 +96,14 @@ class Reply:
     text: str = ""
 
 
-def client(url: str, token: str | None = TOKEN, client_name: str | None = None) -> Client:
+@contextlib.asynccontextmanager
+async def client(url: str, token: str | None = TOKEN, client_name: str | None = None) -> AsyncIterator[Client]:
+    """An MCP SDK client session on `url`; its HTTP client is closed with it (the SDK leaves a
+    client it was handed open: its sockets had warned, unclosed, in CI's log)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    http = httpx2.AsyncClient(headers=headers, timeout=60)
-    return Client(streamable_http_client(url, http_client=http))
+    async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+        async with Client(streamable_http_client(url, http_client=http)) as session:
+            yield session
 
 
 async def acall(c: Client, tool: str, **args: Any) -> Reply:

@@ -75,7 +75,10 @@ def tools_with(url: str, headers: dict[str, str]) -> set[str]:
     """tools/list through the MCP SDK's client, sending exactly `headers`."""
 
     async def go() -> set[str]:
-        async with Client(streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers))) as c:
+        async with (
+            httpx2.AsyncClient(headers=headers) as http,
+            Client(streamable_http_client(url, http_client=http)) as c,
+        ):
             return {t.name for t in (await c.list_tools()).tools}
 
     return asyncio.run(go())

@@ -147,7 +147,7 @@ def test_bad_input_is_a_one_line_error(brain_server, citations, said):
 def test_the_tool_tells_a_model_to_verify_and_repeat_the_stamp(brain_server):
     async def go():
         http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60)
-        async with Client(streamable_http_client(brain_server.mcp, http_client=http)) as c:
+        async with http, Client(streamable_http_client(brain_server.mcp, http_client=http)) as c:
             tools = {t.name: t for t in (await c.list_tools()).tools}
             return tools["brain_verify"].description, c.instructions
 
@@ -319,7 +319,10 @@ def test_a_reply_without_the_sealed_state_is_never_read_or_stamped(brain_server)
             asked.append(params)
             return scripted_model(params)
 
-        async with Client(streamable_http_client(brain_server.mcp, http_client=http), sampling_callback=sampling) as c:
+        async with (
+            http,
+            Client(streamable_http_client(brain_server.mcp, http_client=http), sampling_callback=sampling) as c,
+        ):
             # a pack as the first round would send it, answered before anyone asked
             answer = {"answer": "On 12 May.", "citations": [{"tag": "f1", "quote": HIVE}], "not_in_brain": False}
             result = CreateMessageResult(

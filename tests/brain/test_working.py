@@ -271,7 +271,7 @@ def test_two_clients_carry_a_project_from_one_to_the_other(tmp_path, brain_path)
             http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60)
             info = Implementation(name="agent-a", version="1")
             out = []
-            async with Client(streamable_http_client(url, http_client=http), client_info=info) as c:
+            async with http, Client(streamable_http_client(url, http_client=http), client_info=info) as c:
                 for tool, args in calls:
                     r = await c.call_tool(tool, args)
                     assert not r.is_error, r.content

@@ -332,8 +332,11 @@ def _console_rows(base: str, world: World, check) -> None:
         ("guest secret", world.guest_secret),
         ("webhook secret", HOOK_SECRET),
     ]:
-        _, r = console_signin(base, secret)
+        refused, r = console_signin(base, secret)
+        refused.close()
         check("POST /console/signin", label, 401, r)
+    for c in (owner, forged, anon, bearer):
+        c.close()
 
 
 # -- secrets never appear in logs --------------------------------------------------------------

@@ -113,7 +113,7 @@ def test_the_python_sdk_oauth_client_reads_the_brain(oserver, browser):
             callback_handler=callback,
         )
         http = httpx2.AsyncClient(auth=auth, timeout=60)
-        async with Client(streamable_http_client(f"{oserver.url}/mcp", http_client=http)) as c:
+        async with http, Client(streamable_http_client(f"{oserver.url}/mcp", http_client=http)) as c:
             outcome["read"] = await acall(c, "brain_read", path="profile.md")
         outcome["tokens"] = storage.tokens
 
