@@ -317,8 +317,7 @@ class _Filling:
         waiting = self.waiting
         lacking = {b: [k for k in waiting[b][0].keys if k not in waiting[b][1]] for b in sorted(self.deferred)}
         self.deferred.clear()
-        probes = [Cut(b, keys, np.empty((0, 2), np.int32), True, {}) for b, keys in lacking.items()]
-        for probe, found in self.arm._resolve(probes, KeyIndex([])):
+        for probe, found in self.arm._in_shared(lacking):
             cut, known = waiting.pop(probe.blob)
             self.place(cut, {**known, **{k: f for k, f in zip(probe.keys, found) if f is not None}})
 
@@ -530,6 +529,12 @@ class Meaning:
                     self.counts["shared"] += 1
         return out
 
+    def _in_shared(self, keys: dict[str, list[bytes]]) -> list[tuple[Cut, list[tuple[np.ndarray, Any] | None]]]:
+        """Each blob's keys looked up in the shared store only, in one round trip: a probe cut
+        a blob, with the (int8 row, scale) found for each key or None."""
+        probes = [Cut(b, ks, np.empty((0, 2), np.int32), True, {}) for b, ks in keys.items()]
+        return self._resolve(probes, KeyIndex([]))
+
     def _made(self, cut: Cut) -> dict[bytes, tuple[np.ndarray, Any]]:
         """The passages `cut.new` embedded, quantised (and handed to the shared store)."""
         if not cut.new:
@@ -578,8 +583,7 @@ class Meaning:
         mine = [k for k, granted in zip(keys, self.shared.claim(keys)) if granted]
         if not mine:
             return set(), {}
-        probe = Cut("", mine, np.empty((0, 2), np.int32), True, {})
-        [(_, found)] = self._resolve([probe], KeyIndex([]))
+        [(_, found)] = self._in_shared({"": mine})
         stored = {k: f for k, f in zip(mine, found) if f is not None}
         return {k for k in mine if k not in stored}, stored
 
