@@ -566,7 +566,7 @@ class Asker:
                 check = check_quote(quote, note, among, day, self._successor(snap, note, day, dated))
             checks.append(check)
             quotes.append(quote_entry(quote, check))
-        stamp, why = overall_stamp(checks, False, 0, answer)
+        stamp, why = overall_stamp(checks, False, 0, answer, question=question or "")
         flag, why = _addressing(snap, question, checks, why) if question else ({}, why)
         notes = len(cited)
         reply: dict[str, Any] = {
@@ -711,7 +711,7 @@ class Asker:
         if reply.error is not None:
             stamp, why = UNVERIFIED, reply.error
         else:
-            stamp, why = overall_stamp(checks, reply.not_in_brain, len(unread), reply.answer)
+            stamp, why = overall_stamp(checks, reply.not_in_brain, len(unread), reply.answer, question=question or "")
         near = [lead for lead in leads or () if lead.near()]
         missed = stamp == NOT_IN_BRAIN
         if missed and near:

@@ -88,6 +88,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cortex.ask import cues
 from cortex.ask.clauses import Clause, Value, forms, group, keys_of, read, row_clauses
 from cortex.ask.specifics import strip_old_wording
 
@@ -122,6 +123,9 @@ _SUPPORTS = {
     "lo": {"", "lo", "from"},
     "hi": {"", "hi", "until"},
 }
+# The bounds a specific must keep: one side of it only. Either end of a closed range (lo,
+# hi) may stand alone.
+_ONE_SIDED = frozenset({"gt", "lt", "ge", "le", "from", "until"})
 # A shared specific is stronger evidence than a shared word: "The ferry runs on Tuesdays"
 # rests on "… but on Tuesdays", not on "The ferry does not run on Mondays".
 _VALUE_WEIGHT = 1.5
@@ -484,6 +488,11 @@ def _values_against(a: Clause, aligned: list[Clause], quoted: list[Clause]) -> l
             w = found[0][1]
             ranged = {v.bound, w.bound} & {"lo", "hi"}  # a closed range on one side
             out.append(Conflict("range" if ranged else "comparison", v.said, w.said))
+        elif not v.bound and all(w.bound in _ONE_SIDED for _, w in found) and not _bound_words(a, found):
+            # A bound or a span dropped: "open from June" is not "open in June", "by 18:00"
+            # not "at 18:00", "over 23 kg" not "23 kg".
+            w = found[0][1]
+            out.append(Conflict("range" if w.bound in ("from", "until") else "comparison", v.said, w.said))
         if not any(_signs_agree(v.signs, w.signs) for _, w in found):
             w = found[0][1]
             out.append(Conflict("sign", v.said, w.said))
@@ -494,6 +503,15 @@ def _values_against(a: Clause, aligned: list[Clause], quoted: list[Clause]) -> l
             if not any(c.retired for c in aligned):  # said once already, by the aligned clause
                 out.append(Conflict("column", v.said, everywhere[0][0].column))
     return out
+
+
+def _bound_words(a: Clause, found: list[tuple[Clause, Value]]) -> bool:
+    """Whether `a` states, away from its value, a bound that one in `found` supports."""
+    said = set()
+    for m in cues.BOUND_ANYWHERE.finditer(a.text):
+        kind = (m.lastgroup or "").removesuffix("_post")
+        said.add(kind)
+    return any(w.bound in _SUPPORTS.get(k, ()) or k == w.bound for k in said for _, w in found)
 
 
 def _stale(a: Clause, q: Clause, quoted: list[Clause]) -> str:

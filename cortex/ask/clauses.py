@@ -89,7 +89,7 @@ from cortex.ask.pack import variants
 from cortex.ask.specifics import Specific, located
 from cortex.index.tokenize import STOPWORDS, tokenize
 
-__all__ = ["Clause", "Value", "forms", "group", "keys_of", "read", "row_clauses"]
+__all__ = ["Clause", "Value", "forms", "group", "keys_of", "read", "row_clauses", "stated_spans"]
 
 
 @dataclass(frozen=True)
@@ -213,6 +213,8 @@ def _values(work: str, found: list[tuple[int, int, Specific]]) -> tuple[list[Val
             continue
         bound, start, end = "", lead, tail
         prefix = cues.PREFIX.search(work, max(0, lead - 48), lead)
+        if prefix and prefix.group().strip().casefold() == "by" and spec.kind not in ("time", "date"):
+            prefix = None  # "down by 5 kg" is no bound; "by 18:00" is a deadline
         post = cues.POSTFIX.match(work, tail)
         if work.startswith("+", tail) and not work[tail + 1 : tail + 2].isalnum():
             bound, end = "ge", tail + 1
@@ -543,6 +545,17 @@ def _line_breaks(text: str, work: str) -> set[int]:
             out.add(at)
         at += 1
     return out
+
+
+def stated_spans(text: str) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
+    """(`text` as clauses read it, the spans of its specifics with the bound and sign words
+    on them, the spans of its recurrences): what `cortex.ask.claims` compares as values, so
+    `cortex.ask.wording` need not ask for their words ("heavier than 23 kg", "minus 5 °C")."""
+    if not isinstance(text, str):
+        return "", [], []
+    work, found = located(text)
+    values, taken = _values(work, found)
+    return work, _protected(values, taken), [(m.start(), m.end()) for m in cues.RECURRENCE.finditer(work)]
 
 
 def read(text: str, sentence: int = 0, whole: bool = False) -> list[Clause]:

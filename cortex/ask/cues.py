@@ -70,7 +70,8 @@ AUX = frozenset(
 
 _BOUND_PREFIX = {
     "le": "no more than|not more than|no greater than|no higher than|no longer than|not exceeding|not to exceed"
-    r"|not over|not above|no later than|not after|a maximum of|maximum of|maximum|max\.?|at most|up to|within",
+    r"|not over|not above|no later than|not after|a maximum of|maximum of|maximum|max\.?|at most|up to|within"
+    r"|by",  # "by 18:00", "by Friday": a deadline; only on a time or a date (`clauses._values`)
     "ge": "no less than|not less than|no fewer than|not fewer than|no earlier than|not before|not under"
     r"|not below|a minimum of|minimum of|minimum|min\.|at least",
     "gt": r"more than|greater than|higher than|larger than|bigger than|heavier than|longer than|taller than"
@@ -89,7 +90,17 @@ PREFIX = re.compile(
 )
 POSTFIX = re.compile(
     r"\s+(?:(?P<ge>(?:and|or) (?:later|up|above|over|higher|newer|beyond|after|more|greater)|onwards?|at least"
-    r"|minimum)|(?P<le>(?:and|or) (?:less|fewer|below|under|lower|earlier|before)|at most|maximum))(?![\w-])",
+    r"|minimum|at the earliest)|(?P<le>(?:and|or) (?:less|fewer|below|under|lower|earlier|before)|at most|maximum"
+    r"|at the latest))(?![\w-])",
+    re.IGNORECASE,
+)
+# A bound's words anywhere in a clause, by the bound they state: an answer that keeps the
+# bound away from its number ("2 litres of water or more") has not dropped it.
+BOUND_ANYWHERE = re.compile(
+    r"(?<![\w'])(?:"
+    + "|".join(f"(?P<{k}>{'|'.join(sorted(v.split('|'), key=len, reverse=True))})" for k, v in _BOUND_PREFIX.items())
+    + r"|(?P<ge_post>or more|and later|and up|onwards?|at the earliest|or above|or over|or later)"
+    + r"|(?P<le_post>or less|or fewer|or earlier|or below|or under|at the latest))(?![\w'])",
     re.IGNORECASE,
 )
 RANGE_BETWEEN = re.compile(r"\s*(?:-|to|through|thru|till|until)\s*|\s+and\s+", re.IGNORECASE)

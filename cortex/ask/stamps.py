@@ -1,6 +1,6 @@
 """The stamps of `brain_ask` and how one answer's quote checks fold into its stamp.
 
-Stamps, strongest first: VERIFIED > CORRECTED > SUPERSEDED > UNVERIFIED. The overall
+Stamps, strongest first: VERIFIED > CORRECTED > BEYOND QUOTES > SUPERSEDED > UNVERIFIED. The overall
 stamp of an answer is the weakest of its quotes. NOT IN BRAIN is outside that order:
 `cortex.ask.quotes.check_quote` never gives it, and it is an overall stamp only for an
 answer with no citations (see `overall_stamp`); met among quote checks it counts as
@@ -18,6 +18,12 @@ answer keeps VERIFIED or CORRECTED only when no clause of it contradicts the quo
 it rests on: the same polarity, bounds, ranges, signs, ordinals, recurrences,
 quantifiers, and pairing of names and values with their roles and table columns.
 
+Wording (`cortex.ask.wording.unquoted`, last): an answer keeps VERIFIED or CORRECTED only
+when every content word of it is, in some form, in a verified quote, the question or the
+quoted note's title, aliases or headings. One whose quotes are live but whose words go
+beyond them is BEYOND QUOTES, and the reason names those words: the quotes are real, the
+answer says more than they do.
+
 Pure functions, no I/O, never raise.
 """
 
@@ -29,8 +35,10 @@ from enum import StrEnum
 from cortex.ask.claims import contradictions
 from cortex.ask.nfc import normalize_nfc
 from cortex.ask.specifics import Specific, specifics, strip_old_wording, supported, ungrounded
+from cortex.ask.wording import unquoted
 
 __all__ = [
+    "BEYOND_QUOTES",
     "CORRECTED",
     "NOT_IN_BRAIN",
     "STRENGTH",
@@ -50,6 +58,7 @@ class Stamp(StrEnum):
 
     VERIFIED = "VERIFIED"
     CORRECTED = "CORRECTED"
+    BEYOND_QUOTES = "BEYOND QUOTES"
     SUPERSEDED = "SUPERSEDED"
     UNVERIFIED = "UNVERIFIED"
     NOT_IN_BRAIN = "NOT IN BRAIN"
@@ -61,13 +70,22 @@ class Stamp(StrEnum):
 
 VERIFIED = Stamp.VERIFIED
 CORRECTED = Stamp.CORRECTED
+BEYOND_QUOTES = Stamp.BEYOND_QUOTES
 SUPERSEDED = Stamp.SUPERSEDED
 UNVERIFIED = Stamp.UNVERIFIED
 NOT_IN_BRAIN = Stamp.NOT_IN_BRAIN
 
 # Higher is stronger. NOT IN BRAIN never meets a quote's stamp; ranked with UNVERIFIED.
 # Keyed by the stamps, so a stamp's text read back from a cache finds its strength too.
-STRENGTH: dict[str, int] = {VERIFIED: 4, CORRECTED: 3, SUPERSEDED: 2, UNVERIFIED: 1, NOT_IN_BRAIN: 1}
+# BEYOND QUOTES sits above SUPERSEDED: its quotes are live, only its words go further.
+STRENGTH: dict[str, int] = {
+    VERIFIED: 5,
+    CORRECTED: 4,
+    BEYOND_QUOTES: 3,
+    SUPERSEDED: 2,
+    UNVERIFIED: 1,
+    NOT_IN_BRAIN: 1,
+}
 
 
 @dataclass(frozen=True)
@@ -115,14 +133,21 @@ def _says(missing: list[Specific]) -> str:
 
 
 def overall_stamp(
-    checks: list[QuoteCheck], not_in_brain_claimed: bool, unread_matching: int, answer: str = ""
+    checks: list[QuoteCheck],
+    not_in_brain_claimed: bool,
+    unread_matching: int,
+    answer: str = "",
+    *,
+    question: str = "",
 ) -> tuple[Stamp, str]:
     """The reply's stamp and a one-line reason.
 
     With citations: the weakest of the quotes' stamps; a VERIFIED or CORRECTED answer
     that states a specific no VERIFIED or CORRECTED quote carries (`ungrounded`), or a
     claim its quotes contradict (`contradictions`), is UNVERIFIED, and the reason names
-    the specific, or the answer's words and the quote's. Without citations: NOT IN BRAIN only
+    the specific, or the answer's words and the quote's; one whose content words are not all
+    in its quotes, the `question` or the quoted notes' titles and headings is BEYOND QUOTES,
+    naming them. Without citations: NOT IN BRAIN only
     when the reader said the brain does not hold the answer and every note of the scope
     that holds a distinctive term of the question was read (`unread_matching == 0`);
     otherwise UNVERIFIED with the count, or "no quote given" when the reader neither
@@ -157,6 +182,11 @@ def overall_stamp(
                 if found:
                     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
                     return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted} {stamp})")
+                live = [c.quote for c in checks if c.stamp in (VERIFIED, CORRECTED)]
+                around = [(*c.context, *(heading for heading, _ in c.row)) for c in checks]
+                beyond = unquoted(answer, live, question=question, contexts=around)
+                if beyond:
+                    return BEYOND_QUOTES, one_line(f"{beyond.reason} ({quoted} {stamp})")
             if not_in_brain_claimed:
                 reason += " (the reader also said the brain does not hold the answer)"
             return stamp, reason

@@ -176,12 +176,12 @@ def test_model_answer_paraphrasing_a_date_correctly_is_verified(brain: Brain, mo
     # cortex.ask.specifics.specifics); the numbers and names are as quoted.
     brain.write("notes/mites.md", "create", ME, content=MITES)
     stub.scenario = {
-        "answer": "On 1 March 2026 the north hive dropped 14 mites in 24 hours.",
+        "answer": "On 1 March 2026 the natural mite drop was 14 mites in 24 hours.",
         "citations": [("notes/mites.md", "The natural mite drop on 2026-03-01 was 14 mites in 24 hours")],
     }
     r = model_asker.ask("What was the natural mite drop on 1 March?")
     assert r["stamp"] == "VERIFIED", r
-    stub.scenario["answer"] = "On 2 March 2026 the north hive dropped 14 mites in 24 hours."
+    stub.scenario["answer"] = "On 2 March 2026 the natural mite drop was 14 mites in 24 hours."
     r = model_asker.ask("What was the natural mite drop on 2 March?")
     assert r["stamp"] == "UNVERIFIED" and "2 March 2026" in r["stamp_reason"], r
 

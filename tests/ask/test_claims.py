@@ -197,10 +197,16 @@ def test_a_strict_bound_is_not_an_inclusive_one() -> None:
     check([("Children under 12 travel free.", "Children up to 12 travel free.", "comparison", "'under 12'")])
 
 
-def test_an_answer_may_leave_a_bound_out_but_not_add_one() -> None:
+def test_an_answer_may_neither_leave_a_bound_out_nor_add_one() -> None:
+    # Issue 41: "open from June" is not "open in June", "by 18:00" not "at 18:00".
     check(
         [
-            ("Guests may stay at most 3 nights.", "Guests may stay 3 nights.", None, ""),
+            ("Guests may stay at most 3 nights.", "Guests may stay 3 nights.", "comparison", "'at most 3'"),
+            ("The lido is open from June.", "The lido is open in June.", "range", "'from June'"),
+            ("Return the car by 18:00 at the latest.", "Return the car at 18:00.", "comparison", "18:00 at the"),
+            ("Return the car by 18:00 at the latest.", "Return the car no later than 18:00.", None, ""),
+            ("Bring at least 2 litres of water.", "Bring 2 litres of water or more.", None, ""),
+            ("The ferry runs from 8 to 18.", "The ferry runs at 8.", None, ""),  # a range's end stands alone
             ("Guests may stay 3 nights.", "Guests may stay at least 3 nights.", "comparison", "'at least 3'"),
         ]
     )

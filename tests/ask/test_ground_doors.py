@@ -26,7 +26,7 @@ TRIP = (
     "## Hotel\n\nThe room at Casa Azul is booked for four nights.\n"
 )
 FLIGHT = "Flying TAP TP1337 from Berlin at 07:40"
-LISBON = "Your flight to Lisbon leaves at 07:40."
+LISBON = "Your flight to Lisbon is at 07:40."  # every word in the quote, its note or its headings
 
 
 class Scripted(StubMessagesServer):

@@ -495,7 +495,7 @@ def _trip(quote: str, answer: str) -> tuple[str, str]:
 
 
 def test_a_name_in_the_notes_title_grounds_the_answer() -> None:
-    assert _trip(FLIGHT, "Your flight to Lisbon leaves at 07:40.") == (
+    assert _trip(FLIGHT, "Your flight to Lisbon is at 07:40.") == (
         VERIFIED,
         'the quote is VERIFIED: quote found in notes/trip.md under "Outbound ~~Faro~~ leg"',
     )
@@ -508,9 +508,9 @@ def test_a_name_in_the_notes_title_grounds_the_answer() -> None:
 @pytest.mark.parametrize(
     "answer",
     [
-        "The Portugal week flight leaves Berlin at 07:40.",  # an alias
-        "The Flights section says TP1337 leaves at 07:40.",  # a heading above the block
-        "TP1337 leaves at 07:40 for the Outbound leg.",  # the heading's live words
+        "The Portugal week flight is from Berlin at 07:40.",  # an alias
+        "Under Flights: TP1337 at 07:40.",  # a heading above the block
+        "TP1337 is at 07:40 for the Outbound leg.",  # the heading's live words
     ],
 )
 def test_aliases_and_the_heading_path_ground_names(answer: str) -> None:
