@@ -32,9 +32,9 @@ from collections.abc import Sequence
 import simplemma
 
 from cortex.ask import cues
+from cortex.ask.clauses import stated_spans
 from cortex.ask.nfc import normalize_nfc
 from cortex.ask.pack import variants
-from cortex.ask.clauses import stated_spans
 from cortex.ask.specifics import specifics, strip_old_wording
 from cortex.index.tokenize import STOPWORDS
 
