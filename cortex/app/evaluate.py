@@ -863,5 +863,6 @@ if __name__ == "__main__":  # python3 -m cortex.app.evaluate --held-out | --near
         if sys.argv[1:] == ["--held-out"]:
             print("\n".join(held_out_lines(brain, qs, load_answers(ROOT / "answers.jsonl"))))
         else:
-            grid = [(w, c) for w in (0.5, 0.57, 0.6, 0.67, 0.8, 1.01) for c in (0.5, 0.55, 0.6, 0.65, 0.7, 1.01)]
+            words = (0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.57, 1.01)
+            grid = [(w, c) for w in words for c in (0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 1.01)]
             print("\n".join(near_table(near_rows(brain, qs), grid)))

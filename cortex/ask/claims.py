@@ -91,10 +91,13 @@ from dataclasses import dataclass
 from cortex.ask import cues
 from cortex.ask.clauses import Clause, Value, forms, group, keys_of, read, row_clauses
 from cortex.ask.specifics import strip_old_wording
+from cortex.ask.wording import lemma
+from cortex.index.tokenize import STOPWORDS
 
 __all__ = ["KINDS", "Conflict", "contradictions"]
 
 KINDS = (
+    "condition",
     "polarity",
     "comparison",
     "range",
@@ -146,6 +149,8 @@ class Conflict:
     def reason(self) -> str:
         if self.kind == "unchecked":
             return f"the answer is too long to check its claims ({self.said}; at most {self.quoted})"
+        if self.kind == "condition":
+            return f"the answer leaves out the quote's condition '{self.quoted}'"
         if self.kind == "column":
             return (
                 f"the answer says '{self.said}'; the quote holds it only in the table's "
@@ -177,11 +182,76 @@ def contradictions(answer: str, quotes: Sequence[tuple[str, Sequence[tuple[str, 
     pairs = sum(len(near) for _, near in said)
     if pairs > MAX_PAIRS:
         return [Conflict("unchecked", f"{pairs:,} pairs of clauses to compare", f"{MAX_PAIRS:,}")]
-    out: list[Conflict] = []
+    out: list[Conflict] = _range_as_points([c for c, _ in said], clauses)
+    conditions = [c for c in (_condition(q) for q in clauses) if c is not None]
     for clause, near in said:
-        for conflict in _conflicts(clause, near, index.ordinals):
+        found = _conflicts(clause, near, index.ordinals)
+        found += _dropped_conditions(clause, near, conditions, answer)
+        for conflict in found:
             if conflict not in out:
                 out.append(conflict)
+    return out
+
+
+# A condition a claim depends on: "only when we are away", "unless it rains", "if …".
+_CONDITION = re.compile(
+    r"(?i)(?<![\w'])(?P<only>only\s+)?(?P<cue>if|when|whenever|unless|except|provided|providing|as long as"
+    r"|so long as|on condition that|in case)(?![\w'])"
+)
+_NEGATIVE_CUES = frozenset({"unless", "except"})
+
+
+@dataclass(frozen=True)
+class _Condition:
+    """A quote clause's condition: its sentence, whether it is "only …", whether it is a
+    negative one (unless, except), its words and values, and how the quote says it."""
+
+    sentence: int
+    only: bool
+    negative: bool
+    words: frozenset[str]
+    values: tuple[Value, ...]
+    said: str
+
+
+def _condition(q: Clause) -> _Condition | None:
+    m = _CONDITION.search(q.text)
+    if m is None or q.row:
+        return None
+    said = q.text[m.start() :].strip(" ,.;:")
+    rest = read(q.text[m.end() :], whole=True)
+    words, values = (rest[0].words, rest[0].values) if rest else (frozenset(), ())
+    negative = m["cue"].casefold() in _NEGATIVE_CUES
+    return _Condition(q.sentence, bool(m["only"]), negative, words, values, said)
+
+
+def _holds(clause: Clause, c: _Condition) -> bool:
+    """Whether `clause` has every word and value of the condition `c`, in some form."""
+    return all(_word_in(w, clause) for w in c.words) and all(_has(clause, v) for v in c.values)
+
+
+def _dropped_conditions(a: Clause, near: list[Clause], conditions: list[_Condition], answer: str) -> list[Conflict]:
+    """The conditions of the quote sentences `a` rests on that the answer leaves out: it
+    must say a condition of the same kind ("only" kept, "unless" as "unless" or "except")
+    with the condition's words and values."""
+    if not conditions:
+        return []
+    sentences = {q.sentence for q in _aligned(a, near)}
+    out = []
+    cues_said = [m for m in _CONDITION.finditer(answer)]
+    answer_clauses = read(answer, whole=True)
+    whole = answer_clauses[0] if answer_clauses else None
+    for c in conditions:
+        if c.sentence not in sentences or whole is None:
+            continue
+        only = re.search(r"(?i)(?<![\w'])only(?![\w'])", answer) is not None
+        kept = any((m["cue"].casefold() in _NEGATIVE_CUES) == c.negative and (only or not c.only) for m in cues_said)
+        if c.negative and not c.only and not kept:
+            # "except in August" said as "but not in August": a negated clause with its words.
+            kept = any(x.negation and _holds(x, c) for x in read(answer))
+        kept = kept and _holds(whole, c)
+        if not kept:
+            out.append(Conflict("condition", a.text, c.said))
     return out
 
 
@@ -326,7 +396,7 @@ def _against(a: Clause, q: Clause, quoted: list[Clause], ordinals: set[int]) -> 
         for key, said in family:
             if keys and key not in keys:
                 out.append(Conflict(kind, said, theirs[0][1]))
-    if _swap(a, q, quoted) or _reversed(a, q):
+    if _swap(a, q, quoted) or _reversed(a, q) or _voice_swapped(a, q):
         out.append(Conflict("roles", a.text, q.text))
     if q.retired:
         stale = _stale(a, q, quoted)
@@ -426,6 +496,62 @@ def _reversed(a: Clause, q: Clause) -> bool:
     return False
 
 
+_PASSIVE_AUX = frozenset("is are was were be been being get gets got gotten".split())
+# A word after one of these is a noun, not the verb of its clause ("for 15 minutes").
+_NOT_BEFORE_VERB = STOPWORDS - {"i", "you", "he", "she", "it", "we", "they", "who", "which", "that"}
+_TOKEN = re.compile(r"[^\W\d_][\w'-]*")
+
+
+def _sides(text: str, verbs: frozenset[str] = frozenset()) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """For each word of `text` that may be its verb, by lemma: (who does it, to whom), as
+    the lemmas of the content words on each side. A passive ("the inventory is generated
+    by Terraform") puts the words after "by" first."""
+    tokens = [(m.group().casefold(), m.start()) for m in _TOKEN.finditer(text)]
+    words = [t.removesuffix("n't").removesuffix("n’t") for t, _ in tokens]  # "isn't" -> "is"
+
+    def content(part: list[str]) -> frozenset[str]:
+        part = [w.split("'")[0].split("’")[0] for w in part]
+        return frozenset(lemma(w) for w in part if w not in STOPWORDS and w not in _PASSIVE_AUX and len(w) > 1)
+
+    out: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+    for i, w in enumerate(words):
+        if w in STOPWORDS or w in _PASSIVE_AUX or len(w) < 3:
+            continue
+        before = [x for x in words[max(0, i - 3) : i] if x not in ("not", "never", "also", "always")][-1:]
+        if before and before[0] in _PASSIVE_AUX and (w.endswith(("ed", "en")) or lemma(w) != w):
+            # A passive: who does it follows "by"; without "by" it is not said.
+            by = words.index("by", i + 1) if "by" in words[i + 1 :] else len(words)
+            agent, patient = content(words[by + 1 :]), content(words[:i])
+        elif (
+            i
+            and words[i - 1] not in _NOT_BEFORE_VERB
+            and (w.endswith(("s", "ed")) and not w.endswith("ss") or lemma(w) in verbs)
+        ):
+            agent, patient = content(words[:i]), content(words[i + 1 :])  # "the NAS backs up the laptop"
+        else:
+            continue
+        if agent and patient:
+            out.setdefault(lemma(w), (agent, patient))
+    return out
+
+
+def _voice_swapped(a: Clause, q: Clause) -> bool:
+    """Whether `a` puts who does something in the place of to whom, around a verb both say,
+    in either voice ("Ansible generates the Terraform inventory", "the Terraform inventory
+    is generated by Ansible" for "Terraform generates the Ansible inventory")."""
+    # A verb one side shows by its -s or -ed is the verb of the other's bare form too
+    # ("parents host" and "the family hosts").
+    mine = _sides(a.text, frozenset(_sides(q.text)))
+    theirs = _sides(q.text, frozenset(mine))
+    for verb, (agent, patient) in mine.items():
+        if verb not in theirs:
+            continue
+        q_agent, q_patient = theirs[verb]
+        if (agent & q_patient and not agent & q_agent) or (patient & q_agent and not patient & q_patient):
+            return True
+    return False
+
+
 def _swap(a: Clause, q: Clause, quoted: list[Clause]) -> bool:
     """Whether `a` pairs `q`'s context with a name or specific of another quote clause in
     place of one of `q`'s own (see the module docstring, who does what)."""
@@ -502,6 +628,24 @@ def _values_against(a: Clause, aligned: list[Clause], quoted: list[Clause]) -> l
         if everywhere and not _looks_back(a, v) and all(c.retired for c, _ in everywhere):
             if not any(c.retired for c in aligned):  # said once already, by the aligned clause
                 out.append(Conflict("column", v.said, everywhere[0][0].column))
+    return out
+
+
+def _range_as_points(said: list[Clause], quoted: list[Clause]) -> list[Conflict]:
+    """Both ends of a quote's closed range said in one sentence of the answer as two points
+    without bounds ("valid on 20 December and 6 January" for "from 20 December to 6
+    January"); one end alone may stand, and a range of counts or versions is its ends."""
+    out = []
+    for n in dict.fromkeys(a.sentence for a in said):
+        points = [v for a in said if a.sentence == n for v in a.values if not v.bound]
+        ends: dict[str, set[str]] = {}
+        for c in quoted:
+            for w in c.values:
+                # A span of time; "iOS 16 and 17" is all of "16 to 17".
+                if w.bound in ("lo", "hi") and w.spec.kind in ("date", "time") and any(_same(v, w) for v in points):
+                    ends.setdefault(w.said, set()).add(w.bound)
+        text = " ".join(a.text for a in said if a.sentence == n)
+        out += [Conflict("range", text, r) for r, found in ends.items() if found == {"lo", "hi"}]
     return out
 
 

@@ -292,6 +292,9 @@ def _mask(text: str, spans: Sequence[tuple[int, int]], base: int) -> str:
     return "".join(chars)
 
 
+_PARTICLE = re.compile(r"(?i)(?<![\w'])(on|off)(?=\s*(?:$|[,.;:!?)]|(?:and|or|but|then)(?![\w'])))")
+
+
 def _content(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """(content words, capitalised words, those of them that do not open the clause) of a
     clause's text with its specifics masked."""
@@ -302,6 +305,9 @@ def _content(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]
         if t in STOPWORDS or t in cues.META or t in cues.CUE_WORDS or t in cues.CONTRACTIONS:
             continue
         words.add(t)
+    # "with the lid on" / "with it off": a particle that ends a phrase states a state, so
+    # the 20 minutes of "lid on" are not the 25 of "it off".
+    words |= {m.group(1).casefold() for m in _PARTICLE.finditer(text)}
     capitals, names = set(), set()
     for k, m in enumerate(re.finditer(r"(?<![\w'])[^\W\d_][\w'-]*", text)):
         w = m.group()

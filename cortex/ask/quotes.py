@@ -51,7 +51,7 @@ from typing import TypedDict
 from cortex.ask.nfc import nfc_with_offsets, normalize_nfc
 from cortex.ask.replacement import Replacement, in_note, in_successor
 from cortex.ask.stamps import CORRECTED, STRENGTH, SUPERSEDED, UNVERIFIED, VERIFIED, QuoteCheck, one_line
-from cortex.notes.blocks import Block, blocks_cached, normalize_pieces, normalize_shown, quote_forms
+from cortex.notes.blocks import Block, blocks_cached, blocks_of, normalize_pieces, normalize_shown, quote_forms
 from cortex.notes.note import Note
 from cortex.notes.shown import elisions
 from cortex.notes.structure import merged, overlaps
@@ -282,6 +282,23 @@ class _Found(TypedDict):
     quote: str
     retired_text: str
     context: tuple[str, ...]
+    code: str
+
+
+# Words that introduce a code block as a pattern to copy rather than the owner's own text.
+_EXAMPLE = re.compile(
+    r"(?i)(?<![\w])(?:template|example|sample|skeleton|placeholder|boilerplate|fill (?:it |this |them )?in|"
+    r"format|layout|e\.g\.|for instance|copy (?:this|the|it))"
+)
+
+
+def _code_kind(note: Note, block: Block) -> str:
+    """ "" for a block of prose; "code" for a fenced or indented code block; "example" for
+    one its section introduces as a template, example or format to copy."""
+    if block.kind != "code":
+        return ""
+    before = [b.text for b in blocks_of(note) if b.heading_path == block.heading_path and b.end <= block.start]
+    return "example" if _EXAMPLE.search(" ".join([*block.heading_path, *before])) else "code"
 
 
 def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, successor: Note | None) -> QuoteCheck:
@@ -300,6 +317,7 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, su
         quote=unicodedata.normalize("NFC", live),
         retired_text=unicodedata.normalize("NFC", retired_text),
         context=(note.title, *note.aliases, *block.heading_path),
+        code=_code_kind(note, block),
     )
     where = f'{note.path} under "{block.heading}"' if block.heading else note.path
     after = f"; the current version is in {note.superseded_by}" if note.superseded_by else ""

@@ -29,6 +29,7 @@ Pure functions, no I/O, never raise.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -114,6 +115,9 @@ class QuoteCheck:
     # A quoted table row: (heading, cell) for each column (`cortex.notes.tables.row_cells`),
     # so a value is read with its column; empty for any other block.
     row: tuple[tuple[str, str], ...] = ()
+    # "" for prose; "code" for a code block; "example" for one its section gives as a
+    # template, example or format to copy (`cortex.ask.quotes`): never evidence of a fact.
+    code: str = ""
 
 
 def one_line(text: str) -> str:
@@ -130,6 +134,26 @@ def _listed(missing: list[Specific]) -> str:
 def _says(missing: list[Specific]) -> str:
     them = "it" if len(missing) == 1 else "them"
     return f"the answer says {_listed(missing)}; no quote contains {them}"
+
+
+# An answer about code names it as code: a code span, or one of these words.
+_ABOUT_CODE = re.compile(
+    r"`|(?i:(?<![\w])(?:command|commands|script|scripts|config|configuration|code|snippet|cron|crontab|shell"
+    r"|terminal|alias|syntax|runs? with|file)(?![\w]))"
+)
+
+
+def _code_reason(checks: list[QuoteCheck], answer: str) -> str:
+    """Why a quote from a code block cannot carry the answer, or "": a block given as a
+    template or example never states a fact of the owner's; any other only when the
+    answer is about code."""
+    for i, c in enumerate(checks):
+        where = f"quote {i + 1}" if len(checks) > 1 else "the quote"
+        if c.code == "example":
+            return f"{where} is in a code block the note gives as a template or example, not a fact of yours"
+        if c.code == "code" and not _ABOUT_CODE.search(answer):
+            return f"{where} is in a code block and the answer is not about code"
+    return ""
 
 
 def overall_stamp(
@@ -178,6 +202,9 @@ def overall_stamp(
                             f"only as the retired value ({quoted} {stamp})"
                         )
                     return UNVERIFIED, one_line(f"{_says(missing)} ({quoted} {stamp})")
+                coded = _code_reason(checks, answer)
+                if coded:
+                    return UNVERIFIED, one_line(f"{coded} ({quoted} {stamp})")
                 found = contradictions(answer, [(c.quote, c.row) for c in checks])
                 if found:
                     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""

@@ -38,7 +38,7 @@ from cortex.ask.pack import variants
 from cortex.ask.specifics import specifics, strip_old_wording
 from cortex.index.tokenize import STOPWORDS
 
-__all__ = ["LIGHT", "Unquoted", "unquoted"]
+__all__ = ["LIGHT", "Unquoted", "lemma", "unquoted"]
 
 # Words that may pass though no quote holds them: light verbs and modals (in any form,
 # by lemma), pronouns the stopword list lacks, and a bound's filler ("the latest" keeps
@@ -60,7 +60,9 @@ _CONTRACTION = re.compile(r"(?i)['’](?:s|t|re|ve|ll|d|m)$")
 
 
 @functools.lru_cache(maxsize=16384)
-def _lemma(word: str) -> str:
+def lemma(word: str) -> str:
+    """The English lemma of a casefolded word ("bought" -> "buy"); the word itself when it
+    has none, or has letters of another script."""
     if not word.isascii():
         return word
     try:
@@ -74,7 +76,7 @@ def _keys(word: str) -> frozenset[str]:
     """The spellings two words match by: the word, its lemma and its search fold."""
     if not word.isascii():
         return frozenset({word})
-    return frozenset({word, _lemma(word)}) | variants(word)
+    return frozenset({word, lemma(word)}) | variants(word)
 
 
 def _split(text: str) -> list[str]:
@@ -108,7 +110,7 @@ def _light(word: str, quantified: bool) -> bool:
         or word in _NEGATIONS
         or word in cues.COUNT_WORDS
         or word in LIGHT
-        or _lemma(word) in LIGHT
+        or lemma(word) in LIGHT
     )
 
 
@@ -167,7 +169,7 @@ def unquoted(
     for w in said:
         if w in missing or _light(w, quantified) or not _keys(w).isdisjoint(held):
             continue
-        if priced and _lemma(w) in _MONEY:
+        if priced and lemma(w) in _MONEY:
             continue
         missing.append(w)
     return Unquoted(missing, _instead(said, quoted, missing, quantified) if missing else {})
