@@ -129,11 +129,19 @@ CLAIM_ITEMS = {
     "unusable-folder": 2,
     "shown": 3,
     "shown-altered": 3,
+    "words": 4,
+    "condition": 4,
+    "bound": 4,
+    "span": 4,
+    "pairing": 4,
+    "voice": 4,
+    "code": 4,
 }
 _ITEM_TITLES = {
     1: "claims the answer contradicts",
     2: "retired and hidden text",
     3: "quotes as the editor shows the note",
+    4: "what the answer says beyond its quotes (issue 41)",
 }
 
 
@@ -179,8 +187,8 @@ def claims_lines(results: list[tuple[dict, str, str]]) -> list[str]:
             held = [c for c, _ in cases if c.get("split") == "held-out"]
             held_right = [c for c in right if c.get("split") == "held-out"]
             wanted = "/".join(dict.fromkeys(c["expected"] for c, _ in cases))
-            if number == 1:
-                what = "faithful answers VERIFIED" if klass == "control" else "contradictions not VERIFIED"
+            if number in (1, 4):
+                what = "faithful answers VERIFIED" if klass == "control" else f"{wanted} (not VERIFIED)"
             else:
                 what = f"{'controls ' if klass == 'control' else ''}{wanted}"
             lines.append(

@@ -19,8 +19,9 @@ it rests on: the same polarity, bounds, ranges, signs, ordinals, recurrences,
 quantifiers, and pairing of names and values with their roles and table columns.
 
 Wording (`cortex.ask.wording.unquoted`, last): an answer keeps VERIFIED or CORRECTED only
-when every content word of it is, in some form, in a verified quote, the question or the
-quoted note's title, aliases or headings. One whose quotes are live but whose words go
+when every content word of it is, in some form, in a verified quote or the question (a
+name may be in the quoted note's title, aliases or headings, a cell's word in its column's
+heading). One whose quotes are live but whose words go
 beyond them is BEYOND QUOTES, and the reason names those words: the quotes are real, the
 answer says more than they do.
 
@@ -210,8 +211,9 @@ def overall_stamp(
                     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
                     return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted} {stamp})")
                 live = [c.quote for c in checks if c.stamp in (VERIFIED, CORRECTED)]
-                around = [(*c.context, *(heading for heading, _ in c.row)) for c in checks]
-                beyond = unquoted(answer, live, question=question, contexts=around)
+                headings = [heading for c in checks for heading, _ in c.row]
+                contexts = [c.context for c in checks]
+                beyond = unquoted(answer, live, question=question, contexts=contexts, headings=headings)
                 if beyond:
                     return BEYOND_QUOTES, one_line(f"{beyond.reason} ({quoted} {stamp})")
             if not_in_brain_claimed:

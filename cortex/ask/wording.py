@@ -144,10 +144,13 @@ def unquoted(
     *,
     question: str = "",
     contexts: Sequence[Sequence[str]] = (),
+    headings: Sequence[str] = (),
 ) -> Unquoted:
-    """The content words of `answer` in no form in `quotes`, `question` or `contexts` (each
-    quote's note title, aliases and headings above it, a table row's column headings), in
-    the answer's order, each once.
+    """The content words of `answer` in no form in `quotes` or `question`, in the answer's
+    order, each once. A word of `contexts` (each quote's note title, aliases and headings
+    above it) passes only as a name, capitalised in the answer ("Give Pip one" under "Pip
+    the cat"; "the bike" is not said by a note titled "Bikes"); a word of `headings` (a quoted
+    table row's column headings) passes as any word: a cell is read under its heading.
 
     A quantifier ("every", "always") passes only when a quote states one, and a recurrence
     ("once a year") only when a quote states one: the claims check compares them then, and
@@ -156,12 +159,9 @@ def unquoted(
         return Unquoted([], {})
     texts = [normalize_nfc(q) for q in quotes if isinstance(q, str)]
     quoted = [_split(t) for t in texts]
-    around = [question if isinstance(question, str) else ""]
-    around += [c for group in contexts for c in group if isinstance(c, str)]
-    held: set[str] = set()
-    for words in quoted + [_split(normalize_nfc(t)) for t in around]:
-        for w in words:
-            held |= _keys(w)
+    held = _held(quoted + [_split(normalize_nfc(t)) for t in (question, *headings) if isinstance(t, str)])
+    named = _held([_split(normalize_nfc(c)) for group in contexts for c in group if isinstance(c, str)])
+    capitalised = {w.casefold() for w in re.findall(r"(?<![\w'’-])[A-Z][\w'’-]*", answer) for w in _split(w)}
     quantified = any(w in cues.QUANTIFIERS for words in quoted for w in words)
     priced = any(s.kind == "amount" for s in specifics(answer))
     said = _said(answer, recurrences=any(cues.RECURRENCE.search(t) for t in texts))
@@ -169,10 +169,19 @@ def unquoted(
     for w in said:
         if w in missing or _light(w, quantified) or not _keys(w).isdisjoint(held):
             continue
-        if priced and lemma(w) in _MONEY:
+        if (w in capitalised and not _keys(w).isdisjoint(named)) or (priced and lemma(w) in _MONEY):
             continue
         missing.append(w)
     return Unquoted(missing, _instead(said, quoted, missing, quantified) if missing else {})
+
+
+def _held(texts: list[list[str]]) -> set[str]:
+    """Every spelling (`_keys`) of every word of `texts`."""
+    out: set[str] = set()
+    for words in texts:
+        for w in words:
+            out |= _keys(w)
+    return out
 
 
 def _instead(said: list[str], quoted: list[list[str]], missing: list[str], quantified: bool) -> dict[str, str]:

@@ -338,7 +338,9 @@ ASK_DESCRIPTION = (
     "time, amount, version, URL, e-mail, identifier, name) is in one of them (a name or identifier may be in "
     "the quoted note's title, aliases or the headings above the quote instead); it does not mean the answer "
     "is complete. CORRECTED: as VERIFIED, but a quoted passage carries an in-place correction; the answer "
-    "rests on the current claim and old_claim shows the old one. SUPERSEDED: a quote sits in retired text; do"
+    "rests on the current claim and old_claim shows the old one. BEYOND QUOTES: the quotes are live, but the "
+    "answer uses words no quote (nor the question) holds, named in the reason ('the answer says freezer; the "
+    "quote says fridge'): not 'your notes say this'. SUPERSEDED: a quote sits in retired text; do"
     " not answer from it (superseded_by names the current note when known, and old_claim the live sentence "
     "that replaced it when the note or its successor holds one). UNVERIFIED: something could not be checked "
     "(a quote not found or too short, a specific no quote contains, a failed reader, or a miss while notes "
@@ -364,10 +366,12 @@ VERIFY_DESCRIPTION = (
     "sha of the replies you read to verify against what you read; the reply's sha names the commit checked), "
     "as brain_ask's quotes are: VERIFIED (in live text, and every specific of the answer is in a quote; a "
     "name or identifier may be in the quoted note's title, aliases or headings above the quote), CORRECTED, "
-    "SUPERSEDED (retired text: do not answer from it), UNVERIFIED (not found, or a specific no quote holds: "
-    "named in the reason). With question, addresses_question false (and missing_terms, repeated in the "
-    "stamp's reason) warns that the quotes may answer another question; the stamp still holds for what the "
-    "answer says. Masked credentials in a quote are fine: notes are compared masked."
+    "BEYOND QUOTES (the quotes are live but the answer's words go beyond them: named in the reason; quote "
+    "more, or say only what they say), SUPERSEDED (retired text: do not answer from it), UNVERIFIED (not "
+    "found, a specific no quote holds, or a claim they contradict: a dropped condition or bound, swapped "
+    "roles or values; named in the reason). With question, addresses_question false (and missing_terms, "
+    "repeated in the stamp's reason) warns that the quotes may answer another question; the stamp still "
+    "holds for what the answer says. Masked credentials in a quote are fine: notes are compared masked."
 )
 
 CONTEXT_DESCRIPTION = (

@@ -1,0 +1,107 @@
+"""BEYOND QUOTES: an answer's content words must be its quotes' words (`cortex.ask.wording`),
+pure functions and the stamp they give through `overall_stamp`, no I/O."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cortex.ask.quotes import check_quote
+from cortex.ask.stamps import BEYOND_QUOTES, STRENGTH, SUPERSEDED, VERIFIED, overall_stamp
+from cortex.ask.wording import unquoted
+from cortex.notes.note import parse_note
+
+DAY = dt.date(2026, 11, 30)
+
+
+def stamp(body: str, quote: str, answer: str, question: str = "") -> tuple[str, str]:
+    note = parse_note("notes/n.md", body)
+    return overall_stamp([check_quote(quote, note, {"n": note}, DAY)], False, 0, answer, question=question)
+
+
+def test_a_changed_word_is_named_with_the_quotes_word():
+    body = "# Bread\n\nKeep the sourdough starter in the fridge between bakes.\n"
+    quote = "Keep the sourdough starter in the fridge between bakes"
+    s, why = stamp(body, quote, "Keep the sourdough starter in the freezer between bakes.")
+    assert s == BEYOND_QUOTES
+    assert why == "the answer says 'freezer'; the quote says 'fridge' (the quote is VERIFIED)"
+    assert stamp(body, quote, quote)[0] == VERIFIED
+
+
+def test_forms_light_words_and_the_question_pass():
+    quotes = ["I buy a mouse for the cat every Friday"]
+    assert not unquoted("I bought mice for the cats.", quotes)  # forms, by lemma
+    assert not unquoted("You'd have to use a mouse you buy.", quotes)  # light words
+    assert unquoted("I steal a mouse.", quotes).words == ["steal"]
+    assert not unquoted("The pet shop sells a mouse.", ["a mouse"], question="What does the pet shop sell?")
+    # Specifics are the specifics check's: a unit spelled otherwise is the same amount.
+    assert not unquoted("Bake 20 mins.", ["Bake for 20 minutes"])
+
+
+def test_words_beyond_are_named_in_order_and_each_once():
+    found = unquoted("The blue bin goes out weekly, the blue one.", ["The bin goes out"])
+    assert found.words == ["blue", "weekly"]
+    assert found.reason == "the answer says 'blue', 'weekly', which no quote holds"
+
+
+def test_a_name_of_the_title_and_a_rows_headings_pass():
+    body = "---\ntitle: Pip the cat\n---\n## Tablets\n\nGive one after breakfast.\n"
+    assert stamp(body, "Give one after breakfast", "Give one to Pip after breakfast.")[0] == VERIFIED
+    # A word of the headings is no name: "the tablets" are not in the quote.
+    assert stamp(body, "Give one after breakfast", "Give the tablets after breakfast.")[0] == BEYOND_QUOTES
+    table = "| item | old price | new price |\n|---|---|---|\n| filter coffee at the kiosk | €3 | €4 |\n"
+    row = "| filter coffee at the kiosk | €3 | €4 |"
+    assert stamp(table, row, "The new price of filter coffee at the kiosk is €4.")[0] == VERIFIED
+
+
+def test_beyond_quotes_sits_between_corrected_and_superseded():
+    assert STRENGTH[VERIFIED] > STRENGTH["CORRECTED"] > STRENGTH[BEYOND_QUOTES] > STRENGTH[SUPERSEDED]
+
+
+# The property of issue 41: an answer made from a live quote by putting in one content word
+# of the same part of speech from the same note, one the quote lacks, is never VERIFIED;
+# the quote itself always is.
+NOTES = {
+    "# Garden\n\nThe gardener prunes the apple tree in March. The neighbour waters the roses "
+    "in July. Slugs eat the young lettuce.\n": {
+        "noun": ["gardener", "apple", "tree", "neighbour", "roses", "slugs", "lettuce"],
+        "verb": ["prunes", "waters", "eat"],
+        "adjective": ["young"],
+    },
+    "# Kitchen\n\nKeep the sourdough starter in the fridge. Store the flour in the cupboard. "
+    "The old oven runs hot.\n": {
+        "noun": ["sourdough", "starter", "fridge", "flour", "cupboard", "oven"],
+        "verb": ["keep", "store", "runs"],
+        "adjective": ["old", "hot"],
+    },
+    "# Bikes\n\nRosa rides the red bike to work. Ben cleans the chain on Sundays. The spare tube sits in the shed.\n": {
+        "noun": ["bike", "work", "chain", "tube", "shed"],
+        "verb": ["rides", "cleans", "sits"],
+        "adjective": ["red", "spare"],
+    },
+}
+
+
+@st.composite
+def swapped(draw):
+    body = draw(st.sampled_from(sorted(NOTES)))
+    sentences = [s.strip() for s in body.split("\n\n", 1)[1].strip().split(".") if s.strip()]
+    quote = draw(st.sampled_from(sentences))
+    words = quote.split()
+    pos = draw(st.sampled_from(sorted(NOTES[body])))
+    mine = [i for i, w in enumerate(words) if w.casefold() in NOTES[body][pos]]
+    others = [w for w in NOTES[body][pos] if w not in quote.casefold().split()]
+    if not mine or not others:
+        return body, quote, None
+    i, new = draw(st.sampled_from(mine)), draw(st.sampled_from(others))
+    return body, quote, " ".join([*words[:i], new, *words[i + 1 :]]) + "."
+
+
+@given(swapped())
+def test_one_content_word_from_elsewhere_in_the_note_is_never_verified(case):
+    body, quote, answer = case
+    assert stamp(body, quote, quote + ".")[0] == VERIFIED
+    if answer is not None:
+        assert stamp(body, quote, answer)[0] != VERIFIED, (quote, answer)
