@@ -508,9 +508,9 @@ def test_a_name_in_the_notes_title_grounds_the_answer() -> None:
 @pytest.mark.parametrize(
     "answer",
     [
-        "The Portugal week flight is from Berlin at 07:40.",  # an alias
+        "The Portugal flight is from Berlin at 07:40.",  # an alias
         "Under Flights: TP1337 at 07:40.",  # a heading above the block
-        "TP1337 is at 07:40 for the Outbound leg.",  # the heading's live words
+        "TP1337 is at 07:40 for the Outbound.",  # the heading's live words
     ],
 )
 def test_aliases_and_the_heading_path_ground_names(answer: str) -> None:
