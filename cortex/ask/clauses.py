@@ -305,9 +305,6 @@ def _content(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]
         if t in STOPWORDS or t in cues.META or t in cues.CUE_WORDS or t in cues.CONTRACTIONS:
             continue
         words.add(t)
-    # "with the lid on" / "with it off": a particle that ends a phrase states a state, so
-    # the 20 minutes of "lid on" are not the 25 of "it off".
-    words |= {m.group(1).casefold() for m in _PARTICLE.finditer(text)}
     capitals, names = set(), set()
     for k, m in enumerate(re.finditer(r"(?<![\w'])[^\W\d_][\w'-]*", text)):
         w = m.group()
@@ -355,6 +352,9 @@ def _read_clause(
     numeric_spans = [(v.start, v.end) for v in own if v.spec.kind in cues.NUMERIC]
     masked = _mask(raw, taken, s)
     words, capitals, names = _content(_mask(masked, numeric_spans, s))
+    # "with the lid on" / "with it off": a particle that ends a phrase states a state, so the
+    # 20 minutes of "lid on" are not the 25 of "it off". Read unmasked: "on Tuesdays" is none.
+    words |= {m.group(1).casefold() for m in _PARTICLE.finditer(raw)}
     dates = [(v.start, v.end) for v in own if v.spec.kind == "date"]
     recurrences, every, rec_spans = _recurrences(masked, s)
     rest = _mask(masked, rec_spans + dates, s)

@@ -98,9 +98,14 @@ def test_the_new_user_s_questions_are_answered_or_lead_to_their_note_and_absent_
             r = _ask(url, question)
             assert r["stamp"] not in ("VERIFIED", "CORRECTED"), (question, r)
         for question in ABSENT:
+            # Issue 41: NOT IN BRAIN only where nothing comes close; a miss near a passage
+            # (house-rules.md for "the capital of Australia") names it as a lead instead.
             r = _ask(url, question)
-            assert r["stamp"] == "NOT IN BRAIN", (question, r["stamp_reason"])
-            assert "leads" not in r and "words only" not in r["stamp_reason"]
+            assert r["stamp"] in ("NOT IN BRAIN", "UNVERIFIED"), (question, r["stamp_reason"])
+            if r["stamp"] == "NOT IN BRAIN":
+                assert "leads" not in r and "words only" not in r["stamp_reason"]
+            else:
+                assert r["stamp_reason"].startswith("not answered; the closest passages are ") and r["leads"]
         assert _ask(url, "Who is my GP?")["stamp"] == "VERIFIED"  # the line that says it still answers
         running.parts.brain.meaning.stop()
 

@@ -124,7 +124,10 @@ def test_the_owner_still_finds_counts_and_quotes_the_text(lexical):
     assert f"{secret}: 1 note" in asked.data["coverage"]
     assert asked.data["stamp"] == "VERIFIED"
     assert asked.data["quotes"][0]["path"] == "notes/public/url-token.md"
-    # The guest asking the same is told the notes do not say: the token is masked for it.
+    # The guest asking the same is not answered: the token is masked for it. (The question's
+    # other words come close to the note, so since issue 41 the miss names it as a lead; a
+    # right and a wrong guess still get the same reply, above.)
     guest = lexical.guest("guesser", ["notes/public/"], daily_asks=10)
     told = call(guest.url, "brain_ask", token=None, question=question.format(guess=secret))
-    assert f"{secret}: 0 notes" in told.data["coverage"] and told.data["stamp"] == "NOT IN BRAIN"
+    assert f"{secret}: 0 notes" in told.data["coverage"] and told.data["stamp"] in ("NOT IN BRAIN", "UNVERIFIED")
+    assert told.data["stamp_reason"].startswith("not answered") or told.data["stamp"] == "NOT IN BRAIN"

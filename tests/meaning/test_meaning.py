@@ -401,7 +401,7 @@ def test_a_miss_judged_by_words_while_the_arm_was_not_ready_is_not_served_from_t
     health = {**NOTES, "notes/health.md": "# Health\n\n- I am allergic to penicillin (rash, 2019).\n"}
     brain = _armed(tmp_path, model, health)
     asker = Asker(brain, OfflineReader())
-    question = "Am I allergic to any antibiotic?"  # no note says "antibiotic": far by words, near by meaning
+    question = "Which antibiotic gives me a reaction?"  # far by words (issue 41 bars), near by meaning
     monkeypatch.setattr(brain.meaning, "state", "starting")  # as before the model is loaded
     early = asker.ask(question)
     assert early["stamp"] == "NOT IN BRAIN" and "judged by words only" in early["stamp_reason"], early
