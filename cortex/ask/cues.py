@@ -88,10 +88,14 @@ PREFIX = re.compile(
     + r")\s*$",
     re.IGNORECASE,
 )
+# After a number: "16 and later", "18:00 at the latest".
+_BOUND_POSTFIX = {
+    "ge": r"(?:and|or) (?:later|up|above|over|higher|newer|beyond|after|more|greater)|onwards?|at least|minimum"
+    r"|at the earliest",
+    "le": r"(?:and|or) (?:less|fewer|below|under|lower|earlier|before)|at most|maximum|at the latest",
+}
 POSTFIX = re.compile(
-    r"\s+(?:(?P<ge>(?:and|or) (?:later|up|above|over|higher|newer|beyond|after|more|greater)|onwards?|at least"
-    r"|minimum|at the earliest)|(?P<le>(?:and|or) (?:less|fewer|below|under|lower|earlier|before)|at most|maximum"
-    r"|at the latest))(?![\w-])",
+    r"\s+(?:" + "|".join(f"(?P<{k}>{v})" for k, v in _BOUND_POSTFIX.items()) + r")(?![\w-])",
     re.IGNORECASE,
 )
 # A bound's words anywhere in a clause, by the bound they state: an answer that keeps the
@@ -99,8 +103,9 @@ POSTFIX = re.compile(
 BOUND_ANYWHERE = re.compile(
     r"(?<![\w'])(?:"
     + "|".join(f"(?P<{k}>{'|'.join(sorted(v.split('|'), key=len, reverse=True))})" for k, v in _BOUND_PREFIX.items())
-    + r"|(?P<ge_post>or more|and later|and up|onwards?|at the earliest|or above|or over|or later)"
-    + r"|(?P<le_post>or less|or fewer|or earlier|or below|or under|at the latest))(?![\w'])",
+    + "|"
+    + "|".join(f"(?P<{k}_post>{v})" for k, v in _BOUND_POSTFIX.items())
+    + r")(?![\w'])",
     re.IGNORECASE,
 )
 RANGE_BETWEEN = re.compile(r"\s*(?:-|to|through|thru|till|until)\s*|\s+and\s+", re.IGNORECASE)

@@ -1,7 +1,7 @@
 """The stamps of `brain_ask` and how one answer's quote checks fold into its stamp.
 
-Stamps, strongest first: VERIFIED > CORRECTED > BEYOND QUOTES > SUPERSEDED > UNVERIFIED. The overall
-stamp of an answer is the weakest of its quotes. NOT IN BRAIN is outside that order:
+Stamps, strongest first: VERIFIED > CORRECTED > BEYOND QUOTES > SUPERSEDED > UNVERIFIED.
+The overall stamp of an answer is the weakest of its quotes. NOT IN BRAIN is outside that order:
 `cortex.ask.quotes.check_quote` never gives it, and it is an overall stamp only for an
 answer with no citations (see `overall_stamp`); met among quote checks it counts as
 UNVERIFIED.
@@ -18,12 +18,14 @@ answer keeps VERIFIED or CORRECTED only when no clause of it contradicts the quo
 it rests on: the same polarity, bounds, ranges, signs, ordinals, recurrences,
 quantifiers, and pairing of names and values with their roles and table columns.
 
+Code (`_code_reason`, before the claims): a quote from a code block the note gives as a
+template or example carries nothing; from any other code block, only an answer about code.
+
 Wording (`cortex.ask.wording.unquoted`, last): an answer keeps VERIFIED or CORRECTED only
-when every content word of it is, in some form, in a verified quote or the question (a
-name may be in the quoted note's title, aliases or headings, a cell's word in its column's
-heading). One whose quotes are live but whose words go
-beyond them is BEYOND QUOTES, and the reason names those words: the quotes are real, the
-answer says more than they do.
+when every content word of it is, in some form, in a verified quote or the question (a name
+may be in the quoted note's title, aliases or headings, a cell's word in its column's
+heading). One whose quotes are live but whose words go beyond them is BEYOND QUOTES, and
+the reason names those words: the quotes are real, the answer says more than they do.
 
 Pure functions, no I/O, never raise.
 """
@@ -170,9 +172,9 @@ def overall_stamp(
     With citations: the weakest of the quotes' stamps; a VERIFIED or CORRECTED answer
     that states a specific no VERIFIED or CORRECTED quote carries (`ungrounded`), or a
     claim its quotes contradict (`contradictions`), is UNVERIFIED, and the reason names
-    the specific, or the answer's words and the quote's; one whose content words are not all
-    in its quotes, the `question` or the quoted notes' titles and headings is BEYOND QUOTES,
-    naming them. Without citations: NOT IN BRAIN only
+    the specific, or the answer's words and the quote's (so is one resting on a code block
+    it may not, `_code_reason`); one whose content words are not all in its quotes or the
+    `question` is BEYOND QUOTES, naming them. Without citations: NOT IN BRAIN only
     when the reader said the brain does not hold the answer and every note of the scope
     that holds a distinctive term of the question was read (`unread_matching == 0`);
     otherwise UNVERIFIED with the count, or "no quote given" when the reader neither

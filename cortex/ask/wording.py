@@ -3,9 +3,9 @@
 A verified quote and an answer that keeps its numbers and names can still say different
 things: "Keep the starter in the fridge" answered "Keep the starter in the freezer". So an
 answer keeps VERIFIED or CORRECTED only when every content word of it (a noun, verb,
-adjective, adverb) occurs in a verified quote, in the question (an answer may restate it),
-or in the quoted note's title, aliases or the headings above the quote (what the passage is
-about), in some form of it: the same lemma ("bought" ~ "buy", "mice" ~ "mouse", by
+adjective, adverb) occurs in a verified quote or in the question (an answer may restate it)
+in some form of it (a name may come from the quoted note's title, aliases or headings, a
+table cell's word from its column heading): the same lemma ("bought" ~ "buy", "mice" ~ "mouse", by
 simplemma's English dictionary) or the same fold as search uses (`cortex.ask.pack.variants`:
 "insures" ~ "insurance"). `unquoted` names the words that are not.
 
@@ -18,8 +18,8 @@ What is not a content word here:
   `LIGHT`, a short list of verbs that carry little of a claim ("take", "have", "use",
   "is") with the modals, in any of their forms.
 
-A word with letters of no Latin script must occur as written: the lemma dictionary is
-English. Pure functions, no I/O, never raise on a str.
+A word of another script must occur as written (the lemma dictionary is English); a run of
+CJK characters is one word, so a CJK answer must repeat its quote's runs. Pure functions, no I/O, never raise on a str.
 """
 
 from __future__ import annotations

@@ -9,14 +9,11 @@ what a test scripts.
 
 from __future__ import annotations
 
-from contextlib import closing
 from pathlib import Path
 
 import pytest
 from conftest import TOKEN, URL_SECRET, call
 from guestkit import start_guest_server
-
-from cortex.app.evaluate import StubMessagesServer, unpack
 
 pytestmark = pytest.mark.slow
 
@@ -82,25 +79,6 @@ CASES = [
 ]
 
 
-class Scripted(StubMessagesServer):
-    """The Messages API stub: answers `answer`, citing `quote` of `path`."""
-
-    def __init__(self):
-        self.answer, self.path, self.quote = "", "", ""
-        super().__init__(self.reply)
-
-    def reply(self, body: dict) -> tuple[int, dict]:
-        tags = {p: tag for p, _, tag, _ in unpack(body["messages"][0]["content"])[0]}
-        cited = [{"tag": tags[self.path], "quote": self.quote}] if self.path in tags else []
-        return self.tool_reply({"answer": self.answer, "citations": cited, "not_in_brain": not cited})
-
-
-@pytest.fixture(scope="module")
-def stub():
-    with closing(Scripted()) as s:
-        yield s
-
-
 @pytest.fixture
 def doors(tmp_path: Path, brain_path: Path, redis_proc, clock, stub, monkeypatch):
     """(trusted doors as (url, token), the guest door's url), the notes of CASES written."""
@@ -123,7 +101,7 @@ def _stamps(doors, stub, klass: str, quote: str, answer: str, asking: str) -> li
     trusted door, ask on the guest door. `asking` opens the question: answers are cached
     by question, so each answer is asked in its own words."""
     trusted, guest = doors
-    stub.answer, stub.path, stub.quote = answer, f"notes/{klass}.md", quote
+    stub.script = (answer, f"notes/{klass}.md", quote)  # readerkit's scripted reader
     question = f"{asking} about {quote.split()[1]} {quote.split()[2]}?"
     out = []
     for url, token in trusted:
