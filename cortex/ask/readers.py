@@ -18,14 +18,15 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from cortex.ask.focus import answers_kind, by_specifics, expects, focus_terms, proper_only, unmentioned
+from cortex.ask.focus import by_specifics, expects, focus_terms, proper_only
 from cortex.ask.near import coverage, identity, passages
 from cortex.ask.neutralize import client_text
 from cortex.ask.pack import Pack, question_terms, variants
+from cortex.ask.proof import proving_sentence
 from cortex.ask.quotes import too_generic
-from cortex.ask.specifics import specifics
 from cortex.index.tokenize import tokenize
 from cortex.notes.data_envelope import DATA_NOTICE, fence, new_nonce
+from cortex.notes.shown import visible
 
 if TYPE_CHECKING:  # the SDK itself is imported where a reader is made (AnthropicReader)
     from anthropic.types import ToolParam
@@ -286,26 +287,27 @@ def _json_object(text: str) -> Any:
 
 
 class OfflineReader:
-    """No model: quotes the one passage of the pack that answers what the question asks.
+    """No model: quotes the one passage of the pack that proves what the question asks.
 
     Cheap, so the asker packs every note of the scope that holds a distinctive term
     (`reads_all`). A passage is a block of a note (a paragraph, list item or table row;
-    not a heading or code). It answers only when both hold:
-
-    - every focus term of the question (`Pack.focus`: its content words less stop,
-      question and framing words and the owner's name) is mentioned by the passage's quote
-      or its note's title, aliases or heading path, in any word form (`focus.unmentioned`;
-      a lower-case word not through a name there, `proper_only`);
-    - the quote holds the kind of specific the question asks for (`focus.expects`: a
-      number for how many or how much, a date or time for when, a name for who, a link for
-      where online).
+    not a heading or code), read as its owner sees it (`cortex.notes.shown.visible`: a
+    word inside a link's target, an image path or markup is not in it). It answers only
+    when one sentence of its quote proves it (`cortex.ask.proof.proving_sentence`): every
+    focus term of the question (`Pack.focus`: its content words less stop, question and
+    framing words and the owner's name) in that sentence or its note's title, aliases or
+    heading path, in any word form; a value of the kind asked in the same sentence (a
+    number for how many, a date or time for when, a name for who, a link for where
+    online); a reason for why; and for a personal question, nothing that makes it about
+    someone or something else.
 
     So it never quotes a line that only shares the topic ("I brew a V60 every morning" for
     the brewing temperature). Of the passages that answer, live text comes first, then the
     one whose quote holds the most of the question's rarity weight itself, then the one
     that covers the most with its note's name, description, path and headings
     (`near.coverage`), then the best-ranked note.
-    Passages are never joined. When none answers, the answer is not_in_brain.
+    Passages are never joined. When none answers, the answer is not_in_brain, and the
+    asker names the closest passages as leads unless nothing comes near.
     """
 
     name = "offline-extractive"
@@ -317,6 +319,7 @@ class OfflineReader:
         total = sum(weights.values()) or 1.0
         forms = {t: variants(t) for t in weights}
         focus = pack.focus if pack.focus is not None else focus_terms(question)
+        owner = set(question_terms(question)) - set(focus)  # the owner's name: what focus leaves out
         wants = expects(question)
         # Every focus term must be in a passage's note (the index holds each note's words)
         # but for a word that a specific mentions ("cost" by "12 EUR"): no other note is read.
@@ -330,15 +333,19 @@ class OfflineReader:
             for block, text, beside in passages(f):
                 # Every word a quote of this block can mention, with its note's names: a block
                 # that lacks a needed term is no answer, and costs no closer reading.
-                held = set(tokenize(text)) | heads | set(tokenize(" ".join(block.heading_path)))
+                held = set(tokenize(visible(text))) | heads | set(tokenize(" ".join(block.heading_path)))
                 if any(not forms[t] & held for t in needed):
                     continue
-                quote = _excerpt(text, lambda line: _held_weight(weights, forms, set(tokenize(line))))
-                if too_generic(quote) or (wants and not any(answers_kind(x, wants) for x in specifics(quote))):
+                quote = _excerpt(text, lambda line: _held_weight(weights, forms, set(tokenize(visible(line)))))
+                if too_generic(quote):
                     continue
-                if unmentioned(question, focus, [(quote, (f.note.title, *f.note.aliases, *block.heading_path))]):
-                    continue  # a line on the topic that does not say what was asked
-                inside = sum(w for t, w in weights.items() if forms[t] & set(tokenize(quote))) / total
+                names = (f.note.title, *f.note.aliases, *block.heading_path)
+                shown = proving_sentence(
+                    question, quote, focus=focus, forms=forms, names=names, wants=wants, owner=owner
+                )
+                if shown is None:
+                    continue  # a line on the topic that does not prove what was asked
+                inside = sum(w for t, w in weights.items() if forms[t] & set(tokenize(visible(quote)))) / total
                 score = coverage(question, weights, forms, f.note, block, quote, beside)
                 key = (block.retired is None, round(inside, 6), round(score, 6), -rank)
                 if best is None or key > best[0]:

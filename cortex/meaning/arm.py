@@ -88,11 +88,11 @@ def passage_code() -> str:
     import hashlib
 
     from cortex.meaning import embedder, passages
-    from cortex.notes import blocks, redact, structure
+    from cortex.notes import blocks, redact, shown, structure
     from cortex.notes import note as notes
 
     h = hashlib.sha256()
-    for module in (passages, blocks, structure, notes, redact, embedder):
+    for module in (passages, blocks, structure, notes, redact, shown, embedder):
         h.update(Path(module.__file__ or "").read_bytes())
     return h.hexdigest()[:12]
 

@@ -18,12 +18,12 @@ grouping is tested without it.
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from cortex.notes.blocks import blocks_of
 from cortex.notes.note import Note
+from cortex.notes.shown import plain
 
 __all__ = ["MAX_PASSAGES", "Passage", "first_passages", "note_passages", "plain", "sections"]
 
@@ -32,9 +32,6 @@ __all__ = ["MAX_PASSAGES", "Passage", "first_passages", "note_passages", "plain"
 MAX_PASSAGES = 256
 _SIZED = 64  # blocks sized by the tokenizer at once: a section of 100,000 list items is not one call
 
-_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
-_WIKI = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
-_BARE_URL = re.compile(r"<?\b(?:https?|ftp)://[^\s>)]+>?")
 _SKIP = ("heading", "html", "banner")
 
 
@@ -46,13 +43,6 @@ class Passage:
     heading: str
     first_block: int
     last_block: int
-
-
-def plain(text: str) -> str:
-    """`text` with link targets left out: the words people read, not the addresses."""
-    text = _MD_LINK.sub(lambda m: m.group(1), text)
-    text = _WIKI.sub(lambda m: m.group(2) or m.group(1).rsplit("/", 1)[-1], text)
-    return _BARE_URL.sub("", text)
 
 
 def sections(note: Note) -> list[tuple[str, list[tuple[int, str]]]]:

@@ -90,6 +90,7 @@ __all__ = [
     "blocks_of",
     "claim_text",
     "claim_units",
+    "sentences",
     "drop_cached",
     "normalize",
     "normalize_pieces",
@@ -585,6 +586,18 @@ def _sentence_breaks(text: str, start: int, end: int, markers: list[tuple[int, i
         elif not text[nxt].islower():
             breaks.append((e.start() + len(e.group().rstrip()), nxt))
     return breaks
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of `text`, cut where `claim_units` cuts a paragraph (". " before a
+    word that is not lower case)."""
+    start, end = len(text) - len(text.lstrip()), len(text.rstrip())
+    out, at = [], start
+    for stop, nxt in _sentence_breaks(text, start, end, []):
+        out.append(text[at:stop])
+        at = nxt
+    out.append(text[at:end])
+    return [s for s in out if s.strip()]
 
 
 def claim_units(text: str, markers: list[tuple[int, int]], unit: str = "sentence") -> list[tuple[int, int, str]]:

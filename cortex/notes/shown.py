@@ -34,7 +34,7 @@ import re
 
 from cortex.notes.structure import Marks, Span, inside, merged, overlaps
 
-__all__ = ["Elision", "elisions"]
+__all__ = ["Elision", "elisions", "plain", "visible"]
 
 Elision = tuple[int, int, str]  # [start, end) of the note left out, and what stands in for it
 
@@ -48,9 +48,36 @@ _BREAK = frozenset(
     "address article aside blockquote br center dd details div dl dt figcaption figure footer h1 h2 h3 h4 h5 h6 "
     "header hr li main nav ol p pre section summary table tbody td tfoot th thead tr ul wbr".split()
 )
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_WIKI = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+_BARE_URL = re.compile(r"<?\b(?:https?|ftp)://[^\s>)]+>?")
+# What `visible` leaves out besides link targets: comments, tags, embeds, image paths.
+_UNSEEN = re.compile(
+    r"<!--.*?(?:-->|$)|%%.*?(?:%%|$)|</?[A-Za-z][^<>\n]*>|!\[\[[^\]\n]*\]\]|!\[([^\]\n]*)\]\([^)\n]*\)", re.S
+)
 _FOOTNOTE = re.compile(r"\[\^[^\[\]\s]+\]")
 # Obsidian's wikilink (no line break, no bracket inside); in a table cell the bar is `\|`.
 _WIKILINK = re.compile(r"\[\[([^\[\]\n|]*?)(?:(\\?\|)[^\[\]\n]*)?\]\]")
+
+
+def plain(text: str) -> str:
+    """`text` with link targets left out: the words people read, not the addresses."""
+    return _BARE_URL.sub("", _linked(text))
+
+
+def _linked(text: str) -> str:
+    """`text` with each link read as its text: a Markdown link's, a wikilink's alias or name."""
+    text = _MD_LINK.sub(lambda m: m.group(1), text)
+    return _WIKI.sub(lambda m: m.group(2) or m.group(1).rsplit("/", 1)[-1], text)
+
+
+def visible(text: str) -> str:
+    """The words of `text` a reader of the rendered note sees: a link's text and not its
+    address (a bare URL shows itself and stays), and no comment (``<!-- -->``, ``%%…%%``),
+    HTML tag, embed (``![[file]]``) or image path (an image shows its alt text). A
+    question's word found only in what this leaves out is not in the note as its owner
+    reads it (a key word inside a link's target)."""
+    return _linked(_UNSEEN.sub(lambda m: m.group(1) or " ", text))
 
 
 def _escaped(text: str, pos: int) -> bool:

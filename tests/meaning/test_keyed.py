@@ -160,7 +160,7 @@ def test_an_upgrade_that_changes_no_passage_text_embeds_nothing_and_a_new_cut_on
 
     # A cut that keeps bare URLs: only the one passage holding one has new text.
     def keep_urls(pkg: Path) -> None:
-        path = pkg / "meaning" / "passages.py"
+        path = pkg / "notes" / "shown.py"  # where the cut's `plain` lives
         text = path.read_text()
         assert 'return _BARE_URL.sub("", text)' in text
         path.write_text(text.replace('return _BARE_URL.sub("", text)', "return text"))

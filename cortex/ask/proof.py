@@ -1,0 +1,169 @@
+"""What the offline reader must see in one sentence before it answers. Pure functions.
+
+The offline reader has no model, so it answers only what a passage proves (issue 41). One
+sentence of its quote, read as the owner sees it (`cortex.notes.shown.visible`: no link
+address, image path, comment or tag), must hold
+
+- every focus term of the question that its note's names and headings do not give
+  (`focus.unmentioned`): "9 vans left late" is no answer to how many vans the solver
+  plans, though the sentence before it names the solver;
+- a value of the kind asked (`focus.expects`), and for "how many <things>" a count of
+  those things: "48 hours" counts no supers;
+- for "why", a reason ("because", "since", "so that", "due to", …);
+- for a personal question ("my …", "I …", the owner's name), nothing that gives the asked
+  thing to someone else ("their accountant", "Anna's bike", a sentence opening with a link
+  to another note and no "I" or "my") or defines it ("Blood type is a classification …");
+  and for "what is my <thing>", the thing with a value after it ("<thing>: …", "<thing>
+  is …") or named as the owner's ("… is my <thing>").
+
+When no sentence does, the reader answers nothing and the asker's miss names the
+passage as a lead, for the client's own model to read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+
+from cortex.ask.focus import answers_kind, unmentioned
+from cortex.ask.specifics import specifics
+from cortex.index.tokenize import tokenize
+from cortex.notes.blocks import sentences
+from cortex.notes.shown import visible
+
+__all__ = ["personal", "proving_sentence"]
+
+_WHY = re.compile(r"^\W*why\b|\bwhy (?:is|are|was|were|do|does|did|not|has|have)\b", re.I)
+# A reason. "as" is left out: it is in every other sentence and proves nothing.
+_REASON = re.compile(
+    r"\b(?:because|since|due to|owing to|thanks to|so that|so|therefore|thus|hence|reasons?|caused?|"
+    r"otherwise|in order to|to (?:avoid|keep|stop|prevent|make|get|save|let)|needs?|requires?|depends? on)\b|→|->",
+    re.I,
+)
+_HOW_MANY = re.compile(r"\bhow many ([^\W\d_][\w-]*)", re.I)
+_PERSONAL = re.compile(r"\b(?:[Mm]y|[Mm]ine|[Mm]e|[Oo]urs?|I)\b")
+_WHAT_IS_MINE = re.compile(r"\b(?:what|which)\b[^?]*?\b(?:is|are|was|were)\b[^?]*?(?:\bmy\b|\bour\b|['’]s\b)", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Ww]e|[Oo]urs?|[Uu]s)\b")
+# Right before a term: the thing is someone else's.
+_OTHERS = re.compile(r"(?:\b(?:their|his|her|your|its)|\b[A-Z][\w-]*['’]s|\]\]['’]s)\s+$")
+_DEFINES = re.compile(
+    r"^\W*(?:(?:an?|the)\s+)?[^.:;]{1,60}?\s(?:is|are)\s+(?:an?|the|one of)\s|"
+    r"\b(?:means|refers to|is defined as|stands for)\b",
+    re.I,
+)
+_OPENS_WITH_LINK = re.compile(r"^\s*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)?!?\[")
+# The thing, a few words that qualify it ("rate for small jobs"), then its value.
+_VALUE_AFTER = re.compile(
+    r"(?:\s+[\w'’-]+){0,4}?\s*(?:\*\*|__)?\s*(?:[:=|—–]|-\s|\((?!was\b)|\b(?:is|are|was|were)\b)\s*\S", re.I
+)
+_MINE_BEFORE = re.compile(r"\b(?:is|are|was|were|['’]s)\s+(?:my|our|[A-Z][\w-]*['’]s)\s+$", re.I)
+# Words that make a thing a stand-in for the real one, or one no longer in place.
+_STAND_IN = frozenset("mock practice trial sample dummy draft example fake test template former previous ex".split())
+_OF = re.compile(r"\s+of\s", re.I)
+_WORD = re.compile(r"[^\W_][\w'’-]*")
+
+
+def personal(question: str, owner: Collection[str] = ()) -> bool:
+    """Whether `question` asks about the owner: "my", "I", "our", or the owner's name
+    (`owner`: its casefolded words)."""
+    return bool(_PERSONAL.search(question)) or any(t in owner for t in tokenize(question))
+
+
+def proving_sentence(
+    question: str,
+    quote: str,
+    *,
+    focus: Sequence[str],
+    forms: Mapping[str, frozenset[str]],
+    names: Sequence[str],
+    wants: frozenset[str] | None,
+    owner: Collection[str] = (),
+) -> str | None:
+    """The first sentence of `quote` that proves an answer to `question` (the module's
+    rules), as the owner sees it; None when none does.
+
+    `focus`: the question's focus terms, `forms` their word forms; `names`: what the
+    passage is read with (its note's title and aliases, its headings, a table's header
+    row); `wants`: the kinds of value asked (`focus.expects`); `owner`: the owner's name.
+    """
+    mine = personal(question, owner)
+    valued = mine and bool(_WHAT_IS_MINE.search(question)) and wants is None
+    why = bool(_WHY.search(question))
+    counted = _HOW_MANY.search(question)
+    for raw in sentences(quote):
+        shown = visible(raw)
+        if unmentioned(question, focus, [(shown, names)]):
+            continue
+        if wants and not _has_value(raw if "url" in wants else shown, wants, counted.group(1) if counted else ""):
+            continue
+        if why and not _REASON.search(shown):
+            continue
+        if _another_kind(shown, question, focus, forms):
+            continue
+        if mine and _elsewhere(raw, shown, focus, forms):
+            continue
+        if valued and not _valued(shown, focus, forms):
+            continue
+        return shown
+    return None
+
+
+def _has_value(text: str, wants: frozenset[str], counted: str) -> bool:
+    """Whether `text` holds a value of a kind in `wants`; for "how many <counted>", a bare
+    count or an amount in that unit ("12 km" for kilometres), never one in another."""
+    unit = _unit(counted) if counted else None
+    for spec in specifics(text):
+        if not answers_kind(spec, wants):
+            continue
+        if counted and spec.kind == "amount" and spec.key[1] != unit:
+            continue  # "48 hours" is no count of supers
+        return True
+    return False
+
+
+def _unit(word: str) -> str | None:
+    """The unit key `word` names when counted ("kilometres" -> "km"), or None."""
+    found = [s for s in specifics(f"2 {word}") if s.kind == "amount"]
+    return str(found[0].key[1]) if found else None
+
+
+def _term_spans(text: str, focus: Sequence[str], forms: Mapping[str, frozenset[str]]) -> list[tuple[int, int]]:
+    """Where the words of `text` that are forms of a focus term stand."""
+    wanted = set().union(*(forms.get(t, frozenset({t})) for t in focus)) if focus else set()
+    return [m.span() for m in _WORD.finditer(text) if set(tokenize(m.group())) & wanted]
+
+
+def _another_kind(shown: str, question: str, focus: Sequence[str], forms: Mapping[str, frozenset[str]]) -> bool:
+    """Whether the sentence names only a stand-in for an asked thing: each time it names a
+    focus term, a word of `_STAND_IN` the question lacks stands right before ("mock exam"
+    for the exam, "sample invoice", "former accountant")."""
+    asked = set(tokenize(question))
+    before: dict[str, list[bool]] = {}
+    words = list(_WORD.finditer(shown))
+    for i, m in enumerate(words):
+        for t in (t for t in focus if set(tokenize(m.group())) & forms.get(t, frozenset({t}))):
+            prev = words[i - 1].group().casefold() if i else ""
+            before.setdefault(t, []).append(prev in _STAND_IN and prev not in asked)
+    return any(all(v) for v in before.values())
+
+
+def _elsewhere(raw: str, shown: str, focus: Sequence[str], forms: Mapping[str, frozenset[str]]) -> bool:
+    """Whether a sentence is about someone or something other than the owner: the asked
+    thing is someone else's ("their accountant", "[[Anna]]'s bike"), or, with no "I", "my"
+    or "we" in it, the sentence opens with a link to another note or defines the thing."""
+    if any(_OTHERS.search(raw[:a]) for a, _ in _term_spans(raw, focus, forms)):
+        return True
+    if _FIRST_PERSON.search(shown):
+        return False
+    return bool(_OPENS_WITH_LINK.match(raw)) or bool(_DEFINES.search(shown))
+
+
+def _valued(shown: str, focus: Sequence[str], forms: Mapping[str, frozenset[str]]) -> bool:
+    """Whether an asked thing stands with a value: "<thing>: …", "<thing> is …", "… is my
+    <thing>", "<thing> of <a number, date or name>", or in a table cell."""
+    for a, b in _term_spans(shown, focus, forms):
+        if _VALUE_AFTER.match(shown, b) or _MINE_BEFORE.search(shown[:a]):
+            return True
+        if _OF.match(shown, b) and specifics(shown[b:]):  # "payment terms of 14 days"
+            return True
+    return False

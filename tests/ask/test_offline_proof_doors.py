@@ -1,0 +1,58 @@
+"""The offline reader answers only what it can prove (issue 41, item 3), through a real server.
+
+No model key, so the offline reader answers: a question whose words a note holds only in a
+link's address, in a stand-in for the thing, in someone else's thing or in a definition is
+never VERIFIED; it is a miss that names the passage as a lead, for the client's own model
+to read. The notes that do say it are still quoted and VERIFIED.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import call, serve
+
+pytestmark = pytest.mark.slow  # a server and a dozen writes
+
+NOTES = {
+    "notes/reading.md": "# Reading\n\n- Saved [a long read](https://example.org/my-tyre-pressure-guide) for the "
+    "train, 12 pages.\n",
+    "notes/family.md": "# Family\n\n- [[Anna]]'s shoe size is 38; she wants boots for her birthday.\n",
+    "notes/biology.md": "# Biology course\n\nBlood type is a classification of blood by the antigens on red cells.\n",
+    "notes/tax.md": "# Tax return\n\n- [ ] Export the bank statements for their accountant in CSV format.\n",
+    "projects/german-b2.md": "# German B2 exam\n\n- [ ] Do one full mock exam per month from December.\n"
+    "- The exam is on 13 March 2027 at the Goethe-Institut.\n",
+    "notes/bees.md": "# Bees\n\n1. Clear supers with clearer boards 48 hours before.\n"
+    "2. I own 11 supers, 6 of them drawn.\n",
+    "notes/health.md": "# Health\n\n- My GP is Dr Mira Holt, Lindenstrasse 4.\n",
+}
+UNPROVEN = {  # each shares words with one note, which does not say it: (the note, how)
+    "What is my tyre pressure?": ("notes/reading.md", "only inside a link's address"),
+    "What is my shoe size?": ("notes/family.md", "someone else's"),
+    "What is my blood type?": ("notes/biology.md", "a definition"),
+    "Who is my accountant?": ("notes/tax.md", "their accountant"),
+}
+PROVEN = {  # the sentence that says it, and a word of its answer
+    "When is the German B2 exam?": "13 March 2027",
+    "How many supers do I own?": "11 supers",
+    "Who is my GP?": "Dr Mira Holt",
+}
+
+
+def test_the_offline_reader_verifies_only_what_one_sentence_proves(tmp_path: Path, brain_path: Path) -> None:
+    with serve(tmp_path, brain_path) as running:
+        url = f"{running.url}/mcp"
+        for path, text in NOTES.items():
+            assert call(url, "brain_write", path=path, mode="create", content=text).error is None
+        for question, (note, why) in UNPROVEN.items():
+            reply = call(url, "brain_ask", question=question)
+            assert reply.error is None, reply.error
+            r = reply.data
+            assert r["stamp"] == "UNVERIFIED", (question, why, r)
+            assert r["stamp_reason"].startswith("not answered; the closest passages are "), r["stamp_reason"]
+            assert note in [lead["path"] for lead in r["leads"]], (question, r["leads"])
+        for question, said in PROVEN.items():
+            r = call(url, "brain_ask", question=question).data
+            assert r["stamp"] == "VERIFIED", (question, r["stamp_reason"])
+            assert said in r["quotes"][0]["quote"], (question, r["quotes"])

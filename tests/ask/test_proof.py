@@ -1,0 +1,101 @@
+"""What one sentence must hold before the offline reader answers (cortex.ask.proof): pure, no I/O.
+
+Each rule is shown failing on the shape it guards against and holding on its faithful twin.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cortex.ask.focus import expects, focus_terms
+from cortex.ask.pack import variants
+from cortex.ask.proof import personal, proving_sentence
+from cortex.notes.shown import visible
+
+OWNER = {"nils", "ambry"}
+
+
+def _proves(question: str, quote: str, names: tuple[str, ...] = ()) -> str | None:
+    focus = focus_terms(question, OWNER)
+    forms = {t: variants(t) for t in focus}
+    return proving_sentence(
+        question, quote, focus=focus, forms=forms, names=names, wants=expects(question), owner=OWNER
+    )
+
+
+def test_visible_text_leaves_out_link_targets_paths_comments_and_tags() -> None:
+    assert visible("See [the guide](https://x.org/tyre-pressure) now") == "See the guide now"
+    assert "blood" not in visible("![scan](img/blood_type.png) and ![[blood type.png]]")
+    assert "pressure" not in visible("a <!-- tyre pressure --> b %%pressure%% c <span title='pressure'>d</span>")
+    assert visible("[[people/anna|Anna]] and [[Jonas]]") == "Anna and Jonas"
+    assert visible("https://example.org/pressure") == "https://example.org/pressure"  # shown as written
+
+
+@pytest.mark.parametrize(
+    ("question", "quote", "names", "proves"),
+    [
+        # Every focus term the names do not give, in one sentence, and the value with them.
+        (
+            "How many vans does the Harbourline nightly solver plan?",
+            "The nightly solver ran twice and wrote two plans. 9 vans left late.",
+            ("Harbourline incident",),
+            False,
+        ),
+        (
+            "How many vans does the Harbourline nightly solver plan?",
+            "The nightly solver plans 41 vans. It ran twice.",
+            ("Harbourline",),
+            True,
+        ),
+        # A key word only inside a link's address is not in the note as its owner reads it.
+        ("What is my tyre pressure?", "Read [this guide](https://example.org/tyre-pressure): 4 bar.", (), False),
+        ("What is my tyre pressure?", "Tyre pressure: 4.5 bar front, 5 bar rear.", (), True),
+        # A count of the things asked, not an amount of something else.
+        ("How many supers does Nils own?", "Clear supers with clearer boards 48 hours before.", (), False),
+        ("How many supers does Nils own?", "Nils owns 11 supers.", (), True),
+        ("How many kilometres is the commute?", "The commute is 12 km each way.", (), True),
+        ("How many kilometres is the commute?", "The commute takes 40 minutes.", (), False),
+        # Why wants a reason.
+        ("Why is the banner job the hardest to port?", "Port 5 job types; the hardest is the banner job.", (), False),
+        (
+            "Why is the banner job the hardest to port?",
+            "The banner job is the hardest to port because it drives the plotter through COM.",
+            (),
+            True,
+        ),
+        # A stand-in for the thing asked is not the thing.
+        ("When is the German B2 exam?", "- [ ] Do one full mock exam per month from December.", ("German B2",), False),
+        ("When is the German B2 exam?", "The exam is on 13 March 2027 in Hamburg.", ("German B2 exam",), True),
+        ("When is the mock exam?", "One mock exam per month from December.", (), True),
+        # A personal question: not someone else's thing, not a definition, not another note's subject.
+        ("Who is Nils's accountant?", "- [ ] Export for their accountant in DATEV CSV format.", (), False),
+        ("Who is my accountant?", "My accountant is Marcus Dunmore.", (), True),
+        ("What is my shoe size?", "[[Anna]]'s shoe size is 38.", (), False),
+        ("What is my shoe size?", "Anna's shoe size is 38.", (), False),
+        ("What is my shoe size?", "Shoe size: 44 (EU).", (), True),
+        ("What is my blood type?", "Blood type is a classification of blood by antigens.", (), False),
+        ("What is my blood type?", "Blood type: 0 negative, on the donor card.", (), True),
+        ("What is my blood type?", "[[Marta]] has blood type A and gave blood in May.", (), False),
+        ("What is my blood type?", "I found out my blood type is 0 negative.", (), True),
+        # "What is my <thing>" wants the thing with a value, not a sentence that mentions it.
+        ("What is my blood type?", "I should ask the GP about blood type tests.", (), False),
+        ("What payment terms are on Nils's invoices?", "Invoices carry payment terms of 14 days.", (), True),
+        ("What is Nils's hourly rate?", "The hourly rate for small jobs is 95 EUR.", (), True),
+    ],
+)
+def test_a_sentence_proves_an_answer_only_by_every_rule(
+    question: str, quote: str, names: tuple[str, ...], proves: bool
+) -> None:
+    assert (_proves(question, quote, names) is not None) is proves
+
+
+def test_the_proving_sentence_is_the_one_that_holds_it_as_shown() -> None:
+    quote = "The solver ran at [night](https://x.org). The nightly solver plans 41 vans."
+    assert _proves("How many vans does the nightly solver plan?", quote) == "The nightly solver plans 41 vans."
+
+
+def test_a_question_is_personal_by_my_i_our_or_the_owner_s_name() -> None:
+    assert personal("What is my blood type?") and personal("When did I last see the GP?")
+    assert personal("Who is Nils's accountant?", OWNER) and personal("Where is our spare key?")
+    assert not personal("Who is Anna's accountant?", OWNER) and not personal("What is the capital of Australia?")
+    assert not personal("Which MY-42 part fits?")
