@@ -34,6 +34,9 @@ ME = Actor("owner", "brain_write", "pytest")
 
 # Each note is what a person wrote; the quote is what a reader would copy from it.
 CLAIM = "The launch of the Heron probe is set for Monday 9 March."
+# Nothing answers, and a note of the brain shares a sixth of the question's words: a miss that
+# names it as a lead, not NOT IN BRAIN (issue 41).
+MISSED = ("UNVERIFIED", "not answered; the closest passages are")
 CASES = {
     "fence": (
         "## Launch\n\n````markdown\nAn example of a fence line inside a longer fence:\n```\n````\n\n"
@@ -52,7 +55,7 @@ CASES = {
         "under a RETRACTED banner",
     ),
     # A retracted note never reaches the pack: with its byte-order mark read, nothing answers.
-    "bom": (f"\ufeff---\nstatus: retracted\n---\n{CLAIM}\n", "NOT IN BRAIN", "the reader found nothing"),
+    "bom": (f"\ufeff---\nstatus: retracted\n---\n{CLAIM}\n", *MISSED),
     "yaml-error": (
         f'---\ntitle: "Launch\nstatus: current\n---\n{CLAIM}\n',
         "UNVERIFIED",
@@ -149,22 +152,22 @@ WAS_CASES = {
 FRONT_CASES = {
     "succalone": (
         f"---\nsuperseded_by: notes/launch-2.md\n---\n{CLAIM}\n",
-        ("NOT IN BRAIN", "the reader found nothing"),
+        MISSED,
         ("SUPERSEDED", "the current version is in notes/launch-2.md"),
     ),
     "succquoted": (
         f"---\ntitle: Launch\nsuperseded_by: 'notes/launch-2.md'\n---\n{CLAIM}\n",
-        ("NOT IN BRAIN", "the reader found nothing"),
+        MISSED,
         ("SUPERSEDED", "status: superseded (superseded by notes/launch-2.md)"),
     ),
     "succcurrent": (
         f"---\nstatus: current\nsuperseded_by: notes/launch-2.md\n---\n{CLAIM}\n",
-        ("NOT IN BRAIN", "the reader found nothing"),
+        MISSED,
         ("SUPERSEDED", "though its status says current"),
     ),
     "succdraft": (
         f"---\nstatus: draft\nsuperseded_by: notes/launch-2.md\n---\n{CLAIM}\n",
-        ("NOT IN BRAIN", "the reader found nothing"),
+        MISSED,
         ("SUPERSEDED", "the current version is in notes/launch-2.md"),
     ),
     **{
