@@ -257,13 +257,24 @@ def _sentences(work: str, protected: list[tuple[int, int]], breaks: set[int]) ->
     return [(a, b) for a, b in out if work[a:b].strip()]
 
 
+# A sentence that opens with what `cues.CUT` cuts off at its end: the phrase up to its comma.
+_FRONTED = re.compile(
+    r"\s*(?:(?P<neg>except|excluding|without)|if|unless|because)\b[^,;()]*?(?P<comma>,\s+)(?=\S)", re.IGNORECASE
+)
+
+
 def _cuts(work: str, a: int, b: int, protected: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
     """Clause spans of the sentence `work[a:b]`, each with how it opens."""
     out: list[tuple[int, int, str]] = []
     start, opener, in_relative = a, "", False
-    for m in cues.CUT.finditer(work, a, b):
+    fronted = _FRONTED.match(work, a, b)
+    if fronted and not _spans_overlap(protected, fronted.start("comma"), fronted.end("comma")):
+        # "Except on Sundays, the shuttle runs" is cut as "the shuttle runs, except on Sundays" is.
+        out.append((a, fronted.start("comma"), "neg" if fronted["neg"] else "sub"))
+        start = fronted.end("comma")
+    for m in cues.CUT.finditer(work, start, b):
         kind = m.lastgroup or ""
-        if m.start() == a or _spans_overlap(protected, m.start(), m.end()):
+        if m.start() == start or _spans_overlap(protected, m.start(), m.end()):
             continue
         if in_relative and kind in ("comma", "subj"):
             kind = "close"  # the comma that ends a relative clause: the clause before it goes on

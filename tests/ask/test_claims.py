@@ -149,6 +149,20 @@ def test_a_fragment_that_denies_something_denies_just_that() -> None:
     )
 
 
+def test_a_condition_said_first_is_cut_as_one_said_last() -> None:
+    quote = "The hotel shuttle runs to the airport every 30 minutes, except on Sundays."
+    assert [c.text for c in read("Except on Sundays, the shuttle runs.")] == ["Except on Sundays", "the shuttle runs"]
+    assert [c.text for c in read("If it rains, the match is off.")] == ["If it rains", "the match is off"]
+    check(
+        [
+            (quote, "Except on Sundays, the hotel shuttle runs to the airport every 30 minutes.", None, ""),
+            (quote, "Except on Mondays, the hotel shuttle runs to the airport every 30 minutes.", "condition", ""),
+            ("The match is off if it rains.", "If it rains, the match is off.", None, ""),
+            ("The match is off if it rains.", "If it rains, the match is not off.", "polarity", ""),
+        ]
+    )
+
+
 def test_bounds_and_phrases_with_no_are_not_negations() -> None:
     check(
         [
