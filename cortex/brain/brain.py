@@ -351,12 +351,13 @@ class Brain:
         if req.relinks and self.store.head():
             expect = self._linking(req.path, req.target)
             touched += expect  # their hand edits are committed first
-        self._before_write(touched)
-        try:
-            result, expect = self._commit_write(req, actor, expect)
-        except AlreadyApplied as done:
-            return self._replayed(done.sha, req.path, req.mode)
-        self._sync_workdir(result)
+        with self.store.staging_held():  # a hand `git commit` waits until the index follows
+            self._before_write(touched)
+            try:
+                result, expect = self._commit_write(req, actor, expect)
+            except AlreadyApplied as done:
+                return self._replayed(done.sha, req.path, req.mode)
+            self._sync_workdir(result)
         return write_reply(req, result, expect)
 
     def _commit_write(self, req: WriteRequest, actor: Actor, expect: list[str]) -> tuple[WriteResult, list[str]]:
@@ -400,9 +401,10 @@ class Brain:
                 out[path] = within_cap(edit(text).encode("utf-8"), path, "replace")
             return out
 
-        self._before_write(list(paths))
-        result = self._commit(change, subject, actor, "")
-        self._sync_workdir(result)
+        with self.store.staging_held():
+            self._before_write(list(paths))
+            result = self._commit(change, subject, actor, "")
+            self._sync_workdir(result)
         first = next(iter(paths))
         reply: dict[str, Any] = {"sha": result.sha, "parent": result.parent, "path": first}
         reply["blob"] = result.new_blobs.get(first)
@@ -500,20 +502,21 @@ class Brain:
                 return {path: (start + entry).encode("utf-8")}
             return {path: append_text(strict_text(existing, path), entry).encode("utf-8")}
 
-        self._before_write([path])
-        try:
-            result = self._commit(change, f"{actor.tool}: append {path}", actor)
-        except AlreadyApplied as done:
-            r = self._replayed(done.sha, path, "append")
-            return {
-                "sha": r["sha"],
-                "path": path,
-                "mode": "append",
-                "blob": r["blob"],
-                "replayed": True,
-                "note": r["note"],
-            }
-        self._sync_workdir(result)
+        with self.store.staging_held():
+            self._before_write([path])
+            try:
+                result = self._commit(change, f"{actor.tool}: append {path}", actor)
+            except AlreadyApplied as done:
+                r = self._replayed(done.sha, path, "append")
+                return {
+                    "sha": r["sha"],
+                    "path": path,
+                    "mode": "append",
+                    "blob": r["blob"],
+                    "replayed": True,
+                    "note": r["note"],
+                }
+            self._sync_workdir(result)
         reply: CaptureReply = {
             "sha": result.sha,
             "parent": result.parent,
@@ -552,11 +555,12 @@ class Brain:
         committed first. The working-tree watcher passes `sync=False` (its files are
         already on disk) and the owner as `author`.
         """
-        if sync:
-            self._before_write(paths)
-        result = self._commit(change, subject, actor, body, author)
-        if sync:
-            self._sync_workdir(result)
+        with self.store.staging_held():
+            if sync:
+                self._before_write(paths)
+            result = self._commit(change, subject, actor, body, author)
+            if sync:
+                self._sync_workdir(result)
         return result
 
     def commit_files(

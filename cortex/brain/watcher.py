@@ -242,7 +242,8 @@ class Editor:
         paths = self._hold_bad_names(paths)
         if not paths:
             return None
-        with self._lock:
+        # Git's index lock first, then the watcher's: the order a tool write takes them in.
+        with self.store.staging_held(), self._lock:
             busy = self.store.workdir_busy()
             if busy:
                 self._pending |= set(paths)  # try again after the merge / checkout

@@ -15,18 +15,23 @@ from __future__ import annotations
 import os
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Self
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Self
 
 import pygit2
 
 from cortex.files import prune_empty_folders, read_file, write_atomic
 from cortex.store.types import Identity
 
-__all__ = ["STAGING_LOCK_TRIES", "WorkingTree", "hash_blob"]
+__all__ = ["HOLD_TRIES", "STAGING_LOCK_TRIES", "WorkingTree", "hash_blob"]
 
 # Tries at writing Git's staging index while a git command holds index.lock (10 ms apart).
 STAGING_LOCK_TRIES = 50
+# Tries at taking index.lock for a write (10 ms apart). A `git commit` holds it while its
+# editor is open; past this the write goes on without it, and that commit then fails on its
+# own check that the branch has not moved.
+HOLD_TRIES = 100
 
 
 def hash_blob(data: bytes) -> str:
@@ -40,6 +45,7 @@ class WorkingTree:
     _repo: pygit2.Repository
     _lock: threading.RLock
     _unsynced: set[str]  # staging entries a busy index.lock kept from syncing
+    _holder: tuple[int, int, bool] | None = None  # (thread, depth, index written) while index.lock is ours
     ref: str
     branch: str
 
@@ -172,6 +178,53 @@ class WorkingTree:
             return None
         return target
 
+    @contextmanager
+    def staging_held(self) -> Iterator[bool]:
+        """Hold Git's own index.lock while a write moves the branch and the index and files
+        follow, so a `git commit` by hand in between fails as it would against another git
+        process, instead of building its tree from the old index on top of the new head
+        (which took the write back out). Yields whether the lock is held; re-entrant in
+        one thread. Index writes meanwhile go into the lock file, put in place on leaving."""
+        if self.workdir is None:
+            yield False
+            return
+        me = threading.get_ident()
+        if self._holder is not None and self._holder[0] == me:
+            thread, depth, wrote = self._holder
+            self._holder = (thread, depth + 1, wrote)
+            try:
+                yield True
+            finally:
+                thread, depth, wrote = self._holder
+                self._holder = (thread, depth - 1, wrote)
+            return
+        lock = Path(self._repo.path) / "index.lock"
+        for _ in range(HOLD_TRIES):
+            try:
+                os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+                break
+            except FileExistsError:
+                time.sleep(0.01)
+            except OSError:
+                yield False  # a read-only .git: the write itself says so
+                return
+        else:
+            yield False
+            return
+        self._holder = (me, 1, False)
+        try:
+            yield True
+        finally:
+            wrote = self._holder[2]
+            self._holder = None
+            try:
+                if wrote:
+                    os.replace(lock, Path(self._repo.path) / "index")  # Git's commit of a lock file
+                else:
+                    lock.unlink()
+            except OSError:
+                pass
+
     def sync_staging(self, paths: Iterable[str]) -> None:
         """Point Git's staging index (.git/index) at the head for `paths`, so `git status` shows
         only real hand edits.
@@ -200,6 +253,9 @@ class WorkingTree:
             self._unsynced = paths
 
     def _write_staging(self, head: str, paths: set[str]) -> None:
+        if self._holder is not None and self._holder[0] == threading.get_ident():
+            self._write_held_staging(head, paths)
+            return
         staging = self._repo.index
         index_file = os.path.join(self._repo.path, "index")
         if _stat_of(index_file) != getattr(self, "_staging_stat", None):
@@ -222,6 +278,33 @@ class WorkingTree:
         self._staging_stat = None  # should the write fail halfway, the next sync reads the file
         staging.write()
         self._staging_stat = _stat_of(index_file)
+
+    def _write_held_staging(self, head: str, paths: set[str]) -> None:
+        """`_write_staging` while this thread holds index.lock: the index is written beside
+        it, from the lock's content when already written this time, and moved into the lock
+        file (Git's way: the lock file holds the next index until it is renamed into place)."""
+        git_dir = Path(self._repo.path)
+        lock = git_dir / "index.lock"
+        draft = git_dir / f"cortex-index-{os.getpid()}-{threading.get_ident()}"
+        assert self._holder is not None
+        source = lock if self._holder[2] else git_dir / "index"
+        try:
+            if source.exists():
+                draft.write_bytes(source.read_bytes())
+            staging = pygit2.Index(str(draft))
+            for path in sorted(paths):
+                blob = self.blob_at(head, path)
+                if blob is None:
+                    if path in staging:
+                        staging.remove(path)
+                else:
+                    staging.add(pygit2.IndexEntry(path, pygit2.Oid(hex=blob), pygit2.enums.FileMode.BLOB))
+            staging.write()
+            os.replace(draft, lock)
+        finally:
+            draft.unlink(missing_ok=True)
+        self._holder = (self._holder[0], self._holder[1], True)
+        self._staging_stat = None  # the repository's own index object reads the file again
 
     def workdir_busy(self) -> str | None:
         """Why hand edits must wait (HEAD on another branch, a merge or rebase under way), or None."""

@@ -162,8 +162,8 @@ def test_an_upgrade_that_changes_no_passage_text_embeds_nothing_and_a_new_cut_on
     def keep_urls(pkg: Path) -> None:
         path = pkg / "notes" / "shown.py"  # where the cut's `plain` lives
         text = path.read_text()
-        assert 'return _BARE_URL.sub("", text)' in text
-        path.write_text(text.replace('return _BARE_URL.sub("", text)', "return text"))
+        assert 'return _BARE_URL.sub("", _linked(text))' in text
+        path.write_text(text.replace('return _BARE_URL.sub("", _linked(text))', "return _linked(text)"))
 
     recut = _start(_copy_with(tmp_path / "b", keep_urls), brain, vectors)
     assert recut["state"] == "ready" and recut["embedded"] == 1 and recut["reused"] == len(files) - 1, recut
