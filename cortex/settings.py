@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, TypedDict
 from zoneinfo import ZoneInfo
 
+from cortex import state_folder
 from cortex.errors import BadInput
 from cortex.files import write_atomic
 
@@ -532,7 +533,7 @@ def load_or_make_secret(path: Path, nbytes: int = 32) -> tuple[str, bool]:
     """A secret kept in a 0600 file in the state folder; (secret, newly_made)."""
     if path.exists():
         return read_secret_file(path), False
-    path.parent.mkdir(parents=True, exist_ok=True)
+    state_folder.make(path.parent)
     secret = secrets.token_urlsafe(nbytes)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as f:
@@ -566,7 +567,7 @@ def keep_header_file(home: Path, token: str) -> Path:
             return path
     except OSError:
         pass
-    home.mkdir(parents=True, exist_ok=True)
+    state_folder.make(home)
     write_atomic(path, line, mode=0o600)
     return path
 
@@ -576,8 +577,10 @@ def check_door_secrets(settings: Settings) -> None:
 
     The variables are checked as they are read (`secret`); this adds the files in the state
     folder and the rule that no secret opens another's door. Makes nothing: `cortex serve`
-    runs it before it binds, and the server again once the generated files exist.
+    runs it before it binds, and the server again once the generated files exist. The state
+    folder and its door files must be the owner's alone first (`state_folder.check`).
     """
+    state_folder.check(settings.home)
     given: dict[str, str] = {}
     for f in fields(Settings):
         spec: Setting = f.metadata["setting"]

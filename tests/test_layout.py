@@ -25,10 +25,10 @@ MODULES = sorted(
 )
 
 # The layers of docs/DESIGN.md, top to bottom: a folder each, plus the command at the top
-# and the two modules every layer may use at the bottom. A module may import its own
+# and the base modules every layer may use at the bottom. A module may import its own
 # layer or any below it.
 ORDER = ["cli", "app", "http", "tools", "ask", "guests", "brain", "meaning", "index", "store", "notes", "base"]
-BASE = {"settings", "errors", "files"}
+BASE = {"settings", "state_folder", "errors", "files"}
 
 
 def layer_name(module: str) -> str:

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from cortex import state_folder
 from cortex.app.brain_store import open_local_store
 from cortex.brain.brain import Brain
 from cortex.brain.contents_page import render_contents_page
@@ -152,7 +153,7 @@ def open_brain(settings: Settings, index_log: Callable[[str], None] | None = Non
     made = False
     store = open_local_store(settings)
     if store is None:  # the embedded default, made once
-        settings.home.mkdir(parents=True, exist_ok=True)
+        state_folder.make(settings.home)
         init_brain(settings.brain, bare=True)
         made = True
         store = open_local_store(settings)

@@ -86,7 +86,8 @@ class RedisProcess:
                 f"the socket path {self.socket_path} is too long for a unix socket; "
                 "use a shorter CORTEX_HOME or set REDIS_URL"
             )
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _only_mine(self.folder)  # made 0755 and 0644 by earlier versions
         # The folder's lock first: a live Cortex on this folder keeps it, so whatever answers
         # on the socket while the lock is ours was left by a Cortex that is gone.
         self._lock_folder()
@@ -268,8 +269,20 @@ def _holder(path: Path) -> str:
     return f"PID {pid}" if pid.isdigit() else "another process"
 
 
+def _only_mine(folder: Path) -> None:
+    """The folder 0700 and its files 0600, where this user owns them."""
+    for path in (folder, *folder.iterdir()):
+        try:
+            if path.stat().st_uid == os.geteuid() and not path.is_symlink():
+                path.chmod(0o700 if path.is_dir() else 0o600)
+        except OSError:
+            pass
+
+
 def _die_with_parent() -> None:
-    """In the child: ask Linux to SIGTERM it when the server dies, even by kill -9."""
+    """In the child: files it makes are its user's alone (its append-only file holds cached
+    answers and proposals), and Linux SIGTERMs it when the server dies, even by kill -9."""
+    os.umask(0o077)
     try:
         import ctypes
 
