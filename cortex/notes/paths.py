@@ -204,9 +204,10 @@ def collision(
     also deletes the other side: a write deletes only what it names, and a
     working tree cannot hold both while the switch happens.
     `is_file(p)`: the base tree has a file at p; `file_under(p)`: a file inside
-    the base tree's folder p, or None when p is not a folder; `twin(p)`: an existing
-    path that differs from p only by letter case or Unicode normalisation (on macOS
-    and Windows the two would be one file, so both must never be created).
+    the base tree's folder p, or None when p is not a folder; `twin(p)`: the existing
+    spelling of as much of p as exists when a name on it (a folder on the way, or the note)
+    differs only by letter case or Unicode normalisation (on macOS and Windows the two would
+    be one folder or file, so both must never be created).
     """
     added = sorted(p for p, data in changes.items() if data is not None)
     adding = set(added)
@@ -226,7 +227,15 @@ def collision(
                 "the folder's notes; nothing was committed. Choose another path"
             )
         other = twin(path)
-        if other is not None and changes.get(other, b"") is not None:
+        if other is not None and other.count("/") < path.count("/"):
+            # A folder on the way: both spellings would be one folder on macOS and Windows.
+            mine = "/".join(path.split("/")[: other.count("/") + 1])
+            return (
+                f"refused: the folder {mine} of {path} differs from the existing folder {other} only by "
+                f"letter case or Unicode normalisation, and would be the same folder on macOS and Windows; "
+                f"nothing was committed. Use {other}{path[len(mine):]}"
+            )
+        elif other is not None and changes.get(other, b"") is not None:
             return (
                 f"refused: {path} differs from the existing {other} only by letter case or Unicode "
                 f"normalisation, and would be the same file on macOS and Windows; nothing was committed. "

@@ -354,10 +354,29 @@ class GitStore(History, WorkingTree, Network):
                 return path
 
             def twin(path: str) -> str | None:
-                found = self._walk_names(tree, path, same_name)
-                return found if found is not None and found != path else None
+                return self._twin(tree, path)
 
             return collision(changes, is_file, file_under, twin)
+
+    def _twin(self, tree: pygit2.Oid | None, path: str) -> str | None:
+        """The existing spelling of as much of `path` as exists, when a name on it (a folder on
+        the way, or the file) is spelt otherwise but is one name with it (`same_name`):
+        `projects/garden` for `PROJECTS/Garden/tomatoes.md` beside `projects/garden/plans.md`.
+        None when every existing name on the way is spelt alike."""
+        found: list[str] = []
+        node, respelt = tree, False
+        for seg in path.split("/"):
+            if node is None or not seg:
+                break
+            entry = _child(self._node(node), seg)
+            if entry is None:
+                entry = next((e for e in cast(pygit2.Tree, self._repo[node]) if same_name(cast(str, e.name), seg)), None)
+                if entry is None:
+                    break
+                respelt = True
+            found.append(cast(str, entry.name))
+            node = entry.id if entry.filemode == pygit2.GIT_FILEMODE_TREE else None
+        return "/".join(found) if respelt else None
 
     def _walk_names(self, tree: pygit2.Oid | None, path: str, match: Callable[[str, str], bool]) -> str | None:
         """The existing path whose every segment `match`es `path`'s (an exact segment first), or None."""

@@ -118,6 +118,11 @@ def test_every_mode_on_such_names_over_http_keeps_every_other_byte(tmp_path, vau
         # A second file differing only by case or normalisation is refused.
         twin = call(url, "brain_write", path="résumé.md", mode="create", content="x")
         assert twin.error and "only by letter case or Unicode normalisation" in twin.error
+        # So is a note in a folder spelt otherwise, at any depth, naming the existing spelling.
+        for path, fix in [("people/x.md", "People/x.md"), ("PEOPLE/Nested/x.md", "People/Nested/x.md")]:
+            folder = call(url, "brain_write", path=path, mode="create", content="x")
+            assert folder.error and "differs from the existing folder People" in folder.error, folder.error
+            assert f"Use {fix}" in folder.error and not (vault / path).exists()
         # Edit, move and delete names with accents, apostrophes, +, &, parentheses.
         e = call(url, "brain_write", path="People/O'Brien, Pat.md", mode="edit", find="bee club", content="hive")
         assert e.error is None

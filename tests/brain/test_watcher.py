@@ -257,3 +257,17 @@ def test_a_late_watcher_never_takes_the_servers_own_syncs_for_hand_edits(tree: P
     assert brain.store.head() == shas[-1]
     assert not any(s.startswith("editor:") for s in subjects(tree))  # no hand edit was committed
     assert (tree / "notes" / "late.md").read_text() == "three\n"
+
+
+def test_a_folder_spelt_in_another_case_is_held_not_committed(tree: Path, brain: Brain, manual: Editor):
+    """Issue 42: `PROJECTS/garden/tomatoes.md` beside `projects/garden/` would be one folder on
+    macOS and Windows; the watcher holds it and says which spelling exists."""
+    brain.write("projects/garden/plans.md", "create", TOOL, content="# Plans\n")
+    manual.settle()
+    head = brain.store.head()
+    (tree / "PROJECTS" / "garden").mkdir(parents=True)
+    (tree / "PROJECTS" / "garden" / "tomatoes.md").write_text("# Tomatoes\n")
+    manual.settle()
+    assert brain.store.head() == head  # nothing committed
+    held = manual.status()["hand_edits"]["held"]
+    assert any("PROJECTS/garden/tomatoes.md" in why and "existing folder projects/garden" in why for why in held), held
