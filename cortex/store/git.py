@@ -370,7 +370,8 @@ class GitStore(History, WorkingTree, Network):
                 break
             entry = _child(self._node(node), seg)
             if entry is None:
-                entry = next((e for e in cast(pygit2.Tree, self._repo[node]) if same_name(cast(str, e.name), seg)), None)
+                names = cast(pygit2.Tree, self._repo[node])
+                entry = next((e for e in names if same_name(cast(str, e.name), seg)), None)
                 if entry is None:
                     break
                 respelt = True
