@@ -233,7 +233,7 @@ def collision(
             return (
                 f"refused: the folder {mine} of {path} differs from the existing folder {other} only by "
                 f"letter case or Unicode normalisation, and would be the same folder on macOS and Windows; "
-                f"nothing was committed. Use {other}{path[len(mine):]}"
+                f"nothing was committed. Use {other}{path[len(mine) :]}"
             )
         elif other is not None and changes.get(other, b"") is not None:
             return (
