@@ -9,7 +9,11 @@ The fetch is a request an outsider chooses, so it is held short:
   link-local, shared, multicast, reserved or unspecified address is refused before any
   connection (the cloud metadata service at 169.254.169.254 included), and the connection is
   made to the address that was checked, so a second DNS answer cannot move it;
-- 3 s in all, no redirects followed, at most 64 KB read;
+- 3 s in all, connect, headers and body together (a sender that trickles a byte a second
+  is cut off at the deadline, not let run as long as each read gets one), no redirects
+  followed, at most 64 KB read;
+- at most `MAX_FETCHES` at once (more are refused at once, holding no worker), and a URL
+  that failed is refused without a new fetch for `FAILED_SECONDS`;
 - the document must be a JSON object whose `client_id` is the URL itself and that names
   at least one redirect URI.
 
@@ -24,15 +28,30 @@ import ipaddress
 import json
 import socket
 import ssl
+import threading
 import time
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["DocumentRefused", "Fetcher", "MAX_DOCUMENT_BYTES", "TIMEOUT", "is_document_url"]
+__all__ = [
+    "FAILED_SECONDS",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_FETCHES",
+    "TIMEOUT",
+    "DocumentRefused",
+    "Fetcher",
+    "is_document_url",
+]
 
 MAX_DOCUMENT_BYTES = 64 * 1024
 TIMEOUT = 3.0
+# Fetches at once: a stranger's slow documents hold at most this many of the server's worker
+# threads (40), each for at most TIMEOUT; the owner's tools keep the rest.
+MAX_FETCHES = 4
+FAILED_SECONDS = 300.0  # a URL that failed is refused from memory this long
+_FAILED_KEPT = 1024  # failures remembered at most (the oldest go first)
 
 
 class DocumentRefused(Exception):
@@ -59,6 +78,19 @@ def _public(address: str) -> bool:
     )
 
 
+def _watch(conn: http.client.HTTPConnection, deadline: float, done: threading.Event) -> None:
+    """From `deadline` until `done`, shut `conn`'s socket every 50 ms (it may still be
+    connecting at first): every read and write on it ends."""
+    while not done.wait(max(0.0, deadline - time.monotonic())):
+        sock = conn.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        deadline = time.monotonic() + 0.05
+
+
 class _Pinned(http.client.HTTPSConnection):
     """HTTPS to one checked address; the certificate is still checked against the host name."""
 
@@ -76,6 +108,10 @@ class _Pinned(http.client.HTTPSConnection):
 class Fetcher:
     allow_loopback: bool = False  # tests only: 127.0.0.1 and ::1, over plain HTTP too
     timeout: float = TIMEOUT
+    clock: Any = time.monotonic
+    _slots: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(MAX_FETCHES))
+    _failed: OrderedDict[str, tuple[float, str]] = field(default_factory=OrderedDict)
+    _failed_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def _addresses(self, host: str, port: int) -> list[str]:
         try:
@@ -106,7 +142,27 @@ class Fetcher:
         return parts.scheme, parts.hostname, port, target
 
     def fetch(self, url: str) -> dict[str, Any]:
-        """The document at `url`, checked; DocumentRefused with the reason otherwise."""
+        """The document at `url`, checked; DocumentRefused with the reason otherwise (a URL
+        that failed within FAILED_SECONDS gets its reason again, with no fetch)."""
+        with self._failed_lock:
+            failed = self._failed.get(url)
+            if failed is not None and self.clock() - failed[0] < FAILED_SECONDS:
+                raise DocumentRefused(f"{failed[1]} (at most once every {FAILED_SECONDS:g} s)")
+        if not self._slots.acquire(blocking=False):
+            raise DocumentRefused(f"{MAX_FETCHES} client_id documents are being fetched already; try again")
+        try:
+            return self._fetch(url)
+        except DocumentRefused as exc:
+            with self._failed_lock:
+                self._failed[url] = (self.clock(), str(exc))
+                self._failed.move_to_end(url)
+                while len(self._failed) > _FAILED_KEPT:
+                    self._failed.popitem(last=False)
+            raise
+        finally:
+            self._slots.release()
+
+    def _fetch(self, url: str) -> dict[str, Any]:
         scheme, host, port, target = self.check_url(url)
         address = self._addresses(host, port)[0]
         deadline = time.monotonic() + self.timeout
@@ -114,6 +170,10 @@ class Fetcher:
             conn: http.client.HTTPConnection = _Pinned(host, address, port, self.timeout, ssl.create_default_context())
         else:
             conn = http.client.HTTPConnection(address, port, timeout=self.timeout)
+        # One deadline for connect, headers and body: a read that gets a byte now and then never
+        # times out by itself, so at the deadline the socket is shut, which ends any read.
+        done = threading.Event()
+        threading.Thread(target=_watch, args=(conn, deadline, done), daemon=True).start()
         try:
             conn.request("GET", target, headers={"Host": urlsplit(url).netloc, "Accept": "application/json"})
             response = conn.getresponse()
@@ -129,9 +189,12 @@ class Fetcher:
                 body += chunk
             if len(body) > MAX_DOCUMENT_BYTES:
                 raise DocumentRefused(f"the client_id document is larger than {MAX_DOCUMENT_BYTES // 1024} KB")
-        except (OSError, http.client.HTTPException) as exc:
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            if time.monotonic() >= deadline:
+                raise DocumentRefused(f"the client_id document took more than {self.timeout:g} s") from exc
             raise DocumentRefused(f"the client_id document could not be fetched ({exc.__class__.__name__})") from exc
         finally:
+            done.set()
             conn.close()
         try:
             doc = json.loads(body)
