@@ -358,7 +358,11 @@ class Brain:
             except AlreadyApplied as done:
                 return self._replayed(done.sha, req.path, req.mode)
             self._sync_workdir(result)
-        return write_reply(req, result, expect)
+        reply = write_reply(req, result, expect)
+        unwritten = self.unwritten_line(result)
+        if unwritten:
+            reply["working_tree"] = unwritten
+        return reply
 
     def _commit_write(self, req: WriteRequest, actor: Actor, expect: list[str]) -> tuple[WriteResult, list[str]]:
         """The write's commit, and the notes whose links it rewrote (`expect`, as finally taken).
@@ -411,6 +415,9 @@ class Brain:
         if len(paths) > 1:
             reply["blobs"] = {p: result.new_blobs.get(p) for p in paths}
         reply.update(push_fields(result))
+        unwritten = self.unwritten_line(result)
+        if unwritten:
+            reply["working_tree"] = unwritten
         return reply
 
     def _linking(self, path: str, target: str | None) -> list[str]:
@@ -529,6 +536,9 @@ class Brain:
             reply["push"] = result.push
             if result.push == "pending":
                 reply["push_note"] = push_note(result)
+        unwritten = self.unwritten_line(result)
+        if unwritten:
+            reply["working_tree"] = unwritten
         return reply
 
     def _page_is_ours(self, blob: str) -> bool:
@@ -583,6 +593,19 @@ class Brain:
         """Commit uncommitted hand edits to `paths` first (their own commit, door editor)."""
         if self.workdir_hook is not None:
             self.workdir_hook.before_write(paths)
+
+    def unwritten_line(self, result: WriteResult) -> str | None:
+        """One line on the files of `result` the working tree could not take (a read-only
+        folder), or None: the commit stands, and the file is written when it can be."""
+        failed = {p: why for p, why in self.store.unwritten.items() if p in result.new_blobs}
+        if not failed:
+            return None
+        named = ", ".join(f"{p} ({why})" for p, why in sorted(failed.items()))
+        return (
+            f"committed, but the working tree could not take {named}: the file on disk is out of date "
+            "until Cortex can write it (it retries; /healthz says so meanwhile). Make it writable; "
+            "an edit to the old copy is merged keeping this write"
+        )
 
     def _sync_workdir(self, result: WriteResult) -> None:
         if self.workdir_hook is not None:  # the watcher syncs and tracks what disk holds

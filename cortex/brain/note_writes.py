@@ -57,6 +57,7 @@ class WriteReply(TypedDict):
     push: NotRequired[str]  # hosted mode: pushed, or pending with push_note saying why
     push_note: NotRequired[str]
     note: NotRequired[str]
+    working_tree: NotRequired[str]  # a file of the commit the working tree could not take, and why
 
 
 class CaptureReply(TypedDict):
@@ -73,6 +74,7 @@ class CaptureReply(TypedDict):
     push: NotRequired[str]
     push_note: NotRequired[str]
     note: NotRequired[str]
+    working_tree: NotRequired[str]
 
 
 MAX_REASON_CHARS = 500

@@ -74,6 +74,7 @@ class _Plan:
     disk: dict[str, bytes | None] = field(default_factory=dict)
     merged: list[str] = field(default_factory=list)
     overwrote: list[str] = field(default_factory=list)
+    waiting: dict[str, str] = field(default_factory=dict)  # hand edits held back, and why
 
 
 class _Moved(Exception):
@@ -145,6 +146,8 @@ class Editor:
                 "commits": self.commits,
                 "last_error": self.last_error,
                 "held": held,
+                # Files a commit could not put on disk (a read-only folder): retried each poll.
+                "unwritten": [f"{p}: {why}" for p, why in sorted(self.store.unwritten.items())],
             }
         }
 
@@ -198,6 +201,9 @@ class Editor:
     def poll_once(self) -> WriteResult | None:
         """One pass: note what changed; after the debounce, commit it."""
         self.store.sync_staging(())  # staging entries a busy index.lock kept back last time, if any
+        if self.store.unwritten:  # files a commit could not put on disk: try again
+            with self._lock:
+                self._catch_up(sorted(self.store.unwritten), {})
         now_ns = time.time_ns()
         current = self.scan()
         changed = {p for p in current.keys() | self._stats.keys() if current.get(p) != self._stats.get(p)}
@@ -253,6 +259,7 @@ class Editor:
                 head = self.store.head()
                 plan = self._plan(paths, View(self.store, head))
                 self._hold_collisions(plan, paths)
+                self.held.update(plan.waiting)
                 if not plan.out:
                     return None
 
@@ -345,6 +352,7 @@ class Editor:
             theirs_blob = view.blob_of(path)
             if disk_blob == theirs_blob:
                 self._base[path] = theirs_blob
+                self.store.unwritten.pop(path, None)  # mended by hand
                 continue
             base = self._base.get(path, _UNKNOWN)
             if disk_blob == base:
@@ -359,9 +367,16 @@ class Editor:
                 continue
             theirs = view.read(path)
             merged = None
+            # A copy Cortex could not update: the person never saw the commit, so their edit
+            # must not take it back out; a conflict keeps both sides.
+            stale = path in self.store.unwritten
             if disk is not None and theirs is not None:
                 base_bytes = self.store.blob_bytes(base) if isinstance(base, str) else b""
-                merged = self.store.merge_text(base_bytes, disk, theirs)
+                merged = self.store.merge_text(base_bytes, disk, theirs, union=stale)
+            if merged is None and stale:
+                plan.waiting[path] = f"{path}: a hand edit of a copy Cortex could not update waits (no merge)"
+                plan.disk.pop(path, None)
+                continue
             if merged is None:  # deleted on one side, or the same lines changed: the hand edit wins, said so
                 plan.out[path] = disk
                 plan.overwrote.append(path)
@@ -395,6 +410,7 @@ class Editor:
             want = self.store.blob_at(head, path)
             if disk_blob == want:
                 self._base[path] = want
+                self.store.unwritten.pop(path, None)
                 continue
             base = self._base.get(path, _UNKNOWN)
             if disk_blob != base and disk_blob != old_blobs.get(path, _UNKNOWN):

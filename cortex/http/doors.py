@@ -313,6 +313,13 @@ def build_app(
             body.update(extra)
         elif "guest_door" in extra:
             body["guest_door"] = extra["guest_door"]
+        unwritten = (extra.get("hand_edits") or {}).get("unwritten") or []
+        if unwritten:  # committed, but the files on disk are behind: said until mended
+            n = len(unwritten)
+            body["working_tree"] = (
+                f"{n} file{'s' if n != 1 else ''} of acknowledged writes could not be written to the working "
+                "tree and are out of date on disk; ?detail=1 names them"
+            )
         return JSONResponse(body)
 
     async def oauth_probe(request: Request) -> Response:

@@ -89,6 +89,9 @@ class GitStore(History, WorkingTree, Network):
         # (and `cortex eval`) can move time instead of sleeping past Git's 1 s resolution.
         self.clock: Callable[[], dt.datetime] | None = None
         self._unsynced: set[str] = set()  # staging entries a busy index.lock kept from syncing
+        # Working-tree files a commit could not be written to, and why (a read-only folder):
+        # retried, reported, and never read as the owner's edit.
+        self.unwritten: dict[str, str] = {}
         # The trees the last draft wrote, by tree id, each with the TreeBuilder that wrote
         # it (see `_node`). A builder is taken out before it is changed, so each one holds
         # exactly the entries of the tree it is filed under.

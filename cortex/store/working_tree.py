@@ -45,6 +45,7 @@ class WorkingTree:
     _repo: pygit2.Repository
     _lock: threading.RLock
     _unsynced: set[str]  # staging entries a busy index.lock kept from syncing
+    unwritten: dict[str, str]  # files a commit could not put on disk, and why
     _holder: tuple[int, int, bool] | None = None  # (thread, depth, index written) while index.lock is ours
     ref: str
     branch: str
@@ -138,7 +139,8 @@ class WorkingTree:
         Returns the files written. A file whose disk bytes differ from `expected`
         holds a hand edit and is left alone (the editor watcher commits it). Writes
         go to a dot-named temp file and are renamed into place, so a watcher or an
-        editor never sees half a file.
+        editor never sees half a file. A file the system refuses (a read-only folder)
+        goes into `unwritten` with the reason, until a later write of it succeeds.
         """
         wd = self.workdir
         if wd is None:
@@ -159,8 +161,10 @@ class WorkingTree:
                         target.rmdir()  # the empty folder left by the folder's last note, as Git would
                     target.parent.mkdir(parents=True, exist_ok=True)
                     write_atomic(target, data)
-            except OSError:
+            except OSError as exc:
+                self.unwritten[path] = exc.strerror or type(exc).__name__
                 continue
+            self.unwritten.pop(path, None)
             written[path] = data
         self.sync_staging(paths)
         return written
@@ -330,8 +334,9 @@ class WorkingTree:
         with self._lock:
             return str(self._repo.create_blob(data))
 
-    def merge_text(self, base: bytes | None, ours: bytes, theirs: bytes) -> bytes | None:
-        """A three-way merge of one file's bytes (Git's own line merge); None when it conflicts."""
+    def merge_text(self, base: bytes | None, ours: bytes, theirs: bytes, *, union: bool = False) -> bytes | None:
+        """A three-way merge of one file's bytes (Git's own line merge); None when it conflicts,
+        unless `union`: then each conflict keeps both sides, `theirs` first (Git's union merge)."""
         with self._lock:
             entry = lambda data: pygit2.IndexEntry(
                 "note.md",
@@ -339,9 +344,35 @@ class WorkingTree:
                 pygit2.enums.FileMode.BLOB,
             )
             result = self._repo.merge_file_from_index(entry(base or b""), entry(ours), entry(theirs))
-            if not result.automergeable:
-                return None
-            return result.contents.encode("utf-8") if isinstance(result.contents, str) else result.contents
+            contents = result.contents.encode("utf-8") if isinstance(result.contents, str) else result.contents
+            if result.automergeable:
+                return contents
+            return _union(contents) if union else None
+
+
+def _union(marked: bytes) -> bytes | None:
+    """A merge's output with each conflict's two sides kept, theirs first: the lines between
+    `=======` and `>>>>>>> note.md`, then those between `<<<<<<< note.md` and `=======`.
+    None when the markers do not pair (a note that writes such lines itself)."""
+    out: list[bytes] = []
+    ours: list[bytes] = []
+    theirs: list[bytes] = []
+    side = None
+    for line in marked.splitlines(keepends=True):
+        if line.rstrip(b"\r\n") == b"<<<<<<< note.md" and side is None:
+            side, ours, theirs = "ours", [], []
+        elif line.rstrip(b"\r\n") == b"=======" and side == "ours":
+            side = "theirs"
+        elif line.rstrip(b"\r\n") == b">>>>>>> note.md" and side == "theirs":
+            out += theirs + ours
+            side = None
+        elif side == "ours":
+            ours.append(line)
+        elif side == "theirs":
+            theirs.append(line)
+        else:
+            out.append(line)
+    return b"".join(out) if side is None else None
 
 
 def _stat_of(path: str) -> tuple[int, int, int, int] | None:
