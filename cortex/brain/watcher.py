@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterable
 
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
+from cortex.brain.undone import restore, undone_by
 from cortex.errors import BadInput, StoreError
 from cortex.files import read_file
 from cortex.notes.paths import check_path
@@ -45,6 +46,8 @@ log = logging.getLogger("cortex.editor")
 
 HAND = Actor(door="editor", tool="hand-edit", client="working tree")
 DEBOUNCE_MS = 300
+UNDONE_LOOK = 50  # new commits read per poll for a hand commit that took back a write
+RESTORED_SHOWN = 10  # restorations /healthz lists
 POLL_S = 0.1
 # A file modified this close to its stat may change again within the same mtime
 # tick with the same size ("racy git"); such files are re-hashed once more.
@@ -116,6 +119,9 @@ class Editor:
         # re-checked after every change on disk until the person renames one side.
         self.held: dict[str, str] = {}
         self.first_pass = threading.Event()  # set once the start-up pass (check_all) is done
+        # Hand commits that took back an acknowledged write, and the commit that put it back.
+        self.restored: list[str] = []
+        self._seen_head: str | None = brain.store.head()
         brain.attach_workdir(self)
 
     # -- running ----------------------------------------------------------
@@ -148,6 +154,7 @@ class Editor:
                 "held": held,
                 # Files a commit could not put on disk (a read-only folder): retried each poll.
                 "unwritten": [f"{p}: {why}" for p, why in sorted(self.store.unwritten.items())],
+                "restored": list(self.restored),
             }
         }
 
@@ -201,6 +208,7 @@ class Editor:
     def poll_once(self) -> WriteResult | None:
         """One pass: note what changed; after the debounce, commit it."""
         self.store.sync_staging(())  # staging entries a busy index.lock kept back last time, if any
+        self._check_undone()
         if self.store.unwritten:  # files a commit could not put on disk: try again
             with self._lock:
                 self._catch_up(sorted(self.store.unwritten), {})
@@ -218,6 +226,27 @@ class Editor:
             paths, self._pending = self._pending, set()
             return self.commit_paths(paths)
         return None
+
+    def _check_undone(self) -> None:
+        """Put back what a new hand commit took out of an acknowledged write (`brain.undone`)."""
+        head = self.store.head()
+        seen, self._seen_head = self._seen_head, head
+        if head is None or seen is None or head == seen or not self.store.is_ancestor(seen, head):
+            return  # nothing new, or history rewritten: the owner's doing
+        for sha in self.store.commits_between(seen, head)[-UNDONE_LOOK:]:
+            undone = undone_by(self.brain, sha)
+            if undone is None:
+                continue
+            result = restore(self.brain, undone)  # takes Git's index lock, then this watcher's
+            if result is not None:
+                said = (
+                    f"{', '.join(undone.paths)}: the hand commit {undone.hand[:7]} took back the write "
+                    f"{undone.cortex[:7]}; restored in {result.sha[:7]}"
+                )
+                self.restored = [*self.restored, said][-RESTORED_SHOWN:]
+                self.last_error = said
+                log.warning("%s", said)
+        self._seen_head = self.store.head()
 
     # -- committing ---------------------------------------------------------
 

@@ -275,6 +275,19 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     )
 
 
+def _behind(health: dict[str, Any]) -> str | None:
+    """What public /healthz says while committed files are behind on disk (a read-only
+    folder), until mended: how many, never which (?detail=1 names them)."""
+    unwritten = (health.get("hand_edits") or {}).get("unwritten") or []
+    if not unwritten:
+        return None
+    n = len(unwritten)
+    return (
+        f"{n} file{'s' if n != 1 else ''} of acknowledged writes could not be written to the working tree "
+        "and are out of date on disk; ?detail=1 names them"
+    )
+
+
 def build_app(
     settings: Settings,
     tools: Tools,
@@ -313,13 +326,9 @@ def build_app(
             body.update(extra)
         elif "guest_door" in extra:
             body["guest_door"] = extra["guest_door"]
-        unwritten = (extra.get("hand_edits") or {}).get("unwritten") or []
-        if unwritten:  # committed, but the files on disk are behind: said until mended
-            n = len(unwritten)
-            body["working_tree"] = (
-                f"{n} file{'s' if n != 1 else ''} of acknowledged writes could not be written to the working "
-                "tree and are out of date on disk; ?detail=1 names them"
-            )
+        behind = _behind(extra)
+        if behind:
+            body["working_tree"] = behind
         return JSONResponse(body)
 
     async def oauth_probe(request: Request) -> Response:

@@ -119,6 +119,7 @@ class History:
                 author=commit.author.name,
                 parents=tuple(str(p) for p in commit.parent_ids),
                 files=tuple(self._changed_files(commit)),
+                committer=commit.committer.name,
             )
 
     def _changed_files(self, commit: pygit2.Commit) -> list[str]:

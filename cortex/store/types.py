@@ -30,6 +30,7 @@ class CommitInfo:
     author: str
     parents: tuple[str, ...]
     files: tuple[str, ...] = field(default=())
+    committer: str = ""  # "Cortex" on every commit Cortex makes, hand edits included
 
     @property
     def subject(self) -> str:
