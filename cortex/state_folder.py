@@ -20,7 +20,15 @@ from cortex.errors import BadInput
 __all__ = ["DOOR_FILES", "check", "make"]
 
 # The files whose content opens a door, by name in the state folder.
-DOOR_FILES = ("owner-token", "url-secret", "console-key", "console-epoch", "oauth.json", "owner-header")
+DOOR_FILES = (
+    "owner-token",
+    "url-secret",
+    "console-key",
+    "console-epoch",
+    "oauth.json",
+    "oauth.json.log",
+    "owner-header",
+)
 
 
 def make(home: Path) -> Path:

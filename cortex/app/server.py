@@ -175,7 +175,12 @@ def _meaning_progress() -> Callable[[int, int], None]:
 
 
 def save_on_shutdown(parts: ServerParts) -> None:
-    """A clean shutdown saves the head's index if it moved since the last save, and the vectors."""
+    """A clean shutdown saves the head's index if it moved since the last save, and the vectors,
+    and writes the OAuth records' last changes."""
+    records = getattr(getattr(parts.oauth, "provider", None), "records", None)
+    close = getattr(records, "close", None)
+    if close is not None:
+        close()  # FileRecords: its writer thread's queue
     if parts.brain.meaning is not None:
         parts.brain.meaning.stop()
         parts.brain.meaning.save()

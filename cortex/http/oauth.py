@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import logging
 import secrets
 import time
@@ -52,7 +53,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthMetadata, OAuthToke
 from pydantic import AnyHttpUrl, AnyUrl, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import HTTPConnection
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
@@ -60,6 +61,7 @@ from cortex.ask.neutralize import client_text
 from cortex.errors import CortexError
 from cortex.guests.review import Review
 from cortex.http.client_documents import DocumentRefused, Fetcher, is_document_url
+from cortex.http.console.auth import Throttle
 from cortex.http.doors import door_app, transport_security
 from cortex.http.mcp_tools import trusted_server
 from cortex.http.oauth_records import FileRecords, Records
@@ -92,8 +94,31 @@ SCOPE = "brain"  # the one scope: the owner door's tools
 # forgotten after a day, and no more than MAX_CLIENTS are kept at once.
 UNUSED_CLIENT_SECONDS = 86_400
 MAX_CLIENTS = 500
+# One registration's size and its fields' (10 registrations of 3.9 MB made a 40 MB file that
+# every change rewrote); registrations per address an hour; consents waiting, per client and
+# in all (the oldest goes first).
+MAX_REGISTRATION_BYTES = 8 * 1024
+MAX_FIELD_CHARS = 2000
+MAX_REDIRECT_URIS = 10
+REGISTRATIONS_PER_HOUR = 10
+MAX_PENDING_PER_CLIENT = 10
+MAX_PENDING = 200
 CONSENT_PATH = "/console/oauth/consent"
 MAX_BASES = 8  # loopback issuers (Host spellings and ports) kept at once without a public URL
+
+
+def _oversized(info: dict[str, Any], uris: int) -> str | None:
+    """Why a registration is too big to keep (one line), or None."""
+    size = len(json.dumps(info))
+    if size > MAX_REGISTRATION_BYTES:
+        return f"a registration is at most {MAX_REGISTRATION_BYTES // 1024} KB; this one is {size:,} bytes"
+    if uris > MAX_REDIRECT_URIS:
+        return f"at most {MAX_REDIRECT_URIS} redirect URIs; this registration names {uris}"
+    for name, value in info.items():
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and len(v) > MAX_FIELD_CHARS for v in values):
+            return f"the field {name} is longer than {MAX_FIELD_CHARS} characters"
+    return None
 
 
 def digest(secret: str) -> str:
@@ -187,6 +212,9 @@ class CortexProvider:
             )
         if client_info.scope is not None and SCOPE not in client_info.scope.split():
             client_info.scope = f"{client_info.scope} {SCOPE}"
+        too_big = _oversized(client_info.model_dump(mode="json"), len(uris))
+        if too_big:
+            raise RegistrationError("invalid_client_metadata", too_big)
         if len(self.records.scan("client:")) >= MAX_CLIENTS:
             raise RegistrationError(
                 "invalid_client_metadata", f"{MAX_CLIENTS} clients are registered; revoke some on the console first"
@@ -229,6 +257,15 @@ class CortexProvider:
         log.info("oauth: client revoked (%d token families ended)", len(families))
         return len(families)
 
+    def revoke_unused(self, days: int) -> int:
+        """Revoke every client not used for `days` days (never used: registered that long
+        ago); the number revoked. One action for the owner after a flood of registrations."""
+        cutoff = self.clock() - days * 86_400
+        stale = [c["client_id"] for c in self.clients() if (c["last_used"] or c["registered"] or 0) <= cutoff]
+        for client_id in stale:
+            self.revoke_client(client_id)
+        return len(stale)
+
     def _touch(self, client_id: str, first: bool = False) -> None:
         now = self.clock()
         if not first and self._touched.get(client_id, 0) > now - TOUCH_SECONDS:
@@ -259,6 +296,7 @@ class CortexProvider:
                 state=params.state,
                 iss=issuer,
             )
+        self._make_room(client.client_id)
         pending = secrets.token_urlsafe(24)
         self.records.put(
             f"pending:{pending}",
@@ -267,10 +305,22 @@ class CortexProvider:
                 "params": params.model_dump(mode="json"),
                 "resource": expected,
                 "issuer": issuer,
+                "created": self.clock(),
             },
             ttl=PENDING_SECONDS,
         )
         return f"{CONSENT_PATH}?request={pending}"
+
+    def _make_room(self, client_id: str) -> None:
+        """Forget the oldest consent requests waiting past MAX_PENDING_PER_CLIENT for
+        `client_id` or MAX_PENDING in all, so a new one fits."""
+        waiting = sorted(self.records.scan("pending:"), key=lambda kv: kv[1].get("created", 0))
+        mine = [k for k, v in waiting if v.get("client_id") == client_id]
+        gone = mine[: max(0, len(mine) - MAX_PENDING_PER_CLIENT + 1)]
+        rest = [k for k, _ in waiting if k not in gone]
+        gone += rest[: max(0, len(rest) - MAX_PENDING + 1)]
+        if gone:
+            self.records.delete(*gone)
 
     def pending(self, request_id: str) -> Pending | None:
         record = self.records.get(f"pending:{request_id}") if request_id else None
@@ -459,6 +509,9 @@ class OAuthDoor:
         self.server = server  # the owner's tools, recording the OAuth client's registered name
         self.mcp_app = mcp_app
         self._apps: dict[str, tuple[Any, BearerAuthBackend]] = {}
+        # Anonymous registrations per client address (the socket's, or a trusted proxy's
+        # X-Forwarded-For as uvicorn reads it): 487 junk ones filled the client cap in 8.9 s.
+        self.registrations = Throttle(max_failures=REGISTRATIONS_PER_HOUR, window=3600.0)
 
     async def tool_names(self) -> list[str]:
         """What a client the owner approves can call: the owner door's tools."""
@@ -546,6 +599,13 @@ class OAuthDoor:
             await self.refused(host)(scope, receive, send)
             return
         app, _ = self._parts(issuer)
+        if scope.get("path") == "/register" and scope.get("method") == "POST":
+            addr = (scope.get("client") or ("unknown", 0))[0]
+            wait = self.registrations.retry_after(addr)
+            if wait is not None:
+                await _too_many(wait)(scope, receive, send)
+                return
+            self.registrations.fail(addr)  # counts each registration, kept or refused
         # A records store that is away (Redis) raises inside the SDK's handler: Starlette
         # answers 500, and no token was issued.
         await app(scope, receive, send)
@@ -565,6 +625,19 @@ class OAuthDoor:
             return False
         scope["auth"], scope["user"] = found
         return True
+
+
+def _too_many(wait: int) -> Response:
+    """429 for a registration past REGISTRATIONS_PER_HOUR from one address (RFC 6585)."""
+    return JSONResponse(
+        {
+            "error": "invalid_client_metadata",
+            "error_description": f"at most {REGISTRATIONS_PER_HOUR} registrations an hour from one address; "
+            f"try again in {wait} s",
+        },
+        status_code=429,
+        headers={"Retry-After": str(wait)},
+    )
 
 
 def make_oauth(parts: ServerParts, review: Review | None) -> OAuthDoor | None:

@@ -64,8 +64,11 @@ def test_a_flow_by_hand_reads_the_brain_and_its_writes_carry_the_registered_name
     assert wrote.error is None
     message = oserver.parts.brain.store.commit_info(wrote.data["sha"]).message
     assert "Cortex-Door: owner-oauth" in message and "Cortex-Client: Phone app" in message
-    # Stored hashed: neither token appears in the records file.
-    stored = (oserver.parts.settings.home / "oauth.json").read_text()
+    # Stored hashed: neither token appears in the records files (the snapshot and its log).
+    assert oserver.parts.oauth.provider.records.flush()
+    home = oserver.parts.settings.home
+    stored = "".join(p.read_text() for p in (home / "oauth.json", home / "oauth.json.log") if p.exists())
+    assert "access:" in stored
     assert tokens["access_token"] not in stored and tokens["refresh_token"] not in stored
     # The owner token and the secret URL keep working beside it.
     assert call(url, "brain_read", path="profile.md").error is None

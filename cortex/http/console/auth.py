@@ -210,7 +210,8 @@ def credential_ok(given: str, owner_token: str, passcode: str | None) -> bool:
 
 
 class Throttle:
-    """Failed sign-ins per client address, in memory: MAX_FAILURES per FAILURE_WINDOW."""
+    """Events per client address, in memory: at most `max_failures` per `window` (failed
+    sign-ins, MAX_FAILURES per FAILURE_WINDOW; the OAuth door counts registrations with it)."""
 
     def __init__(
         self,

@@ -11,6 +11,8 @@ OAuth clients with their revoke buttons.
   `access_denied`, and `iss`. The page's CSP allows the form to go on to that one origin only.
 - `GET /console/clients` and `POST /console/clients/revoke`: every client with its redirect
   URIs, first and last use; revoking ends all of its tokens at once.
+- `POST /console/clients/revoke-unused`: every client unused for a chosen number of days
+  (0: every one), in one action: after a flood of junk registrations, one click.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ def _when(t: float | None) -> str:
     if not t:
         return "never"
     return dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+UNUSED_CHOICES = (0, 1, 7, 30, 90)  # days a client went unused: what "Revoke unused" offers
 
 
 Handler = Callable[[Request, Session | None, dict[str, str]], Awaitable[Response]]
@@ -111,7 +116,9 @@ class ClientPages:
     ) -> Response:
         found = await run_in_threadpool(self.oauth.provider.clients)
         rows = [dict(c, first=_when(c["first_used"]), last=_when(c["last_used"])) for c in found]
-        return self.console.render(request, session, "clients.html", title="Clients", clients=rows, notice=notice)
+        return self.console.render(
+            request, session, "clients.html", title="Clients", clients=rows, notice=notice, unused=UNUSED_CHOICES
+        )
 
     async def revoke(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
         client_id = form.get("client_id", "")
@@ -123,6 +130,14 @@ class ClientPages:
         return await self.clients(
             request, session, form, notice=f"{name} revoked: {ended} sign-in(s) ended; it must ask again."
         )
+
+    async def revoke_unused(self, request: Request, session: Session | None, form: dict[str, str]) -> Response:
+        days = int(form["days"]) if form.get("days", "").isdigit() else -1
+        if days not in UNUSED_CHOICES:
+            return self._message(request, session, 400, f"Choose one of {', '.join(map(str, UNUSED_CHOICES))} days.")
+        ended = await run_in_threadpool(self.oauth.provider.revoke_unused, days)
+        since = "ever" if days == 0 else f"for {days} day{'s' if days != 1 else ''}"
+        return await self.clients(request, session, form, notice=f"{ended} client(s) not used {since} revoked.")
 
 
 def _with_form_action(endpoint: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
@@ -162,4 +177,9 @@ def client_routes(console: ConsolePages, oauth: Any) -> list[Route]:
         Route("/console/oauth/consent", console.page(pages.answer), methods=["POST"]),
         Route("/console/clients", console.page(pages.clients), methods=["GET"]),
         Route("/console/clients/revoke", console.page(pages.revoke), methods=["POST"]),
+        Route(
+            "/console/clients/revoke-unused",
+            console.page(pages.revoke_unused),
+            methods=["POST"],
+        ),
     ]
