@@ -63,10 +63,23 @@ def is_document_url(client_id: str) -> bool:
     return client_id.startswith(("https://", "http://"))
 
 
+# Ranges `ipaddress` does not call private but no public document lives in: shared address
+# space (carrier NAT) and the IETF protocol assignments.
+_NOT_PUBLIC_V4 = (ipaddress.IPv4Network("100.64.0.0/10"), ipaddress.IPv4Network("192.0.0.0/24"))
+
+
 def _public(address: str) -> bool:
     ip = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        # An IPv4 address inside an IPv6 one is judged as itself: mapped (::ffff:a.b.c.d), 6to4
+        # (2002:aabb:ccdd::) and Teredo's client; the deprecated site-local fec0::/10 is private.
+        embedded = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
+        if embedded is not None and not _public(str(embedded)):
+            return False
+        if ip.ipv4_mapped is not None:
+            return True
+        if ip.is_site_local:
+            return False
     return not (
         ip.is_private
         or ip.is_loopback
@@ -74,7 +87,7 @@ def _public(address: str) -> bool:
         or ip.is_multicast
         or ip.is_reserved
         or ip.is_unspecified
-        or (isinstance(ip, ipaddress.IPv4Address) and ip in ipaddress.IPv4Network("100.64.0.0/10"))
+        or (isinstance(ip, ipaddress.IPv4Address) and any(ip in net for net in _NOT_PUBLIC_V4))
     )
 
 

@@ -163,7 +163,8 @@ class GuestDoors:
         from cortex.http.doors import door_app
 
         self.asgi = door_app(self.mcp, security)
-        self._off = PlainTextResponse(f"guest door {self.disabled}", status_code=503)
+        # The reason may name a socket path or a folder: the owner's /healthz?detail=1 says it.
+        self._off = PlainTextResponse("guest door disabled", status_code=503)
 
     def servers(self) -> list[MCPServer]:
         return [self.mcp]
@@ -185,12 +186,14 @@ class GuestDoors:
         return app
 
     def health(self) -> dict[str, Any]:
+        """`guest_door` for anyone (no path in it); `guest_door_reason` for the owner's detail."""
         if self.disabled:
-            door = self.disabled
-        elif self.queue is not None and not self.queue.ping():
-            door = "degraded: queue unavailable"
-        else:
-            door = "ok"
+            return {
+                "guest_door": "disabled",
+                "guest_door_reason": self.disabled,
+                "broken_guest_policies": self.book.broken(),
+            }
+        door = "degraded: queue unavailable" if self.queue is not None and not self.queue.ping() else "ok"
         return {"guest_door": door, "broken_guest_policies": self.book.broken()}
 
     # -- the tools --------------------------------------------------------

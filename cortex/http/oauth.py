@@ -28,11 +28,12 @@ import dataclasses
 import hashlib
 import json
 import logging
+import re
 import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import anyio
 from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
@@ -55,7 +56,7 @@ from starlette.applications import Starlette
 from starlette.requests import HTTPConnection
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from cortex.ask.neutralize import client_text
 from cortex.errors import CortexError
@@ -126,6 +127,12 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8", "replace")).hexdigest()
 
 
+# A redirect URI's authority: a host name, an IPv4 or a bracketed IPv6 address, and a port.
+# Nothing else: the consent page shows the host, and its CSP names the origin.
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_HOST_PORT = re.compile(rf"(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{{1,5}})?")
+
+
 def _redirect_ok(uri: str) -> bool:
     """https anywhere, http on a loopback host only (RFC 8252), a native app's own scheme; never
     a scheme a browser would run or read (javascript:, data:, file:, blob:, vbscript:)."""
@@ -133,6 +140,8 @@ def _redirect_ok(uri: str) -> bool:
     scheme = parts.scheme.lower()
     if scheme in ("javascript", "data", "file", "blob", "vbscript", "about", "") or parts.fragment:
         return False
+    if parts.netloc and not _HOST_PORT.fullmatch(parts.netloc):
+        return False  # user info ("claude.ai@evil.example") or a character no host name has
     if scheme == "http":
         return parts.hostname in ("127.0.0.1", "localhost", "::1")
     return True
@@ -599,6 +608,11 @@ class OAuthDoor:
             await self.refused(host)(scope, receive, send)
             return
         app, _ = self._parts(issuer)
+        if scope.get("path") == "/authorize":
+            receive, refusal = await _unproven_request(scope, receive, issuer + "/mcp")
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
         if scope.get("path") == "/register" and scope.get("method") == "POST":
             addr = (scope.get("client") or ("unknown", 0))[0]
             wait = self.registrations.retry_after(addr)
@@ -625,6 +639,43 @@ class OAuthDoor:
             return False
         scope["auth"], scope["user"] = found
         return True
+
+
+async def _unproven_request(scope: Scope, receive: Receive, resource: str) -> tuple[Receive, Response | None]:
+    """A 400 page for an /authorize request the SDK would answer by redirecting its error to the
+    client's redirect URI: anyone can register one, so an error sent there makes the owner's
+    domain an open redirector (RFC 9700 4.11.2). A code flow with an S256 challenge for this
+    resource goes on to the SDK; the consent page is where the owner decides. A POST's body is
+    read here and handed on."""
+    body = b""
+    if scope.get("method") == "POST":
+        more = True
+        while more and len(body) <= 64 * 1024:
+            message = await receive()
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+    query = body.decode("latin-1") if body else scope.get("query_string", b"").decode("latin-1")
+    params = {k: v[-1] for k, v in parse_qs(query).items()}
+    why = None
+    if params.get("response_type") != "code":
+        why = "response_type must be code"
+    elif not params.get("code_challenge") or params.get("code_challenge_method", "S256") != "S256":
+        why = "a PKCE S256 code_challenge is required"
+    elif params.get("resource") and params["resource"].rstrip("/") != resource:
+        why = f"this server's only resource is {resource}"
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    if why is None:
+        return (replay if body else receive), None
+    page = PlainTextResponse(f"Bad Request: {why}; nothing was sent to the client's redirect URI", status_code=400)
+    return receive, page
 
 
 def _too_many(wait: int) -> Response:

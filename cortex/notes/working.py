@@ -32,6 +32,7 @@ import hashlib
 import re
 from collections.abc import Callable
 
+from cortex.errors import BadInput
 from cortex.notes.note import find_section, split_frontmatter
 from cortex.notes.structure import line_spans, parser
 
@@ -98,8 +99,9 @@ _CLOSING = re.compile(
 SEP = " · "
 
 
-class WorkingError(ValueError):
-    """A working-state request that cannot be applied, in one line."""
+class WorkingError(BadInput):
+    """A working-state request that cannot be applied, in one line (a tool's one-line refusal,
+    not a traceback: `brain_handoff(project="../../etc/passwd")` said only "Error executing tool")."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -575,3 +575,14 @@ def test_the_boot_call_cuts_a_profile_of_control_characters_to_its_budget_as_sen
             reply = call(url, "brain_context", budget=budget)
             assert len(reply.text.encode("utf-8")) <= budget, (budget, len(reply.text.encode("utf-8")))
             assert "[profile cut at" in reply.data["profile"]
+
+
+@pytest.mark.slow
+def test_a_bad_project_name_is_a_one_line_refusal_on_every_tool(tmp_path: Path, brain_path: Path) -> None:
+    """Issue 42: `brain_handoff(project="../../etc/passwd")` said only "Error executing tool" and
+    logged a traceback."""
+    with serve(tmp_path, brain_path) as running:
+        url = f"{running.url}/mcp"
+        for tool, project in [("brain_handoff", "../../etc/passwd"), ("brain_context", ".."), ("brain_handoff", "a/b")]:
+            r = call(url, tool, project=project)
+            assert r.error and "project must be 1-64 letters" in r.error and "\n" not in r.error, (tool, r.error)

@@ -224,7 +224,8 @@ def test_without_redis_the_guest_door_is_disabled_and_trusted_doors_work(tmp_pat
     with RunningServer(make_app(parts), parts.settings) as running:
         body = httpx.get(f"{running.url}/healthz").json()
         assert body["guest_door"].startswith("disabled")
-        assert post_initialize(f"{running.url}/g/{secret}/mcp", {}).status_code == 503
+        off = post_initialize(f"{running.url}/g/{secret}/mcp", {})
+        assert off.status_code == 503 and off.text == "guest door disabled"  # no path, no reason
         assert post_initialize(f"{running.url}/g/anything/mcp", {}).status_code == 503
         r = call(f"{running.url}/mcp", "brain_proposals")
         assert "proposal queue is disabled" in r.error
@@ -252,6 +253,7 @@ def _serve(tmp_path: Path, path_env: str):
         cwd=Path(__file__).resolve().parent.parent.parent,
     )
     health = ready_health(f"http://127.0.0.1:{port}", proc)
+    proc.cortex_url = f"http://127.0.0.1:{port}"  # type: ignore[attr-defined]
     if health is not None:
         return proc, home, health
     proc.kill()
@@ -286,8 +288,11 @@ def test_serve_without_redis_server_reports_the_guest_door_disabled(tmp_path):
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     proc, _, health = _serve(tmp_path, str(empty))
+    detail = httpx.get(f"{proc.cortex_url}/healthz?detail=1", headers={"Authorization": f"Bearer {TOKEN}"}).json()
     out = _stop(proc)
-    assert health["guest_door"] == "disabled: redis-server not installed"
+    # Issue 42: the public /healthz says disabled; why (which may name a path) is the owner's.
+    assert health["guest_door"] == "disabled" and "guest_door_reason" not in health
+    assert detail["guest_door_reason"] == "disabled: redis-server not installed"
     assert "Guest door disabled: redis-server not installed" in out
 
 

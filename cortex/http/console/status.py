@@ -87,7 +87,7 @@ def _guest_door(health: dict[str, Any], guests: int, problems: list[str]) -> str
             "and proposals fail, and the Proposals page cannot list them, until it does."
         )
         return f"is degraded; {plural(guests, 'guest')} cannot be served until Redis answers."
-    why = str(door).removeprefix("disabled: ")
+    why = str(health.get("guest_door_reason") or door).removeprefix("disabled: ")
     hint = " (set REDIS_URL, or install redis-server for a private one)" if "Redis" in why else ""
     return f"is closed: {why}{hint}. The owner's doors and this console work without it."
 
