@@ -18,7 +18,7 @@ from cortex.guests.policy import GuestBook
 from cortex.guests.queue import Proposal, ProposalQueue, tomb_key
 from cortex.guests.review import LIST_BODY_CHARS, TOMBSTONES, Review
 from cortex.http.console.diffs import blob_diff, diff_rows
-from cortex.http.console.markdown import render_note
+from cortex.http.console.markdown import render_note, renderable
 from cortex.notes.links import LinkResolver
 from cortex.notes.paths import check_path
 from cortex.notes.redact import redact
@@ -286,6 +286,7 @@ class Pages:
                 superseded = None
         history, more = self.brain.history(path, limit=20)
         links, backlinks = self._note_links(sha, note.path) if markdown else (None, [])
+        shown, cut = renderable(note.text) if markdown else (note.text, None)
         return {
             "note_path": path,
             "sha": sha,
@@ -293,7 +294,8 @@ class Pages:
             "title": redact(note.title) if markdown else path,
             # `title` is the page's <title> and <h1>.
             "markdown": markdown,
-            "html": render_note(note.text, note.title, links) if markdown else "",
+            "html": render_note(shown, note.title, links) if markdown else "",
+            "render_cut": cut,
             "backlinks": backlinks,
             "links_pending": markdown and links is None and bool(note.links),
             "source": redact(note.text),
