@@ -172,6 +172,28 @@ def check_path(path: str, *, for_write: bool = True) -> str:
     return path
 
 
+# Alphabets whose letters pass for one another (Latin a, Cyrillic а, Greek α): a word that
+# mixes them is a lookalike. A word of one alphabet beside a word of another is not.
+_LOOKALIKE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
+_WORDS = re.compile(r"[^\W\d_]+")
+
+
+def mixed_scripts(path: str) -> str | None:
+    """One line naming the first word of `path` that mixes alphabets ("pаssword" is Latin with
+    a Cyrillic а), or None. Shown beside a guest's proposal: the path may pass for another."""
+    for word in _WORDS.findall(unicodedata.normalize("NFC", path)):
+        letters: dict[str, list[str]] = {}
+        for ch in word:
+            script = unicodedata.name(ch, "").split(" ")[0]
+            if script in _LOOKALIKE_SCRIPTS:
+                letters.setdefault(script, []).append(ch)
+        if len(letters) > 1:
+            base, *others = sorted(letters, key=lambda k: -len(letters[k]))
+            odd = "; ".join(f"{s.title()} {' '.join(dict.fromkeys(letters[s]))}" for s in others)
+            return f"the name {word!r} is {base.title()} with letters of another alphabet ({odd}): a lookalike"
+    return None
+
+
 def same_name(a: str, b: str) -> bool:
     """Whether two names are one name on some file system: equal up to Unicode
     normalisation (macOS stores NFD) or letter case (Windows, macOS)."""

@@ -352,3 +352,18 @@ def test_owner_tools_over_http(gserver):
     r = call(g.url, "brain_propose", token=None, path="notes/public/e.md", content="# E\n", mode="create")
     assert "the owner has declined this content" in r.error and "not needed" not in r.error
     assert TOKEN not in r.text
+
+
+@pytest.mark.slow
+def test_a_lookalike_path_is_marked_on_the_proposal_card(gserver):
+    """Issue 42: `notes/public/pаssword.md` (a Cyrillic а) was queued without a word."""
+    from consolekit import owner
+
+    from cortex.notes.paths import mixed_scripts
+
+    alice = gserver.guest("alice", ["notes/public/"])
+    for path in ("notes/public/pаssword.md", "notes/public/password.md", "notes/public/Москва trip.md"):
+        assert call(alice.url, "brain_propose", token=None, path=path, content="# X\n", mode="create").error is None
+    page = owner(gserver.url).get("/console/proposals").text
+    assert page.count("Check the path:") == 1 and "Cyrillic а" in page
+    assert mixed_scripts("notes/Москва trip.md") is None and mixed_scripts("notes/αlpha.md") is not None

@@ -20,7 +20,7 @@ from cortex.guests.review import LIST_BODY_CHARS, TOMBSTONES, Review
 from cortex.http.console.diffs import blob_diff, diff_rows
 from cortex.http.console.markdown import render_note, renderable
 from cortex.notes.links import LinkResolver
-from cortex.notes.paths import check_path
+from cortex.notes.paths import check_path, mixed_scripts
 from cortex.notes.redact import redact
 
 __all__ = [
@@ -147,6 +147,7 @@ class Pages:
             "exists": current is not None,
             "rows": rows,
             "cannot_apply": cannot,
+            "lookalike": mixed_scripts(p.path),
         }
 
     def queue_or_refuse(self) -> ProposalQueue:
