@@ -96,6 +96,7 @@ class RedisProcess:
             self._stop_leftover(say)
             if self.brain is not None:
                 (self.folder / BRAIN_NOTE).write_text(f"{self.brain.resolve()}\n")
+                (self.folder / BRAIN_NOTE).chmod(0o600)
             self.socket_path.unlink(missing_ok=True)  # a dead server's socket file: nothing answers on it
         except BaseException:
             self._unlock_folder()

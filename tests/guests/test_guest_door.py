@@ -277,6 +277,10 @@ def test_serve_starts_a_private_redis_and_stops_it(tmp_path):
         assert health["guest_door"] == "ok"
         private = RedisProcess.for_brain(home, home / "brain")  # the default brain's own
         assert private.ping()
+        # Issue 42: its append-only file holds cached answers and proposals: this user's alone.
+        made = [private.folder, *private.folder.rglob("*")]
+        loose = {str(p): oct(p.stat().st_mode & 0o777) for p in made if not p.is_socket() and p.stat().st_mode & 0o077}
+        assert loose == {} and any(p.name.endswith(".aof") for p in made), loose
     finally:
         _stop(proc)
     assert not private.ping()
