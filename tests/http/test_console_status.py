@@ -69,3 +69,25 @@ def test_a_quiet_server_has_no_problems_and_says_what_is_off():
         {"meaning": "ready", "meaning_notes": "14/14", "meaning_passages": 200}, {"index": "ready", "notes": 14}, 0, 0
     )
     assert dict(ready["lines"])["Meaning"].startswith("is on: all 14 notes embedded (200 passages)")
+
+
+def test_unwritten_and_restored_files_are_problems_the_owner_reads():
+    """Issue 42: the console says what /healthz?detail=1 says of the working tree."""
+    said = "log/2026-12-03.md: the hand commit 1a2b3c4 took back the write 5d6e7f8; restored in 9a8b7c6"
+    health = {
+        "hand_edits": {
+            "watching": "/brain",
+            "debounce_ms": 300,
+            "commits": 2,
+            "last_error": said,
+            "held": [],
+            "unwritten": ["notes/plants.md: Read-only file system"],
+            "restored": [said],
+        }
+    }
+    problems = status_report(health, {"index": "ready", "notes": 1}, guests=0, unreadable=0)["problems"]
+    assert problems == [
+        "A committed file could not be written to the working tree, and is out of date there: "
+        "notes/plants.md: Read-only file system.",
+        f"A hand commit took back an acknowledged write, which was put back: {said}.",
+    ]

@@ -96,10 +96,15 @@ def _hand_edits(health: dict[str, Any], problems: list[str]) -> str | None:
     watch = health.get("hand_edits")
     if not isinstance(watch, dict):
         return None
-    if watch.get("last_error"):
+    restored = list(watch.get("restored") or [])
+    if watch.get("last_error") and watch["last_error"] not in restored:
         problems.append(f"The last hand edit could not be committed: {watch['last_error']}.")
     for why in watch.get("held") or []:
         problems.append(f"A hand edit is held back, not committed: {why}.")
+    for what in watch.get("unwritten") or []:
+        problems.append(f"A committed file could not be written to the working tree, and is out of date there: {what}.")
+    for what in restored:
+        problems.append(f"A hand commit took back an acknowledged write, which was put back: {what}.")
     return (
         f"in {watch.get('watching', '?')} are committed {watch.get('debounce_ms', '?')} ms after a save; "
         f"{plural(int(watch.get('commits') or 0), 'commit')} of them since the server started."
