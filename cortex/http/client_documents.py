@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 
 __all__ = [
     "FAILED_SECONDS",
+    "public_address",
     "MAX_DOCUMENT_BYTES",
     "MAX_FETCHES",
     "TIMEOUT",
@@ -68,13 +69,16 @@ def is_document_url(client_id: str) -> bool:
 _NOT_PUBLIC_V4 = (ipaddress.IPv4Network("100.64.0.0/10"), ipaddress.IPv4Network("192.0.0.0/24"))
 
 
-def _public(address: str) -> bool:
+def public_address(address: str) -> bool:
+    """Whether a metadata document may be fetched from `address`: no private, loopback,
+    link-local, site-local, shared, multicast, reserved or unspecified address, nor one with
+    such an IPv4 address inside it."""
     ip = ipaddress.ip_address(address)
     if isinstance(ip, ipaddress.IPv6Address):
         # An IPv4 address inside an IPv6 one is judged as itself: mapped (::ffff:a.b.c.d), 6to4
         # (2002:aabb:ccdd::) and Teredo's client; the deprecated site-local fec0::/10 is private.
         embedded = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
-        if embedded is not None and not _public(str(embedded)):
+        if embedded is not None and not public_address(str(embedded)):
             return False
         if ip.ipv4_mapped is not None:
             return True
@@ -134,7 +138,7 @@ class Fetcher:
         addresses = sorted({str(info[4][0]) for info in infos})
         for address in addresses:
             loopback = ipaddress.ip_address(address).is_loopback
-            if not _public(address) and not (self.allow_loopback and loopback):
+            if not public_address(address) and not (self.allow_loopback and loopback):
                 raise DocumentRefused(f"{host!r} resolves to {address}, a private, loopback or link-local address")
         if not addresses:
             raise DocumentRefused(f"the host {host!r} has no address")

@@ -17,7 +17,7 @@ import pytest
 from conftest import serve
 from oauthkit import Flow
 
-from cortex.http.client_documents import _public
+from cortex.http.client_documents import public_address
 
 REDIRECT = "http://127.0.0.1:9/callback"
 
@@ -68,6 +68,6 @@ def test_a_redirect_uri_with_user_info_or_no_host_name_is_refused(tmp_path, brai
 
 def test_addresses_inside_addresses_and_the_missing_ranges_are_not_public() -> None:
     for address in ("2002:7f00:1::1", "2002:c0a8:0101::1", "fec0::1", "192.0.0.8", "::ffff:10.0.0.1"):
-        assert not _public(address), address
+        assert not public_address(address), address
     for address in ("2002:0808:0808::1", "8.8.8.8", "2001:4860:4860::8888", "::ffff:8.8.8.8"):
-        assert _public(address), address
+        assert public_address(address), address
