@@ -11,7 +11,12 @@ import pytest
 from conftest import client
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCUMENTS = ["README.md", "SECURITY.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
+DOCUMENTS = [
+    "README.md",
+    "SECURITY.md",
+    "CONTRIBUTING.md",
+    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")),
+]
 TOP = ("cortex", "tests", "docs", "ops", "bench", "eval", "brain-template", ".ci")
 # A path into the repository: one of its top folders, then a name (a `*` glob allowed). A
 # path in a brain (notes/…, projects/<slug>.md) starts with none of these and is not checked.

@@ -16,13 +16,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "cortex"
-# Modules by dotted name under cortex/: "ask.asker", "settings", ...
-MODULES = sorted(
-    ".".join(p.relative_to(PACKAGE).with_suffix("").parts) for p in PACKAGE.rglob("*.py") if p.name != "__init__.py"
-)
+from layoutkit import GRAPH, MODULES, PACKAGE, ROOT, imports_of
 
 # The layers of docs/DESIGN.md, top to bottom: a folder each, plus the command at the top
 # and the base modules every layer may use at the bottom. A module may import its own
@@ -57,43 +51,6 @@ ONLY = {
     "tokenizers": {"meaning.embedder"},
     "onnx": {"meaning.model_graph"},
 }
-
-
-def _resolve(base: str, names: list[str]) -> set[str]:
-    """The cortex modules `from cortex.<base> import <names>` reaches: the submodules it
-    names, else the module itself."""
-    found = {f"{base}.{n}" if base else n for n in names} & set(MODULES)
-    if found:
-        return found
-    return {base} & set(MODULES)
-
-
-def imports_of(module: str) -> tuple[set[str], set[str]]:
-    """(cortex modules, outside top-level packages) that `module` imports anywhere in its source."""
-    path = PACKAGE / (module.replace(".", "/") + ".py")
-    here = module.split(".")[:-1]  # the package `module` is in
-    tree = ast.parse(path.read_text())
-    inner, outer = set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            names = [a.name for a in node.names]
-            if node.level:
-                parts = here[: len(here) - node.level + 1] + (node.module.split(".") if node.module else [])
-                inner |= _resolve(".".join(parts), names)
-            elif node.module and (node.module == "cortex" or node.module.startswith("cortex.")):
-                inner |= _resolve(node.module.removeprefix("cortex").lstrip("."), names)
-            elif node.module:
-                outer.add(node.module.split(".")[0])
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.name.startswith("cortex."):
-                    inner |= {a.name.removeprefix("cortex.")} & set(MODULES)
-                else:
-                    outer.add(a.name.split(".")[0])
-    return inner - {module}, outer
-
-
-GRAPH = {m: imports_of(m)[0] for m in MODULES}
 
 
 def test_every_module_sits_in_a_layer_folder_and_imports():
@@ -302,3 +259,15 @@ def test_no_function_is_over_80_lines():
         for line in long_functions((PACKAGE / (module.replace(".", "/") + ".py")).read_text(), module)
     ]
     assert not found, "split these into functions that each do one job: " + "; ".join(found)
+
+
+def test_no_test_module_imports_another_test_module():
+    """Tests share kits (`tests/*kit.py`, fixtures by `pytest_plugins`), never each other:
+    importing a test module collects its tests twice and ties two files' fates together."""
+    found = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names += [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            found += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0].startswith("test_")]
+    assert not found

@@ -91,6 +91,10 @@ GIT_ENV = {
 }
 
 
+# Queries the saved-index tests compare a loaded index and a fresh build by.
+QUERIES = ["bees", "hive south", "garden of thoughts", "plan", "note", "alpha beta gamma", "archive"]
+
+
 def git(repo: Path, *args: str, check: bool = True) -> str:
     r = subprocess.run(
         ["git", *args], cwd=repo, capture_output=True, text=True, check=check, env={**GIT_ENV, "HOME": str(repo.parent)}

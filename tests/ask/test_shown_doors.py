@@ -1,5 +1,5 @@
 """Verbatim as the editor shows it, and retired text marked wherever it is shown, through a
-real server (the stamp attacks' kit: tests/ask/test_stamp_attacks.py): brain_ask on the
+real server (the stamp attacks' kit: tests/stampkit.py): brain_ask on the
 owner's, a guest's and the secret-URL door, brain_verify on both trusted doors (`/mcp` with
 the bearer and `/s/<secret>/mcp`), brain_search and brain_corpus on both trusted doors."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import TOKEN, call
-from test_stamp_attacks import ask_both, own, serving, stamped, verify_both
+from stampkit import ask_both, own, serving, stamped, verify_both
 
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 

@@ -11,25 +11,14 @@ bearer and `/s/<secret>/mcp`), which must stamp a quote as brain_ask would.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 
 import pytest
-from conftest import TOKEN, URL_SECRET, RunningServer, call, make_settings
+from conftest import TOKEN, call
 from consolekit import owner as console_owner
-from guestkit import need_redis
-from readerkit import Scripted
-
-from cortex.app.brain_setup import init_brain
-from cortex.app.server import assemble, make_app
-from cortex.brain.trailers import Actor
-from cortex.guests.policy import add_guest
-from cortex.guests.queue import ProposalQueue
-from cortex.guests.redis_process import RedisProcess
+from stampkit import ask_both, own, serving, stamped, verify_both
 
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
-
-ME = Actor("owner", "brain_write", "pytest")
 
 
 # Each note is what a person wrote; the quote is what a reader would copy from it.
@@ -230,32 +219,6 @@ PLACED = {
 }
 
 
-@contextlib.contextmanager
-def serving(tmp_path, stub: Scripted, notes: dict[str, str]):
-    """(owner door URL, guest door URL, secret-URL door URL) on one running server with a
-    model reader (the `stub`) and a real Redis, `notes` (path -> text) written first, and a
-    guest "alice" who may read notes/."""
-    need_redis()
-    brain_path = tmp_path / "brain.git"
-    init_brain(brain_path, bare=True)
-    redis = RedisProcess(tmp_path / "redis").start()
-    patch = pytest.MonkeyPatch()
-    patch.setenv("ANTHROPIC_BASE_URL", stub.url)
-    settings = make_settings(tmp_path, brain_path, env={"REDIS_URL": redis.url, "ANTHROPIC_API_KEY": "sk-test-stub"})
-    parts = assemble(settings)
-    parts.queue = ProposalQueue(redis.url)
-    for path, text in notes.items():
-        parts.brain.write(path, "create", ME, content=text)
-    _, secret, _ = add_guest(parts.brain, "alice", ["notes/"], daily_asks=1_000)  # the module asks ~150 times
-    try:
-        with RunningServer(make_app(parts), parts.settings) as running:
-            yield f"{running.url}/mcp", f"{running.url}/g/{secret}/mcp", f"{running.url}/s/{URL_SECRET}/mcp"
-    finally:
-        parts.queue.close()
-        redis.stop()
-        patch.undo()
-
-
 @pytest.fixture(scope="module")
 def doors(tmp_path_factory, stub):
     """The doors of `serving`, the notes of every case written once for the module: the
@@ -271,24 +234,6 @@ def doors(tmp_path_factory, stub):
     notes["notes/future.md"] = own(f"---\nvalid_from: 2999-01-01\n---\n{CLAIM}\n", "future")
     with serving(tmp_path_factory.mktemp("attacks"), stub, notes) as urls:
         yield urls
-
-
-def own(text: str, name: str) -> str:
-    """Each note names its own probe, so no quote is a stock phrase of several notes."""
-    return text.replace("Heron probe", f"Heron probe {name}")
-
-
-def ask_both(doors, stub, name: str, quote: str, answer: str, secret_door: bool = False) -> list[dict]:
-    """brain_ask's replies on the owner's door and a guest's (and the secret-URL door)."""
-    stub.script = (answer, f"notes/{name}.md", own(quote, name))
-    owner, guest, secret = doors
-    replies = []
-    for url, token in ((owner, TOKEN), (guest, None), *(((secret, None),) if secret_door else ())):
-        # The quote as the question: retrieval finds the note, and the attack is on the stamp.
-        r = call(url, "brain_ask", token=token, question=own(quote, name) + "?")
-        assert r.error is None, r.error
-        replies.append(r.data)
-    return replies
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -338,30 +283,6 @@ def test_a_note_whose_retirement_cannot_be_read_is_flagged_where_it_shows(doors)
     for name in ("yaml-error", "bad-date", "no-such-day", "unknown-status"):
         assert f"notes/{name}.md" in page, name
     assert "notes/setext.md" not in page
-
-
-def verify_both(doors, path: str, quote: str, answer: str, name: str, **more) -> list[dict]:
-    """brain_verify's replies on both trusted doors: the bearer's and the secret URL's."""
-    owner, _, secret = doors
-    replies = []
-    for url, token in ((owner, TOKEN), (secret, None)):
-        r = call(
-            url,
-            "brain_verify",
-            token=token,
-            answer=answer,
-            citations=[{"path": path, "quote": own(quote, name)}],
-            **more,
-        )
-        assert r.error is None, r.error
-        replies.append(r.data)
-    return replies
-
-
-def stamped(replies: list[dict], stamp: str, reason: str, name: str) -> None:
-    for reply in replies:
-        assert reply["stamp"] == stamp, (name, reply["stamp"], reply["stamp_reason"])
-        assert reason in reply["stamp_reason"], (name, reply["stamp_reason"])
 
 
 ANSWER = "The launch is on Monday 9 March."

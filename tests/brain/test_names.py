@@ -11,7 +11,7 @@ import pytest
 from conftest import RunningServer, call, make_settings
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from vaultkit import git, vault_on
+from vaultkit import git, settings_for, vault_on
 
 from cortex.app.server import assemble, make_app
 from cortex.brain.trailers import Actor
@@ -136,7 +136,6 @@ def test_every_mode_on_such_names_over_http_keeps_every_other_byte(tmp_path, vau
 
 
 def test_append_keeps_crlf_and_a_missing_final_newline_is_not_invented(tmp_path, vault):
-    from test_existing_repo import settings_for
 
     from cortex.app.brain_setup import open_brain
 
@@ -150,7 +149,6 @@ def test_append_keeps_crlf_and_a_missing_final_newline_is_not_invented(tmp_path,
 
 
 def test_the_watcher_obeys_the_same_rule(tmp_path, vault):
-    from test_existing_repo import settings_for
 
     from cortex.app.brain_setup import open_brain
 
@@ -182,7 +180,6 @@ def test_a_guest_cannot_imitate_an_existing_note_by_case_or_normalisation(tmp_pa
 
 
 def test_edit_in_a_crlf_note_matches_and_writes_crlf(tmp_path, vault):
-    from test_existing_repo import settings_for
 
     from cortex.app.brain_setup import open_brain
 

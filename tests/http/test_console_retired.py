@@ -6,9 +6,9 @@ test renders a note in headless Chromium and reads what it shows."""
 from __future__ import annotations
 
 import pytest
+from browserkit import shot
 from conftest import TOKEN
-from test_console import EVIL, active_markup
-from test_console_browser import shot
+from consolekit import EVIL, active_markup
 
 from cortex.brain.trailers import Actor
 from cortex.http.console.markdown import render_markdown, render_note

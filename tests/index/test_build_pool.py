@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_persist import QUERIES as _QUERIES
+from vaultkit import QUERIES as SAVED_QUERIES
 from vaultkit import hub_note, settings_for, vault_on
 
 from cortex.app.brain_setup import open_brain
@@ -31,7 +31,7 @@ from cortex.notes.note import decode
 from cortex.notes.paths import is_note_path
 from cortex.store.git import GitStore
 
-QUERIES = [*_QUERIES, "café", "東京", "don't", "rust libraries", "naïve résumé", "the"]
+QUERIES = [*SAVED_QUERIES, "café", "東京", "don't", "rust libraries", "naïve résumé", "the"]
 
 
 def messy_files(extra: int = 60) -> dict[str, bytes]:

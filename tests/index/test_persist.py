@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from vaultkit import QUERIES
 
 import cortex
 from cortex.app.brain_setup import open_brain
@@ -37,7 +38,6 @@ from cortex.index.saved import MAGIC, IndexFile, index_file
 from cortex.settings import Settings
 from cortex.store.git import GitStore
 
-QUERIES = ["bees", "hive south", "garden of thoughts", "plan", "note", "alpha beta gamma", "archive"]
 FILES = {
     "profile.md": b"---\ntitle: Profile\n---\nI keep bees and a garden.\n",
     "notes/bees.md": b"---\ntitle: Bees\ntags: [hive]\n---\n# Bees\n\nThe hive is south. See [[plan]].\n",
@@ -582,7 +582,7 @@ def test_notes_that_disagree_with_their_index_mean_a_rebuild(saved_brain):
 def test_the_fingerprint_covers_every_module_the_corpus_builds_with():
     """A new module that decides what is parsed or indexed must be in the fingerprint, or a
     saved file made by older rules would be served."""
-    from test_layout import GRAPH
+    from layoutkit import GRAPH
 
     seen, todo = set(), ["index.corpus", "index.saved"]
     while todo:
