@@ -45,7 +45,7 @@ from cortex.ask.stamps import NOT_IN_BRAIN, UNVERIFIED, QuoteCheck, overall_stam
 from cortex.brain.brain import Brain
 from cortex.errors import BadInput
 from cortex.index.masked import masked
-from cortex.index.ranking import RARE_DF, fused
+from cortex.index.ranking import hybrid, top
 from cortex.index.snapshot import Snapshot, in_archive
 from cortex.index.tokenize import tokenize
 from cortex.notes.blocks import blocks_of
@@ -639,17 +639,8 @@ class Asker:
         closest passage, plus the share of the question's rarity weight it holds, squared,
         plus its rare terms), however far: the budget, not a floor, bounds what is read."""
         index = close.index()
-        cover = np.zeros(len(close.paths))
-        rare = np.zeros(len(close.paths))
-        total = sum(weights.values()) or 1.0
-        for t, w in weights.items():
-            rows = [index[p] for p in holders[t] if p in index]
-            cover[rows] += w / total
-            if len(holders[t]) <= RARE_DF:
-                rare[rows] += 1
-        scores = fused(close.best, cover, rare)
-        order = np.arange(len(close.paths))
-        best = order[np.lexsort((order, -scores))][:PACK_NOTES]
+        terms = ((w, [index[p] for p in holders[t] if p in index], len(holders[t])) for t, w in weights.items())
+        best = top(hybrid(close.best, terms), PACK_NOTES)
         show = masked if mask else (lambda note: note)
         ranked = [(show(snap.notes[close.paths[i]]), close.spans_of(close.paths[i])) for i in best]
         pack = passage_pack(snap.sha, ranked, question, self.pack_bytes, weights)

@@ -17,7 +17,7 @@ BM25's confident wrong hits on reworded questions pushed the right note down.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -27,8 +27,10 @@ __all__ = [
     "RARE_DF",
     "RELATED",
     "fused",
+    "hybrid",
     "name_key",
     "rrf",
+    "top",
 ]
 
 COVERAGE = 0.3
@@ -43,6 +45,28 @@ RELATED = 0.25
 def fused(cosine: np.ndarray, cover: np.ndarray, rare: np.ndarray) -> np.ndarray:
     """The rule in use, a score per passage (cover: 0..1, rare: a count)."""
     out: np.ndarray = cosine + COVERAGE * cover * cover + RARE * rare
+    return out
+
+
+def hybrid(cosine: np.ndarray, terms: Iterable[tuple[float, Sequence[int] | np.ndarray, int]]) -> np.ndarray:
+    """`fused` scores of the notes whose closest passages are `cosine`, given each query term
+    as (its weight, the rows of the notes holding it, how many notes hold it): the one ranking
+    brain_search and brain_ask's first pack share."""
+    cover = np.zeros(len(cosine))
+    rare = np.zeros(len(cosine))
+    terms = list(terms)
+    total = sum(w for w, _, _ in terms) or 1.0
+    for weight, rows, holders in terms:
+        cover[rows] += weight / total
+        if holders <= RARE_DF:
+            rare[rows] += 1
+    return fused(cosine, cover, rare)
+
+
+def top(scores: np.ndarray, k: int, kept: np.ndarray | None = None) -> np.ndarray:
+    """The rows of the `k` best `scores` (of `kept`, else of all), best first, ties by row."""
+    rows = np.arange(len(scores)) if kept is None else kept
+    out: np.ndarray = rows[np.lexsort((rows, -scores[rows]))][:k]
     return out
 
 

@@ -25,7 +25,7 @@ from cortex.brain.working_state import Working
 from cortex.errors import BadInput, NoNote
 from cortex.index.bm25 import SearchResult, idf
 from cortex.index.fields import index_names
-from cortex.index.ranking import RARE_DF, RELATED, fused, name_key
+from cortex.index.ranking import RELATED, hybrid, name_key, top
 from cortex.index.snapshot import Snapshot, in_archive, is_live
 from cortex.index.tokenize import tokenize
 from cortex.notes.data_envelope import new_nonce
@@ -410,23 +410,19 @@ class Tools:
         # holding a query term scores as a passage at RELATED would (found by its words only).
         paths = close.paths + matrix.absent
         cos = np.concatenate([close.best, np.full(len(matrix.absent), RELATED, np.float32)])
-        cover = np.zeros(len(cos))
-        rare = np.zeros(len(cos))
         found = self.brain.corpus.with_index(snap, lambda index: matrix.term_rows(snap.sha, index, weights, scope))
         if scope is not None:  # a scope's own rarity: how common a word is outside it takes no part
             weights = {t: idf(len(scope), n) for t, (_, n) in found.items() if n}
-        total = sum(weights.values()) or 1.0
+        scores = hybrid(cos, ((w, *found[t]) for t, w in weights.items()))
+        held = np.zeros(len(cos), dtype=bool)  # holds a term of some weight: a match by words
         for t, w in weights.items():
-            rows, n = found[t]
-            cover[rows] += w / total
-            if n <= RARE_DF:
-                rare[rows] += 1
-        scores = fused(cos, cover, rare)
+            if w > 0:
+                held[found[t][0]] = True
         embedded = np.arange(len(cos)) < len(close.paths)
-        match = ((cos >= RELATED) & embedded) | (cover > 0)
+        match = ((cos >= RELATED) & embedded) | held
         ok = self._mask(snap, matrix, paths, allow, key)
         kept = np.flatnonzero(match & ok)
-        order = kept[np.lexsort((kept, -scores[kept]))][:k]
+        order = top(scores, k, kept)
         reach = len(kept) if wider is None else int((match & self._mask(snap, matrix, paths, *wider)).sum())
         return SearchResult([(paths[i], float(scores[i])) for i in order], len(kept), reach)
 
