@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cortex.app.evaluate import StubMessagesServer, unpack
+from cortex.app.eval_doubles import StubMessagesServer, unpack
 
 
 class Scripted(StubMessagesServer):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import call
 
-from cortex.app.evaluate import StubMessagesServer, unpack
+from cortex.app.eval_doubles import StubMessagesServer, unpack
 from cortex.ask.asker import Asker, cache_key
 from cortex.ask.readers import AnthropicReader, OfflineReader
 from cortex.brain.brain import Brain

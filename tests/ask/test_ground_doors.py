@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import TOKEN, URL_SECRET, call, serve
 
-from cortex.app.evaluate import StubMessagesServer, unpack
+from cortex.app.eval_doubles import StubMessagesServer, unpack
 
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
