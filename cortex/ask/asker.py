@@ -640,7 +640,7 @@ class Asker:
         plus its rare terms), however far: the budget, not a floor, bounds what is read."""
         index = close.index()
         terms = ((w, [index[p] for p in holders[t] if p in index], len(holders[t])) for t, w in weights.items())
-        best = top(hybrid(close.best, terms), PACK_NOTES)
+        best = top(hybrid(close.best, terms)[0], PACK_NOTES)
         show = masked if mask else (lambda note: note)
         ranked = [(show(snap.notes[close.paths[i]]), close.spans_of(close.paths[i])) for i in best]
         pack = passage_pack(snap.sha, ranked, question, self.pack_bytes, weights)

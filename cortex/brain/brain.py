@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
 from cortex.brain.contents_page import (
@@ -67,6 +67,10 @@ def _link_name(path_or_link: str) -> str:
     """The name a bare `[[link]]` compares: the last segment, without `.md`."""
     name = path_or_link.strip().rsplit("/", 1)[-1]
     return name[:-3] if name.lower().endswith(".md") else name
+
+
+# A write's reply: `_said_unwritten` adds what the working tree could not take.
+R = TypeVar("R", WriteReply, CaptureReply, dict[str, Any])
 
 
 class WorkdirHook(Protocol):
@@ -358,11 +362,7 @@ class Brain:
             except AlreadyApplied as done:
                 return self._replayed(done.sha, req.path, req.mode)
             self._sync_workdir(result)
-        reply = write_reply(req, result, expect)
-        unwritten = self.unwritten_line(result)
-        if unwritten:
-            reply["working_tree"] = unwritten
-        return reply
+        return self._said_unwritten(write_reply(req, result, expect), result)
 
     def _commit_write(self, req: WriteRequest, actor: Actor, expect: list[str]) -> tuple[WriteResult, list[str]]:
         """The write's commit, and the notes whose links it rewrote (`expect`, as finally taken).
@@ -415,10 +415,7 @@ class Brain:
         if len(paths) > 1:
             reply["blobs"] = {p: result.new_blobs.get(p) for p in paths}
         reply.update(push_fields(result))
-        unwritten = self.unwritten_line(result)
-        if unwritten:
-            reply["working_tree"] = unwritten
-        return reply
+        return self._said_unwritten(reply, result)
 
     def _linking(self, path: str, target: str | None) -> list[str]:
         """The notes of the head whose text a move of `path` to `target` rewrites, sorted."""
@@ -536,10 +533,7 @@ class Brain:
             reply["push"] = result.push
             if result.push == "pending":
                 reply["push_note"] = push_note(result)
-        unwritten = self.unwritten_line(result)
-        if unwritten:
-            reply["working_tree"] = unwritten
-        return reply
+        return self._said_unwritten(reply, result)
 
     def _page_is_ours(self, blob: str) -> bool:
         if blob not in self._own_page:
@@ -594,18 +588,20 @@ class Brain:
         if self.workdir_hook is not None:
             self.workdir_hook.before_write(paths)
 
-    def unwritten_line(self, result: WriteResult) -> str | None:
-        """One line on the files of `result` the working tree could not take (a read-only
-        folder), or None: the commit stands, and the file is written when it can be."""
+    def _said_unwritten(self, reply: R, result: WriteResult) -> R:
+        """`reply` with `working_tree`: one line on the files of `result` the working tree could
+        not take (a read-only folder), when there are any. The commit stands; the file is
+        written when it can be."""
         failed = {p: why for p, why in self.store.unwritten.items() if p in result.new_blobs}
         if not failed:
-            return None
+            return reply
         named = ", ".join(f"{p} ({why})" for p, why in sorted(failed.items()))
-        return (
+        reply["working_tree"] = (
             f"committed, but the working tree could not take {named}: the file on disk is out of date "
             "until Cortex can write it (it retries; /healthz says so meanwhile). Make it writable; "
             "an edit to the old copy is merged keeping this write"
         )
+        return reply
 
     def _sync_workdir(self, result: WriteResult) -> None:
         if self.workdir_hook is not None:  # the watcher syncs and tracks what disk holds

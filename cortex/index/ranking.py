@@ -48,10 +48,12 @@ def fused(cosine: np.ndarray, cover: np.ndarray, rare: np.ndarray) -> np.ndarray
     return out
 
 
-def hybrid(cosine: np.ndarray, terms: Iterable[tuple[float, Sequence[int] | np.ndarray, int]]) -> np.ndarray:
-    """`fused` scores of the notes whose closest passages are `cosine`, given each query term
-    as (its weight, the rows of the notes holding it, how many notes hold it): the one ranking
-    brain_search and brain_ask's first pack share."""
+def hybrid(
+    cosine: np.ndarray, terms: Iterable[tuple[float, Sequence[int] | np.ndarray, int]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(`fused` scores, covered shares) of the notes whose closest passages are `cosine`, given
+    each query term as (its weight, the rows of the notes holding it, how many notes hold it):
+    the one ranking brain_search and brain_ask's first pack share."""
     cover = np.zeros(len(cosine))
     rare = np.zeros(len(cosine))
     terms = list(terms)
@@ -60,7 +62,7 @@ def hybrid(cosine: np.ndarray, terms: Iterable[tuple[float, Sequence[int] | np.n
         cover[rows] += weight / total
         if holders <= RARE_DF:
             rare[rows] += 1
-    return fused(cosine, cover, rare)
+    return fused(cosine, cover, rare), cover
 
 
 def top(scores: np.ndarray, k: int, kept: np.ndarray | None = None) -> np.ndarray:

@@ -46,7 +46,8 @@ class WorkingTree:
     _lock: threading.RLock
     _unsynced: set[str]  # staging entries a busy index.lock kept from syncing
     unwritten: dict[str, str]  # files a commit could not put on disk, and why
-    _holder: tuple[int, int, bool] | None = None  # (thread, depth, index written) while index.lock is ours
+    _holder: int | None = None  # the thread that holds index.lock, while one does
+    _held_written = False  # whether this hold has written the next index into the lock file
     ref: str
     branch: str
 
@@ -193,14 +194,8 @@ class WorkingTree:
             yield False
             return
         me = threading.get_ident()
-        if self._holder is not None and self._holder[0] == me:
-            thread, depth, wrote = self._holder
-            self._holder = (thread, depth + 1, wrote)
-            try:
-                yield True
-            finally:
-                thread, depth, wrote = self._holder
-                self._holder = (thread, depth - 1, wrote)
+        if self._holder == me:  # taken further up this thread's call: the outer hold releases it
+            yield True
             return
         lock = Path(self._repo.path) / "index.lock"
         for _ in range(HOLD_TRIES):
@@ -215,12 +210,11 @@ class WorkingTree:
         else:
             yield False
             return
-        self._holder = (me, 1, False)
+        self._holder, self._held_written = me, False
         try:
             yield True
         finally:
-            wrote = self._holder[2]
-            self._holder = None
+            wrote, self._holder = self._held_written, None
             try:
                 if wrote:
                     os.replace(lock, Path(self._repo.path) / "index")  # Git's commit of a lock file
@@ -257,7 +251,7 @@ class WorkingTree:
             self._unsynced = paths
 
     def _write_staging(self, head: str, paths: set[str]) -> None:
-        if self._holder is not None and self._holder[0] == threading.get_ident():
+        if self._holder == threading.get_ident():
             self._write_held_staging(head, paths)
             return
         staging = self._repo.index
@@ -267,21 +261,27 @@ class WorkingTree:
             # the file is still the one this process last wrote (its inode, size and ns times):
             # the read was 0.8 ms of a 9 ms write at 1,000 notes, and grows with the brain.
             staging.read(True)
+        self._stage(staging, head, paths, from_disk=True)
+        self._staging_stat = None  # should the write fail halfway, the next sync reads the file
+        staging.write()
+        self._staging_stat = _stat_of(index_file)
+
+    def _stage(self, staging: pygit2.Index, head: str, paths: set[str], *, from_disk: bool) -> None:
+        """Point `staging`'s entries for `paths` at the head: removed where the head has no
+        file; added from disk (`from_disk`, which keeps the stat cache fresh) where the file
+        there is the head's, else by blob id."""
         for path in sorted(paths):
             blob = self.blob_at(head, path)
-            target = self.workdir_file(path)
             if blob is None:
                 if path in staging:
                     staging.remove(path)
                 continue
+            target = self.workdir_file(path) if from_disk else None
             disk = read_file(target) if target is not None else None
             if disk is not None and hash_blob(disk) == blob:
-                staging.add(path)  # from disk: keeps the stat cache fresh
+                staging.add(path)
             else:
                 staging.add(pygit2.IndexEntry(path, pygit2.Oid(hex=blob), pygit2.enums.FileMode.BLOB))
-        self._staging_stat = None  # should the write fail halfway, the next sync reads the file
-        staging.write()
-        self._staging_stat = _stat_of(index_file)
 
     def _write_held_staging(self, head: str, paths: set[str]) -> None:
         """`_write_staging` while this thread holds index.lock: the index is written beside
@@ -290,24 +290,17 @@ class WorkingTree:
         git_dir = Path(self._repo.path)
         lock = git_dir / "index.lock"
         draft = git_dir / f"cortex-index-{os.getpid()}-{threading.get_ident()}"
-        assert self._holder is not None
-        source = lock if self._holder[2] else git_dir / "index"
+        source = lock if self._held_written else git_dir / "index"
         try:
             if source.exists():
                 draft.write_bytes(source.read_bytes())
             staging = pygit2.Index(str(draft))
-            for path in sorted(paths):
-                blob = self.blob_at(head, path)
-                if blob is None:
-                    if path in staging:
-                        staging.remove(path)
-                else:
-                    staging.add(pygit2.IndexEntry(path, pygit2.Oid(hex=blob), pygit2.enums.FileMode.BLOB))
+            self._stage(staging, head, paths, from_disk=False)  # an index with no repository reads no file
             staging.write()
             os.replace(draft, lock)
         finally:
             draft.unlink(missing_ok=True)
-        self._holder = (self._holder[0], self._holder[1], True)
+        self._held_written = True
         self._staging_stat = None  # the repository's own index object reads the file again
 
     def workdir_busy(self) -> str | None:

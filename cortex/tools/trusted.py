@@ -413,13 +413,9 @@ class Tools:
         found = self.brain.corpus.with_index(snap, lambda index: matrix.term_rows(snap.sha, index, weights, scope))
         if scope is not None:  # a scope's own rarity: how common a word is outside it takes no part
             weights = {t: idf(len(scope), n) for t, (_, n) in found.items() if n}
-        scores = hybrid(cos, ((w, *found[t]) for t, w in weights.items()))
-        held = np.zeros(len(cos), dtype=bool)  # holds a term of some weight: a match by words
-        for t, w in weights.items():
-            if w > 0:
-                held[found[t][0]] = True
+        scores, cover = hybrid(cos, ((w, *found[t]) for t, w in weights.items()))
         embedded = np.arange(len(cos)) < len(close.paths)
-        match = ((cos >= RELATED) & embedded) | held
+        match = ((cos >= RELATED) & embedded) | (cover > 0)
         ok = self._mask(snap, matrix, paths, allow, key)
         kept = np.flatnonzero(match & ok)
         order = top(scores, k, kept)

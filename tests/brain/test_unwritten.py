@@ -12,7 +12,9 @@ stale copy is merged keeping the acknowledged write.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -28,24 +30,23 @@ from cortex.brain.watcher import Editor
 TOOL = Actor(door="owner", tool="brain_write", client="pytest")
 
 
-def _mounted(folder: Path, size: str = "4m"):
-    """`folder` as a tmpfs holding what it held (so Git sees the same files)."""
+@contextlib.contextmanager
+def _mounted(folder: Path, size: str = "4m") -> Iterator[Path]:
+    """`folder` as a tmpfs holding what it held (so Git sees the same files), unmounted after."""
     kept = folder.parent / (folder.name + ".kept")
     shutil.copytree(folder, kept)
     shutil.rmtree(folder)
-    mount = tmpfs(folder, size)
-    mount.__enter__()
-    shutil.copytree(kept, folder, dirs_exist_ok=True)
-    shutil.rmtree(kept)
-    return mount
+    with tmpfs(folder, size):
+        shutil.copytree(kept, folder, dirs_exist_ok=True)
+        shutil.rmtree(kept)
+        yield folder
 
 
 def test_a_stale_copy_is_never_a_hand_edit_and_its_edit_keeps_the_write(tree: Path, brain: Brain, manual: Editor):
     need_mounts()
     brain.write("notes/plants.md", "create", TOOL, content="# Plants\n\nWater the fern.\n")
     manual.settle()
-    mount = _mounted(tree / "notes")
-    try:
+    with _mounted(tree / "notes"):
         remount(tree / "notes", "ro")
         reply = brain.write("notes/plants.md", "append", TOOL, content="Feed the cactus in May.")
         assert "could not take notes/plants.md (Read-only file system)" in reply["working_tree"], reply
@@ -63,16 +64,13 @@ def test_a_stale_copy_is_never_a_hand_edit_and_its_edit_keeps_the_write(tree: Pa
         assert "Feed the cactus in May." in committed and "Repot the fern." in committed, committed
         assert (tree / "notes/plants.md").read_text() == committed
         assert manual.status()["hand_edits"]["unwritten"] == []
-    finally:
-        mount.__exit__(None, None, None)
 
 
 def test_the_watcher_writes_the_file_once_it_can_and_commits_nothing(tree: Path, brain: Brain, manual: Editor):
     need_mounts()
     brain.write("notes/plants.md", "create", TOOL, content="# Plants\n")
     manual.settle()
-    mount = _mounted(tree / "notes")
-    try:
+    with _mounted(tree / "notes"):
         remount(tree / "notes", "ro")
         brain.write("notes/plants.md", "append", TOOL, content="Feed the cactus.")
         head = brain.store.head()
@@ -81,16 +79,13 @@ def test_the_watcher_writes_the_file_once_it_can_and_commits_nothing(tree: Path,
         assert brain.store.head() == head
         assert "Feed the cactus." in (tree / "notes/plants.md").read_text()
         assert manual.status()["hand_edits"]["unwritten"] == []
-    finally:
-        mount.__exit__(None, None, None)
 
 
 @pytest.mark.slow
 def test_the_reply_and_healthz_say_so_through_a_real_server(tmp_path: Path) -> None:
     need_mounts()
     repo = vault_on(tmp_path, "master", {"notes/plants.md": b"# Plants\n"})
-    mount = _mounted(repo / "notes")
-    try:
+    with _mounted(repo / "notes"):
         with serve(tmp_path, repo) as running:
             remount(repo / "notes", "ro")
             url = f"{running.url}/mcp"
@@ -106,5 +101,3 @@ def test_the_reply_and_healthz_say_so_through_a_real_server(tmp_path: Path) -> N
             assert detail["hand_edits"]["unwritten"] == ["notes/plants.md: Read-only file system"]
             assert "Feed the cactus." in git(repo, "show", "HEAD:notes/plants.md")
             remount(repo / "notes", "rw")
-    finally:
-        mount.__exit__(None, None, None)
