@@ -57,7 +57,7 @@ def bench_door(root: Path, n: int, calls: int = 200) -> dict:
     The server is `cortex serve` in its own process; this process drives one session
     with the SDK's client over real HTTP (an in-process server shared the client's GIL
     and event loop: it measured 52 ms a call where a separate client saw 8.8 ms). The
-    tool's own work is the same Tools method called here, in-process, on the same brain,
+    tool's own work is the same tool function called here, in-process, on the same brain,
     in blocks that alternate with the MCP calls so both see the same machine load.
     Door cost = round trip p50 - tool work p50 (and p90). CPU per call, the server's (from
     /proc) less the tool's own (this process), is the door's cost whatever else the machine
@@ -68,19 +68,24 @@ def bench_door(root: Path, n: int, calls: int = 200) -> dict:
     import asyncio
 
     from cortex.app.server import assemble
-    from cortex.brain.trailers import Actor
     from cortex.settings import Settings
+    from cortex.tools.read import ReadRequest, read
+    from cortex.tools.search import SearchRequest, search_notes
+    from cortex.tools.tool import Caller
+    from cortex.tools.write import WriteRequest, write
 
     brain = make_brain(root, n)
     token = "b" * 32
     word = _door_common_word()
     parts = assemble(Settings.from_env({"CORTEX_HOME": str(root / "home-direct"), "CORTEX_TOKEN": token}, brain=brain))
-    parts.tools.search(word)  # the index built, the word's postings warm, as in the server
-    actor = Actor("bench", "brain_write", "bench")
+    search_notes(parts.tools, SearchRequest(query=word))  # the index built, the word's postings warm, as in the server
+    bench = Caller(door="bench", client="bench")
     direct = {
-        "search": lambda i: parts.tools.search(word),
-        "read": lambda i: parts.tools.read("profile.md"),
-        "write": lambda i: parts.tools.write(actor, _door_write_path(i), "append", content=f"direct line {i}"),
+        "search": lambda i: search_notes(parts.tools, SearchRequest(query=word)),
+        "read": lambda i: read(parts.tools, ReadRequest(path="profile.md"), bench),
+        "write": lambda i: write(
+            parts.tools, WriteRequest(path=_door_write_path(i), mode="append", content=f"direct line {i}"), bench
+        ),
     }
     server = DoorServer(root, brain, token)
     try:

@@ -38,7 +38,8 @@ def scale(brain_path: str, prefix: str) -> None:
     from cortex.ask.readers import OfflineReader
     from cortex.brain.brain import Brain
     from cortex.store.git import GitStore
-    from cortex.tools.trusted import Tools
+    from cortex.tools.search import SearchRequest, search_notes
+    from cortex.tools.toolset import Tools
 
     brain = Brain(GitStore(brain_path))
     snap = brain.snapshot()
@@ -73,9 +74,11 @@ def scale(brain_path: str, prefix: str) -> None:
                 "entries": len(seg.fterm),
                 "prefix_notes": len(under),
                 "common_word_notes": by_df[0][0],
-                "common_word_search_p50_ms": p50(lambda: tools.search(common)),
-                "forty_word_search_p50_ms": p50(lambda: tools.search(forty)),
-                "forty_word_prefix_search_p50_ms": p50(lambda: tools.search(forty, prefix=prefix)),
+                "common_word_search_p50_ms": p50(lambda: search_notes(tools, SearchRequest(query=common))),
+                "forty_word_search_p50_ms": p50(lambda: search_notes(tools, SearchRequest(query=forty))),
+                "forty_word_prefix_search_p50_ms": p50(
+                    lambda: search_notes(tools, SearchRequest(query=forty, prefix=prefix))
+                ),
                 "forty_word_prefix_index_only_p50_ms": p50(lambda: index.search(forty, within=under)),
                 "rss_mb_after_queries": rss_mb(),
             }

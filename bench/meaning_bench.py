@@ -26,7 +26,7 @@ def bench_meaning(root: Path, n: int) -> dict:
     from cortex.ask.asker import Asker
     from cortex.ask.readers import OfflineReader
     from cortex.settings import Settings
-    from cortex.tools.trusted import Tools
+    from cortex.tools.toolset import Tools
 
     brain_path = make_brain(root, n)
     settings = Settings.from_env({"CORTEX_HOME": str(root / "home"), "CORTEX_TOKEN": "b" * 32}, brain=brain_path)

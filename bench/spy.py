@@ -8,7 +8,7 @@ __all__ = ["SPY_BUCKETS", "SPY_ROOTS", "spy_report"]
 # Where a sample of the server's time goes, first match wins (read from the stack, innermost
 # frame last). "tool work" is everything under a Tools method; the rest is the door.
 SPY_BUCKETS = [
-    ("tool work (cortex.tools.trusted.Tools)", ("cortex/tools/trusted.py:Tools.",)),
+    ("tool work (cortex/tools/)", ("cortex/tools/",)),
     ("redaction (cortex.notes.redact)", ("cortex/notes/redact.py:",)),
     ("reply JSON text (mcp_tools.run_tool)", ("cortex/http/mcp_tools.py:run_tool",)),
     # The event loop's side of handing a sync tool to a worker thread and back.

@@ -1,4 +1,4 @@
-"""The `cortex` command: init, serve, token, reindex, guest, settings, eval, bench.
+"""The `cortex` command: init, serve, token, reindex, guest, settings, tools, eval, bench.
 
 Every refusal is one line on stderr and exit status 1; nothing is changed.
 """
@@ -32,6 +32,7 @@ __all__ = [
     "cmd_reindex",
     "cmd_serve",
     "cmd_settings",
+    "cmd_tools",
     "cmd_token",
     "main",
     "progress_bar",
@@ -89,6 +90,13 @@ def cmd_token(args: argparse.Namespace) -> int:
             "(set CORTEX_HOME to the state folder the server uses)"
         )
     print(value)
+    return 0
+
+
+def cmd_tools(args: argparse.Namespace) -> int:
+    from cortex.tools.table import tools_table
+
+    print(tools_table(), end="")
     return 0
 
 
@@ -336,6 +344,9 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("settings", help="print every setting, its default and meaning (README's Markdown table)")
     p.set_defaults(fn=cmd_settings)
+
+    p = sub.add_parser("tools", help="print every owner tool, its arguments and what it does (README's Markdown table)")
+    p.set_defaults(fn=cmd_tools)
 
     p = sub.add_parser("eval", help="retrieval (and ask) eval on the public sample brain")
     p.add_argument("--brain-dir", default=None, help="folder of the sample brain (default: the one shipped)")

@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import client
 
+from cortex.cli import main as cli_main
+from cortex.tools.table import tools_table
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [
     "README.md",
@@ -51,9 +54,18 @@ def readme_tools() -> dict[str, set[str]]:
     return tools
 
 
+def test_the_readme_tool_table_is_the_tools_own(capsys) -> None:
+    """The README's tool table is generated from the tool modules (`cortex tools` prints it)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = text.split("<!-- tools-table:begin -->\n", 1)[1].split("<!-- tools-table:end -->", 1)[0]
+    assert table == tools_table(), "README's tool table is stale: paste the output of `cortex tools`"
+    assert cli_main(["tools"]) == 0
+    assert capsys.readouterr().out == table
+
+
 def test_the_readme_table_is_read() -> None:
     tools = readme_tools()
-    assert tools["brain_proposals"] == set() and tools["brain_reject"] == {"id", "reason"}
+    assert tools["brain_proposals"] == {"id"} and tools["brain_reject"] == {"id", "reason"}
     assert tools["brain_corpus"] == {"paths", "query", "k", "after"}
 
 
@@ -77,3 +89,45 @@ def test_the_readme_tool_lists_are_the_doors(gserver) -> None:
     assert said, "README no longer says which tools a guest door lists"
     names = re.findall(r"`(brain_\w+)", said.group(2))
     assert said.group(1) == {2: "two"}.get(len(names)) and sorted(names) == sorted(listed(guest.url, None))
+
+
+def test_contributings_worked_example_is_a_tool_in_one_module_and_one_line() -> None:
+    """The example tool in CONTRIBUTING.md, as a module of its own, registered from a table of
+    one line, lists with its argument schema and answers a real call."""
+    import sys
+    import types
+
+    from mcp import Client
+
+    from cortex.http.mcp_tools import OneLineMCPServer, register
+    from cortex.tools.tool import Caller
+
+    code = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8").split("```python\n", 1)[1].split("```", 1)[0]
+    module = types.ModuleType("cortex_count_example")
+    sys.modules[module.__name__] = module  # a dataclass's annotations are read through its module
+    try:
+        exec(compile(code, "CONTRIBUTING.md", "exec"), module.__dict__)
+        server = OneLineMCPServer(name="t", log_level="WARNING")
+
+        class Snap:
+            sha, notes = "a" * 40, {"notes/a.md": None, "notes/b.md": None, "c.md": None}
+
+        class Held:
+            class brain:
+                @staticmethod
+                def snapshot(at: str | None = None) -> Snap:
+                    return Snap()
+
+        register(server, [module.TOOL], Held(), lambda ctx, tool: Caller(door="owner"))
+
+        async def go() -> tuple[set[str], dict]:
+            async with Client(server) as c:
+                listed = {t.name: t for t in (await c.list_tools()).tools}
+                reply = await c.call_tool("brain_count", {"folder": "notes/"})
+                return set(listed["brain_count"].input_schema["properties"]), reply.structured_content
+
+        params, reply = asyncio.run(go())
+    finally:
+        del sys.modules[module.__name__]
+    assert params == {"folder", "as_of"}
+    assert reply == {"sha": "a" * 40, "notes": 2}

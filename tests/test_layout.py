@@ -271,3 +271,21 @@ def test_no_test_module_imports_another_test_module():
             names += [a.name for a in node.names] if isinstance(node, ast.Import) else []
             found += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0].startswith("test_")]
     assert not found
+
+
+def test_every_tool_comes_from_one_module_of_its_own():
+    """Each tool a door registers is built by one module under cortex/tools/, which holds its
+    request, description, handler and reply type, and builds no other tool."""
+    from cortex.tools.table import GUEST_TOOLS, OWNER_TOOLS, REVIEW_TOOLS
+
+    homes: dict[str, str] = {}
+    for tool in OWNER_TOOLS + REVIEW_TOOLS + GUEST_TOOLS:
+        home = tool.handle.__module__
+        assert home.startswith("cortex.tools."), f"{tool.name} is handled in {home}"
+        assert tool.request.__module__ == home, f"{tool.name}'s request is not in {home}"
+        module = importlib.import_module(home)
+        assert module.TOOL is tool, f"{home} does not build {tool.name} as its TOOL"
+        assert home not in homes, f"{home} holds {homes[home]} and {tool.name}"
+        homes[home] = tool.name
+    source = (ROOT / "cortex/http/mcp_tools.py").read_text(encoding="utf-8")
+    assert "DESCRIPTION" not in source, "a tool's description is in the door, not in its module"

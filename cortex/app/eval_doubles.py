@@ -179,7 +179,7 @@ class ClientAsks:
         from cortex.ask.readers import OfflineReader
         from cortex.http.doors import build_app
         from cortex.settings import Settings
-        from cortex.tools.trusted import Tools
+        from cortex.tools.toolset import Tools
 
         self.brain, self.token = brain, secrets.token_urlsafe(24)
         asker = Asker(brain, OfflineReader(), order=ReaderOrder("client", None, OfflineReader()))

@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from cortex.app.brain_setup import data_dir
 from cortex.app.eval_doubles import ClientAsks, StubMessagesServer, stub_model
+from cortex.tools.ask import AskRequest, answer
+from cortex.tools.search import SearchRequest, search_notes
 
 if TYPE_CHECKING:  # imported where used: `cortex eval` loads only what its parts need
     import argparse
@@ -45,7 +47,7 @@ if TYPE_CHECKING:  # imported where used: `cortex eval` loads only what its part
     from cortex.ask.pack import Pack
     from cortex.ask.readers import ReaderReply
     from cortex.brain.brain import Brain
-    from cortex.tools.trusted import Tools
+    from cortex.tools.toolset import Tools
 
 __all__ = [
     "EVAL_DAY",
@@ -262,7 +264,9 @@ def fusion_table(brain: Brain, tools: Tools, groups: dict[str, list[dict[str, An
             "blend 0.8 cos + 0.2 BM25/max": by(lambda p: 0.8 * cos[p] + 0.2 * lex_score.get(p, 0.0) / top),
             "dense + rare-term boost 0.1": by(lambda p: cos[p] + 0.1 * rare(p)),
             # brain_search itself: names first, then cos + 0.3 covered^2 + 0.03 rare terms
-            "in use (brain_search)": [h["path"] for h in tools.search(q["question"], k=10)["hits"]],
+            "in use (brain_search)": [
+                h["path"] for h in search_notes(tools, SearchRequest(query=q["question"], k=10))["hits"]
+            ],
         }
 
     def hit(q: dict, ranked: list[str]) -> bool:
@@ -293,7 +297,7 @@ def retrieval(tools: Tools, qs: list[dict[str, Any]]) -> dict[str, Any]:
     rr = 0.0
     scored = [q for q in qs if q["gold"]]
     for q in scored:
-        ranked = [h["path"] for h in tools.search(q["question"], k=10)["hits"]]
+        ranked = [h["path"] for h in search_notes(tools, SearchRequest(query=q["question"], k=10))["hits"]]
         gold = set(q["gold"])
         need_all = q.get("kind") == "multi"
         for k in ks:
@@ -307,9 +311,19 @@ def retrieval(tools: Tools, qs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 class Asks(Protocol):
-    """What `ask_part` asks: `Tools`, or the replies a client's model gave over MCP."""
+    """What `ask_part` asks: brain_ask in-process (`Asking`), or the replies a client's model gave over MCP."""
 
     def ask(self, question: str) -> Mapping[str, Any]: ...
+
+
+class Asking:
+    """brain_ask in-process, on the owner's door."""
+
+    def __init__(self, tools: Tools):
+        self.tools = tools
+
+    def ask(self, question: str) -> Mapping[str, Any]:
+        return answer(self.tools, AskRequest(question=question))
 
 
 class Answered:
@@ -412,14 +426,14 @@ def ideal_line(brain: Brain, qs: list[dict[str, Any]], answers: dict[str, Any]) 
     note's line with the gold fact, and how often that line, quoted verbatim, is VERIFIED."""
     from cortex.app.eval_answers import IdealReader
     from cortex.ask.asker import Asker
-    from cortex.tools.trusted import Tools
+    from cortex.tools.toolset import Tools
 
     gold = {q["question"]: (q["gold"], answers[q["id"]]) for q in qs if q["gold"] and q.get("id") in answers}
     reader = IdealReader(gold)
     tools = Tools(brain, Asker(brain, reader))
     stamps: collections.Counter = collections.Counter()
     for question in gold:
-        r = tools.ask(question)
+        r = answer(tools, AskRequest(question=question))
         if question in reader.found:
             stamps[str(r["stamp"])] += 1
     held, n = len(reader.found), len(gold)
@@ -458,12 +472,12 @@ def gold_note_line(brain: Brain, qs: list[dict[str, Any]]) -> str:
     """The ideal reader's row where no gold answer is written (reworded.jsonl): how often a
     model reader's first pack holds a gold note, and the packs' mean size."""
     from cortex.ask.asker import Asker
-    from cortex.tools.trusted import Tools
+    from cortex.tools.toolset import Tools
 
     reader = _GoldNoteReader({q["question"]: q["gold"] for q in qs if q["gold"]})
     tools = Tools(brain, Asker(brain, reader, sweep=0))
     for question in reader.gold:
-        tools.ask(question)
+        answer(tools, AskRequest(question=question))
     held, n = len(reader.found), len(reader.gold)
     mean = sum(reader.sizes) / len(reader.sizes) if reader.sizes else 0
     return (
@@ -479,13 +493,13 @@ def held_out_lines(
     `tools`: the offline reader's, when the caller has them (their answers are cached)."""
     from cortex.ask.asker import Asker
     from cortex.ask.readers import OfflineReader
-    from cortex.tools.trusted import Tools
+    from cortex.tools.toolset import Tools
 
     tools = tools or Tools(brain, Asker(brain, OfflineReader()))
     notes = brain.snapshot().notes
     rows = []
     for label, half in zip(("even half (chosen on)", "odd half (held out)"), halves(qs)):
-        rows.append(ask_line(f"offline reader, {label}", ask_part(tools, half, answers, notes)))
+        rows.append(ask_line(f"offline reader, {label}", ask_part(Asking(tools), half, answers, notes)))
         rows.append(f"  {label}: {ideal_line(brain, half, answers)}")
     return rows
 
@@ -494,7 +508,7 @@ def main(args: argparse.Namespace) -> int:
     """`cortex eval`: retrieval figures, then (unless --no-ask) the ask figures of each reader."""
     from cortex.ask.asker import Asker
     from cortex.ask.readers import OfflineReader
-    from cortex.tools.trusted import Tools
+    from cortex.tools.toolset import Tools
 
     brain_dir = Path(args.brain_dir) if args.brain_dir else ROOT / "brain"
     questions = Path(args.questions) if args.questions else ROOT / "questions.jsonl"
@@ -564,15 +578,15 @@ def _ask_lines(
     from cortex.app.eval_answers import load_answers
     from cortex.ask.asker import Asker
     from cortex.ask.readers import AnthropicReader, OfflineReader
-    from cortex.tools.trusted import Tools
+    from cortex.tools.toolset import Tools
 
     answers = load_answers(answers_file)
     notes = brain.snapshot().notes
-    print(ask_line("offline reader", ask_part(tools, qs, answers, notes)))
+    print(ask_line("offline reader", ask_part(Asking(tools), qs, answers, notes)))
     if answers:
         print("\n".join(held_out_lines(brain, qs, answers, tools)))
     if reworded:
-        print(ask_line("offline reader, reworded", ask_part(tools, reworded)))
+        print(ask_line("offline reader, reworded", ask_part(Asking(tools), reworded)))
         for label, half in zip(("even half (chosen on)", "odd half (held out)"), halves(reworded)):
             print(f"  reworded, {label}: {gold_note_line(brain, half)}")
     model_asker = Asker(brain, OfflineReader())  # replaced below, once the stub runs
@@ -580,9 +594,9 @@ def _ask_lines(
     try:
         model_asker.reader = AnthropicReader("stub-model", "eval-key-not-real", timeout=30.0, base_url=stub.url)
         stub.respond = stub_model(brain)
-        print(ask_line("model reader, stub model", ask_part(Tools(brain, model_asker), qs, answers, notes)))
+        print(ask_line("model reader, stub model", ask_part(Asking(Tools(brain, model_asker)), qs, answers, notes)))
         model_asker.sweep, model_asker.cache = 0, type(model_asker.cache)()
-        print(ask_line("model reader, stub model, CORTEX_ASK_SWEEP=0", ask_part(Tools(brain, model_asker), qs)))
+        print(ask_line("model reader, stub model, CORTEX_ASK_SWEEP=0", ask_part(Asking(Tools(brain, model_asker)), qs)))
     finally:
         stub.close()
     client = ClientAsks(brain)
@@ -619,7 +633,7 @@ def near_rows(brain: Brain, qs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     from cortex.ask.asker import Asker, evidence, usable
     from cortex.ask.near import by_words
     from cortex.ask.readers import OfflineReader
-    from cortex.tools.trusted import Tools
+    from cortex.tools.toolset import Tools
 
     tools, snap = Tools(brain, Asker(brain, OfflineReader())), brain.snapshot()
     allowed = {p for p in snap.notes if usable(snap, p, brain.today(), False)}
@@ -635,7 +649,7 @@ def near_rows(brain: Brain, qs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             {
                 "even": id(q) in even,
                 "absent": not q["gold"],
-                "missed": not tools.ask(q["question"])["quotes"],
+                "missed": not answer(tools, AskRequest(question=q["question"]))["quotes"],
                 "words": leads[0].words if leads else 0.0,
                 "cosine": nearest[1] if nearest else None,
             }

@@ -21,7 +21,7 @@ from cortex.settings import (
     keep_header_file,
     load_or_make_secret,
 )
-from cortex.tools.trusted import Tools
+from cortex.tools.toolset import Tools
 
 if TYPE_CHECKING:  # the HTTP side is imported where the app is made (`cortex serve`, tests)
     from cortex.http.doors import DoorRouter
@@ -154,7 +154,7 @@ def _names_when_built(parts: ServerParts) -> None:
     try:
         snap = parts.brain.corpus.latest()  # waits for the build warm() started
         if snap is not None:
-            parts.tools.names_at(snap)
+            parts.tools.names.at(snap)
     except Exception:  # noqa: BLE001 - the build reports its own failure; the first search retries and says why
         return
 

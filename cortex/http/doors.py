@@ -42,7 +42,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from cortex.guests.review import Review
 from cortex.http.mcp_tools import trusted_server
 from cortex.settings import Settings, allowed
-from cortex.tools.trusted import Tools
+from cortex.tools.toolset import Tools
 
 
 class GuestDoorSet(Protocol):

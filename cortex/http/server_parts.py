@@ -11,7 +11,7 @@ from cortex.brain.brain import Brain
 from cortex.brain.watcher import Editor
 from cortex.guests.queue import ProposalQueue
 from cortex.settings import Settings
-from cortex.tools.trusted import Tools
+from cortex.tools.toolset import Tools
 
 __all__ = ["ServerParts", "Syncing"]
 

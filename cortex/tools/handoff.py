@@ -7,16 +7,23 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any, cast
+
+from pydantic import Field
+from typing_extensions import NotRequired, TypedDict
 
 from cortex.brain.brain import Brain
 from cortex.brain.working_state import items_at
 from cortex.errors import BadInput
 from cortex.index.snapshot import Snapshot
 from cortex.notes.data_envelope import DATA_NOTICE, fence
+from cortex.notes.paths import check_text
 from cortex.notes.redact import redact
 from cortex.notes.working import check_project, in_working
 from cortex.tools.paging import cut_to_fit, fit, json_size
+from cortex.tools.tool import READ, Caller, Tool
+from cortex.tools.toolset import Tools
 
 __all__ = [
     "HANDOFF_BYTES",
@@ -24,7 +31,11 @@ __all__ = [
     "MAX_HANDOFF_BYTES",
     "MIN_HANDOFF_BYTES",
     "context_items",
+    "HandoffReply",
+    "HandoffRequest",
+    "TOOL",
     "handoff",
+    "project_handoff",
     "linked_notes",
     "project_logs",
     "project_page",
@@ -36,7 +47,7 @@ MAX_HANDOFF_BYTES = 100_000
 LOG_DAYS = 14  # the handoff's log sections: this many days back
 
 
-def handoff(brain: Brain, project: str, budget: int | None = None) -> dict[str, Any]:
+def project_handoff(brain: Brain, project: str, budget: int | None = None) -> dict[str, Any]:
     """One project's page, its open items newest first, its log sections of the last
     LOG_DAYS days and the notes its page links to or that link to it, under `budget`
     bytes of JSON as the door sends it, each fenced like the boot call's note text;
@@ -136,3 +147,50 @@ def _fit(rows: list[str], room: int, share: float) -> tuple[list[str], int, int]
     """The leading `rows` that fit in `share` of `room` bytes: (kept, left out, room left)."""
     kept = fit(rows, int(room * share))
     return kept, len(rows) - len(kept), room - json_size(kept)
+
+
+# The README's row for it (`cortex tools` prints the table).
+SUMMARY = (
+    "resume one project: its page, its open items, its log entries of the last 14 days and the notes "
+    "linked to or from its page; every body fenced with a per-request nonce; under 16 KB of JSON by "
+    "default (`budget` 2,000–100,000 bytes)"
+)
+
+
+DESCRIPTION = (
+    "Resume one project: its page (projects/<project>.md or the note whose frontmatter says project: "
+    "<project>), its open items newest first (aged ones marked), its log entries tagged with it from the last"
+    " 14 days, and the notes its page links to or that link to it, by last real change; fenced like "
+    "brain_context, under the budget, saying what it left out."
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class HandoffRequest:
+    project: Annotated[str, Field(description="The project key, e.g. kiln")]
+    budget: Annotated[int | None, Field(description="Reply size in bytes of JSON, 2,000-100,000 (default 16,000)")] = (
+        None
+    )
+
+
+class HandoffReply(TypedDict):
+    """brain_handoff: resume one project, every body fenced with `nonce`."""
+
+    sha: str | None
+    project: str
+    notice: str
+    nonce: str
+    page: str | None  # None, with page_missing, when the project has no page
+    open_items: list[str]
+    recent_log: list[str]
+    linked_notes: list[str]
+    page_missing: NotRequired[str]
+    left_out: NotRequired[str]
+
+
+def handoff(tools: Tools, request: HandoffRequest, caller: Caller) -> HandoffReply:
+    check_text(request.project, "project")
+    return cast(HandoffReply, project_handoff(tools.brain, request.project, request.budget))
+
+
+TOOL = Tool("brain_handoff", DESCRIPTION, SUMMARY, READ, HandoffRequest, HandoffReply, handoff)

@@ -9,7 +9,11 @@ whatever was added since; `as_of` with the page's `sha` pins the listing itself.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any, cast
+
+from pydantic import Field
+from typing_extensions import NotRequired, TypedDict
 
 from cortex.errors import BadInput
 from cortex.index.snapshot import Snapshot
@@ -17,8 +21,22 @@ from cortex.notes.nearest import did_you_mean, nearest
 from cortex.notes.paths import check_path, check_text
 from cortex.notes.redact import redact
 from cortex.tools.paging import REPLY_FIELDS_BYTES, fit
+from cortex.tools.tool import READ, Caller, Tool, When
+from cortex.tools.toolset import Tools
 
-__all__ = ["LIST_REPLY_BYTES", "TITLE_CHARS", "check_folder", "folder_listing", "folders_of", "prefix_note"]
+__all__ = [
+    "LIST_REPLY_BYTES",
+    "ListReply",
+    "ListRequest",
+    "TITLE_CHARS",
+    "TOOL",
+    "check_folder",
+    "folder_listing",
+    "folder_reply",
+    "folders_of",
+    "list_folder",
+    "prefix_note",
+]
 
 # About 200 entries of a path and a title: a page a client can hold beside its conversation.
 LIST_REPLY_BYTES = 20_000
@@ -114,3 +132,63 @@ def prefix_note(snap: Snapshot, prefix: str) -> str | None:
     near = nearest(prefix if prefix.endswith("/") else prefix + "/", {f: () for f in folders})
     said = did_you_mean(near).removeprefix("; ")
     return f"no note path starts with {prefix!r}, so nothing was searched" + (f"; {said}" if said else "")
+
+
+# The README's row for it (`cortex tools` prints the table).
+SUMMARY = (
+    "one folder: its subfolders (with how many files each holds) and its files (title, status), by name, "
+    "about 20 KB per reply with a cursor (`next`, and `more` says how many are left); a folder that does "
+    "not exist is refused with the nearest folders"
+)
+
+
+DESCRIPTION = (
+    "List one folder: its subfolders (with how many files each holds) and its files (a note with its title "
+    "and status), by name, about 20 KB per reply; `more` says how many entries are left and `next` is the "
+    "cursor to pass as `after` (with as_of=sha for the same listing). A folder that does not exist is refused"
+    " with the nearest folders."
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ListRequest:
+    folder: Annotated[str | None, Field(description="A folder, e.g. notes/ (default: the top of the brain)")] = None
+    after: Annotated[str | None, Field(description="The cursor `next` of the previous reply")] = None
+    as_of: When = None
+
+
+class ListReply(TypedDict):
+    """brain_list: one folder's subfolders (`folder`, `files`) and files (`path`, `title`,
+    `status`) by name, with a cursor when more are left."""
+
+    sha: str
+    folder: str
+    entries: list[dict[str, Any]]
+    folders: int
+    files: int
+    next: NotRequired[str]
+    more: NotRequired[str]
+    note: NotRequired[str]  # brain_read was given a folder's path: this is its listing
+
+
+def list_folder(tools: Tools, request: ListRequest, caller: Caller) -> ListReply:
+    """brain_list: one folder's subfolders and files at the head (or `as_of`), paged."""
+    return folder_reply(tools, request.folder, after=request.after, as_of=request.as_of)
+
+
+def folder_reply(
+    tools: Tools, folder: str | None, *, after: str | None = None, as_of: str | None = None, asked: str | None = None
+) -> ListReply:
+    """One page of a folder's listing; `asked`: the path brain_read was given, when it named a folder."""
+    name = check_folder(folder)
+    snap = tools.brain.snapshot(as_of)
+    reply = folder_listing(snap, tools.brain.files(snap.sha), name, tools.brain.today(), after)
+    if asked is not None:
+        reply["note"] = (
+            f"{asked} is a folder, not a note: here is its listing; brain_read one of its paths, "
+            "or brain_list with after= for more"
+        )
+    return cast(ListReply, reply)
+
+
+TOOL = Tool("brain_list", DESCRIPTION, SUMMARY, READ, ListRequest, ListReply, list_folder)

@@ -195,13 +195,13 @@ def test_the_name_map_is_made_once_the_index_is_built_not_by_the_first_search(tm
 
     with serve(tmp_path, brain_path) as running:
         tools, corpus = running.parts.tools, running.parts.brain.corpus
-        assert tools._names is None  # nothing made before the warm-up
+        assert tools.names.known is None  # nothing made before the warm-up
         warm_up(running.parts)
         deadline = time.time() + 30
-        while time.time() < deadline and (tools._names is None or corpus.built() is None):
+        while time.time() < deadline and (tools.names.known is None or corpus.built() is None):
             time.sleep(0.02)
         head = corpus.built()
-        assert head is not None and tools._names is not None and tools._names[0] == head.sha
+        assert head is not None and tools.names.known is not None and tools.names.known[0] == head.sha
         title = next(n.title for n in head.notes.values() if n.title and not n.path.startswith("archive/"))
         hits = call(f"{running.url}/mcp", "brain_search", query=title, k=3).data["hits"]
         assert title in [h["title"] for h in hits]  # the map the warm-up made serves the search

@@ -17,7 +17,11 @@ from vaultkit import HUB_QUERIES, hub_vault
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
 from cortex.store.git import GitStore
-from cortex.tools.trusted import CORPUS_REPLY_BYTES, Tools
+from cortex.tools.corpus import CORPUS_REPLY_BYTES
+from cortex.tools.read import ReadRequest, read
+from cortex.tools.search import SearchRequest, search_notes
+from cortex.tools.tool import Caller
+from cortex.tools.toolset import Tools
 
 ME = Actor("owner", "brain_write", "pytest")
 
@@ -47,32 +51,32 @@ def vault(tmp_path: Path) -> Tools:
 
 
 def test_an_alias_finds_its_note(vault: Tools):
-    assert vault.search("Burnt cream")["hits"][0]["path"] == "Café/Crème brûlée.md"
-    assert vault.search("burnt cream")["hits"][0]["aliases"] == ["Burnt cream"]
+    assert search_notes(vault, SearchRequest(query="Burnt cream"))["hits"][0]["path"] == "Café/Crème brûlée.md"
+    assert search_notes(vault, SearchRequest(query="burnt cream"))["hits"][0]["aliases"] == ["Burnt cream"]
 
 
 def test_body_tags_are_searched_shown_and_read(vault: Tools):
     for q in ("#learning", "learning"):
-        hit = vault.search(q)["hits"][0]
+        hit = search_notes(vault, SearchRequest(query=q))["hits"][0]
         assert hit["path"] == "notes/study.md" and "learning" in hit["tags"]
-    assert vault.read("notes/study.md")["tags"] == ["learning", "habits"]
+    assert read(vault, ReadRequest(path="notes/study.md"), Caller(door="owner"))["tags"] == ["learning", "habits"]
 
 
 def test_read_lists_links_and_backlinks_at_the_served_sha(vault: Tools):
-    r = vault.read("notes/Reading.md")
+    r = read(vault, ReadRequest(path="notes/Reading.md"), Caller(door="owner"))
     assert r["links"] == [
         {"target": "study", "path": "notes/study.md"},
         {"target": "Study", "heading": "Links", "alias": "habits", "path": "notes/study.md"},
     ]
     assert r["backlinks"] == [{"path": "notes/study.md", "links": 1}]
-    s = vault.read("notes/study.md")
+    s = read(vault, ReadRequest(path="notes/study.md"), Caller(door="owner"))
     assert s["backlinks"] == [{"path": "notes/Reading.md", "links": 2}]  # the one in code does not count
-    dangling = vault.read("notes/links-first.md")["links"]
+    dangling = read(vault, ReadRequest(path="notes/links-first.md"), Caller(door="owner"))["links"]
     assert dangling[0] == {"target": "Postgres tuning", "missing": True}
 
 
 def test_best_passage_is_the_match_not_the_links(vault: Tools):
-    hit = vault.search("postgres vacuum thresholds")["hits"][0]
+    hit = search_notes(vault, SearchRequest(query="postgres vacuum thresholds"))["hits"][0]
     assert hit["path"] == "notes/links-first.md"
     assert hit["heading"] == "Body" and "0.05" in hit["passage"]
 
@@ -81,14 +85,16 @@ def test_best_passage_is_the_match_not_the_links(vault: Tools):
 def test_hub_notes_are_found_by_their_title(tmp_path: Path):
     tools = Tools(make_brain(tmp_path, hub_vault()), asker=None)  # type: ignore[arg-type]
     for query, want in HUB_QUERIES.items():
-        hits = [h["path"] for h in tools.search(query)["hits"]]
+        hits = [h["path"] for h in search_notes(tools, SearchRequest(query=query))["hits"]]
         assert hits[0] == want, (query, hits)
     # BM25 on body text is kept: words only in a small note's body still find it.
-    assert tools.search("serde tokio ownership")["hits"][0]["path"] == "notes/learning-rust.md"
+    assert (
+        search_notes(tools, SearchRequest(query="serde tokio ownership"))["hits"][0]["path"] == "notes/learning-rust.md"
+    )
     # The passage of a hub is the item that matches (each list item is a block), not the top of its list.
     text = hub_vault()["lists/Rust libraries.md"].decode()
     name = text.splitlines()[2000].split("]")[0][3:]  # a library far down the list
-    hit = tools.search(f"{name} crate")["hits"][0]
+    hit = search_notes(tools, SearchRequest(query=f"{name} crate"))["hits"][0]
     assert hit["path"] == "lists/Rust libraries.md" and hit["passage"].startswith(f"- [{name}]")
 
 
@@ -100,8 +106,11 @@ def test_every_read_page_fits_beside_many_links_and_a_big_frontmatter(tmp_path: 
     files = {"notes/Big.md": (front + body).encode()}
     files.update({f"notes/fan-{i:03d}.md": f"Links to [[Big]] from {i}.\n".encode() for i in range(400)})
     tools = Tools(make_brain(tmp_path, files), asker=None)  # type: ignore[arg-type]
-    first = tools.read("notes/Big.md")
-    pages = [first] + [tools.read("notes/Big.md", page=p) for p in range(2, int(first["page"].split()[-1]) + 1)]
+    first = read(tools, ReadRequest(path="notes/Big.md"), Caller(door="owner"))
+    pages = [first] + [
+        read(tools, ReadRequest(path="notes/Big.md", page=p), Caller(door="owner"))
+        for p in range(2, int(first["page"].split()[-1]) + 1)
+    ]
     for page in pages:
         assert len(json.dumps(page, ensure_ascii=False).encode()) <= CORPUS_REPLY_BYTES
     assert "".join(p["text"] for p in pages) == front + body
@@ -109,16 +118,16 @@ def test_every_read_page_fits_beside_many_links_and_a_big_frontmatter(tmp_path: 
     listed = len(first["links"])
     assert first["links_left_out"].startswith(f"{3_000 - listed} more")
     assert first["backlinks_left_out"].startswith(f"{400 - len(first['backlinks'])} more")
-    small = tools.read("notes/fan-001.md")
+    small = read(tools, ReadRequest(path="notes/fan-001.md"), Caller(door="owner"))
     assert "page" not in small and small["links"] == [{"target": "Big", "path": "notes/Big.md"}]
 
 
 def test_a_read_at_start_up_does_not_wait_for_the_index_and_says_so(tmp_path: Path):
     tools = Tools(make_brain(tmp_path, VAULT, warm=False), asker=None)  # type: ignore[arg-type]
-    cold = tools.read("notes/Reading.md")
+    cold = read(tools, ReadRequest(path="notes/Reading.md"), Caller(door="owner"))
     assert cold["links"] == [] and "read again" in cold["links_note"] and "2 link(s)" in cold["links_note"]
     tools.brain.snapshot()
-    assert len(tools.read("notes/Reading.md")["links"]) == 2
+    assert len(read(tools, ReadRequest(path="notes/Reading.md"), Caller(door="owner"))["links"]) == 2
 
 
 @pytest.mark.slow
@@ -153,8 +162,10 @@ def test_a_new_title_moves_the_links_that_name_it(tmp_path: Path):
     files = dict(VAULT, **{"notes/pointer.md": b"See [[Billing service database decision]].\n"})
     brain = make_brain(tmp_path, files)
     tools = Tools(brain, asker=None)  # type: ignore[arg-type]
-    assert tools.read("notes/pointer.md")["links"][0]["missing"] is True
+    assert read(tools, ReadRequest(path="notes/pointer.md"), Caller(door="owner"))["links"][0]["missing"] is True
     brain.write("notes/study.md", "replace", ME, content="# Billing service database decision\n\nPostgres.\n")
-    link = tools.read("notes/pointer.md")["links"][0]
+    link = read(tools, ReadRequest(path="notes/pointer.md"), Caller(door="owner"))["links"][0]
     assert link["path"] == "notes/study.md" and link["resolved_by"] == "title"
-    assert {"path": "notes/pointer.md", "links": 1} in tools.read("notes/study.md")["backlinks"]
+    assert {"path": "notes/pointer.md", "links": 1} in read(
+        tools, ReadRequest(path="notes/study.md"), Caller(door="owner")
+    )["backlinks"]

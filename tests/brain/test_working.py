@@ -25,7 +25,7 @@ from cortex.brain.working_state import Working
 from cortex.guests.policy import PolicyError, check_scope
 from cortex.notes.working import WorkingError, add, change, derived_id, parse_items, project_of, project_path
 from cortex.store.git import GitStore
-from cortex.tools.handoff import handoff
+from cortex.tools.handoff import project_handoff
 
 DAY = dt.date(2026, 12, 1)
 A = Actor(door="owner", tool="brain_working", client="agent-a 1")
@@ -228,7 +228,7 @@ def test_the_handoff_keeps_its_budget_with_500_items_and_200_linked_notes(clocke
         brain.write(f"notes/n{i:03d}.md", "create", A, content=f"# Note {i}\n\nAbout the kiln, part {i}.\n")
     lines = "".join(f"- [ ] focus: item number {i} · opened 2026-11-{1 + i % 28:02d} ^w{i:04d}\n" for i in range(500))
     brain.write("working/kiln.md", "create", A, content=f"# Working: kiln\n\n{lines}")
-    reply = handoff(brain, "kiln")
+    reply = project_handoff(brain, "kiln")
     size = len(json.dumps(reply, ensure_ascii=False).encode())
     assert size <= 16_000
     assert reply["sha"] == brain.head()
@@ -237,7 +237,7 @@ def test_the_handoff_keeps_its_budget_with_500_items_and_200_linked_notes(clocke
     shown = len(reply["open_items"])
     assert f"{500 - shown} open items" in reply["left_out"]
     assert reply["page"].startswith("⟦BEGIN NOTE ")
-    big = handoff(brain, "kiln", budget=100_000)
+    big = project_handoff(brain, "kiln", budget=100_000)
     assert len(big["open_items"]) > shown
 
 

@@ -18,25 +18,22 @@ from typing_extensions import TypedDict
 from cortex.ask.stamps import STRENGTH, Stamp
 from cortex.brain.brain import Brain
 from cortex.brain.note_writes import WRITE_MODES, WriteMode
-from cortex.http.mcp_tools import OWNER_TOOLS, REVIEW_TOOLS, OwnerTools, ReviewTools
-from cortex.tools.trusted import Tools
+from cortex.tools.table import OWNER_TOOLS, REVIEW_TOOLS
+from cortex.tools.write import WriteRequest
 
 KILN = "# Kiln\n\nThe kiln fires at 1,240 °C for stoneware. See [[glaze notes]].\n"
 
 
 def reply_type(name: str) -> type:
-    """The TypedDict a tool declares as its reply (`Annotated[CallToolResult, ReplyType]`)."""
-    holder = OwnerTools if hasattr(OwnerTools, name) else ReviewTools
-    hint = typing.get_type_hints(getattr(holder, name), include_extras=True)["return"]
-    arms = (hint,) if typing.get_origin(hint) is typing.Annotated else typing.get_args(hint)  # brain_ask's union
-    (annotated,) = [a for a in arms if typing.get_origin(a) is typing.Annotated]
-    return typing.get_args(annotated)[1]
+    """The TypedDict a tool declares as its reply."""
+    (tool,) = [t for t in OWNER_TOOLS + REVIEW_TOOLS if t.name == name]
+    return tool.reply
 
 
 def test_every_tool_declares_a_reply_type_with_fields() -> None:
-    for name, _, _ in OWNER_TOOLS + REVIEW_TOOLS:
-        fields = typing.get_type_hints(reply_type(name))
-        assert "sha" in fields or {"id", "state"} <= set(fields), f"{name}: {sorted(fields)}"
+    for tool in OWNER_TOOLS + REVIEW_TOOLS:
+        fields = typing.get_type_hints(tool.reply)
+        assert "sha" in fields or {"id", "state"} <= set(fields), f"{tool.name}: {sorted(fields)}"
 
 
 async def calls(owner: str, guest: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -79,7 +76,7 @@ async def calls(owner: str, guest: str) -> tuple[dict[str, Any], dict[str, Any]]
 def test_each_tool_reply_validates_against_its_output_schema_and_text_says_the_same(gserver) -> None:
     guest = gserver.guest("potter", ["notes/public/"])
     listed, results = asyncio.run(calls(gserver.owner, guest.url))
-    owner_tools = [name for name, _, _ in OWNER_TOOLS + REVIEW_TOOLS]
+    owner_tools = [t.name for t in OWNER_TOOLS + REVIEW_TOOLS]
     assert sorted(results) == sorted(owner_tools), "a tool went uncalled"
     for name in owner_tools:
         schema = listed[name].output_schema
@@ -122,9 +119,9 @@ def test_stamps_carry_their_strength_and_are_sent_as_text() -> None:
 
 def test_the_write_mode_is_one_type_from_the_door_to_the_brain() -> None:
     assert WRITE_MODES == typing.get_args(WriteMode)
-    for fn in (Brain.write, Tools.write, OwnerTools.brain_write):
-        hint = typing.get_type_hints(fn, include_extras=True)["mode"]
-        assert WriteMode in (hint, *typing.get_args(hint)), fn.__qualname__
+    for holder in (Brain.write, WriteRequest):
+        hint = typing.get_type_hints(holder, include_extras=True)["mode"]
+        assert WriteMode in (hint, *typing.get_args(hint)), holder.__qualname__
 
 
 class _Small(TypedDict):

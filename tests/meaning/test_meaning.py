@@ -34,7 +34,9 @@ from cortex.meaning.model_graph import build_model_bytes, read_safetensors
 from cortex.meaning.vectors import ScopeMatrix, VectorStore, quantize
 from cortex.notes.note import parse_note
 from cortex.store.git import GitStore
-from cortex.tools.trusted import Tools
+from cortex.tools.ask import AskRequest, answer
+from cortex.tools.search import SearchRequest, search_notes
+from cortex.tools.toolset import Tools
 
 DATA = Path(__file__).parent.parent / "data"
 
@@ -287,7 +289,7 @@ def test_a_question_in_other_words_finds_its_note(tmp_path: Path, model: ModelFi
         ("what vehicle do we own", "notes/car.md"),
         ("where did we travel after getting married", "notes/honeymoon.md"),
     ]:
-        reply = tools.search(question, k=3)
+        reply = search_notes(tools, SearchRequest(query=question, k=3))
         assert reply["hits"][0]["path"] == gold, (question, reply["hits"])
         assert reply["meaning"].startswith("meaning: on")
         assert "closeness" in reply["hits"][0]
@@ -297,16 +299,20 @@ def test_lexical_search_misses_them_without_the_arm(tmp_path: Path) -> None:
     """The test above can fail: without meaning the same questions do not find their notes."""
     brain = _brain(tmp_path)
     tools = Tools(brain, Asker(brain, OfflineReader()))
-    assert "notes/car.md" not in [h["path"] for h in tools.search("what vehicle do we own", k=3)["hits"]]
+    assert "notes/car.md" not in [
+        h["path"] for h in search_notes(tools, SearchRequest(query="what vehicle do we own", k=3))["hits"]
+    ]
 
 
 def test_a_title_the_query_says_ranks_first(tmp_path: Path, model: ModelFiles) -> None:
     brain = _brain(tmp_path)
-    lexical = Tools(brain, Asker(brain, OfflineReader())).search("rust libraries")
+    lexical = search_notes(Tools(brain, Asker(brain, OfflineReader())), SearchRequest(query="rust libraries"))
     assert lexical["hits"][0]["path"] == "notes/rust-libraries.md"
     armed = _armed(tmp_path / "b", model)
     assert (
-        Tools(armed, Asker(armed, OfflineReader())).search("Rust Libraries")["hits"][0]["path"]
+        search_notes(Tools(armed, Asker(armed, OfflineReader())), SearchRequest(query="Rust Libraries"))["hits"][0][
+            "path"
+        ]
         == "notes/rust-libraries.md"
     )
 
@@ -320,7 +326,9 @@ def test_a_rename_re_embeds_nothing_and_an_edit_only_its_note(tmp_path: Path, mo
     snap = brain.snapshot()
     assert all(meaning.store.get(b) is before[b] for b in snap.blobs.values() if b in before)
     assert (
-        Tools(brain, Asker(brain, OfflineReader())).search("what vehicle do we own", k=1)["hits"][0]["path"]
+        search_notes(Tools(brain, Asker(brain, OfflineReader())), SearchRequest(query="what vehicle do we own", k=1))[
+            "hits"
+        ][0]["path"]
         == "notes/vehicle.md"
     )
 
@@ -359,8 +367,8 @@ def test_a_guests_ranking_and_coverage_owe_nothing_to_notes_outside_its_scope(
         tools = Tools(brain, Asker(brain, OfflineReader()))
         got = []
         for q in ("what vehicle do we own", "where did we travel after getting married", "sourdough starter"):
-            s = tools.search(q, k=5, scope=scope)
-            a = tools.ask(q, scope=scope)
+            s = search_notes(tools, SearchRequest(query=q, k=5), scope=scope)
+            a = answer(tools, AskRequest(question=q), scope=scope)
             got.append(
                 (
                     [(h["path"], h["score"], h.get("closeness")) for h in s["hits"]],
@@ -416,7 +424,10 @@ def test_meaning_off_and_a_broken_model_leave_search_lexical_and_say_so(tmp_path
     off = Meaning(None, CACHE, None, "b", enabled=False)
     brain.meaning = off
     tools = Tools(brain, Asker(brain, OfflineReader()))
-    assert tools.search("salary")["meaning"] == "meaning: off (CORTEX_MEANING=off); lexical only"
+    assert (
+        search_notes(tools, SearchRequest(query="salary"))["meaning"]
+        == "meaning: off (CORTEX_MEANING=off); lexical only"
+    )
     folder = tmp_path / "own-model"
     folder.mkdir()
     (folder / "model.onnx").write_bytes(b"not a model")
@@ -426,7 +437,7 @@ def test_meaning_off_and_a_broken_model_leave_search_lexical_and_say_so(tmp_path
     assert not broken.prepare()
     assert len(lines) == 1 and lines[0].startswith("meaning: off, search and ask stay lexical:")
     brain.meaning = broken
-    reply = tools.search("salary")
+    reply = search_notes(tools, SearchRequest(query="salary"))
     assert reply["hits"][0]["path"] == "work/salary.md" and reply["meaning"].startswith("meaning: off (")
 
 
@@ -435,7 +446,9 @@ def test_a_saved_vector_file_is_used_by_the_next_start_and_a_bad_one_rebuilt(tmp
     path = tmp_path / "v.cvec"
     brain = _armed(tmp_path, model, vectors=path)
     assert path.exists()
-    first = Tools(brain, Asker(brain, OfflineReader())).search("what vehicle do we own")["hits"]
+    first = search_notes(Tools(brain, Asker(brain, OfflineReader())), SearchRequest(query="what vehicle do we own"))[
+        "hits"
+    ]
     again = Meaning(None, CACHE, path, "test-brain")
     assert again.prepare() and len(again.store) == len(brain.meaning.store)
     path.write_bytes(path.read_bytes()[:-3])
@@ -444,7 +457,10 @@ def test_a_saved_vector_file_is_used_by_the_next_start_and_a_bad_one_rebuilt(tmp
     assert rebuilt.prepare() and len(rebuilt.store) == 0 and "not used (checksum" in lines[0]
     rebuilt.catch_up(brain.snapshot())
     brain.meaning = rebuilt
-    assert Tools(brain, Asker(brain, OfflineReader())).search("what vehicle do we own")["hits"] == first
+    assert (
+        search_notes(Tools(brain, Asker(brain, OfflineReader())), SearchRequest(query="what vehicle do we own"))["hits"]
+        == first
+    )
 
 
 # -- a real server ---------------------------------------------------------------------
@@ -527,7 +543,10 @@ def test_a_real_vault_crlf_nfd_names_and_a_400_kb_hub_note(
     assert all(n <= 254 for n in embedder.lengths([p.text for p in found]))
     assert not any("https" in p.text for p in found)
     tools = Tools(brain, Asker(brain, OfflineReader()))
-    hit = tools.search("where do we get coffee near the sea", k=3)["hits"][0]
+    hit = search_notes(tools, SearchRequest(query="where do we get coffee near the sea", k=3))["hits"][0]
     assert hit["path"] == cafe and "espresso" in hit["passage"]
     # names first, whichever Unicode form the query is in
-    assert tools.search(unicodedata.normalize("NFC", "Café by the harbour"))["hits"][0]["path"] == cafe
+    assert (
+        search_notes(tools, SearchRequest(query=unicodedata.normalize("NFC", "Café by the harbour")))["hits"][0]["path"]
+        == cafe
+    )

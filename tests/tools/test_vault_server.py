@@ -18,8 +18,8 @@ from vaultkit import hub_note
 
 from cortex.app.server import assemble, make_app
 from cortex.store.git import GitStore
-from cortex.tools.boot import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES
-from cortex.tools.trusted import CORPUS_REPLY_BYTES
+from cortex.tools.context import CONTEXT_REPLY_BYTES, MAX_CONTEXT_BYTES
+from cortex.tools.corpus import CORPUS_REPLY_BYTES
 
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 

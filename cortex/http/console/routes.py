@@ -46,6 +46,7 @@ from cortex.http.server_parts import ServerParts
 from cortex.notes.paths import check_path, check_text
 from cortex.notes.redact import redact
 from cortex.settings import allowed, load_or_make_secret
+from cortex.tools.search import SearchRequest, search_notes
 
 __all__ = [
     "COOKIE",
@@ -507,8 +508,9 @@ class Console:
             try:
                 check_text(prefix, "prefix")
                 found = await run_in_threadpool(
-                    lambda: self.parts.tools.search(
-                        query, k=SEARCH_HITS, prefix=prefix or None, include_retired=retired
+                    lambda: search_notes(
+                        self.parts.tools,
+                        SearchRequest(query=query, k=SEARCH_HITS, prefix=prefix or None, include_retired=retired),
                     )
                 )
             except CortexError as exc:

@@ -8,13 +8,21 @@ vault's router made it 44 KB); a client may ask for more or less.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any, cast
 
+from pydantic import Field
+from typing_extensions import NotRequired, TypedDict
+
+from cortex.errors import BadInput
 from cortex.index.snapshot import Snapshot
-from cortex.notes.data_envelope import DATA_NOTICE, fence
+from cortex.notes.data_envelope import DATA_NOTICE, fence, new_nonce
 from cortex.notes.redact import redact
 from cortex.notes.working import in_working
+from cortex.tools.handoff import context_items
 from cortex.tools.paging import cut_to_fit, json_size
+from cortex.tools.tool import READ, Caller, Tool
+from cortex.tools.toolset import Tools
 
 __all__ = [
     "CONTEXT_FIELDS_BYTES",
@@ -25,7 +33,12 @@ __all__ = [
     "MIN_CONTEXT_BYTES",
     "PROFILE_BYTES",
     "VERIFY_ADVICE",
+    "ContextReply",
+    "ContextRequest",
+    "TOOL",
+    "WORKING_SHARE",
     "boot_context",
+    "context",
     "router_order",
 ]
 
@@ -138,3 +151,75 @@ def boot_context(
             "reach them with brain_search or brain_corpus(query=...)"
         )
     return reply
+
+
+WORKING_SHARE = 0.2  # of brain_context's budget kept for open working items
+
+# The README's row for it (`cortex tools` prints the table).
+SUMMARY = (
+    "the boot call: profile, the last 7 days of log entries, the open working items, and a router of live "
+    "notes ranked by their last real change, then by what `profile.md` and `projects/` link to, then by "
+    "backlinks; every body fenced with a per-request nonce; under 16 KB of JSON by default (`budget` "
+    "4,000–100,000 bytes); says how many rows it left out"
+)
+
+
+DESCRIPTION = (
+    "The boot call: the owner's profile, the last 7 days of log entries, the open working items (focus, "
+    "decisions, questions, handoffs; aged ones marked) and a router of live notes (last real change first, "
+    "then what the profile and projects link to), under 16 KB by default; it says how many notes and items it"
+    " left out. Call this first."
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ContextRequest:
+    project: Annotated[str | None, Field(description="Only log entries tagged with this project")] = None
+    budget: Annotated[
+        int | None,
+        Field(
+            description=f"Reply size in bytes of JSON, "
+            f"{MIN_CONTEXT_BYTES:,}-{MAX_CONTEXT_BYTES:,} "
+            f"(default {CONTEXT_REPLY_BYTES:,})"
+        ),
+    ] = None
+
+
+class ContextReply(TypedDict):
+    """brain_context: the boot call, every body fenced with `nonce`."""
+
+    sha: str | None
+    notice: str
+    nonce: str
+    verify: str
+    profile: NotRequired[str]  # when the brain has a profile.md
+    recent_log: list[str]
+    router: list[str]
+    open_items: list[str]
+    recent_log_left_out: NotRequired[str]
+    router_left_out: NotRequired[str]
+    open_items_left_out: NotRequired[str]
+
+
+def context(tools: Tools, request: ContextRequest, caller: Caller) -> ContextReply:
+    """The boot reply, then the open working items, newest first, in their own share of the budget."""
+    project, budget = request.project, request.budget
+    if budget is None:
+        budget = CONTEXT_REPLY_BYTES
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget < MIN_CONTEXT_BYTES:
+        raise BadInput(f"budget must be a whole number of bytes from {MIN_CONTEXT_BYTES}")
+    brain = tools.brain
+    snap = brain.snapshot()
+    cap = min(budget, MAX_CONTEXT_BYTES)
+    reply = boot_context(snap, brain.today(), project, new_nonce(), cap - int(cap * WORKING_SHARE))
+    room = cap - json_size(reply) - 200
+    items, left = context_items(brain, snap, project, room, reply["nonce"])
+    reply["open_items"] = items
+    if left:
+        reply["open_items_left_out"] = (
+            f"{left} open item(s) over the budget; brain_working(action='list') or brain_handoff lists them"
+        )
+    return cast(ContextReply, reply)
+
+
+TOOL = Tool("brain_context", DESCRIPTION, SUMMARY, READ, ContextRequest, ContextReply, context)
