@@ -187,7 +187,7 @@ def test_model_answer_paraphrasing_a_date_correctly_is_verified(brain: Brain, mo
 
 
 def test_guest_door_stamps_by_the_same_rules_with_quotes_hidden(brain: Brain, model_asker: Asker, stub: StubMessages):
-    from cortex.http.guest_door import guest_reply
+    from cortex.tools.guest_ask import guest_reply
 
     brain.write("notes/mites.md", "create", ME, content=MITES)
     stub.scenario = {
