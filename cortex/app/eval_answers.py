@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from cortex.ask.pack import Pack
+from cortex.ask.question import Question
 from cortex.ask.readers import ReaderReply
 from cortex.notes.blocks import blocks_of
 from cortex.notes.note import Note
@@ -124,7 +125,8 @@ class IdealReader:
         self.gold = gold
         self.found: set[str] = set()
 
-    def read(self, question: str, pack: Pack) -> ReaderReply:
+    def read(self, question: str | Question, pack: Pack) -> ReaderReply:
+        question = question if isinstance(question, str) else question.text
         reply = ReaderReply(reader=self.name)
         paths, entry = self.gold.get(question, ((), None))
         lines = fact_lines(entry, paths, pack) if entry is not None else None

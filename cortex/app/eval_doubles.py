@@ -133,11 +133,13 @@ def stub_answer(brain: Brain, files: list[tuple[str, str | None, str, str]], que
     reader's choice among only those files, as the `answer` tool's input."""
     from cortex.ask.asker import evidence, usable
     from cortex.ask.pack import Pack, PackedFile
+    from cortex.ask.question import owner_words, read_question
     from cortex.ask.readers import OfflineReader
 
     snap = brain.snapshot()
     day = brain.today()
-    _, weights, holders, _ = evidence(brain, snap, question, {p for p in snap.notes if usable(snap, p, day, False)})
+    allowed = {p for p in snap.notes if usable(snap, p, day, False)}
+    _, weights, holders, _ = evidence(brain, snap, read_question(question, owner_words(snap)), allowed)
     pack = Pack(
         sha=snap.sha,
         files=[PackedFile(tag, path, snap.notes[path], text, parts) for path, parts, tag, text in files],
@@ -175,7 +177,8 @@ class ClientAsks:
 
         import uvicorn
 
-        from cortex.ask.asker import Asker, ReaderOrder
+        from cortex.ask.asker import Asker
+        from cortex.ask.reader_order import ReaderOrder
         from cortex.ask.readers import OfflineReader
         from cortex.http.doors import build_app
         from cortex.settings import Settings

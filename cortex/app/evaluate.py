@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # imported where used: `cortex eval` loads only what its part
     import argparse
 
     from cortex.ask.pack import Pack
+    from cortex.ask.question import Question
     from cortex.ask.readers import ReaderReply
     from cortex.brain.brain import Brain
     from cortex.tools.toolset import Tools
@@ -457,7 +458,8 @@ class _GoldNoteReader:
         self.found: set[str] = set()
         self.sizes: list[int] = []
 
-    def read(self, question: str, pack: Pack) -> ReaderReply:
+    def read(self, question: str | Question, pack: Pack) -> ReaderReply:
+        question = question if isinstance(question, str) else question.text
         from cortex.ask.readers import ReaderReply
 
         self.sizes.append(sum(len(f.text.encode("utf-8")) for f in pack.files))
@@ -632,6 +634,7 @@ def near_rows(brain: Brain, qs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     by meaning (None without the arm): what NOT IN BRAIN's two bars are chosen from."""
     from cortex.ask.asker import Asker, evidence, usable
     from cortex.ask.near import by_words
+    from cortex.ask.question import owner_words, read_question
     from cortex.ask.readers import OfflineReader
     from cortex.tools.toolset import Tools
 
@@ -640,9 +643,10 @@ def near_rows(brain: Brain, qs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     even = {id(q) for q in halves(qs)[0]}
     rows = []
     for q in qs:
-        _, weights, holders, _ = evidence(brain, snap, q["question"], allowed)
+        question = read_question(q["question"], owner_words(snap))
+        _, weights, holders, _ = evidence(brain, snap, question, allowed)
         notes = {p: snap.notes[p] for p in set().union(*holders.values()) & allowed} if holders else {}
-        leads = by_words(q["question"], weights, holders, notes, bar=0.0)
+        leads = by_words(question, weights, holders, notes, bar=0.0)
         close = brain.meaning.closeness(snap, q["question"], sorted(allowed)) if brain.meaning is not None else None
         nearest = close.closest() if close is not None else None
         rows.append(

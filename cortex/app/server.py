@@ -7,7 +7,9 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable
 
 from cortex.app.brain_setup import make_meaning, open_brain
-from cortex.ask.asker import AnswerCache, Asker, MemoryCache, ReaderOrder
+from cortex.ask.answer_cache import AnswerCache, MemoryCache
+from cortex.ask.asker import Asker
+from cortex.ask.reader_order import ReaderOrder
 from cortex.ask.readers import AnthropicReader, OfflineReader, Reader
 from cortex.brain.brain import NO_COMMITS_HINT
 from cortex.http.server_parts import ServerParts

@@ -23,31 +23,28 @@ client that answered from brain_read replies (brain_verify).
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import json
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from cortex.ask.focus import addressing, focus_terms
+from cortex.ask.answer_cache import AnswerCache, MemoryCache, cache_key
+from cortex.ask.focus import addressing
 from cortex.ask.near import LEADS, MEANING_NEAR, WORDS_NEAR, Lead, by_words, leads_line
 from cortex.ask.neutralize import neutralize_answer
-from cortex.ask.pack import Pack, build_pack, distinctive, passage_pack, question_terms, rarity, variants
+from cortex.ask.pack import Pack, build_pack, distinctive, passage_pack, rarity, variants
+from cortex.ask.question import Question, owner_words, question_digest, read_question
 from cortex.ask.quotes import check_quote
+from cortex.ask.reader_order import ReaderOrder, joined
 from cortex.ask.readers import CLIENT_TIMEOUT_S, ClientTurn, Reader, ReaderReply, client_request
-from cortex.ask.replies import AskReply, LeadEntry, QuoteEntry, VerifyReply
+from cortex.ask.replies import AskReply, VerifyReply, answered, coverage_line, lead_entry, quote_entry, words_only
 from cortex.ask.stamps import NOT_IN_BRAIN, UNVERIFIED, QuoteCheck, overall_stamp
 from cortex.brain.brain import Brain
 from cortex.errors import BadInput
 from cortex.index.masked import masked
 from cortex.index.ranking import hybrid, top
 from cortex.index.snapshot import Snapshot, in_archive
-from cortex.index.tokenize import tokenize
 from cortex.notes.blocks import blocks_of
 from cortex.notes.note import Note
 from cortex.notes.paths import check_path, check_text, in_scope
@@ -62,23 +59,11 @@ __all__ = [
     "MAX_ANSWER_CHARS",
     "MAX_CITATIONS",
     "MAX_QUOTE_CHARS",
-    "READER_POLICIES",
-    "AnswerCache",
     "Asker",
-    "MemoryCache",
-    "ReaderOrder",
     "SampleNeeded",
-    "answer_code",
-    "cache_key",
     "check_citations",
-    "coverage_line",
     "evidence",
-    "lead_entry",
-    "normalise_question",
     "out_of_bounds",
-    "owner_words",
-    "question_digest",
-    "quote_entry",
     "usable",
 ]
 
@@ -92,7 +77,6 @@ PACK_NOTES = 80
 MAX_CITATIONS = 20  # brain_verify: quotes in one call
 MAX_QUOTE_CHARS = 2_000
 MAX_ANSWER_CHARS = 20_000
-READER_POLICIES = ("auto", "server", "client", "offline")
 
 
 @dataclass
@@ -146,10 +130,6 @@ class _Read:
     passed: str
 
 
-def _joined(passed: str, more: str) -> str:
-    return "; ".join(x for x in (passed, more) if x)
-
-
 @dataclass
 class SampleNeeded:
     """brain_ask's first round when the client's model reads: the sampling request's
@@ -157,110 +137,6 @@ class SampleNeeded:
 
     request: dict[str, Any]
     state: dict[str, Any]
-
-
-def question_digest(question: str) -> str:
-    return hashlib.sha256(question.encode("utf-8", "replace")).hexdigest()[:16]
-
-
-class ReaderOrder:
-    """Which reader answers an ask (CORTEX_READER): `auto` takes the server's model when a
-    key is set, else the client's own model when its session can sample, else the offline
-    reader; `server`, `client` and `offline` put that one first, and a reader that cannot
-    read hands over to the next of auto's order. `pick` says why it skipped any."""
-
-    def __init__(self, policy: str, server: Reader | None, offline: Reader):
-        if policy not in READER_POLICIES:
-            raise BadInput(f"CORTEX_READER must be one of {', '.join(READER_POLICIES)}, not {policy!r}")
-        self.policy, self.server, self.offline = policy, server, offline
-
-    def pick(self, seat: ClientTurn | None) -> tuple[Reader | None, str]:
-        """(the server-side reader to use, or None for the client's model; why any reader
-        before it was passed over). Auto passing over a server model with no key is no news."""
-        kinds = ("server", "client", "offline")
-        order = kinds if self.policy == "auto" else (self.policy, *(k for k in kinds if k != self.policy))
-        passed: list[str] = []
-        for kind in order:
-            if kind == "server":
-                if self.server is not None:
-                    return self.server, "; ".join(passed)
-                if self.policy != "auto":
-                    passed.append("no server model (ANTHROPIC_API_KEY is not set)")
-            elif kind == "client":
-                why = seat.unable() if seat is not None else "this door asks no client's model"
-                if not why:
-                    return None, "; ".join(passed)
-                if seat is not None or self.policy == "client":
-                    passed.append(f"the client's model: {why}")
-            else:
-                break
-        return self.offline, "; ".join(passed)
-
-
-class AnswerCache(Protocol):
-    def get(self, key: str) -> dict[str, Any] | None: ...
-
-    def set(self, key: str, value: dict[str, Any]) -> None: ...
-
-
-class MemoryCache:
-    """A small in-process LRU; the Redis-backed cache is used when REDIS_URL is set."""
-
-    def __init__(self, size: int = 256):
-        self._items: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-            return None
-
-    def set(self, key: str, value: dict[str, Any]) -> None:
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-
-
-def normalise_question(question: str) -> str:
-    return " ".join(tokenize(question))
-
-
-_ANSWER_CODE: list[str] = []
-
-
-def answer_code() -> str:
-    """A hash of the code an answer comes from: every module of the cortex package and its
-    version. Answers live in Redis for days, across deploys: one stamped by an older verifier
-    must not come back after an upgrade, so other code means another key (hashed once, a few ms)."""
-    if not _ANSWER_CODE:
-        import cortex
-
-        package = Path(cortex.__file__).parent
-        h = hashlib.blake2b(cortex.__version__.encode(), digest_size=16)
-        for source in sorted(package.rglob("*.py")):
-            h.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes())
-        _ANSWER_CODE.append(h.hexdigest())
-    return _ANSWER_CODE[0]
-
-
-def cache_key(question: str, sha: str, reader: str, k: int, door: str, scope: list[str] | None, as_of_day: str) -> str:
-    """Everything an answer depends on: a new commit, or new code, can never meet an old answer."""
-    parts = [
-        answer_code(),
-        normalise_question(question),
-        sha,
-        reader,
-        str(k),
-        door,
-        json.dumps(sorted(scope) if scope is not None else None),
-        as_of_day,
-    ]
-    return "ask:" + hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
 def out_of_bounds(note: Note, day: dt.date, as_of: bool, scope: list[str] | None = None) -> str | None:
@@ -285,16 +161,8 @@ def usable(snap: Snapshot, path: str, day: dt.date, as_of: bool, scope: list[str
     return out_of_bounds(note, day, as_of, scope) is None and not note.is_retired(day)
 
 
-def owner_words(snap: Snapshot) -> set[str]:
-    """The owner's own name (the title of profile.md): no evidence, and no focus of a
-    question, since every note is theirs and most say "I" ("What is Nils's accountant?"
-    asks about "accountant")."""
-    profile = snap.notes.get("profile.md")
-    return set(tokenize(profile.title)) - {"profile"} if profile is not None else set()
-
-
 def evidence(
-    brain: Brain, snap: Snapshot, question: str, allowed: set[str], scoped: bool = False, masked: bool = False
+    brain: Brain, snap: Snapshot, question: Question, allowed: set[str], scoped: bool = False, masked: bool = False
 ) -> tuple[int, dict[str, float], dict[str, frozenset[str]], set[str]]:
     """What the scope (`allowed`: the notes that may be read) says about the question's terms.
 
@@ -304,15 +172,13 @@ def evidence(
     `masked` (a guest): the notes as replies show them, so a masked word is held by none.
     """
     corpus = brain.corpus
-    owner = owner_words(snap)
     holders = {
         t: frozenset(
             corpus.matching(snap, set(variants(t)), allowed, masked)
             if scoped
             else corpus.matching(snap, set(variants(t)), masked=masked) & allowed
         )
-        for t in question_terms(question)
-        if t not in owner
+        for t in question.focus
     }
     in_scope_count = len(allowed)
     counts = {t: len(h) for t, h in holders.items()}
@@ -366,12 +232,13 @@ class Asker:
         holds for the question (`_retrieve`), read with the sweep (`_read`); then stamp."""
         chosen = self._choose(question, as_of, seat)
         snap, passed = chosen.snap, chosen.passed
-        key = cache_key(question, snap.sha, self._how(chosen), k, door, scope, chosen.day.isoformat())
+        q = read_question(question, owner_words(snap))  # read once, handed to every step
+        key = cache_key(q, snap.sha, self._how(chosen), k, door, scope, chosen.day.isoformat())
         cached = self.cache.get(key) if chosen.turn is None else None
         if cached is not None:
-            return _answered(cached, cached=True, passed=passed)
-        found = self._retrieve(question, k, chosen, scope, guest=door.startswith("guest:"))
-        done = self._read(question, k, chosen, found)
+            return answered(cached, cached=True, passed=passed)
+        found = self._retrieve(q, k, chosen, scope, guest=door.startswith("guest:"))
+        done = self._read(q, k, chosen, found)
         if isinstance(done, SampleNeeded):
             return done
         reply = done.reply
@@ -379,17 +246,17 @@ class Asker:
         result = self._stamp(
             snap,
             chosen.day,
-            question,
+            q,
             done,
             found,
             top=k if done.reads_all else None,
             said=self._meaning_said(snap, found.close, found.scope_paths if found.scoped else None),
-            leads=self._leads(snap, question, found) if missed else [],
+            leads=self._leads(snap, q, found) if missed else [],
         )
         result["sha"] = snap.sha
         if result["stamp"] != UNVERIFIED and not result["reader"].startswith("client:"):
             self.cache.set(key, result)
-        return _answered(result, cached=False, passed=done.passed)
+        return answered(result, cached=False, passed=done.passed)
 
     def _choose(self, question: str, as_of: str | None, seat: ClientTurn | None) -> _Chosen:
         """Who reads (`order`; None: the client's model, through `seat`) and at which commit:
@@ -406,7 +273,7 @@ class Asker:
             unused = turn.unused(time.time(), self.client_timeout)
             if unused:  # late, or with no sealed state to date it: the answer is not read
                 reader, turn = self._after_client(), None
-                passed = _joined(passed, f"the client's model: {unused}")
+                passed = joined(passed, f"the client's model: {unused}")
         return _Chosen(reader, passed, turn, snap, day, dated)
 
     def _how(self, chosen: _Chosen) -> str:
@@ -420,7 +287,9 @@ class Asker:
         growing = f" meaning {meaning.coverage()[0]}" if meaning is not None and not arm else ""
         return f"{name} sweep {self.sweep}{' meaning' if arm else growing}"
 
-    def _retrieve(self, question: str, k: int, chosen: _Chosen, scope: list[str] | None, guest: bool) -> _Retrieved:
+    def _retrieve(
+        self, question: Question, k: int, chosen: _Chosen, scope: list[str] | None, guest: bool
+    ) -> _Retrieved:
         """The scope's notes, the question's terms and the notes holding them, and the order
         the notes are read in: the search's top k, then the closest by meaning, then every
         other note holding a distinctive term by how much of the question's rarity it holds.
@@ -433,13 +302,13 @@ class Asker:
         in_scope, weights, holders, distinct = evidence(self.brain, snap, question, allowed, scoped, guest)
         matching: set[str] = set().union(*(holders[t] for t in distinct))
         within = allowed if scoped else None
-        found = self.brain.corpus.search(snap, question, k, allowed.__contains__, within=within, masked=guest)
+        found = self.brain.corpus.search(snap, question.tokens, k, allowed.__contains__, within=within, masked=guest)
         order = [p for p, _ in found.hits]
         meaning = self.brain.meaning
         # Scored over the scope's own passages only (a guest's ranking, timing and coverage
         # owe nothing to notes outside it); None until the arm has embedded this commit.
         scope_paths = sorted(allowed)
-        close = meaning.closeness(snap, question, scope_paths, private=scoped) if meaning is not None else None
+        close = meaning.closeness(snap, question.text, scope_paths, private=scoped) if meaning is not None else None
         if close is not None:
             # paths are sorted, so a stable sort breaks ties by path, as everywhere else
             nearest = np.argsort(-close.best, kind="stable")[:k]
@@ -455,7 +324,7 @@ class Asker:
             allowed, scoped, guest, in_scope, weights, holders, counts, matching, order, close, scope_paths
         )
 
-    def _read(self, question: str, k: int, chosen: _Chosen, found: _Retrieved) -> _Read | SampleNeeded:
+    def _read(self, question: Question, k: int, chosen: _Chosen, found: _Retrieved) -> _Read | SampleNeeded:
         """The reader's answer from its first pack, and the sweep's packs after a miss. A client's
         model that refuses or answers unreadably hands over to the next reader of the order."""
         reader, passed = chosen.reader, chosen.passed
@@ -464,17 +333,17 @@ class Asker:
             turn = chosen.turn
             assert turn is not None
             if turn.reply is None and not turn.state:
-                state = {"sha": chosen.snap.sha, "q": question_digest(question), "t": time.time()}
-                return SampleNeeded(client_request(question, plan.pack), state)
+                state = {"sha": chosen.snap.sha, "q": question_digest(question.text), "t": time.time()}
+                return SampleNeeded(client_request(question.text, plan.pack), state)
             reply = turn.read(plan.pack)
             if reply.error is None:
                 return self._swept(question, chosen.snap, found, plan, reply, None, passed)
             reader = self._after_client()
-            passed = _joined(passed, f"the client's model: {reply.error}")
+            passed = joined(passed, f"the client's model: {reply.error}")
             plan = self._plan(reader, question, k, chosen.snap, found)
         return self._swept(question, chosen.snap, found, plan, reader.read(question, plan.pack), reader, passed)
 
-    def _plan(self, reader: Reader | None, question: str, k: int, snap: Snapshot, found: _Retrieved) -> _Plan:
+    def _plan(self, reader: Reader | None, question: Question, k: int, snap: Snapshot, found: _Retrieved) -> _Plan:
         """How `reader` reads: its first pack, whether it is given every matching note at once
         (`reads_all`, the offline reader) and how many packs the sweep may add.
 
@@ -486,7 +355,7 @@ class Asker:
         sweep = 0 if capped or reader is None else self.sweep  # the client's model: one request an ask
         mask = found.guest or reader is None  # what leaves the server, or what a guest may learn from
         if found.close is not None and not reads_all:
-            pack = self._passages(snap, found.close, question, found.weights, found.holders, mask)
+            pack = self._passages(snap, found.close, found.weights, found.holders, mask)
         else:
             first = found.order if reads_all else found.order[:k]
             budget = float("inf") if reads_all else None
@@ -495,7 +364,7 @@ class Asker:
 
     def _swept(
         self,
-        question: str,
+        question: Question,
         snap: Snapshot,
         found: _Retrieved,
         plan: _Plan,
@@ -567,7 +436,7 @@ class Asker:
             checks.append(check)
             quotes.append(quote_entry(quote, check))
         stamp, why = overall_stamp(checks, False, 0, answer, question=question or "")
-        flag, why = _addressing(snap, question, checks, why) if question else ({}, why)
+        flag, why = _addressing(read_question(question, owner_words(snap)), checks, why) if question else ({}, why)
         notes = len(cited)
         reply: dict[str, Any] = {
             "answer": neutralize_answer(answer),
@@ -609,7 +478,7 @@ class Asker:
         self,
         snap: Snapshot,
         paths: list[str],
-        question: str,
+        question: Question,
         weights: dict[str, float],
         holders: dict[str, frozenset[str]],
         first: int,
@@ -620,16 +489,14 @@ class Asker:
         outside the server, the client's model, never sees a credential, and a guest's reader
         never reads one, so it can neither quote nor confirm it)."""
         notes = [masked(snap.notes[p]) if mask else snap.notes[p] for p in paths]
-        pack = build_pack(snap.sha, notes, question, self.pack_bytes if budget is None else budget, first)
+        pack = build_pack(snap.sha, notes, question.tokens, self.pack_bytes if budget is None else budget, first)
         pack.weights, pack.holders = weights, holders
-        pack.focus = focus_terms(question, owner_words(snap))
         return pack
 
     def _passages(
         self,
         snap: Snapshot,
         close: Closeness,
-        question: str,
         weights: dict[str, float],
         holders: dict[str, frozenset[str]],
         mask: bool = False,
@@ -643,9 +510,8 @@ class Asker:
         best = top(hybrid(close.best, terms)[0], PACK_NOTES)
         show = masked if mask else (lambda note: note)
         ranked = [(show(snap.notes[close.paths[i]]), close.spans_of(close.paths[i])) for i in best]
-        pack = passage_pack(snap.sha, ranked, question, self.pack_bytes, weights)
+        pack = passage_pack(snap.sha, ranked, self.pack_bytes, weights)
         pack.weights, pack.holders = weights, holders
-        pack.focus = focus_terms(question, owner_words(snap))
         return pack
 
     def _meaning_said(
@@ -673,7 +539,7 @@ class Asker:
         self,
         snap: Snapshot,
         day: dt.date,
-        question: str,
+        question: Question,
         done: _Read,
         found: _Retrieved,
         *,
@@ -702,7 +568,7 @@ class Asker:
         if reply.error is not None:
             stamp, why = UNVERIFIED, reply.error
         else:
-            stamp, why = overall_stamp(checks, reply.not_in_brain, len(unread), reply.answer, question=question or "")
+            stamp, why = overall_stamp(checks, reply.not_in_brain, len(unread), reply.answer, question=question.text)
         near = [lead for lead in leads or () if lead.near()]
         missed = stamp == NOT_IN_BRAIN
         if missed and near:
@@ -713,10 +579,10 @@ class Asker:
                 f"{MEANING_NEAR:.2f}, so the notes may hold the answer, in these words or others"
             )
         if missed and said[1] is None:
-            why += f"; judged by words only ({_words_only(said[0])})"
+            why += f"; judged by words only ({words_only(said[0])})"
         elif missed and said[0].endswith("; lexical for the rest"):
             why += "; the notes not embedded yet judged by words only"
-        flag, why = _addressing(snap, question, checks, why)
+        flag, why = _addressing(question, checks, why)
         return {
             "answer": neutralize_answer(reply.answer),
             "stamp": stamp,
@@ -742,7 +608,7 @@ class Asker:
             **({"leads": [lead_entry(lead) for lead in near[:LEADS]]} if stamp == UNVERIFIED and near else {}),
         }
 
-    def _leads(self, snap: Snapshot, question: str, found: _Retrieved) -> list[Lead]:
+    def _leads(self, snap: Snapshot, question: Question, found: _Retrieved) -> list[Lead]:
         """The scope's passages closest to a question no reader answered, by its words and by
         meaning (`near`), one per note, closest first: what NOT IN BRAIN must rule out. A
         guest's are read masked, as its pack is: how close a passage comes is no oracle either."""
@@ -765,38 +631,10 @@ class Asker:
         return sorted(leads.values(), key=lambda x: (not x.near(), -x.words, -(x.cosine or 0.0), x.path))
 
 
-def _answered(result: dict[str, Any], *, cached: bool, passed: str) -> AskReply:
-    """An ask's reply as sent: the stamped result (as cached, or just made), whether it came
-    from the cache, and why a reader before the one that read was passed over."""
-    reply = cast(AskReply, dict(result, cached=cached))  # `_stamp`'s fields, each of its type
-    if passed:
-        reply["reader_note"] = passed
-    return reply
-
-
-def lead_entry(lead: Lead) -> LeadEntry:
-    """One lead of a reply: where the passage is and how close it came."""
-    entry: LeadEntry = {"path": lead.path, "heading": lead.heading, "words": round(lead.words, 2)}
-    if lead.cosine is not None:
-        entry["cosine"] = round(lead.cosine, 2)
-    return entry
-
-
-def _words_only(meaning_line: str) -> str:
-    """Why a miss was judged by its words alone, from the meaning arm's line ("meaning: off
-    (CORTEX_MEANING=off); lexical only" -> "the meaning arm is off (CORTEX_MEANING=off)")."""
-    state = meaning_line.removeprefix("meaning: ").split("; lexical", 1)[0]
-    if not state or state.startswith("off"):
-        return f"the meaning arm is {state or 'off'}"
-    if state.startswith("starting"):
-        return "the meaning arm is starting"
-    return f"the meaning arm is not ready: {state}"
-
-
-def _addressing(snap: Snapshot, question: str, checks: list[QuoteCheck], why: str) -> tuple[dict[str, Any], str]:
+def _addressing(question: Question, checks: list[QuoteCheck], why: str) -> tuple[dict[str, Any], str]:
     """(`addresses_question` and `missing_terms` for the reply, the stamp's reason with the
     warning added when the quotes miss a focus term of the question: `focus.addressing`)."""
-    flag, clause = addressing(question, focus_terms(question, owner_words(snap)), checks)
+    flag, clause = addressing(question, question.focus, checks)
     return flag, f"{why}; {clause}" if clause else why
 
 
@@ -826,56 +664,3 @@ def check_citations(answer: Any, citations: Any, question: Any) -> list[tuple[st
             raise BadInput(f"citation {i}'s quote is longer than {MAX_QUOTE_CHARS} characters")
         out.append((path, quote))
     return out
-
-
-def quote_entry(quote: str, check: QuoteCheck) -> QuoteEntry:
-    """One quote of a reply: the quote, its stamp and why, where it was found."""
-    entry: QuoteEntry = {
-        "quote": quote,
-        "stamp": check.stamp,
-        "reason": check.reason,
-        "path": check.path,
-        "heading": check.heading,
-    }
-    if check.old_claim:
-        entry["old_claim"] = check.old_claim
-    if check.superseded_by:
-        entry["superseded_by"] = check.superseded_by
-    return entry
-
-
-def coverage_line(
-    in_scope: int,
-    counts: dict[str, int],
-    *,
-    matching: int,
-    read: int,
-    unread: int,
-    by_budget: int,
-    packs: int,
-    sha: str,
-    reader: str,
-    tokens: int,
-) -> str:
-    """What a search covered, in one line: the distinctive terms with their note counts,
-    whether every note holding one was read, and what was read in all."""
-
-    def notes(n: int) -> str:
-        return f"{n} note{'' if n == 1 else 's'}"
-
-    if counts:
-        terms = ", ".join(f"{t}: {notes(n)}" for t, n in sorted(counts.items(), key=lambda x: (x[1], x[0])))
-        if not unread:
-            state = "all read" if matching else "none to read"
-        else:
-            state = (
-                f"{unread} of those {notes(matching)} not read ({unread - by_budget} by retrieval "
-                f"rank, {by_budget} by the pack budget)"
-            )
-        said = f"distinctive terms: {terms}; {state}"
-    else:
-        said = "no distinctive term in the question (every content word is common in the scope, or none)"
-    return (
-        f"searched {in_scope} notes of the scope; {said}; read {notes(read)} in {packs} "
-        f"pack{'' if packs == 1 else 's'}; sha {sha[:12]}; reader {reader}; ~{tokens} tokens sent"
-    )

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from cortex.ask.focus import proper_only
 from cortex.ask.pack import PackedFile, variants
+from cortex.ask.question import Question, as_question
 from cortex.index.tokenize import tokenize
 from cortex.notes.blocks import Block, blocks_of
 from cortex.notes.note import Note
@@ -109,7 +110,7 @@ def _next_rows(a: Block, b: Block) -> bool:
 
 
 def coverage(
-    question: str,
+    question: str | Question,
     weights: Mapping[str, float],
     forms: Mapping[str, frozenset[str]],
     note: Note,
@@ -126,10 +127,11 @@ def coverage(
     own = set(tokenize(text))
     if total <= 0 or not any(forms[t] & own for t in weights):
         return 0.0
-    return sum(w for t, w in weights.items() if forms[t] & (own | _around(question, note, block, beside))) / total
+    around = _around(as_question(question), note, block, beside)
+    return sum(w for t, w in weights.items() if forms[t] & (own | around)) / total
 
 
-def _around(question: str, note: Note, block: Block, beside: str) -> set[str]:
+def _around(question: Question, note: Note, block: Block, beside: str) -> set[str]:
     """The words a passage is read with: its note's names and path, its headings, `beside`."""
     names = identity(note)
     around = set(tokenize(" ".join((note.path, *names, *block.heading_path, beside))))
@@ -137,7 +139,7 @@ def _around(question: str, note: Note, block: Block, beside: str) -> set[str]:
 
 
 def by_words(
-    question: str,
+    question: str | Question,
     weights: Mapping[str, float],
     holders: Mapping[str, Iterable[str]],
     notes: Mapping[str, Note],
@@ -158,6 +160,7 @@ def by_words(
     total = sum(weights.values())
     if total <= 0:
         return []
+    question = as_question(question)
     forms = {t: variants(t) for t in weights}
     held: dict[str, set[str]] = {}
     for t in weights:

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from cortex.index.bm25 import idf
 from cortex.index.ranking import COVERAGE
-from cortex.index.tokenize import STOPWORDS, tokenize
+from cortex.index.tokenize import tokenize
 from cortex.notes.blocks import Block, blocks_of
 from cortex.notes.note import Note
 from cortex.notes.structure import headings
@@ -37,7 +37,6 @@ __all__ = [
     "DISTINCT_FLOOR",
     "DIVERSITY",
     "DISTINCT_SHARE",
-    "FRAMING",
     "Pack",
     "PackedFile",
     "build_pack",
@@ -45,7 +44,6 @@ __all__ = [
     "distinctive",
     "make_tag",
     "passage_pack",
-    "question_terms",
     "rarity",
     "sections",
     "variants",
@@ -59,18 +57,6 @@ __all__ = [
 # share also bounds how many notes that takes.
 DISTINCT_SHARE = 0.10
 DISTINCT_FLOOR = 5
-# Words that frame a question rather than say what it is about; never evidence,
-# however rare they are in a brain ("What is the name of…", "the best time to…").
-FRAMING = frozenset(
-    """
-many much long often far big exactly according name names named called call best time
-times kind sort way ways thing things anything something everything ever usually currently
-get gets got go goes went come comes came use used using make made say says said tell know
-mention mentioned note notes brain please must might shall ought
-didn don doesn isn wasn aren weren won wouldn couldn shouldn haven hasn hadn
-""".split()
-)
-_APOSTROPHE_TAILS = ("s", "t", "re", "ll", "ve", "d", "m")
 _CONNECTOR = re.compile(r"[-./@:'_]+")
 
 
@@ -92,8 +78,6 @@ class Pack:
     # (None when the pack was built without the scope's statistics).
     weights: dict[str, float] | None = None
     holders: dict[str, frozenset[str]] | None = None
-    # The question's focus terms (`focus.focus_terms`: less the owner's name); None: all its content words.
-    focus: list[str] | None = None
     # Notes packed only in part while a passage left out holds a question term: not read
     # in full, so a miss cannot rest on them (NOT IN BRAIN counts them as unread).
     partial: list[str] = field(default_factory=list)
@@ -128,12 +112,13 @@ def sections(note: Note) -> list[str]:
     return [p for p in pieces if p.strip()]
 
 
-def build_pack(sha: str, notes: list[Note], question: str, budget: float, first: int = 0) -> Pack:
-    """Pack `notes` (best first) whole while they fit, else by their best sections.
+def build_pack(sha: str, notes: list[Note], words: Collection[str], budget: float, first: int = 0) -> Pack:
+    """Pack `notes` (best first) whole while they fit, else by their best sections (those
+    holding most of the question's `words`).
 
     `first`: how many files earlier packs of the same answer held, so tags stay unique.
     """
-    terms = set(tokenize(question))
+    terms = set(words)
     pack = Pack(sha=sha, files=[])
     used = 0
     for note in notes:
@@ -193,7 +178,6 @@ def _held(text: str, weights: Mapping[str, float], forms: Mapping[str, frozenset
 def passage_pack(
     sha: str,
     ranked: list[tuple[Note, list[tuple[float, int, int]]]],
-    question: str,
     budget: float,
     weights: Mapping[str, float],
     first: int = 0,
@@ -261,26 +245,6 @@ def passage_pack(
         pack.files.append(PackedFile(make_tag(sha, first + len(pack.files)), note.path, note, text, part))
     pack.left_for_budget = [n.path for i, (n, _) in enumerate(ranked) if i not in chosen]
     return pack
-
-
-def question_terms(question: str) -> list[str]:
-    """The question's content terms that may be evidence, in order, without repeats.
-
-    Stopwords and framing words are dropped, and so are the leftovers of possessives
-    and contractions: "Rosa's" gives "rosa", "didn't" gives nothing.
-    """
-    out: list[str] = []
-    for t in tokenize(question):
-        if "'" in t:
-            head, _, tail = t.rpartition("'")
-            if tail in _APOSTROPHE_TAILS:
-                continue  # its parts are terms of their own
-        if t in STOPWORDS or t in FRAMING or (len(t) == 1 and t.isalpha()) or t in out:
-            continue
-        if out and not out[-1].isascii() and t in tokenize(out[-1]):
-            continue  # "škoda" then "skoda": one word, spelled with and without accents
-        out.append(t)
-    return out
 
 
 _SUFFIXES = ("ings", "ing", "ies", "ied", "es", "ed", "s")

@@ -7,7 +7,7 @@ address, image path, comment or tag), must hold
 - every focus term of the question that its note's names and headings do not give
   (`focus.unmentioned`): "9 vans left late" is no answer to how many vans the solver
   plans, though the sentence before it names the solver;
-- a value of the kind asked (`focus.expects`), and for "how many <things>" a count of
+- a value of the kind asked (`question.expects`), and for "how many <things>" a count of
   those things: "48 hours" counts no supers;
 - for "why", a reason ("because", "since", "so that", "due to", …);
 - for a personal question ("my …", "I …", the owner's name), nothing that gives the asked
@@ -26,6 +26,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 
 from cortex.ask.focus import answers_kind, unmentioned
+from cortex.ask.question import Question, as_question
 from cortex.ask.specifics import specifics
 from cortex.index.tokenize import tokenize
 from cortex.notes.blocks import sentences
@@ -63,14 +64,15 @@ _OF = re.compile(r"\s+of\s", re.I)
 _WORD = re.compile(r"[^\W_][\w'’-]*")
 
 
-def personal(question: str, owner: Collection[str] = ()) -> bool:
+def personal(question: str | Question, owner: Collection[str] = ()) -> bool:
     """Whether `question` asks about the owner: "my", "I", "our", or the owner's name
     (`owner`: its casefolded words)."""
-    return bool(_PERSONAL.search(question)) or any(t in owner for t in tokenize(question))
+    q = as_question(question)
+    return bool(_PERSONAL.search(q.text)) or any(t in owner for t in q.tokens)
 
 
 def proving_sentence(
-    question: str,
+    question: str | Question,
     quote: str,
     *,
     focus: Sequence[str],
@@ -84,12 +86,14 @@ def proving_sentence(
 
     `focus`: the question's focus terms, `forms` their word forms; `names`: what the
     passage is read with (its note's title and aliases, its headings, a table's header
-    row); `wants`: the kinds of value asked (`focus.expects`); `owner`: the owner's name.
+    row); `wants`: the kinds of value asked (`question.expects`); `owner`: the owner's name.
     """
+    question = as_question(question)
     mine = personal(question, owner)
-    valued = mine and bool(_WHAT_IS_MINE.search(question)) and wants is None
-    why = bool(_WHY.search(question))
-    counted = _HOW_MANY.search(question)
+    text = question.text
+    valued = mine and bool(_WHAT_IS_MINE.search(text)) and wants is None
+    why = bool(_WHY.search(text))
+    counted = _HOW_MANY.search(text)
     for raw in sentences(quote):
         shown = visible(raw)
         if unmentioned(question, focus, [(shown, names)]):
@@ -133,11 +137,11 @@ def _term_spans(text: str, focus: Sequence[str], forms: Mapping[str, frozenset[s
     return [m.span() for m in _WORD.finditer(text) if set(tokenize(m.group())) & wanted]
 
 
-def _another_kind(shown: str, question: str, focus: Sequence[str], forms: Mapping[str, frozenset[str]]) -> bool:
+def _another_kind(shown: str, question: Question, focus: Sequence[str], forms: Mapping[str, frozenset[str]]) -> bool:
     """Whether the sentence names only a stand-in for an asked thing: each time it names a
     focus term, a word of `_STAND_IN` the question lacks stands right before ("mock exam"
     for the exam, "sample invoice", "former accountant")."""
-    asked = set(tokenize(question))
+    asked = set(question.tokens)
     before: dict[str, list[bool]] = {}
     words = list(_WORD.finditer(shown))
     for i, m in enumerate(words):

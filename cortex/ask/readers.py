@@ -18,11 +18,12 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from cortex.ask.focus import by_specifics, expects, focus_terms, proper_only
+from cortex.ask.focus import by_specifics
 from cortex.ask.near import coverage, identity, passages
 from cortex.ask.neutralize import client_text
-from cortex.ask.pack import Pack, question_terms, variants
+from cortex.ask.pack import Pack, variants
 from cortex.ask.proof import proving_sentence
+from cortex.ask.question import Question, as_question
 from cortex.ask.quotes import too_generic
 from cortex.index.tokenize import tokenize
 from cortex.notes.data_envelope import DATA_NOTICE, fence, new_nonce
@@ -44,10 +45,8 @@ __all__ = [
     "Reader",
     "ReaderReply",
     "client_request",
-    "expects",
     "identity",
     "parse_answer_input",
-    "proper_only",
 ]
 
 QUOTE_CHARS = 400
@@ -100,7 +99,7 @@ class ReaderReply:
 class Reader(Protocol):
     name: str
 
-    def read(self, question: str, pack: Pack) -> ReaderReply: ...
+    def read(self, question: Question, pack: Pack) -> ReaderReply: ...
 
 
 def parse_answer_input(data: Any) -> tuple[str, list[tuple[str, str]], bool]:
@@ -140,9 +139,9 @@ class AnthropicReader:
         self._client = anthropic.Anthropic(api_key=api_key, timeout=timeout, max_retries=1, base_url=base_url)
         self.max_tokens = max_tokens
 
-    def read(self, question: str, pack: Pack) -> ReaderReply:
+    def read(self, question: str | Question, pack: Pack) -> ReaderReply:
         text = pack.render()
-        prompt = f"{text}\n\nQuestion: {question}"
+        prompt = f"{text}\n\nQuestion: {as_question(question).text}"
         reply = ReaderReply(reader=self.name, tokens_sent=(len(prompt) + len(SYSTEM)) // 4)
         a = self._anthropic
         try:
@@ -294,7 +293,7 @@ class OfflineReader:
     not a heading or code), read as its owner sees it (`cortex.notes.shown.visible`: a
     word inside a link's target, an image path or markup is not in it). It answers only
     when one sentence of its quote proves it (`cortex.ask.proof.proving_sentence`): every
-    focus term of the question (`Pack.focus`: its content words less stop, question and
+    focus term of the question (`Question.focus`: its content words less stop, question and
     framing words and the owner's name) in that sentence or its note's title, aliases or
     heading path, in any word form; a value of the kind asked in the same sentence (a
     number for how many, a date or time for when, a name for who, a link for where
@@ -313,14 +312,15 @@ class OfflineReader:
     name = "offline-extractive"
     reads_all = True
 
-    def read(self, question: str, pack: Pack) -> ReaderReply:
+    def read(self, question: str | Question, pack: Pack) -> ReaderReply:
+        """The passage that proves an answer (a question's text is read with no owner's name)."""
+        question = as_question(question)
         reply = ReaderReply(reader=self.name, tokens_sent=0)
-        weights = pack.weights if pack.weights is not None else {t: 1.0 for t in question_terms(question)}
+        weights = pack.weights if pack.weights is not None else {t: 1.0 for t in question.terms}
         total = sum(weights.values()) or 1.0
         forms = {t: variants(t) for t in weights}
-        focus = pack.focus if pack.focus is not None else focus_terms(question)
-        owner = set(question_terms(question)) - set(focus)  # the owner's name: what focus leaves out
-        wants = expects(question)
+        focus, wants = list(question.focus), question.wants
+        owner = set(question.terms) - set(focus)  # the owner's name: what focus leaves out
         # Every focus term must be in a passage's note (the index holds each note's words)
         # but for a word that a specific mentions ("cost" by "12 EUR"): no other note is read.
         free = by_specifics(question, focus)

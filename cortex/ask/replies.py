@@ -1,5 +1,7 @@
-"""What brain_ask and brain_verify reply, as types: the fields a client reads, named in
-the tools' output schema (tools/list) and checked against each reply before it is sent.
+"""What brain_ask and brain_verify reply, as types (the fields a client reads, named in
+the tools' output schema (tools/list) and checked against each reply before it is sent),
+and the pieces of a reply made from what the asker found: a quote's entry, a lead's, the
+coverage line.
 
 A field marked NotRequired is sent only when it says something (a correction's old claim,
 the leads of a miss, the reader that was passed over).
@@ -7,11 +9,24 @@ the leads of a miss, the reader that was passed over).
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from typing_extensions import NotRequired, TypedDict
 
-from cortex.ask.stamps import Stamp
+from cortex.ask.near import Lead
+from cortex.ask.stamps import QuoteCheck, Stamp
 
-__all__ = ["AskReply", "LeadEntry", "QuoteEntry", "VerifyReply"]
+__all__ = [
+    "AskReply",
+    "LeadEntry",
+    "QuoteEntry",
+    "VerifyReply",
+    "answered",
+    "coverage_line",
+    "lead_entry",
+    "quote_entry",
+    "words_only",
+]
 
 
 class QuoteEntry(TypedDict):
@@ -58,3 +73,84 @@ class AskReply(VerifyReply):
     cached: bool
     leads: NotRequired[list[LeadEntry]]
     reader_note: NotRequired[str]  # why a reader before the one that read was passed over
+
+
+def answered(result: dict[str, Any], *, cached: bool, passed: str) -> AskReply:
+    """An ask's reply as sent: the stamped result (as cached, or just made), whether it came
+    from the cache, and why a reader before the one that read was passed over."""
+    reply = cast(AskReply, dict(result, cached=cached))  # `_stamp`'s fields, each of its type
+    if passed:
+        reply["reader_note"] = passed
+    return reply
+
+
+def lead_entry(lead: Lead) -> LeadEntry:
+    """One lead of a reply: where the passage is and how close it came."""
+    entry: LeadEntry = {"path": lead.path, "heading": lead.heading, "words": round(lead.words, 2)}
+    if lead.cosine is not None:
+        entry["cosine"] = round(lead.cosine, 2)
+    return entry
+
+
+def words_only(meaning_line: str) -> str:
+    """Why a miss was judged by its words alone, from the meaning arm's line ("meaning: off
+    (CORTEX_MEANING=off); lexical only" -> "the meaning arm is off (CORTEX_MEANING=off)")."""
+    state = meaning_line.removeprefix("meaning: ").split("; lexical", 1)[0]
+    if not state or state.startswith("off"):
+        return f"the meaning arm is {state or 'off'}"
+    if state.startswith("starting"):
+        return "the meaning arm is starting"
+    return f"the meaning arm is not ready: {state}"
+
+
+def quote_entry(quote: str, check: QuoteCheck) -> QuoteEntry:
+    """One quote of a reply: the quote, its stamp and why, where it was found."""
+    entry: QuoteEntry = {
+        "quote": quote,
+        "stamp": check.stamp,
+        "reason": check.reason,
+        "path": check.path,
+        "heading": check.heading,
+    }
+    if check.old_claim:
+        entry["old_claim"] = check.old_claim
+    if check.superseded_by:
+        entry["superseded_by"] = check.superseded_by
+    return entry
+
+
+def coverage_line(
+    in_scope: int,
+    counts: dict[str, int],
+    *,
+    matching: int,
+    read: int,
+    unread: int,
+    by_budget: int,
+    packs: int,
+    sha: str,
+    reader: str,
+    tokens: int,
+) -> str:
+    """What a search covered, in one line: the distinctive terms with their note counts,
+    whether every note holding one was read, and what was read in all."""
+
+    def notes(n: int) -> str:
+        return f"{n} note{'' if n == 1 else 's'}"
+
+    if counts:
+        terms = ", ".join(f"{t}: {notes(n)}" for t, n in sorted(counts.items(), key=lambda x: (x[1], x[0])))
+        if not unread:
+            state = "all read" if matching else "none to read"
+        else:
+            state = (
+                f"{unread} of those {notes(matching)} not read ({unread - by_budget} by retrieval "
+                f"rank, {by_budget} by the pack budget)"
+            )
+        said = f"distinctive terms: {terms}; {state}"
+    else:
+        said = "no distinctive term in the question (every content word is common in the scope, or none)"
+    return (
+        f"searched {in_scope} notes of the scope; {said}; read {notes(read)} in {packs} "
+        f"pack{'' if packs == 1 else 's'}; sha {sha[:12]}; reader {reader}; ~{tokens} tokens sent"
+    )

@@ -516,7 +516,7 @@ class Corpus:
     def search(
         self,
         snap: Snapshot,
-        query: str,
+        query: str | tuple[str, ...],
         k: int,
         allow: Callable[[str], bool] | None = None,
         within: Collection[str] | None = None,
@@ -525,8 +525,9 @@ class Corpus:
         masked: bool = False,
     ) -> SearchResult:
         """BM25 search of `snap`, under the lock so the index cannot move mid-query (see
-        `Index.search_tokens` for `allow_key` and `reach`; `_query` for `masked`)."""
-        tokens = tokenize(query)
+        `Index.search_tokens` for `allow_key` and `reach`; `_query` for `masked`). `query`:
+        its text, or its tokens when they are already had (an ask's `Question.tokens`)."""
+        tokens = tokenize(query) if isinstance(query, str) else list(query)
         return self._query(snap, lambda index: index.search_tokens(tokens, k, allow, within, allow_key, reach), masked)
 
     def idf(self, snap: Snapshot, terms: set[str]) -> dict[str, float]:

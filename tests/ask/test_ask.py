@@ -11,7 +11,9 @@ import pytest
 from conftest import call
 
 from cortex.app.eval_doubles import StubMessagesServer, unpack
-from cortex.ask.asker import Asker, cache_key
+from cortex.ask.answer_cache import cache_key
+from cortex.ask.asker import Asker
+from cortex.ask.question import read_question
 from cortex.ask.readers import AnthropicReader, OfflineReader
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
@@ -315,7 +317,10 @@ def test_an_answer_cached_by_other_code_is_not_served_after_an_upgrade(tmp_path:
     import cortex
 
     def key_from(copy: Path) -> str:
-        line = "from cortex.ask.asker import cache_key; print(cache_key('q', 'a' * 40, 'offline', 8, 'owner', None, '2026-01-01'))"
+        line = (
+            "from cortex.ask.answer_cache import cache_key; from cortex.ask.question import read_question; "
+            "print(cache_key(read_question('q'), 'a' * 40, 'offline', 8, 'owner', None, '2026-01-01'))"
+        )
         done = subprocess.run([sys.executable, "-c", line], cwd=copy, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         return done.stdout.strip()
@@ -325,7 +330,7 @@ def test_an_answer_cached_by_other_code_is_not_served_after_an_upgrade(tmp_path:
         shutil.copytree(Path(cortex.__file__).parent, copy / "cortex", ignore=shutil.ignore_patterns("__pycache__"))
     verifier = changed / "cortex" / "ask" / "quotes.py"
     verifier.write_text(verifier.read_text() + "# a later verifier\n")
-    assert key_from(same) == cache_key("q", "a" * 40, "offline", 8, "owner", None, "2026-01-01")
+    assert key_from(same) == cache_key(read_question("q"), "a" * 40, "offline", 8, "owner", None, "2026-01-01")
     assert key_from(changed) != key_from(same)
 
 

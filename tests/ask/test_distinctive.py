@@ -17,11 +17,11 @@ from cortex.ask.pack import (
     PackedFile,
     derived_base,
     distinctive,
-    question_terms,
     rarity,
     variants,
 )
-from cortex.ask.readers import OfflineReader, expects
+from cortex.ask.question import expects, question_terms
+from cortex.ask.readers import OfflineReader
 from cortex.notes.note import parse_note
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from cortex.ask.pack import FRAMING, variants
+from cortex.ask.pack import variants
+from cortex.ask.question import FRAMING
 from cortex.ask.quotes import check_quote
 from cortex.index.tokenize import STOPWORDS, tokenize
 from cortex.notes.note import parse_note

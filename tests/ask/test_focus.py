@@ -7,7 +7,8 @@ import datetime as dt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cortex.ask.focus import addressing, asked_words, expects, focus_terms, unmentioned
+from cortex.ask.focus import addressing, unmentioned
+from cortex.ask.question import asked_words, expects, focus_terms
 from cortex.ask.quotes import check_quote
 from cortex.ask.stamps import UNVERIFIED, VERIFIED, QuoteCheck
 from cortex.notes.note import parse_note

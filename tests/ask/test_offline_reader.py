@@ -7,9 +7,10 @@ name there), and the kind of specific the question asks for in the quote.
 
 from __future__ import annotations
 
-from cortex.ask.focus import focus_terms
+from cortex.ask.focus import proper_only
 from cortex.ask.pack import Pack, PackedFile
-from cortex.ask.readers import OfflineReader, expects, proper_only
+from cortex.ask.question import expects, focus_terms
+from cortex.ask.readers import OfflineReader
 from cortex.notes.note import parse_note
 
 

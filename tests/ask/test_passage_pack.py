@@ -25,7 +25,7 @@ def test_the_best_passage_of_a_second_note_goes_in_before_a_long_first_note_whol
     long = _note("long.md", [("Intro", "The hive stands by the hedge."), *[(f"S{i}", filler) for i in range(8)]])
     other = _note("other.md", [("Rent", "The cello rental costs 32 EUR a month."), ("Misc", filler)])
     ranked = [(long, _spans(long, {"Intro": 0.5})), (other, _spans(other, {"Rent": 0.45}))]
-    pack = passage_pack("a" * 40, ranked, "what does the cello rental cost", 3_000, {"cello": 3.0, "rental": 3.0})
+    pack = passage_pack("a" * 40, ranked, 3_000, {"cello": 3.0, "rental": 3.0})
     assert pack.paths == ["other.md", "long.md"]  # the passage holding the question's words ranks first
     assert "32 EUR a month" in pack.render()
     texts = {f.path: f.text for f in pack.files}
@@ -37,8 +37,8 @@ def test_a_note_packed_in_part_is_partial_only_when_a_left_out_passage_holds_a_q
     filler = " ".join(["padding words about nothing much"] * 40)
     note = _note("bees.md", [("Count", "Gideon keeps 22 hives."), ("A", filler), ("B", filler + " hives again")])
     ranked = [(note, _spans(note, {"Count": 0.6}))]
-    pack = passage_pack("b" * 40, ranked, "how many hives", 400, {"hives": 2.0})
+    pack = passage_pack("b" * 40, ranked, 400, {"hives": 2.0})
     assert pack.paths == ["bees.md"] and "22 hives" in pack.files[0].text
     assert pack.partial == ["bees.md"]  # section B holds "hives" and was left out: not read in full
-    whole = passage_pack("b" * 40, ranked, "how many hives", 100_000, {"hives": 2.0})
+    whole = passage_pack("b" * 40, ranked, 100_000, {"hives": 2.0})
     assert whole.partial == [] and whole.files[0].parts is None

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from cortex.ask.focus import expects, focus_terms
 from cortex.ask.pack import variants
 from cortex.ask.proof import personal, proving_sentence
+from cortex.ask.question import expects, focus_terms
 from cortex.notes.shown import visible
 
 OWNER = {"nils", "ambry"}
