@@ -33,7 +33,7 @@ START = """
 import json, sys, time
 from pathlib import Path
 from cortex.brain.brain import Brain
-from cortex.meaning.arm import Meaning
+from cortex.meaning.closeness import Meaning
 from cortex.store.git import GitStore
 brain_path, vectors, cache, newest = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), json.loads(sys.argv[4])
 brain = Brain(GitStore(brain_path))
@@ -53,7 +53,7 @@ print(json.dumps({**meaning.counts, "ready_s": ready, "newest_s": seen.get("newe
                   "passages": meaning.store.passages, "state": meaning.state}))
 """
 
-READING = ("meaning/passages.py", "meaning/embedder.py", "meaning/arm.py", "meaning/vectors.py")
+READING = ("meaning/note_passages.py", "meaning/embedder.py", "meaning/closeness.py", "meaning/vectors.py")
 
 
 def _start(code: Path, brain: Path, vectors: Path, cache: Path, newest: list[str]) -> dict:

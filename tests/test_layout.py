@@ -62,7 +62,7 @@ def test_every_module_sits_in_a_layer_folder_and_imports():
 
 def test_the_layer_test_sees_absolute_and_relative_imports():
     assert "notes.blocks" in GRAPH["ask.quotes"]  # an absolute `from cortex.notes.blocks import`
-    assert {"meaning.embedder", "notes.blocks"} <= GRAPH["meaning.arm"]  # `from cortex.meaning import embedder`
+    assert {"meaning.embedder", "notes.blocks"} <= GRAPH["meaning.closeness"]  # `from cortex.meaning import embedder`
 
 
 def test_no_import_cycle():

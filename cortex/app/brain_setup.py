@@ -27,7 +27,7 @@ from cortex.store.git import GitStore
 
 if TYPE_CHECKING:
     from cortex.guests.queue import RedisVectors
-    from cortex.meaning.arm import Meaning
+    from cortex.meaning.closeness import Meaning
 
 __all__ = [
     "LEAVE_OUT",
@@ -168,7 +168,7 @@ def make_meaning(settings: Settings, brain: Brain, log: Callable[[str], None] | 
     mode with a REDIS_URL of the owner's, the vectors are also shared there, so every
     instance and every restart (an ephemeral disk's too) embeds each passage once between them."""
     from cortex.index.saved import brain_identity, file_key
-    from cortex.meaning.arm import Meaning
+    from cortex.meaning.closeness import Meaning
 
     identity = brain_identity(brain.store.path, brain.store.branch)
     folder = settings.home / "index"

@@ -200,7 +200,7 @@ def attach_meaning(brain: Brain, log: Callable[[str], None] = print) -> str:
     returns the line that says how it went (or why it is off)."""
     import time
 
-    from cortex.meaning.arm import Meaning
+    from cortex.meaning.closeness import Meaning
     from cortex.settings import Settings
 
     settings = Settings.from_env()
@@ -630,10 +630,10 @@ def halves(qs: list[dict]) -> tuple[list[dict], list[dict]]:
 
 def near_rows(brain: Brain, qs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per question: its half, whether it is absent, whether the offline reader quoted nothing,
-    and how near the scope's closest passages come by words (`near.by_words`, unpruned) and
+    and how near the scope's closest passages come by words (`leads.by_words`, unpruned) and
     by meaning (None without the arm): what NOT IN BRAIN's two bars are chosen from."""
     from cortex.ask.asker import Asker, evidence, usable
-    from cortex.ask.near import by_words
+    from cortex.ask.leads import by_words
     from cortex.ask.question import owner_words, read_question
     from cortex.ask.readers import OfflineReader
     from cortex.tools.toolset import Tools

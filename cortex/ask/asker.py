@@ -31,7 +31,7 @@ import numpy as np
 
 from cortex.ask.answer_cache import AnswerCache, MemoryCache, cache_key
 from cortex.ask.focus import addressing
-from cortex.ask.near import LEADS, MEANING_NEAR, WORDS_NEAR, Lead, by_words, leads_line
+from cortex.ask.leads import LEADS, MEANING_NEAR, WORDS_NEAR, Lead, by_words, leads_line
 from cortex.ask.neutralize import neutralize_answer
 from cortex.ask.pack import Pack, build_pack, distinctive, passage_pack, rarity, variants
 from cortex.ask.question import Question, owner_words, question_digest, read_question
@@ -51,7 +51,7 @@ from cortex.notes.paths import check_path, check_text, in_scope
 from cortex.notes.working import in_working
 
 if TYPE_CHECKING:
-    from cortex.meaning.arm import Closeness
+    from cortex.meaning.closeness import Closeness
 
 __all__ = [
     "DEFAULT_K",
@@ -84,7 +84,7 @@ class _Chosen:
     """Who reads an ask and at which commit (`Asker._choose`)."""
 
     reader: Reader | None  # None: the client's model, through `turn`
-    passed: str  # why readers before it were passed over
+    passed_over: str  # why readers before it were passed over
     turn: ClientTurn | None
     snap: Snapshot
     day: dt.date  # the day claims are judged on
@@ -127,7 +127,7 @@ class _Read:
     left: set[str]  # notes packed in part by the budget
     packs: int
     reads_all: bool
-    passed: str
+    passed_over: str  # why readers before the one that read were passed over
 
 
 @dataclass
@@ -222,16 +222,16 @@ class Asker:
         *,
         scope: list[str] | None = None,
         door: str = "owner",
-        seat: ClientTurn | None = None,
+        turn: ClientTurn | None = None,
     ) -> AskReply | SampleNeeded:
         """The stamped answer; or, when the client's model is to read and has not yet,
         the sampling request to send it (`SampleNeeded`): the door asks, and calls again
-        with `seat.reply` set. `seat`: the client session of a trusted door, else None.
+        with `turn.reply` set. `turn`: the client session of a trusted door, else None.
 
         Three steps: choose the reader and the commit (`_choose`), retrieve what the scope
         holds for the question (`_retrieve`), read with the sweep (`_read`); then stamp."""
-        chosen = self._choose(question, as_of, seat)
-        snap, passed = chosen.snap, chosen.passed
+        chosen = self._choose(question, as_of, turn)
+        snap, passed = chosen.snap, chosen.passed_over
         q = read_question(question, owner_words(snap))  # read once, handed to every step
         key = cache_key(q, snap.sha, self._how(chosen), k, door, scope, chosen.day.isoformat())
         cached = self.cache.get(key) if chosen.turn is None else None
@@ -256,13 +256,13 @@ class Asker:
         result["sha"] = snap.sha
         if result["stamp"] != UNVERIFIED and not result["reader"].startswith("client:"):
             self.cache.set(key, result)
-        return answered(result, cached=False, passed=done.passed)
+        return answered(result, cached=False, passed=done.passed_over)
 
-    def _choose(self, question: str, as_of: str | None, seat: ClientTurn | None) -> _Chosen:
-        """Who reads (`order`; None: the client's model, through `seat`) and at which commit:
+    def _choose(self, question: str, as_of: str | None, offered: ClientTurn | None) -> _Chosen:
+        """Who reads (`order`; None: the client's model, through the `offered` turn) and at which commit:
         a second round is pinned to the commit its first round packed."""
-        reader, passed = self.order.pick(seat) if self.order is not None else (self.reader, "")
-        turn = seat if reader is None else None
+        reader, passed = self.order.pick(offered) if self.order is not None else (self.reader, "")
+        turn = offered if reader is None else None
         resumed = turn.state if turn is not None else None
         pinned = resumed.get("sha") if resumed else None
         if pinned and resumed is not None and resumed.get("q") != question_digest(question):
@@ -327,7 +327,7 @@ class Asker:
     def _read(self, question: Question, k: int, chosen: _Chosen, found: _Retrieved) -> _Read | SampleNeeded:
         """The reader's answer from its first pack, and the sweep's packs after a miss. A client's
         model that refuses or answers unreadably hands over to the next reader of the order."""
-        reader, passed = chosen.reader, chosen.passed
+        reader, passed = chosen.reader, chosen.passed_over
         plan = self._plan(reader, question, k, chosen.snap, found)
         if reader is None:  # the client's model: asked in a first round, read in the second
             turn = chosen.turn
@@ -471,7 +471,7 @@ class Asker:
     def _after_client(self) -> Reader:
         """The reader after the client's model in the order, when it could not be used."""
         reader = self.order.pick(None)[0] if self.order is not None else self.reader
-        assert reader is not None  # with no client seat, the order ends at a server-side reader
+        assert reader is not None  # with no client turn, the order ends at a server-side reader
         return reader
 
     def _pack(

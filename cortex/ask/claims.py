@@ -49,7 +49,7 @@ Between an answer clause and each quote clause it rests on:
 * **recurrences** and **quantifiers**: when the quote clause states one, the answer's is
   among its ("every Thursday" is not "every other Thursday"; "some" is not "all").
 * **table columns**: nothing the answer takes from a cell of a column whose heading says it
-  is old (old, previous, former, was …, `cortex.ask.cues.RETIRED_HEADINGS`), and that no
+  is old (old, previous, former, was …, `cortex.ask.claim_words.RETIRED_HEADINGS`), and that no
   live clause holds, unless the answer says it as a past value (was, used to, previously,
   before, or the start of a change "from €3 to €4").
 
@@ -88,7 +88,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cortex.ask import cues
+from cortex.ask import claim_words
 from cortex.ask.clauses import Clause, Value, forms, group, keys_of, read, row_clauses
 from cortex.ask.specifics import strip_old_wording
 from cortex.ask.wording import lemma
@@ -656,7 +656,7 @@ def _range_as_points(said: list[Clause], quoted: list[Clause]) -> list[Conflict]
 
 def _bound_words(a: Clause, found: list[tuple[Clause, Value]]) -> bool:
     """Whether `a` states, away from its value, a bound that one in `found` supports."""
-    said = {(m.lastgroup or "").removesuffix("_post") for m in cues.BOUND_ANYWHERE.finditer(a.text)}
+    said = {(m.lastgroup or "").removesuffix("_post") for m in claim_words.BOUND_ANYWHERE.finditer(a.text)}
     return any(w.bound in _SUPPORTS.get(k, ()) or k == w.bound for k in said for _, w in found)
 
 

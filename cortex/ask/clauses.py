@@ -84,7 +84,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cortex.ask import cues
+from cortex.ask import claim_words
 from cortex.ask.pack import variants
 from cortex.ask.specifics import Specific, located
 from cortex.index.tokenize import STOPWORDS, tokenize
@@ -153,7 +153,7 @@ class Clause:
 
     @property
     def elliptical(self) -> bool:
-        stated = [v for v in self.values if v.spec.kind in cues.NUMERIC]
+        stated = [v for v in self.values if v.spec.kind in claim_words.NUMERIC]
         return len(self.words - self.names) + len(stated) < 2
 
 
@@ -177,32 +177,32 @@ def _values(work: str, found: list[tuple[int, int, Specific]]) -> tuple[list[Val
     taken: list[tuple[int, int]] = []
     out: list[Value] = []
     ranges: dict[int, tuple[str, int, int]] = {}
-    numeric = [(i, f) for i, f in enumerate(found) if f[2].kind in cues.NUMERIC]
+    numeric = [(i, f) for i, f in enumerate(found) if f[2].kind in claim_words.NUMERIC]
     for (i, (a1, b1, _)), (j, (a2, b2, _)) in zip(numeric, numeric[1:]):
         if j != i + 1 or i in ranges:
             continue
-        between = cues.RANGE_BETWEEN.fullmatch(work, b1, a2)
+        between = claim_words.RANGE_BETWEEN.fullmatch(work, b1, a2)
         if not between:
             continue
-        opener = cues.RANGE_OPENER.search(work, max(0, a1 - 9), a1)
+        opener = claim_words.RANGE_OPENER.search(work, max(0, a1 - 9), a1)
         if "and" in between.group().casefold() and not (opener and opener.group().casefold().startswith("between")):
             continue
         start = opener.start() if opener else a1
         ranges[i], ranges[j] = ("lo", start, b2), ("hi", start, b2)
         taken.append((start, b2))
     for i, (a, b, spec) in enumerate(found):
-        if spec.kind not in cues.NUMERIC:
+        if spec.kind not in claim_words.NUMERIC:
             out.append(Value(spec, a, b, said=spec.text))
             continue
         signs: set[str] = set()
         lead = a
-        while sign := cues.SIGN_BEFORE.search(work, max(0, lead - 16), lead):  # "about −5": two signs
+        while sign := claim_words.SIGN_BEFORE.search(work, max(0, lead - 16), lead):  # "about −5": two signs
             kinds = {k for k, v in sign.groupdict().items() if v}
             signs |= {"-" if "minus" in k else "±" if k == "pm" else "~" for k in kinds if k != "plus"}
             taken.append((sign.start(), lead))
             lead = sign.start()
         tail = b
-        after = cues.SIGN_AFTER.match(work, b)
+        after = claim_words.SIGN_AFTER.match(work, b)
         if after:
             signs.add("-" if after["minus"] else "~")
             tail = after.end()
@@ -212,10 +212,10 @@ def _values(work: str, found: list[tuple[int, int, Specific]]) -> tuple[list[Val
             out.append(Value(spec, a, b, bound, frozenset(signs), work[start:end]))
             continue
         bound, start, end = "", lead, tail
-        prefix = cues.PREFIX.search(work, max(0, lead - 48), lead)
+        prefix = claim_words.PREFIX.search(work, max(0, lead - 48), lead)
         if prefix and prefix.group().strip().casefold() == "by" and spec.kind not in ("time", "date"):
             prefix = None  # "down by 5 kg" is no bound; "by 18:00" is a deadline
-        post = cues.POSTFIX.match(work, tail)
+        post = claim_words.POSTFIX.match(work, tail)
         if work.startswith("+", tail) and not work[tail + 1 : tail + 2].isalnum():
             bound, end = "ge", tail + 1
         elif post:
@@ -240,7 +240,7 @@ def _sentences(work: str, protected: list[tuple[int, int]], breaks: set[int]) ->
     """Sentence spans of `work`; `breaks` are the offsets of the line breaks that end one."""
     out: list[tuple[int, int]] = []
     start = 0
-    for m in cues.SENTENCE_END.finditer(work):
+    for m in claim_words.SENTENCE_END.finditer(work):
         if _spans_overlap(protected, m.start(), m.end()):
             continue
         punct = m.group()[:1]
@@ -249,7 +249,7 @@ def _sentences(work: str, protected: list[tuple[int, int]], breaks: set[int]) ->
         if punct in ".!?":
             nxt = work[m.end() : m.end() + 1]
             word = re.search(r"([\w.]+)[.!?]*$", work[start : m.start() + 1])
-            if nxt.islower() or (word and word.group(1).casefold().rstrip(".") in cues.ABBREVIATIONS):
+            if nxt.islower() or (word and word.group(1).casefold().rstrip(".") in claim_words.ABBREVIATIONS):
                 continue
         out.append((start, m.start() + (1 if punct in ".!?" else 0)))
         start = m.end()
@@ -257,7 +257,7 @@ def _sentences(work: str, protected: list[tuple[int, int]], breaks: set[int]) ->
     return [(a, b) for a, b in out if work[a:b].strip()]
 
 
-# A sentence that opens with what `cues.CUT` cuts off at its end: the phrase up to its comma.
+# A sentence that opens with what `claim_words.CUT` cuts off at its end: the phrase up to its comma.
 _FRONTED = re.compile(
     r"\s*(?:(?P<neg>except|excluding|without)|if|unless|because)\b[^,;()]*?(?P<comma>,\s+)(?=\S)", re.IGNORECASE
 )
@@ -272,7 +272,7 @@ def _cuts(work: str, a: int, b: int, protected: list[tuple[int, int]]) -> list[t
         # "Except on Sundays, the shuttle runs" is cut as "the shuttle runs, except on Sundays" is.
         out.append((a, fronted.start("comma"), "neg" if fronted["neg"] else "sub"))
         start = fronted.end("comma")
-    for m in cues.CUT.finditer(work, start, b):
+    for m in claim_words.CUT.finditer(work, start, b):
         kind = m.lastgroup or ""
         if m.start() == start or _spans_overlap(protected, m.start(), m.end()):
             continue
@@ -284,7 +284,7 @@ def _cuts(work: str, a: int, b: int, protected: list[tuple[int, int]]) -> list[t
             word = re.match(r"[^\W\d_]+", work[m.end() : b])
             if (
                 not word
-                or word.group().casefold() not in cues.PRONOUNS
+                or word.group().casefold() not in claim_words.PRONOUNS
                 and (not word.group()[0].isupper() or word.group().casefold() in STOPWORDS)
             ):
                 continue
@@ -313,14 +313,14 @@ def _content(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]
     for t in tokenize(text):
         if "'" in t or any(c.isdigit() for c in t) or len(t) < 2:
             continue
-        if t in STOPWORDS or t in cues.META or t in cues.CUE_WORDS or t in cues.CONTRACTIONS:
+        if t in STOPWORDS or t in claim_words.META or t in claim_words.CUE_WORDS or t in claim_words.CONTRACTIONS:
             continue
         words.add(t)
     capitals, names = set(), set()
     for k, m in enumerate(re.finditer(r"(?<![\w'])[^\W\d_][\w'-]*", text)):
         w = m.group()
         key = w.casefold().split("'")[0]
-        if not w[0].isupper() or key not in words or key in cues.MONTHS or key in cues.WEEKDAY_NAMES:
+        if not w[0].isupper() or key not in words or key in claim_words.MONTHS or key in claim_words.WEEKDAY_NAMES:
             continue
         capitals.add(key)
         if k > 0:
@@ -332,15 +332,15 @@ def _negation(text: str) -> str:
     """The words that negate `text` (a clause, cues of bounds masked), or ""."""
     if text.strip(" ,.!:-").casefold() in ("no", "yes"):
         return ""  # an answer's "No," to the question, not a claim of its own
-    skip = [(m.start(), m.end()) for m in cues.NOT_NEGATION.finditer(text)]
-    for m in cues.NEGATION.finditer(text):
+    skip = [(m.start(), m.end()) for m in claim_words.NOT_NEGATION.finditer(text)]
+    for m in claim_words.NEGATION.finditer(text):
         if _spans_overlap(skip, m.start(), m.end()):
             continue
         start, end = m.start(), m.end()
         if m.group().casefold() == "n't":
             start = text.rfind(" ", 0, start) + 1
         before = re.search(r"(\w+)\s+$", text[:start])
-        if before and before.group(1).casefold() in cues.AUX:
+        if before and before.group(1).casefold() in claim_words.AUX:
             start = before.start(1)
         after = re.match(r"(?:\s+(?:(?:a|an|the|be|been|to|on|in|at|for|of|by|any)\b))*\s+[\w'-]+", text[end:])
         if after:
@@ -360,7 +360,7 @@ def _read_clause(
     """The clause `work[s:e]`: its words, the values it states, and the cues read around them."""
     raw = work[s:e]
     own = tuple(v for v in values if s <= v.start < e)
-    numeric_spans = [(v.start, v.end) for v in own if v.spec.kind in cues.NUMERIC]
+    numeric_spans = [(v.start, v.end) for v in own if v.spec.kind in claim_words.NUMERIC]
     masked = _mask(raw, taken, s)
     words, capitals, names = _content(_mask(masked, numeric_spans, s))
     # "with the lid on" / "with it off": a particle that ends a phrase states a state, so the
@@ -370,12 +370,12 @@ def _read_clause(
     recurrences, every, rec_spans = _recurrences(masked, s)
     rest = _mask(masked, rec_spans + dates, s)
     directions = []
-    for m in cues.DIRECTION.finditer(rest):
-        pair, side = cues.DIRECTIONS[m.group().casefold()]
+    for m in claim_words.DIRECTION.finditer(rest):
+        pair, side = claim_words.DIRECTIONS[m.group().casefold()]
         directions.append((pair, side, _phrase(masked, m, 2)))
     negation = _negation(masked)
     return Clause(
-        text=cues.LEADING_JOIN.sub("", " ".join(raw.strip(" ,;:-().!?").split())),
+        text=claim_words.LEADING_JOIN.sub("", " ".join(raw.strip(" ,;:-().!?").split())),
         sentence=sentence,
         opener=opener,
         words=words,
@@ -388,7 +388,7 @@ def _read_clause(
         ordinals=tuple(_ordinals(rest, masked)),
         recurrences=tuple(recurrences),
         quantifiers=tuple(every + _quantifiers(rest, masked, own, s)),
-        looks_back=bool(cues.LOOKS_BACK.search(raw)),
+        looks_back=bool(claim_words.LOOKS_BACK.search(raw)),
         keys=keys_of(words),
     )
 
@@ -397,26 +397,26 @@ def _recurrence_key(g: dict[str, str]) -> tuple[Any, ...]:
     """What a recurrence match's named groups say, as a key two spellings share ("every other
     week" = "fortnightly"; "twice a month" = "2 times a month")."""
     if "other" in g:
-        return (2, cues.UNITS[g["ou"].casefold()])
+        return (2, claim_words.UNITS[g["ou"].casefold()])
     if "n" in g:
         n = g["n"].casefold()
-        count = int(n) if n.isdigit() else cues.COUNT_WORDS.get(n) or cues.ORDINAL_WORDS[n]
-        return (count, cues.UNITS[g["nu"].casefold()])
+        count = int(n) if n.isdigit() else claim_words.COUNT_WORDS.get(n) or claim_words.ORDINAL_WORDS[n]
+        return (count, claim_words.UNITS[g["nu"].casefold()])
     if "wd" in g:
         return ("weekdays",)
     if "we" in g:
         return ("weekends",)
     if "u1" in g:
-        return (1, cues.UNITS[g["u1"].casefold()])
+        return (1, claim_words.UNITS[g["u1"].casefold()])
     if "twice" in g:
         t = g["twice"].casefold().split()[0]
         return (
             "times",
-            2 if t == "twice" else int(t) if t.isdigit() else cues.COUNT_WORDS[t],
-            cues.UNITS[g["tu"].casefold()],
+            2 if t == "twice" else int(t) if t.isdigit() else claim_words.COUNT_WORDS[t],
+            claim_words.UNITS[g["tu"].casefold()],
         )
     if "named" in g:
-        return cues.NAMED_RECURRENCE[g["named"].casefold()]
+        return claim_words.NAMED_RECURRENCE[g["named"].casefold()]
     return (1, "week")
 
 
@@ -428,13 +428,13 @@ def _recurrences(
     recurrences: list[tuple[tuple[Any, ...], str]] = []
     every: list[tuple[str, str]] = []
     spans = []
-    for m in cues.RECURRENCE.finditer(masked):
+    for m in claim_words.RECURRENCE.finditer(masked):
         spans.append((m.start() + s, m.end() + s))
         key = _recurrence_key({k: v for k, v in m.groupdict().items() if v})
         recurrences.append((key, " ".join(m.group().split())))
         if re.match(r"(?i)(?:every|each) (?!other|second|alternate)", m.group()):
             every.append(("all", " ".join(m.group().split())))  # "every day" is also "not most days"
-    plural = [m for _, m in recurrences if m.casefold() in cues.PLURAL_WEEKDAYS]
+    plural = [m for _, m in recurrences if m.casefold() in claim_words.PLURAL_WEEKDAYS]
     if plural and len(plural) < len(recurrences):
         # "fortnightly on Tuesdays": the plural names the day, the other word the recurrence.
         recurrences = [(k, m) for k, m in recurrences if m not in plural]
@@ -443,9 +443,9 @@ def _recurrences(
 
 def _ordinals(rest: str, masked: str) -> list[tuple[int, str]]:
     """The clause's ordinals ("second", "3rd", "last", "penultimate") with their phrases."""
-    skip = [(m.start(), m.end()) for m in cues.NOT_ORDINAL.finditer(rest)]
+    skip = [(m.start(), m.end()) for m in claim_words.NOT_ORDINAL.finditer(rest)]
     ordinals = []
-    for m in cues.ORDINAL.finditer(rest):
+    for m in claim_words.ORDINAL.finditer(rest):
         if _spans_overlap(skip, m.start(), m.end()):
             continue
         if m["pen"]:
@@ -453,7 +453,7 @@ def _ordinals(rest: str, masked: str) -> list[tuple[int, str]]:
         elif m["last"]:
             value = -1
         elif m["word"]:
-            value = cues.ORDINAL_WORDS[m["word"].casefold()]
+            value = claim_words.ORDINAL_WORDS[m["word"].casefold()]
         else:
             value = int(m["n"])
         ordinals.append((value, _phrase(masked, m)))
@@ -462,16 +462,16 @@ def _ordinals(rest: str, masked: str) -> list[tuple[int, str]]:
 
 def _quantifiers(rest: str, masked: str, own: tuple[Value, ...], s: int) -> list[tuple[str, str]]:
     """The clause's quantifiers (class, phrase): "all", "most", "some", "none" and kin."""
-    skip = [(m.start(), m.end()) for m in cues.NOT_QUANTIFIER.finditer(rest)]
+    skip = [(m.start(), m.end()) for m in claim_words.NOT_QUANTIFIER.finditer(rest)]
     quantifiers = []
-    for m in cues.QUANTIFIER.finditer(rest):
+    for m in claim_words.QUANTIFIER.finditer(rest):
         if _spans_overlap(skip, m.start(), m.end()):
             continue
         if m["q"] and m["q"].casefold() == "each" and re.search(r"\S", rest[: m.start()][-1:] or "x") is None:
             # "€5 each": a price a piece, not "every one of them".
             if any(v.end - s <= m.start() and m.start() - (v.end - s) <= 1 for v in own):
                 continue
-        klass = "some" if m["few"] else cues.QUANTIFIERS[m["q"].casefold()]
+        klass = "some" if m["few"] else claim_words.QUANTIFIERS[m["q"].casefold()]
         quantifiers.append((klass, _phrase(masked, m)))
     return quantifiers
 
@@ -480,7 +480,7 @@ def _opens_with_pronoun(clause: Clause) -> bool:
     """Whether `clause` opens with a pronoun ("but it covers hiking"): it borrows the
     words of the clause before, as an elliptical clause does, for what "it" stands for."""
     first = re.match(r"\s*(?:and|but|yet|or|so)?\s*([^\W\d_]+)", clause.text, re.IGNORECASE)
-    return first is not None and first.group(1).casefold() in cues.PRONOUNS - {"i", "you", "we", "there"}
+    return first is not None and first.group(1).casefold() in claim_words.PRONOUNS - {"i", "you", "we", "there"}
 
 
 def _opens_with_subject(clause: Clause) -> bool:
@@ -488,7 +488,7 @@ def _opens_with_subject(clause: Clause) -> bool:
     if not first:
         return False
     word = first.group(1)
-    return word.casefold() in cues.PRONOUNS or (word[0].isupper() and word.casefold() in clause.capitals)
+    return word.casefold() in claim_words.PRONOUNS or (word[0].isupper() and word.casefold() in clause.capitals)
 
 
 def group(kind: str) -> str:
@@ -558,7 +558,7 @@ def _line_breaks(text: str, work: str) -> set[int]:
     for i, line in enumerate(lines[:-1]):
         at = work.index("\n", at) if "\n" in work[at:] else len(work)
         nxt = lines[i + 1]
-        if not line.strip() or not nxt.strip() or cues.BLOCK_START.match(nxt):
+        if not line.strip() or not nxt.strip() or claim_words.BLOCK_START.match(nxt):
             out.add(at)
         at += 1
     return out
@@ -572,7 +572,7 @@ def stated_spans(text: str) -> tuple[str, list[tuple[int, int]], list[tuple[int,
         return "", [], []
     work, found = located(text)
     values, taken = _values(work, found)
-    return work, _protected(values, taken), [(m.start(), m.end()) for m in cues.RECURRENCE.finditer(work)]
+    return work, _protected(values, taken), [(m.start(), m.end()) for m in claim_words.RECURRENCE.finditer(work)]
 
 
 def read(text: str, sentence: int = 0, whole: bool = False) -> list[Clause]:
@@ -596,7 +596,7 @@ def read(text: str, sentence: int = 0, whole: bool = False) -> list[Clause]:
 def row_clauses(row: Sequence[tuple[str, str]], sentence: int = 0) -> list[Clause]:
     """A table row read as one clause a column past the first: the row's first cell, the
     column's heading and its cell, read whole. A column whose heading holds a word of
-    `cues.RETIRED_HEADINGS` holds retired values (`Clause.retired`)."""
+    `claim_words.RETIRED_HEADINGS` holds retired values (`Clause.retired`)."""
     if len(row) < 2:
         return read(" ".join(cell for _, cell in row), sentence)
     label = row[0][1]
@@ -609,6 +609,6 @@ def row_clauses(row: Sequence[tuple[str, str]], sentence: int = 0) -> list[Claus
         c.cell = (own.words, own.values)
         c.heading_words = read(heading, n, whole=True)[0].words if heading.strip() else frozenset()
         c.column, c.row = heading, label
-        c.retired = bool(set(tokenize(heading)) & cues.RETIRED_HEADINGS)
+        c.retired = bool(set(tokenize(heading)) & claim_words.RETIRED_HEADINGS)
         out.append(c)
     return out

@@ -7,7 +7,7 @@ Pure functions, no I/O, never raise. The reader model answers with citations
 
 Matching: the quote and each block are normalised with `cortex.notes.blocks.normalize`
 (whitespace, typographic quotes and dashes, Markdown emphasis and line markers; exact
-case), then put in Unicode NFC (`cortex.ask.nfc`), and the normalised quote must be a
+case), then put in Unicode NFC (`cortex.ask.normal_form`), and the normalised quote must be a
 substring of one normalised block, read as written or as the editor shows it (without
 footnote markers, link syntax and inline HTML tags: `cortex.notes.shown`; each char still
 mapped to its byte, so the checks below run on the note's own offsets). No fuzzy matching.
@@ -48,7 +48,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TypedDict
 
-from cortex.ask.nfc import nfc_with_offsets, normalize_nfc
+from cortex.ask.normal_form import nfc_with_offsets, normalize_nfc
 from cortex.ask.replacement import Replacement, in_note, in_successor
 from cortex.ask.stamps import CORRECTED, STRENGTH, SUPERSEDED, UNVERIFIED, VERIFIED, QuoteCheck, one_line
 from cortex.notes.blocks import Block, blocks_cached, blocks_of, normalize_pieces, normalize_shown, quote_forms

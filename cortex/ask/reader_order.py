@@ -27,7 +27,7 @@ class ReaderOrder:
             raise BadInput(f"CORTEX_READER must be one of {', '.join(READER_POLICIES)}, not {policy!r}")
         self.policy, self.server, self.offline = policy, server, offline
 
-    def pick(self, seat: ClientTurn | None) -> tuple[Reader | None, str]:
+    def pick(self, turn: ClientTurn | None) -> tuple[Reader | None, str]:
         """(the server-side reader to use, or None for the client's model; why any reader
         before it was passed over). Auto passing over a server model with no key is no news."""
         kinds = ("server", "client", "offline")
@@ -40,10 +40,10 @@ class ReaderOrder:
                 if self.policy != "auto":
                     passed.append("no server model (ANTHROPIC_API_KEY is not set)")
             elif kind == "client":
-                why = seat.unable() if seat is not None else "this door asks no client's model"
+                why = turn.unable() if turn is not None else "this door asks no client's model"
                 if not why:
                     return None, "; ".join(passed)
-                if seat is not None or self.policy == "client":
+                if turn is not None or self.policy == "client":
                     passed.append(f"the client's model: {why}")
             else:
                 break

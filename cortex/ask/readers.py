@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from cortex.ask.focus import by_specifics
-from cortex.ask.near import coverage, identity, passages
+from cortex.ask.leads import coverage, identity, passages
 from cortex.ask.neutralize import client_text
 from cortex.ask.pack import Pack, variants
 from cortex.ask.proof import proving_sentence
@@ -304,7 +304,7 @@ class OfflineReader:
     the brewing temperature). Of the passages that answer, live text comes first, then the
     one whose quote holds the most of the question's rarity weight itself, then the one
     that covers the most with its note's name, description, path and headings
-    (`near.coverage`), then the best-ranked note.
+    (`leads.coverage`), then the best-ranked note.
     Passages are never joined. When none answers, the answer is not_in_brain, and the
     asker names the closest passages as leads unless nothing comes near.
     """

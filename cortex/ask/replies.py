@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from typing_extensions import NotRequired, TypedDict
 
-from cortex.ask.near import Lead
+from cortex.ask.leads import Lead
 from cortex.ask.stamps import QuoteCheck, Stamp
 
 __all__ = [

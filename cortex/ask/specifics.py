@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cortex.ask.nfc import normalize_nfc
+from cortex.ask.normal_form import normalize_nfc
 from cortex.index.tokenize import STOPWORDS
 from cortex.notes.blocks import strip_was_markers
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from cortex.ask.claims import contradictions
-from cortex.ask.nfc import normalize_nfc
+from cortex.ask.normal_form import normalize_nfc
 from cortex.ask.specifics import Specific, specifics, strip_old_wording, supported, ungrounded
 from cortex.ask.wording import unquoted
 

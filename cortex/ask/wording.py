@@ -14,7 +14,7 @@ What is not a content word here:
 * specifics (numbers, dates, times, amounts, identifiers, URLs: `cortex.ask.specifics`
   checks them, units included, so "20 mins" is "20 minutes");
 * function words (`cortex.index.tokenize.STOPWORDS`), words that frame an answer ("the notes
-  say", `cortex.ask.cues.META`), the negations (`cortex.ask.claims` checks polarity), and
+  say", `cortex.ask.claim_words.META`), the negations (`cortex.ask.claims` checks polarity), and
   `LIGHT`, a short list of verbs that carry little of a claim ("take", "have", "use",
   "is") with the modals, in any of their forms.
 
@@ -31,9 +31,9 @@ from collections.abc import Sequence
 
 import simplemma
 
-from cortex.ask import cues
+from cortex.ask import claim_words
 from cortex.ask.clauses import stated_spans
-from cortex.ask.nfc import normalize_nfc
+from cortex.ask.normal_form import normalize_nfc
 from cortex.ask.pack import variants
 from cortex.ask.specifics import specifics, strip_old_wording
 from cortex.index.tokenize import STOPWORDS
@@ -102,13 +102,13 @@ def _said(answer: str, recurrences: bool) -> list[str]:
 def _light(word: str, quantified: bool) -> bool:
     return (
         len(word) < 2
-        or (quantified and word in cues.QUANTIFIERS)
-        or word in cues.ORDINAL_WORDS
+        or (quantified and word in claim_words.QUANTIFIERS)
+        or word in claim_words.ORDINAL_WORDS
         or word in STOPWORDS
-        or word in cues.META
-        or word in cues.CONTRACTIONS
+        or word in claim_words.META
+        or word in claim_words.CONTRACTIONS
         or word in _NEGATIONS
-        or word in cues.COUNT_WORDS
+        or word in claim_words.COUNT_WORDS
         or word in LIGHT
         or lemma(word) in LIGHT
     )
@@ -162,9 +162,9 @@ def unquoted(
     held = _held(quoted + [_split(normalize_nfc(t)) for t in (question, *headings) if isinstance(t, str)])
     named = _held([_split(normalize_nfc(c)) for group in contexts for c in group if isinstance(c, str)])
     capitalised = {w.casefold() for w in re.findall(r"(?<![\w'’-])[A-Z][\w'’-]*", answer) for w in _split(w)}
-    quantified = any(w in cues.QUANTIFIERS for words in quoted for w in words)
+    quantified = any(w in claim_words.QUANTIFIERS for words in quoted for w in words)
     priced = any(s.kind == "amount" for s in specifics(answer))
-    said = _said(answer, recurrences=any(cues.RECURRENCE.search(t) for t in texts))
+    said = _said(answer, recurrences=any(claim_words.RECURRENCE.search(t) for t in texts))
     missing: list[str] = []
     for w in said:
         if w in missing or _light(w, quantified) or not _keys(w).isdisjoint(held):

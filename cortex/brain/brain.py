@@ -43,7 +43,7 @@ from cortex.store.git import GitStore, View
 from cortex.store.types import Change, Changes, CommitInfo, Identity, WriteResult
 
 if TYPE_CHECKING:  # the arm is set after the brain is made (app.server); its import costs numpy
-    from cortex.meaning.arm import Meaning
+    from cortex.meaning.closeness import Meaning
 
 __all__ = ["INDEX_WAIT", "MOVE_TRIES", "NO_COMMITS", "NO_COMMITS_HINT", "Brain", "WorkdirHook"]
 
@@ -130,7 +130,7 @@ class Brain:
             store.clock = clock  # commits are stamped on the same clock
         # The working-tree watcher (cortex.brain.watcher.Editor), when the brain has a working tree.
         self.workdir_hook: WorkdirHook | None = None
-        # The meaning arm (cortex.meaning.arm.Meaning), when search and ask may use it.
+        # The meaning arm (cortex.meaning.closeness.Meaning), when search and ask may use it.
         self.meaning: Meaning | None = None
 
     # -- time -------------------------------------------------------------

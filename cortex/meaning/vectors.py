@@ -15,9 +15,9 @@ The file, `<home>/index/<key>.cvec`, one per brain and branch::
 
     MAGIC | SHA-256 of the rest | u32 header length | header (JSON) | int8 rows | scales | spans | keys
 
-The header names the format, the vector space, the brain, the cut (`arm.passage_code`: the
+The header names the format, the vector space, the brain, the cut (`closeness.passage_code`: the
 code that made each blob's list of passages), each blob's row count and the blobs
-embedded only in part (their first `passages.MAX_PASSAGES`); `spans` is
+embedded only in part (their first `note_passages.MAX_PASSAGES`); `spans` is
 each passage's first and last block in `blocks_of` (int32 pairs, -1 for a title-only
 passage). Written atomically (`saved.write_atomically`); loaded memory-mapped, so RAM
 holds no second copy. Anything wrong with the file means an empty store and one line
@@ -180,7 +180,7 @@ class VectorStore:
         self._passages = 0
         self.dirty = False
         self.version = 0  # moves on every change: a scope's matrix is made again after one
-        self.cut = ""  # the cut the rows were made by (`arm.passage_code`), saved with them
+        self.cut = ""  # the cut the rows were made by (`closeness.passage_code`), saved with them
         # The mapped file's rows, whole: a scope that covers most of them is scored in one
         # pass over it and never gathered into a copy.
         self.base_q = np.empty((0, dim), np.int8)
@@ -224,7 +224,7 @@ class VectorStore:
         return sum(len(rows[b]) for b in blobs if b in rows)
 
     def whole(self, blob: str) -> bool:
-        """False when `blob` was embedded only in part (its first `passages.MAX_PASSAGES`)."""
+        """False when `blob` was embedded only in part (its first `note_passages.MAX_PASSAGES`)."""
         rows = self._rows.get(blob)
         return rows is None or rows.whole
 

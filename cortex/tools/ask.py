@@ -102,7 +102,7 @@ def answer(
         raise BadInput("question is empty")
     check_question(question)
     k = check_k(request.k, DEFAULT_K, MAX_ASK_K)
-    return tools.asker.ask(question, k, request.as_of, scope=scope, door=door, seat=turn)
+    return tools.asker.ask(question, k, request.as_of, scope=scope, door=door, turn=turn)
 
 
 def check_question(question: str | None) -> None:

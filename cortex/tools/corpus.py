@@ -11,8 +11,8 @@ from typing_extensions import NotRequired, TypedDict
 from cortex.errors import BadInput
 from cortex.notes.note import Note
 from cortex.notes.paths import check_text
+from cortex.tools.hit_passage import retired_parts
 from cortex.tools.paging import corpus_page
-from cortex.tools.passages import retired_parts
 from cortex.tools.search import SearchRequest, search_notes
 from cortex.tools.tool import MAX_K, READ, Caller, Tool, check_k
 from cortex.tools.toolset import Tools

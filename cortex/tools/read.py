@@ -14,10 +14,10 @@ from cortex.index.snapshot import in_archive
 from cortex.notes.note import Note, find_section, sections
 from cortex.notes.paths import check_text
 from cortex.notes.redact import redact
+from cortex.tools.hit_passage import retired_parts
 from cortex.tools.linking import links_reply
 from cortex.tools.listing import folder_reply
 from cortex.tools.paging import cut_part, json_size, jsonable, page_count, part_budget
-from cortex.tools.passages import retired_parts
 from cortex.tools.tool import READ, Caller, NotePath, Tool, When
 from cortex.tools.toolset import Tools
 

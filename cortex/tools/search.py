@@ -19,13 +19,13 @@ from cortex.index.tokenize import tokenize
 from cortex.notes.note import Note
 from cortex.notes.paths import check_text, in_scope
 from cortex.notes.working import in_working
+from cortex.tools.hit_passage import best_passage, passage_state
 from cortex.tools.listing import prefix_note
-from cortex.tools.passages import best_passage, passage_state
 from cortex.tools.tool import MAX_K, READ, Caller, Tool, When, check_k
 from cortex.tools.toolset import Tools
 
 if TYPE_CHECKING:
-    from cortex.meaning.arm import Closeness
+    from cortex.meaning.closeness import Closeness
     from cortex.meaning.vectors import ScopeMatrix
 
 __all__ = ["FilterKey", "SearchHit", "SearchReply", "SearchRequest", "TOOL", "search", "search_notes"]

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from cortex.ask.nfc import nfc_with_offsets
+from cortex.ask.normal_form import nfc_with_offsets
 from cortex.ask.quotes import check_quote
 from cortex.ask.specifics import specifics, ungrounded
 from cortex.ask.stamps import CORRECTED, UNVERIFIED, VERIFIED, QuoteCheck, overall_stamp

@@ -17,9 +17,9 @@ from meaningkit import CACHE
 
 from cortex.app.server import warm_up
 from cortex.brain.brain import Brain
-from cortex.meaning.arm import Meaning
+from cortex.meaning.closeness import Meaning
 from cortex.meaning.embedder import ModelFiles
-from cortex.meaning.passages import MAX_PASSAGES, first_passages
+from cortex.meaning.note_passages import MAX_PASSAGES, first_passages
 from cortex.notes.note import parse_note
 from cortex.store.git import GitStore
 

@@ -39,7 +39,7 @@ from cortex.store.git import GitStore
 ROOT = Path(__file__).resolve().parent.parent.parent
 # The modules that read a note into what is embedded (arm.passage_code's, and the rest of notes/).
 READING = sorted(
-    {"meaning/passages.py", "meaning/embedder.py", "meaning/arm.py", "meaning/vectors.py"}
+    {"meaning/note_passages.py", "meaning/embedder.py", "meaning/closeness.py", "meaning/vectors.py"}
     | {str(p.relative_to(ROOT / "cortex")) for p in (ROOT / "cortex" / "notes").glob("*.py")}
 )
 
@@ -103,7 +103,7 @@ START = """
 import json, sys, time
 from pathlib import Path
 from cortex.brain.brain import Brain
-from cortex.meaning.arm import Meaning, passage_code
+from cortex.meaning.closeness import Meaning, passage_code
 from cortex.store.git import GitStore
 brain, vectors, cache = (Path(a) for a in sys.argv[1:4])
 meaning = Meaning(None, cache, vectors, "b", workers=1)

@@ -27,8 +27,8 @@ from cortex.ask.asker import Asker
 from cortex.ask.readers import OfflineReader
 from cortex.brain.brain import Brain
 from cortex.index.saved import Unusable
-from cortex.meaning import passages
-from cortex.meaning.arm import Meaning
+from cortex.meaning import note_passages
+from cortex.meaning.closeness import Meaning
 from cortex.meaning.embedder import PINNED, Embedder, ModelFiles, ModelUnavailable, locate
 from cortex.meaning.model_graph import build_model_bytes, read_safetensors
 from cortex.meaning.vectors import ScopeMatrix, VectorStore, quantize
@@ -139,7 +139,7 @@ def test_passages_follow_sections_carry_the_title_and_leave_link_targets_out() -
         "# Car\n\nWe drive a [green Volvo](https://example.com/volvo) since 2024, see [[garage/notes|the garage]].\n\n"
         "## Insurance\n\nPaid yearly to <https://insurer.example/policy>.\n",
     )
-    found = list(passages.note_passages(note, 200, _words, _cut))
+    found = list(note_passages.note_passages(note, 200, _words, _cut))
     assert [p.heading for p in found] == ["Car", "Car > Insurance"]
     assert all(p.text.startswith("Car\n") for p in found)
     assert "green Volvo" in found[0].text and "https" not in found[0].text and "the garage" in found[0].text
@@ -151,7 +151,7 @@ def test_passages_follow_sections_carry_the_title_and_leave_link_targets_out() -
 def test_no_passage_exceeds_its_budget_and_every_word_is_kept(sizes: list[int], budget: int) -> None:
     paragraphs = [" ".join(f"w{i}x{j}" for j in range(n)) for i, n in enumerate(sizes)]
     note = parse_note("n.md", "# T\n\n" + "\n\n".join(paragraphs) + "\n")
-    found = list(passages.note_passages(note, budget, _words, _cut))
+    found = list(note_passages.note_passages(note, budget, _words, _cut))
     for p in found:
         assert len(p.text.split()) <= budget + 1  # the title's word counted in the budget
     kept = [w for p in found for w in p.text.split()[1:]]
@@ -160,7 +160,7 @@ def test_no_passage_exceeds_its_budget_and_every_word_is_kept(sizes: list[int], 
 
 def test_a_note_of_a_title_alone_is_one_passage() -> None:
     note = parse_note("just-a-name.md", "---\ntitle: Rust libraries\n---\n")
-    assert [p.text for p in passages.note_passages(note, 100, _words, _cut)] == ["Rust libraries"]
+    assert [p.text for p in note_passages.note_passages(note, 100, _words, _cut)] == ["Rust libraries"]
 
 
 # -- the vector file ---------------------------------------------------------------------
@@ -382,7 +382,7 @@ def test_a_guests_ranking_and_coverage_owe_nothing_to_notes_outside_its_scope(
 
 
 def test_absent_questions_stay_not_in_brain_and_close_misses_are_unverified(tmp_path: Path, model: ModelFiles) -> None:
-    from cortex.ask.near import MEANING_NEAR
+    from cortex.ask.leads import MEANING_NEAR
 
     brain = _armed(tmp_path, model)
     asker = Asker(brain, OfflineReader())
@@ -539,7 +539,7 @@ def test_a_real_vault_crlf_nfd_names_and_a_400_kb_hub_note(
     }
     brain = _armed(tmp_path, model, files)
     snap = brain.snapshot()
-    found = list(passages.note_passages(snap.notes["hub.md"], 254, embedder.lengths, embedder.cut))
+    found = list(note_passages.note_passages(snap.notes["hub.md"], 254, embedder.lengths, embedder.cut))
     assert all(n <= 254 for n in embedder.lengths([p.text for p in found]))
     assert not any("https" in p.text for p in found)
     tools = Tools(brain, Asker(brain, OfflineReader()))

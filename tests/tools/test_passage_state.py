@@ -1,4 +1,4 @@
-"""A search hit's passage carries its own state (cortex.tools.passages.passage_state), and a
+"""A search hit's passage carries its own state (cortex.tools.hit_passage.passage_state), and a
 whole note shown by brain_corpus says which of its parts are not live (retired_parts)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from cortex.notes.blocks import blocks_of
 from cortex.notes.note import Note, parse_note
-from cortex.tools.passages import MAX_MARKS, best_passage, passage_state, retired_parts
+from cortex.tools.hit_passage import MAX_MARKS, best_passage, passage_state, retired_parts
 
 NOTE = (
     "---\ntitle: Heron\n---\n# Heron\n\n## Old plan\n\n> **RETRACTED** the date slipped\n\n"

@@ -1,4 +1,4 @@
-"""How near a scope's passages come to a question (cortex.ask.near): pure, no I/O.
+"""How near a scope's passages come to a question (cortex.ask.leads): pure, no I/O.
 
 NOT IN BRAIN must mean absent: a miss is NOT IN BRAIN only when no passage comes close,
 by the question's words or by meaning; otherwise the reply names the closest passages.
@@ -6,7 +6,7 @@ by the question's words or by meaning; otherwise the reply names the closest pas
 
 from __future__ import annotations
 
-from cortex.ask.near import MEANING_NEAR, WORDS_NEAR, Lead, by_words, coverage, leads_line, passages
+from cortex.ask.leads import MEANING_NEAR, WORDS_NEAR, Lead, by_words, coverage, leads_line, passages
 from cortex.ask.pack import PackedFile, variants
 from cortex.notes.note import parse_note
 

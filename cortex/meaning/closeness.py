@@ -2,7 +2,7 @@
 
 `Meaning.start` runs a thread that follows the corpus's latest snapshot. Notes whose
 blob has no vectors yet are sent to niced worker processes (`_cut_notes`), which parse
-them masked as replies show them and cut them into passages (`passages.note_passages`),
+them masked as replies show them and cut them into passages (`note_passages.note_passages`),
 newest first by Git time. Each passage is keyed by what was embedded (`vectors.passage_key`:
 the vector space and the exact text), so its vector is looked up before anything is
 embedded: in the state folder's vectors (an older cut's too), then in the shared store
@@ -36,7 +36,7 @@ import numpy as np
 from cortex.index.corpus import release_freed_memory
 from cortex.index.saved import Unusable
 from cortex.meaning.embedder import MAX_TOKENS, Embedder, ModelFiles, ModelUnavailable, locate
-from cortex.meaning.passages import MAX_PASSAGES
+from cortex.meaning.note_passages import MAX_PASSAGES
 from cortex.meaning.vectors import (
     KeyIndex,
     Rows,
@@ -52,7 +52,7 @@ from cortex.meaning.vectors import (
 if TYPE_CHECKING:
     from cortex.index.corpus import Corpus
     from cortex.index.snapshot import Snapshot
-    from cortex.meaning.passages import Passage
+    from cortex.meaning.note_passages import Passage
 
 __all__ = [
     "FEW_NOTES",
@@ -87,12 +87,12 @@ def passage_code() -> str:
     cut again, and its passages' vectors are found by their keys (their texts)."""
     import hashlib
 
-    from cortex.meaning import embedder, passages
+    from cortex.meaning import embedder, note_passages
     from cortex.notes import blocks, redact, shown, structure
     from cortex.notes import note as notes
 
     h = hashlib.sha256()
-    for module in (passages, blocks, structure, notes, redact, shown, embedder):
+    for module in (note_passages, blocks, structure, notes, redact, shown, embedder):
         h.update(Path(module.__file__ or "").read_bytes())
     return h.hexdigest()[:12]
 
@@ -138,7 +138,7 @@ class Cut:
 
 
 def _passages_of(embedder: Embedder, path: str, text: str, forget: bool) -> tuple[list[Passage], bool]:
-    from cortex.meaning.passages import Passage, first_passages
+    from cortex.meaning.note_passages import Passage, first_passages
     from cortex.notes.blocks import drop_cached
     from cortex.notes.note import parse_note
     from cortex.notes.redact import redact
