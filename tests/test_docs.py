@@ -48,8 +48,8 @@ def readme_tools() -> dict[str, set[str]]:
     section = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Tools\n", 1)[1].split("\n## ", 1)[0]
     tools: dict[str, set[str]] = {}
     for row in section.splitlines():
-        if row.startswith("| `brain_"):
-            for name, params in re.findall(r"`(brain_\w+)\(([^)]*)\)`", row.split(" | ")[0]):
+        if row.startswith("| `"):
+            for name, params in re.findall(r"`(\w+)\(([^)]*)\)`", row.split(" | ")[0]):
                 tools[name] = {p.split("=")[0].strip(" ?\\|") for p in re.split(r"[,|]", params) if p.strip(" \\")}
     return tools
 

@@ -11,6 +11,8 @@ from cortex.tools import (
     accept,
     ask,
     capture,
+    connector_fetch,
+    connector_search,
     context,
     corpus,
     guest_ask,
@@ -44,6 +46,8 @@ OWNER_TOOLS: list[Tool[Any, Any]] = [
     context.TOOL,
     working.TOOL,
     handoff.TOOL,
+    connector_search.TOOL,  # ChatGPT's connector contract: search, then fetch
+    connector_fetch.TOOL,
 ]
 # On the trusted doors of a server with guests, over their review (`guests.review.Review`).
 REVIEW_TOOLS: list[Tool[Any, Any]] = [proposals.TOOL, accept.TOOL, reject.TOOL]

@@ -7,6 +7,7 @@ holds only their shared parts and knows nothing of HTTP or MCP.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from cortex.brain.brain import Brain
 from cortex.brain.working_state import Working
@@ -17,15 +18,24 @@ if TYPE_CHECKING:
 
     from cortex.ask.asker import Asker
 
-__all__ = ["Tools"]
+__all__ = ["Tools", "note_url"]
 
 
 class Tools:
     """The trusted tool set over one brain."""
 
-    def __init__(self, brain: Brain, asker: Asker):
+    def __init__(self, brain: Brain, asker: Asker, *, public_url: str | None = None):
         self.brain = brain
+        self.public_url = public_url  # CORTEX_PUBLIC_URL: where a note's console page is, for search/fetch
         self.working = Working(brain)
         self.asker = asker
         self.names = NameMap()  # names first: exact titles, aliases and file names, by head
         self.masks: dict[tuple, np.ndarray] = {}  # search filters' verdicts for the meaning arm
+
+
+def note_url(tools: Tools, path: str) -> str:
+    """Where a note can be opened: its console page at CORTEX_PUBLIC_URL, else its cortex:// URI."""
+    quoted = quote(path, safe="/")
+    if tools.public_url:
+        return f"{tools.public_url.rstrip('/')}/console/note/{quoted}"
+    return f"cortex://note/{quoted}"
