@@ -16,11 +16,24 @@ import typing
 from collections.abc import Mapping
 from typing import Annotated, Any, Callable
 
+import anyio
 from mcp.server import MCPServer
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError, UnexpectedToolError
+from mcp.server.mcpserver.prompts.base import Prompt
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from mcp_types import CreateMessageRequest, CreateMessageRequestParams, InputRequiredResult
+from mcp_types import (
+    INVALID_PARAMS,
+    CreateMessageRequest,
+    CreateMessageRequestParams,
+    InputRequiredResult,
+    ListResourcesResult,
+    PaginatedRequestParams,
+)
+from mcp_types import Resource as MCPResource
+from mcp_types import ResourceTemplate as MCPResourceTemplate
 from mcp_types.version import is_version_at_least
 from pydantic import ValidationError
 
@@ -29,14 +42,16 @@ from cortex.ask.asker import SampleNeeded
 from cortex.ask.neutralize import client_text
 from cortex.ask.readers import ClientTurn
 from cortex.ask.replies import AskReply
-from cortex.errors import CortexError
+from cortex.errors import CortexError, NoNote
 from cortex.files import storage_error_text
 from cortex.guests.review import Review
 from cortex.notes.redact import might_hold_secret, redact_value
 from cortex.tools.context import VERIFY_ADVICE
+from cortex.tools.note_resources import NOTE_TEMPLATE, listed_notes, read_note
+from cortex.tools.prompts import PROMPTS, BrainPrompt
 from cortex.tools.table import OWNER_TOOLS, REVIEW_TOOLS
 from cortex.tools.tool import Caller, Hints, Tool
-from cortex.tools.toolset import Tools
+from cortex.tools.toolset import NOTE_URI, Tools
 
 __all__ = [
     "INSTRUCTIONS",
@@ -162,6 +177,45 @@ class OneLineMCPServer(MCPServer):
     """
 
     _takes: dict[str, list[str]] | None = None  # each tool's parameters, from its listed schema
+    notes: Tools | None = None  # the owner's doors: notes as resources (`tools.note_resources`)
+
+    async def _handle_list_resources(self, ctx: Any, params: PaginatedRequestParams | None) -> ListResourcesResult:
+        if self.notes is None:
+            return await super()._handle_list_resources(ctx, params)
+        try:
+            page, cursor = await anyio.to_thread.run_sync(listed_notes, self.notes, params.cursor if params else None)
+        except (CortexError, OSError) as exc:
+            raise MCPError(code=INVALID_PARAMS, message=str(_refusal(exc))) from None
+        listed = [
+            MCPResource(uri=r.uri, name=r.name, title=r.title, description=r.description, mime_type="text/markdown")
+            for r in page
+        ]
+        return ListResourcesResult(resources=listed, next_cursor=cursor)
+
+    async def list_resource_templates(self) -> list[MCPResourceTemplate]:
+        templates = await super().list_resource_templates()
+        if self.notes is None:
+            return templates
+        note = MCPResourceTemplate(
+            uri_template=NOTE_TEMPLATE,
+            name="note",
+            title="A note",
+            description="A note of the brain by its path (cortex://note/notes/topic.md), masked as brain_read "
+            "masks it; ?as_of=<sha> reads it at that commit",
+            mime_type="text/markdown",
+        )
+        return [*templates, note]
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        if self.notes is None or not str(uri).startswith(NOTE_URI):
+            return await super().read_resource(uri, context)
+        try:
+            text, meta = await anyio.to_thread.run_sync(read_note, self.notes, str(uri))
+        except NoNote as exc:
+            raise ResourceNotFoundError(str(_refusal(exc))) from None
+        except (CortexError, OSError) as exc:
+            raise ResourceError(str(_refusal(exc))) from None
+        return [ReadResourceContents(content=text, mime_type="text/markdown", meta=meta)]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         if self._takes is None or name not in self._takes:
@@ -237,17 +291,30 @@ def tool_annotations(hints: Hints) -> ToolAnnotations:
     )
 
 
+def _parameters(request: type) -> list[inspect.Parameter]:
+    """A request dataclass's fields as keyword parameters, each with its type and description."""
+    hints = typing.get_type_hints(request, include_extras=True)
+    params = []
+    for field in dataclasses.fields(request):
+        default = inspect.Parameter.empty if field.default is dataclasses.MISSING else field.default
+        kind = inspect.Parameter.KEYWORD_ONLY
+        params.append(inspect.Parameter(field.name, kind, default=default, annotation=hints[field.name]))
+    return params
+
+
+def _signed(fn: Any, name: str, params: list[inspect.Parameter], returns: Any) -> Any:
+    """`fn` with the signature the SDK reads to build a schema: `params`, returning `returns`."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__signature__ = inspect.Signature(params, return_annotation=returns)
+    fn.__annotations__ = {p.name: p.annotation for p in params} | {"return": returns}
+    return fn
+
+
 def door_function(tool: Tool[Any, Any], holder: Any, caller_of: Callable[[Context, Tool[Any, Any]], Caller]) -> Any:
     """The function the SDK registers for `tool`: its signature is the request's fields (so
     tools/list shows each argument's type and description) and the reply type; a call makes
     the request once, learns the caller from the session, and runs the handler on `holder`."""
-    hints = typing.get_type_hints(tool.request, include_extras=True)
     params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Context)]
-    for field in dataclasses.fields(tool.request):
-        default = inspect.Parameter.empty if field.default is dataclasses.MISSING else field.default
-        params.append(
-            inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hints[field.name])
-        )
     returns: Any = Annotated[CallToolResult, tool.reply]
     if tool.asks_client:
         returns = InputRequiredResult | returns
@@ -259,10 +326,19 @@ def door_function(tool: Tool[Any, Any], holder: Any, caller_of: Callable[[Contex
             return run_asking(lambda: asked(tool.handle(holder, request, caller)))
         return run_tool(lambda: tool.handle(holder, request, caller))
 
-    call.__name__ = call.__qualname__ = tool.name
-    call.__signature__ = inspect.Signature(params, return_annotation=returns)  # type: ignore[attr-defined]
-    call.__annotations__ = {p.name: p.annotation for p in params} | {"return": returns}
-    return call
+    return _signed(call, tool.name, params + _parameters(tool.request), returns)
+
+
+def prompt_function(prompt: BrainPrompt, tools: Tools) -> Any:
+    """The function the SDK registers for a prompt: its arguments from the prompt's dataclass."""
+
+    def render(**arguments: Any) -> str:
+        try:
+            return prompt.render(tools, prompt.arguments(**arguments))
+        except (CortexError, OSError) as exc:
+            raise _refusal(exc) from None
+
+    return _signed(render, prompt.name, _parameters(prompt.arguments), str)
 
 
 def register(
@@ -290,6 +366,13 @@ def trusted_server(
         return Caller(door=door, client=who(ctx), turn=client_turn(ctx) if tool.asks_client else None)
 
     register(mcp, OWNER_TOOLS, tools, caller_of)
+    mcp.notes = tools  # notes as resources
+    for prompt in PROMPTS:
+        mcp.add_prompt(
+            Prompt.from_function(
+                prompt_function(prompt, tools), name=prompt.name, title=prompt.title, description=prompt.description
+            )
+        )
     if review is not None:
         register(mcp, REVIEW_TOOLS, review, caller_of)
     return mcp

@@ -22,7 +22,7 @@ from cortex.notes.paths import check_path, check_text
 from cortex.notes.redact import redact
 from cortex.tools.paging import REPLY_FIELDS_BYTES, fit
 from cortex.tools.tool import READ, Caller, Tool, When
-from cortex.tools.toolset import Tools
+from cortex.tools.toolset import Tools, note_uri
 
 __all__ = [
     "LIST_REPLY_BYTES",
@@ -91,6 +91,7 @@ def folder_listing(
         row: dict[str, Any] = {"path": path}
         note = snap.notes.get(path)
         if note is not None:
+            row["uri"] = note_uri(path)  # its resource, to attach
             row["title"] = redact(note.title)[:TITLE_CHARS]
             row["status"] = note.status
             retired = note.retired_reason(today)

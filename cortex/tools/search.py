@@ -22,7 +22,7 @@ from cortex.notes.working import in_working
 from cortex.tools.hit_passage import best_passage, passage_state
 from cortex.tools.listing import prefix_note
 from cortex.tools.tool import MAX_K, READ, Caller, Tool, When, check_k
-from cortex.tools.toolset import Tools
+from cortex.tools.toolset import Tools, note_uri
 
 if TYPE_CHECKING:
     from cortex.meaning.closeness import Closeness
@@ -71,6 +71,7 @@ class SearchHit(TypedDict):
     """One note found: its summary, score, and the passage that best matches the query."""
 
     path: str
+    uri: str  # the note as a resource (cortex://note/<path>)
     title: str
     status: str
     score: float
@@ -183,6 +184,7 @@ def _hit(note: Note, score: float, weights: dict[str, float], close: Closeness |
     """One search hit: the note's summary, its score, and the passage that best matches the
     query (its closest by meaning, when the arm has it) with what of it is not live."""
     hit = note.summary()
+    hit["uri"] = note_uri(note.path)  # its resource, to attach
     hit["score"] = round(score, 4)
     near = close.spans_of(note.path) if close is not None else []
     heading, passage, block = best_passage(note, weights, near[0][1] if near else None)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from cortex.ask.asker import Asker
 
-__all__ = ["Tools", "note_url"]
+__all__ = ["NOTE_URI", "Tools", "note_uri", "note_url"]
 
 
 class Tools:
@@ -33,9 +33,16 @@ class Tools:
         self.masks: dict[tuple, np.ndarray] = {}  # search filters' verdicts for the meaning arm
 
 
+NOTE_URI = "cortex://note/"  # a note as an MCP resource: cortex://note/<path>[?as_of=<sha>]
+
+
+def note_uri(path: str, sha: str | None = None) -> str:
+    """A note's resource URI (its path percent-encoded, slashes kept), pinned to `sha` when given."""
+    return NOTE_URI + quote(path, safe="/") + (f"?as_of={sha}" if sha else "")
+
+
 def note_url(tools: Tools, path: str) -> str:
     """Where a note can be opened: its console page at CORTEX_PUBLIC_URL, else its cortex:// URI."""
-    quoted = quote(path, safe="/")
     if tools.public_url:
-        return f"{tools.public_url.rstrip('/')}/console/note/{quoted}"
-    return f"cortex://note/{quoted}"
+        return f"{tools.public_url.rstrip('/')}/console/note/{quote(path, safe='/')}"
+    return note_uri(path)

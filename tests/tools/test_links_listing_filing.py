@@ -77,7 +77,12 @@ def test_a_mistyped_path_gets_the_nearest_and_a_folder_its_listing(tmp_path: Pat
             r = await acall(c, "brain_read", path=asked)
             assert r.error is None, r.error
             assert r.data["folder"] == "notes/" and "is a folder" in r.data["note"]
-            assert {"path": "notes/vitamin-d.md", "title": "Vitamin D", "status": "current"} in r.data["entries"]
+            assert {
+                "path": "notes/vitamin-d.md",
+                "uri": "cortex://note/notes/vitamin-d.md",
+                "title": "Vitamin D",
+                "status": "current",
+            } in r.data["entries"]
 
         r = await acall(c, "brain_search", query="vitamin", prefix="note/")
         assert r.data["total"] == 0

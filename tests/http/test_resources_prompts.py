@@ -1,0 +1,135 @@
+"""Notes as resources and the prompts, on the owner's doors over real HTTP: the MCP SDK's own
+client (the newest protocol), a hand-driven 2025-06-18 session, and the TypeScript SDK client;
+the guest door offers neither."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+from typing import Any
+
+from conftest import TOKEN, TS, call, client, ts_node
+from reliakit import RawSession
+
+from cortex.tools.note_resources import RESOURCES_PAGE
+
+KILN = "---\ntitle: Kiln firing\n---\n# Kiln firing\n\nThe kiln fires at 1,240 °C.\napi_key = sk-live-0123456789abcdefghij\n"
+
+
+def _write(url: str, path: str, content: str) -> str:
+    reply = call(url, "brain_write", path=path, mode="create", content=content)
+    assert reply.error is None, reply.error
+    return reply.data["sha"]
+
+
+def test_a_note_is_listed_read_at_a_commit_and_masked(server) -> None:
+    url = f"{server.url}/mcp"
+    first = _write(url, "notes/kiln.md", KILN)
+    _write(url, "archive/old.md", "# Old\n\nGone.\n")
+    _write(url, "working/kiln.md", "- [ ] focus: order cones\n")
+    assert call(url, "brain_write", path="notes/kiln.md", mode="append", content="Cone 6 now.\n").error is None
+
+    async def go() -> tuple[list[Any], Any, Any, Any, Any]:
+        async with client(url, TOKEN) as c:
+            listed = (await c.list_resources()).resources
+            templates = (await c.list_resource_templates()).resource_templates
+            head = await c.read_resource("cortex://note/notes/kiln.md")
+            then = await c.read_resource(f"cortex://note/notes/kiln.md?as_of={first}")
+            hit = (await c.call_tool("brain_search", {"query": "kiln"})).structured_content["hits"][0]
+        return listed, templates, head, then, hit
+
+    listed, templates, head, then, hit = asyncio.run(go())
+    uris = {r.uri for r in listed}
+    assert "cortex://note/notes/kiln.md" in uris
+    assert not any("archive/" in u or "working/" in u for u in uris)
+    assert [t.uri_template for t in templates] == ["cortex://note/{+path}"]
+    (now,) = head.contents
+    assert "Cone 6 now." in now.text and "sk-live-0123456789" not in now.text  # masked, as brain_read masks
+    assert now.meta["sha"] != first and now.meta["status"] == "current"
+    (old,) = then.contents
+    assert old.meta["sha"] == first and "Cone 6" not in old.text
+    assert hit["uri"] == "cortex://note/notes/kiln.md"
+
+
+def test_resource_lists_are_paged_with_a_cursor(server) -> None:
+    url = f"{server.url}/mcp"
+    notes = {f"notes/n{i:03}.md": f"# Note {i}\n\nText {i}.\n" for i in range(RESOURCES_PAGE + 5)}
+    server.parts.brain.store.commit(lambda view: {p: t.encode() for p, t in notes.items()}, "many notes")
+
+    async def go() -> list[list[str]]:
+        pages, cursor = [], None
+        async with client(url, TOKEN) as c:
+            while True:
+                got = await c.list_resources(cursor=cursor) if cursor else await c.list_resources()
+                pages.append([r.name for r in got.resources])
+                cursor = got.next_cursor
+                if not cursor:
+                    return pages
+
+    pages = asyncio.run(go())
+    assert len(pages) == 2 and len(pages[0]) == RESOURCES_PAGE
+    everything = [p for page in pages for p in page]
+    assert len(everything) == len(set(everything)) and set(notes) <= set(everything)
+
+
+def test_a_missing_note_is_a_one_line_error(server) -> None:
+    url = f"{server.url}/mcp"
+    with RawSession(url, {"Authorization": f"Bearer {TOKEN}"}) as s:
+        r = s.post({"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": "cortex://note/no.md"}})
+        error = r.json()["error"]
+    assert "\n" not in error["message"] and "no.md" in error["message"]
+
+
+def test_prompts_on_the_2025_protocol_and_the_newest(server) -> None:
+    url = f"{server.url}/mcp"
+    _write(url, "notes/kiln.md", "# Kiln\n\n## Decisions\n\nWe decided on a celadon glaze for the kiln.\n")
+    with RawSession(url, {"Authorization": f"Bearer {TOKEN}"}) as s:
+        listed = s.post({"jsonrpc": "2.0", "id": 3, "method": "prompts/list"}).json()["result"]["prompts"]
+        body = {"jsonrpc": "2.0", "id": 4, "method": "prompts/get"}
+        got = s.post({**body, "params": {"name": "brain_decided", "arguments": {"topic": "glaze"}}}).json()
+        missing = s.post({**body, "params": {"name": "brain_decided", "arguments": {}}}).json()
+    prompts = {p["name"]: p for p in listed}
+    assert set(prompts) == {"brain_boot", "brain_decided", "brain_file_conversation"}
+    assert all(a.get("description") for p in listed for a in p.get("arguments", []))
+    assert [a["name"] for a in prompts["brain_decided"]["arguments"] if a.get("required")] == ["topic"]
+    text = got["result"]["messages"][0]["content"]["text"]
+    assert "celadon glaze" in text and "⟦BEGIN NOTE" in text and "brain_verify" in text
+    assert "error" in missing or missing["result"].get("isError")
+
+    async def newest() -> tuple[str, str]:
+        async with client(url, TOKEN) as c:
+            boot = await c.get_prompt("brain_boot", {})
+            filing = await c.get_prompt("brain_file_conversation", {"note": "notes/kiln.md"})
+        return boot.messages[0].content.text, filing.messages[0].content.text
+
+    boot, filing = asyncio.run(newest())
+    assert "brain_context" in boot and '"router"' in boot
+    assert "notes/kiln.md" in filing and "brain_write" in filing
+
+
+def test_the_guest_door_has_no_resources_nor_prompts(gserver) -> None:
+    guest = gserver.guest("potter", ["notes/public/"])
+
+    async def go() -> tuple[int, int, int]:
+        async with client(guest.url, None) as g:
+            resources = len((await g.list_resources()).resources)
+            templates = len((await g.list_resource_templates()).resource_templates)
+            prompts = len((await g.list_prompts()).prompts)
+        return resources, templates, prompts
+
+    assert asyncio.run(go()) == (0, 0, 0)
+
+
+def test_the_typescript_client_lists_and_reads_a_note(server) -> None:
+    node = ts_node()
+    url = f"{server.url}/mcp"
+    _write(url, "notes/Café crème.md", "# Café crème\n\nThe café opens at 08:00.\n")
+    uri = "cortex://note/notes/Caf%C3%A9%20cr%C3%A8me.md"
+    done = subprocess.run(
+        [node, str(TS / "resource.mjs"), url, TOKEN, uri], capture_output=True, text=True, timeout=60, check=True
+    )
+    out = json.loads(done.stdout)
+    assert uri in {r["uri"] for r in out["listed"]["resources"]}
+    assert out["templates"]["resourceTemplates"][0]["uriTemplate"] == "cortex://note/{+path}"
+    assert "08:00" in out["read"]["contents"][0]["text"]
