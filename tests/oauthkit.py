@@ -5,16 +5,27 @@ the refusals, where a test needs to send exactly one wrong thing."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
+import queue
 import secrets
+import threading
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+import httpx2
+from conftest import TOKEN, acall
 from consolekit import csrf_of, owner
+from mcp import Client
+from mcp.client.auth import OAuthClientProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 REDIRECT = "http://127.0.0.1:9/callback"
+CALLBACK = REDIRECT  # where the SDK clients are sent back; the browser catches it
 
 
 def pkce() -> tuple[str, str]:
@@ -107,3 +118,103 @@ class Flow:
         r = self.exchange(self.code())
         assert r.status_code == 200, r.text
         return r.json()
+
+
+class Memory:
+    """The SDK's TokenStorage, in memory."""
+
+    def __init__(self):
+        self.tokens: OAuthToken | None = None
+        self.client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self):
+        return self.tokens
+
+    async def set_tokens(self, tokens):
+        self.tokens = tokens
+
+    async def get_client_info(self):
+        return self.client
+
+    async def set_client_info(self, client_info):
+        self.client = client_info
+
+
+def approve_in_browser(browser, authorization_url: str) -> str:
+    """Open the authorization URL as the owner would: sign in to the console, see the consent
+    page, click Approve; the URL the browser was sent back to."""
+    context = browser.new_context(ignore_https_errors=True)  # a proxy's own certificate
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    caught: list[str] = []
+
+    def callback(route):
+        caught.append(route.request.url)
+        route.fulfill(status=200, body="done")
+
+    page.route("http://127.0.0.1:9/**", callback)
+    try:
+        page.goto(authorization_url)
+        assert "/console/oauth/consent" in page.url  # the sign-in form, on its way to the consent page
+        page.fill("#secret", TOKEN)
+        with page.expect_navigation():
+            page.click("button:has-text('Sign in')")
+        assert page.locator("#consent").count() == 1
+        assert "127.0.0.1:9" in page.locator("#redirect-host").inner_text()
+        assert page.locator("#tools code", has_text="brain_read").count() == 1
+        page.click("button:has-text('Approve')")
+        page.wait_for_timeout(200)
+        for _ in range(100):
+            if caught:
+                break
+            page.wait_for_timeout(100)
+        assert caught, "the browser was not sent back to the client"
+        return caught[0]
+    finally:
+        context.close()
+
+
+def sdk_client_reads(url: str, browser: Any, verify: Any = True) -> dict[str, Any]:
+    """The Python SDK's OAuth client from discovery to a brain_read on `url`, the owner
+    approving in `browser`: {"read": the reply, "tokens": what it stored}. `verify`: the
+    certificate authority to trust (a proxy's own), as httpx takes it."""
+    to_browser: queue.Queue[str] = queue.Queue()
+    from_browser: queue.Queue[str] = queue.Queue()
+    outcome: dict[str, Any] = {}
+
+    async def redirect(authorization_url: str) -> None:
+        to_browser.put(authorization_url)
+
+    async def callback() -> AuthorizationCodeResult:
+        back = query(await asyncio.to_thread(from_browser.get, True, 60))
+        return AuthorizationCodeResult(code=back["code"], state=back.get("state"), iss=back.get("iss"))
+
+    async def run() -> None:
+        storage = Memory()
+        auth = OAuthClientProvider(
+            url,
+            OAuthClientMetadata(client_name="Python SDK client", redirect_uris=[CALLBACK]),
+            storage,
+            redirect_handler=redirect,
+            callback_handler=callback,
+        )
+        http = httpx2.AsyncClient(auth=auth, timeout=60, verify=verify)
+        async with http, Client(streamable_http_client(url, http_client=http)) as c:
+            outcome["read"] = await acall(c, "brain_read", path="profile.md")
+        outcome["tokens"] = storage.tokens
+
+    def worker() -> None:
+        try:
+            asyncio.run(run())
+        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
+            outcome["error"] = exc
+            to_browser.put("")
+
+    thread = threading.Thread(target=worker, daemon=True)
+    thread.start()
+    authorization_url = to_browser.get(timeout=60)
+    assert authorization_url, outcome.get("error")
+    from_browser.put(approve_in_browser(browser, authorization_url))
+    thread.join(timeout=60)
+    assert "error" not in outcome, outcome.get("error")
+    return outcome
