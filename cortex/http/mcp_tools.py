@@ -18,6 +18,7 @@ from typing import Annotated, Any, Callable
 
 import anyio
 from mcp.server import MCPServer
+from mcp.server.caching import CacheHint
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError, UnexpectedToolError
@@ -54,6 +55,7 @@ from cortex.tools.tool import Caller, Hints, Tool
 from cortex.tools.toolset import NOTE_URI, Tools
 
 __all__ = [
+    "CACHE_HINTS",
     "INSTRUCTIONS",
     "MODERN",
     "OneLineMCPServer",
@@ -70,6 +72,17 @@ __all__ = [
     "trusted_server",
 ]
 log = logging.getLogger("cortex.tools")
+
+# Freshness hints on the lists and reads the 2026-07-28 revision names (`ttlMs`, `cacheScope`):
+# what a server holds for its life keeps an hour; the notes change with every write, so their
+# list and reads are stale at once. Each door's answers are its own ("private").
+CACHE_HINTS: dict[Any, CacheHint] = {
+    "tools/list": CacheHint(ttl_ms=3_600_000, scope="private"),
+    "prompts/list": CacheHint(ttl_ms=3_600_000, scope="private"),
+    "resources/templates/list": CacheHint(ttl_ms=3_600_000, scope="private"),
+    "resources/list": CacheHint(ttl_ms=0, scope="private"),
+    "resources/read": CacheHint(ttl_ms=0, scope="private"),
+}
 
 MODERN = "2026-07-28"  # the first protocol whose tool calls can ask the client's model between rounds
 
@@ -177,6 +190,11 @@ class OneLineMCPServer(MCPServer):
     """
 
     _takes: dict[str, list[str]] | None = None  # each tool's parameters, from its listed schema
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        kwargs.setdefault("cache_hints", CACHE_HINTS)
+        super().__init__(*args, **kwargs)
+
     notes: Tools | None = None  # the owner's doors: notes as resources (`tools.note_resources`)
 
     async def _handle_list_resources(self, ctx: Any, params: PaginatedRequestParams | None) -> ListResourcesResult:

@@ -133,3 +133,24 @@ def test_the_typescript_client_lists_and_reads_a_note(server) -> None:
     assert uri in {r["uri"] for r in out["listed"]["resources"]}
     assert out["templates"]["resourceTemplates"][0]["uriTemplate"] == "cortex://note/{+path}"
     assert "08:00" in out["read"]["contents"][0]["text"]
+
+
+def test_cache_hints_on_the_newest_protocol_none_on_2025_and_one_tool_order(server) -> None:
+    from cortex.tools.table import OWNER_TOOLS
+
+    url = f"{server.url}/mcp"
+
+    async def newest() -> tuple[Any, Any, Any]:
+        async with client(url, TOKEN) as c:
+            return await c.list_tools(), await c.list_resources(), await c.list_prompts()
+
+    tools, resources, prompts = asyncio.run(newest())
+    assert (tools.ttl_ms, tools.cache_scope) == (3_600_000, "private")  # fixed for the server's life
+    assert (prompts.ttl_ms, prompts.cache_scope) == (3_600_000, "private")
+    assert (resources.ttl_ms, resources.cache_scope) == (0, "private")  # every write changes it
+    order = [t.name for t in OWNER_TOOLS]
+    assert [t.name for t in tools.tools][: len(order)] == order
+    with RawSession(url, {"Authorization": f"Bearer {TOKEN}"}) as s:
+        old = s.post({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).json()["result"]
+    assert "ttlMs" not in old and "cacheScope" not in old  # the 2025 protocol as it was
+    assert [t["name"] for t in old["tools"]][: len(order)] == order
