@@ -11,6 +11,7 @@ __all__ = [
     "BadInput",
     "Conflict",
     "CortexError",
+    "Declined",
     "NoNote",
     "NotReady",
     "PathCollision",
@@ -41,6 +42,10 @@ class Conflict(StoreError):
 
 class PathCollision(Conflict):
     """The change would put a folder where a note is, or a note where a folder is."""
+
+
+class Declined(CortexError):
+    """The owner, asked before a write that loses text, did not confirm it: nothing changed."""
 
 
 class NotReady(CortexError):

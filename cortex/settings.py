@@ -346,6 +346,13 @@ class Settings:
         "on",
         read=one_of("on", "off"),
     )
+    confirm_writes: str = setting(
+        "CORTEX_CONFIRM_WRITES",
+        "`on`: a delete, a move, and a replace not pinned by `expected_blob` ask the owner first where the "
+        "client can answer (a 2026-07-28 session whose client takes elicitation); `off`: never ask",
+        "on",
+        read=one_of("on", "off"),
+    )
     public_url: str | None = setting(
         "CORTEX_PUBLIC_URL",
         "the origin clients reach the server at (`https://notes.example.org`): OAuth's issuer and resource, "

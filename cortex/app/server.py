@@ -64,7 +64,14 @@ def assemble(settings: Settings) -> ServerParts:
         order=order,
         client_timeout=settings.reader_timeout,
     )
-    parts = ServerParts(settings, brain, Tools(brain, asker, public_url=settings.public_url), token, url_secret, new)
+    parts = ServerParts(
+        settings,
+        brain,
+        Tools(brain, asker, public_url=settings.public_url, confirm_writes=settings.confirm_writes == "on"),
+        token,
+        url_secret,
+        new,
+    )
     # Hand edits on a working tree; pushes and fetches in hosted mode (threads start with the app)
     if settings.remote:
         from cortex.store.remote import RemoteStore

@@ -29,6 +29,8 @@ from mcp_types import (
     INVALID_PARAMS,
     CreateMessageRequest,
     CreateMessageRequestParams,
+    ElicitRequest,
+    ElicitRequestFormParams,
     InputRequiredResult,
     ListResourcesResult,
     PaginatedRequestParams,
@@ -42,7 +44,6 @@ from cortex import __version__
 from cortex.ask.asker import SampleNeeded
 from cortex.ask.neutralize import client_text
 from cortex.ask.readers import ClientTurn
-from cortex.ask.replies import AskReply
 from cortex.errors import CortexError, NoNote
 from cortex.files import storage_error_text
 from cortex.guests.review import Review
@@ -51,8 +52,9 @@ from cortex.tools.context import VERIFY_ADVICE
 from cortex.tools.note_resources import NOTE_TEMPLATE, listed_notes, read_note
 from cortex.tools.prompts import PROMPTS, BrainPrompt
 from cortex.tools.table import OWNER_TOOLS, REVIEW_TOOLS
-from cortex.tools.tool import Caller, Hints, Tool
+from cortex.tools.tool import Caller, Confirmation, ConfirmNeeded, Hints, Tool
 from cortex.tools.toolset import NOTE_URI, Tools
+from cortex.tools.write import CONFIRM_SCHEMA
 
 __all__ = [
     "CACHE_HINTS",
@@ -60,6 +62,7 @@ __all__ = [
     "MODERN",
     "OneLineMCPServer",
     "asked",
+    "client_confirmation",
     "client_name",
     "client_turn",
     "door_function",
@@ -291,12 +294,49 @@ def client_turn(ctx: Context) -> ClientTurn:
     return ClientTurn(client_name(ctx), why, reply, state if isinstance(state, dict) else None)
 
 
-def asked(result: AskReply | SampleNeeded) -> AskReply | InputRequiredResult:
-    """brain_ask's reply, or its first round's request for the client's model."""
+def asked(result: Any) -> Any:
+    """A tool's reply, or its first round's request to the client: brain_ask's for the client's
+    model (sampling), brain_write's for the owner's confirmation (elicitation)."""
     if isinstance(result, SampleNeeded):
         request = CreateMessageRequest(params=CreateMessageRequestParams(**result.request))
         return InputRequiredResult(input_requests={"reader": request}, request_state=json.dumps(result.state))
+    if isinstance(result, ConfirmNeeded):
+        form = ElicitRequestFormParams(mode="form", message=result.message, requested_schema=CONFIRM_SCHEMA)
+        return InputRequiredResult(
+            input_requests={"confirm": ElicitRequest(params=form)}, request_state=json.dumps(result.state)
+        )
     return result
+
+
+def client_confirmation(ctx: Context) -> Confirmation:
+    """What this call's session offers a write that asks the owner first: the question goes to
+    the client between two rounds of the call (the 2026-07-28 protocol; an older session would
+    need a stream mid-call, which these doors do not open), so only a client that declared
+    form elicitation can be asked; on the second round, the owner's answer and the first round's state."""
+    version = ctx.protocol_version or "unknown"
+    caps = ctx.client_capabilities
+    elicit = caps.elicitation if caps is not None else None
+    if not is_version_at_least(version, MODERN):
+        return Confirmation(f"this session speaks protocol {client_text(version)}")
+    if elicit is None or (elicit.form is None and elicit.url is not None):
+        return Confirmation("the client did not declare form elicitation")
+    reply = (ctx.input_responses or {}).get("confirm")
+    if reply is None:
+        return Confirmation("")
+    action = _field(reply, "action")
+    content = _field(reply, "content") or {}
+    state = None
+    try:
+        state = json.loads(ctx.request_state or "")
+    except ValueError:
+        pass
+    confirmed = isinstance(content, dict) and content.get("confirm") is True
+    return Confirmation("", str(action), confirmed, state if isinstance(state, dict) else None)
+
+
+def _field(value: Any, name: str) -> Any:
+    """A field of a reply the SDK hands over as a model or as a plain dict."""
+    return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
 
 
 def tool_annotations(hints: Hints) -> ToolAnnotations:
@@ -381,7 +421,9 @@ def trusted_server(
     mcp = OneLineMCPServer(name="cortex", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
     def caller_of(ctx: Context, tool: Tool[Any, Any]) -> Caller:
-        return Caller(door=door, client=who(ctx), turn=client_turn(ctx) if tool.asks_client else None)
+        if not tool.asks_client:
+            return Caller(door=door, client=who(ctx))
+        return Caller(door=door, client=who(ctx), turn=client_turn(ctx), confirm=client_confirmation(ctx))
 
     register(mcp, OWNER_TOOLS, tools, caller_of)
     mcp.notes = tools  # notes as resources

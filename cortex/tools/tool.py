@@ -25,6 +25,8 @@ from cortex.guests.policy import GuestPolicy
 __all__ = [
     "APPEND",
     "Caller",
+    "ConfirmNeeded",
+    "Confirmation",
     "DECIDE",
     "Hints",
     "MAX_K",
@@ -56,15 +58,37 @@ APPEND = Hints(read_only=False, destructive=False, idempotent=False)
 DECIDE = Hints(read_only=False, destructive=True, idempotent=True)
 
 
+@dataclass(frozen=True)
+class Confirmation:
+    """What a session offers a write that asks the owner first: `unable`, why the client cannot
+    be asked ("" when it can); on the second round, the owner's answer (`action`: accept,
+    decline or cancel; `confirmed`: the box ticked) and the first round's `state`."""
+
+    unable: str
+    action: str | None = None
+    confirmed: bool = False
+    state: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class ConfirmNeeded:
+    """A write's first round where the owner is asked first: what to ask, and what the second
+    round must find again (the write's digest)."""
+
+    message: str
+    state: dict[str, Any]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Caller:
     """Who called a tool: the door (named in commits), the client's name, on a trusted door
-    the session's offer to brain_ask's reader order (`turn`), and on the guest door the
-    guest's policy as it stands at the call."""
+    the session's offer to brain_ask's reader order (`turn`) and to a write that asks first
+    (`confirm`), and on the guest door the guest's policy as it stands at the call."""
 
     door: str
     client: str = "unknown"
     turn: ClientTurn | None = None
+    confirm: Confirmation | None = None  # a trusted door's session, for a write that asks first
     guest: GuestPolicy | None = None
 
     def actor(self, tool: str, request_id: str | None = None) -> Actor:
@@ -79,8 +103,8 @@ Q = TypeVar("Q")  # the request
 @dataclass(frozen=True)
 class Tool(Generic[H, Q]):
     """One tool. `handle(holder, request, caller)` does the work and returns a JSON-ready dict
-    of type `reply` (the output schema tools/list shows); `asks_client`: it may instead
-    return a request for the client's model (brain_ask's first round)."""
+    of type `reply` (the output schema tools/list shows); `asks_client`: its first round may
+    instead ask the client (brain_ask's reader, brain_write's confirmation)."""
 
     name: str
     description: str  # what the client's model reads in tools/list

@@ -24,8 +24,9 @@ __all__ = ["NOTE_URI", "Tools", "note_uri", "note_url"]
 class Tools:
     """The trusted tool set over one brain."""
 
-    def __init__(self, brain: Brain, asker: Asker, *, public_url: str | None = None):
+    def __init__(self, brain: Brain, asker: Asker, *, public_url: str | None = None, confirm_writes: bool = True):
         self.brain = brain
+        self.confirm_writes = confirm_writes  # CORTEX_CONFIRM_WRITES: a destructive write asks the owner first
         self.public_url = public_url  # CORTEX_PUBLIC_URL: where a note's console page is, for search/fetch
         self.working = Working(brain)
         self.asker = asker

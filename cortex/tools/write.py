@@ -3,25 +3,29 @@ exactly one commit; the reply names the note's [[links]] that point to no note."
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Annotated
 
 from pydantic import Field
 
 from cortex.brain.note_writes import WriteMode, WriteReply
+from cortex.errors import BadInput, Declined, NoNote
 from cortex.notes.paths import MAX_CONTENT_BYTES
 from cortex.tools.linking import Dangling, dangling_reply
-from cortex.tools.tool import WRITE, Caller, NotePath, RequestId, Tool
+from cortex.tools.tool import WRITE, Caller, ConfirmNeeded, NotePath, RequestId, Tool
 from cortex.tools.toolset import Tools
 
-__all__ = ["TOOL", "WriteReply", "WriteRequest", "write"]
+__all__ = ["CONFIRM_SCHEMA", "TOOL", "WriteReply", "WriteRequest", "ask_first", "write"]
 
 # The README's row for it (`cortex tools` prints the table).
 SUMMARY = (
     "`create`, `replace`, `append`, `edit` (`find` occurs exactly once), `delete` (needs `reason`), "
     "`move` (to `to`, rewriting the `[[links]]` that point to the note in the same commit); exactly one "
     "commit; names the blob it replaced, and in `links_missing` the note's `[[links]]` that point to no "
-    "note"
+    "note; a delete, a move or a replace without `expected_blob` asks you first where the client can ask "
+    "(`CORTEX_CONFIRM_WRITES`)"
 )
 
 
@@ -29,7 +33,8 @@ DESCRIPTION = (
     "Write one note as exactly one Git commit. The reply names the new commit, the new blob and the blob it "
     "replaced, and in links_missing the note's [[links]] that point to no note (a link names a note by its "
     "path, file name, alias or title); a write that would delete a note it does not name (a note turned into "
-    "a folder) is refused."
+    "a folder) is refused. A delete, a move, or a replace without expected_blob first asks the owner to "
+    "confirm, where this client can be asked; declined, nothing changes."
 )
 
 
@@ -65,10 +70,14 @@ class WriteRequest:
     request_id: RequestId = None
 
 
-def write(tools: Tools, request: WriteRequest, caller: Caller) -> WriteReply:
-    """The write as one commit, then the written note's links that name no note."""
+def write(tools: Tools, request: WriteRequest, caller: Caller) -> WriteReply | ConfirmNeeded:
+    """The write as one commit, then the written note's links that name no note. A delete, a
+    move or an unpinned replace asks the owner first where the client can ask (`ask_first`)."""
     r = request
     actor = caller.actor(TOOL.name, r.request_id)
+    asking = ask_first(tools, r, caller)
+    if asking is not None:
+        return asking
     reply = tools.brain.write(
         r.path, r.mode, actor, content=r.content, find=r.find, to=r.to, expected_blob=r.expected_blob, reason=r.reason
     )
@@ -85,4 +94,45 @@ def _dangling(tools: Tools, sha: str, path: str) -> Dangling:
     return dangling_reply(corpus.peek(sha), path)
 
 
-TOOL = Tool("brain_write", DESCRIPTION, SUMMARY, WRITE, WriteRequest, WriteReply, write)
+def ask_first(tools: Tools, r: WriteRequest, caller: Caller) -> ConfirmNeeded | None:
+    """The question for the owner before a write that loses text, on its first round; None to
+    write now (not such a write, no such note, the client cannot be asked, or CORTEX_CONFIRM_WRITES
+    is off). On the second round: None when the owner confirmed this very write, else `Declined`."""
+    confirm = caller.confirm
+    losing = r.mode in ("delete", "move") or (r.mode == "replace" and r.expected_blob is None)
+    if not losing or not tools.confirm_writes or confirm is None or confirm.unable:
+        return None
+    try:
+        _, _, note = tools.brain.read(r.path)
+    except (NoNote, BadInput):
+        return None  # nothing there to lose: the write says what is wrong, as it always has
+    digest = hashlib.sha256(json.dumps([r.path, r.mode, r.content, r.find, r.to, r.reason]).encode()).hexdigest()[:16]
+    if confirm.action is None:
+        return ConfirmNeeded(_question(r, note.path, len(note.text.encode())), {"write": digest})
+    if (confirm.state or {}).get("write") != digest:
+        raise BadInput("the confirmation is not of this write: nothing changed; call brain_write again")
+    if confirm.action != "accept" or not confirm.confirmed:
+        raise Declined(f"not written: the owner did not confirm the {r.mode} of {note.path}; nothing changed")
+    return None
+
+
+def _question(r: WriteRequest, path: str, size: int) -> str:
+    if r.mode == "delete":
+        return f"Delete {path}? Reason given: {r.reason}. It stays in the brain's Git history."
+    if r.mode == "move":
+        return f"Move {path} to {r.to}? Notes linking to it are rewritten in the same commit."
+    new = len((r.content or "").encode())
+    return (
+        f"Replace the whole of {path} ({size:,} bytes now, {new:,} after)? The client did not read it "
+        "first (no expected_blob), so a change made since would be lost (it stays in the Git history)."
+    )
+
+
+# What the owner is asked for: one box to tick.
+CONFIRM_SCHEMA = {
+    "type": "object",
+    "properties": {"confirm": {"type": "boolean", "title": "Go ahead", "description": "Tick to make this change"}},
+    "required": ["confirm"],
+}
+
+TOOL = Tool("brain_write", DESCRIPTION, SUMMARY, WRITE, WriteRequest, WriteReply, write, asks_client=True)

@@ -1,0 +1,108 @@
+"""A write that loses text asks the owner first where the client can answer: a delete, a move
+and a replace not pinned by expected_blob, on the 2026-07-28 protocol, through the client's
+elicitation (MCP's input_required round). Confirmed, it writes; declined, nothing changes; a
+client that cannot be asked (no elicitation declared, or the 2025 protocol) writes as before;
+CORTEX_CONFIRM_WRITES=off never asks."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx2
+import mcp_types as types
+from conftest import TOKEN, acall, call, client, serve
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from reliakit import RawSession
+
+KILN = "# Kiln\n\nThe kiln fires at 1,240 °C.\n"
+
+
+async def _with_owner(url: str, answer: dict[str, Any] | None, tool_args: dict[str, Any], asked: list[str]) -> Any:
+    """One brain_write from a client that answers elicitation with `answer` (action, content)."""
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        assert answer is not None
+        return types.ElicitResult(**answer)
+
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http:
+        async with Client(streamable_http_client(url, http_client=http), elicitation_callback=elicit) as c:
+            return await acall(c, "brain_write", **tool_args)
+
+
+def _head(url: str) -> str:
+    return call(url, "brain_history", limit=1).data["commits"][0]["sha"]
+
+
+def _exists(url: str, path: str) -> bool:
+    return call(url, "brain_read", path=path).error is None
+
+
+def test_a_delete_asks_and_happens_only_when_confirmed(tmp_path, brain_path) -> None:
+    with serve(tmp_path, brain_path) as running:
+        url = f"{running.url}/mcp"
+        assert call(url, "brain_write", path="notes/kiln.md", mode="create", content=KILN).error is None
+        before, asked = _head(url), []
+        delete = {"path": "notes/kiln.md", "mode": "delete", "reason": "merged into studio.md"}
+        no = asyncio.run(_with_owner(url, {"action": "decline"}, delete, asked))
+        assert no.error and "did not confirm" in no.error and "nothing changed" in no.error
+        unticked = asyncio.run(_with_owner(url, {"action": "accept", "content": {"confirm": False}}, delete, asked))
+        assert unticked.error and "did not confirm" in unticked.error
+        assert _exists(url, "notes/kiln.md") and _head(url) == before
+        assert asked and "notes/kiln.md" in asked[0] and "merged into studio.md" in asked[0]
+        yes = asyncio.run(_with_owner(url, {"action": "accept", "content": {"confirm": True}}, delete, asked))
+        assert yes.error is None and yes.data["mode"] == "delete" and not _exists(url, "notes/kiln.md")
+        assert len(asked) == 3
+
+
+def test_a_move_and_an_unpinned_replace_ask_a_pinned_replace_does_not(tmp_path, brain_path) -> None:
+    with serve(tmp_path, brain_path) as running:
+        url = f"{running.url}/mcp"
+        blob = call(url, "brain_write", path="notes/kiln.md", mode="create", content=KILN).data["blob"]
+        asked: list[str] = []
+        yes = {"action": "accept", "content": {"confirm": True}}
+        pinned = {
+            "path": "notes/kiln.md",
+            "mode": "replace",
+            "content": "# Kiln\n\nNow 1,250.\n",
+            "expected_blob": blob,
+        }
+        assert asyncio.run(_with_owner(url, None, pinned, asked)).error is None and not asked  # read first: no question
+        unpinned = {"path": "notes/kiln.md", "mode": "replace", "content": "# Kiln\n\nShort.\n"}
+        assert asyncio.run(_with_owner(url, yes, unpinned, asked)).error is None
+        assert "Replace the whole of notes/kiln.md" in asked[-1] and "expected_blob" in asked[-1]
+        move = {"path": "notes/kiln.md", "mode": "move", "to": "archive/kiln.md"}
+        assert asyncio.run(_with_owner(url, yes, move, asked)).error is None and "Move notes/kiln.md" in asked[-1]
+        create = {"path": "notes/new.md", "mode": "create", "content": "# New\n"}
+        assert asyncio.run(_with_owner(url, None, create, asked)).error is None and len(asked) == 2
+        gone = {"path": "notes/missing.md", "mode": "delete", "reason": "x"}
+        assert (
+            asyncio.run(_with_owner(url, None, gone, asked)).error and len(asked) == 2
+        )  # nothing to lose: no question
+
+
+def test_clients_that_cannot_be_asked_write_as_before(tmp_path, brain_path) -> None:
+    with serve(tmp_path, brain_path) as running:
+        url = f"{running.url}/mcp"
+        for name in ("a", "b"):
+            assert call(url, "brain_write", path=f"notes/{name}.md", mode="create", content=KILN).error is None
+
+        async def plain() -> Any:  # the SDK client with no elicitation callback declares none
+            async with client(url, TOKEN) as c:
+                return await acall(c, "brain_write", path="notes/a.md", mode="delete", reason="gone")
+
+        assert asyncio.run(plain()).error is None and not _exists(url, "notes/a.md")
+        with RawSession(url, {"Authorization": f"Bearer {TOKEN}"}) as s:  # the 2025-06-18 protocol
+            _, m = s.call("brain_write", {"path": "notes/b.md", "mode": "delete", "reason": "gone"})
+        assert m is not None and not m["result"].get("isError") and not _exists(url, "notes/b.md")
+
+
+def test_the_setting_turns_the_question_off(tmp_path, brain_path) -> None:
+    with serve(tmp_path, brain_path, CORTEX_CONFIRM_WRITES="off") as running:
+        url = f"{running.url}/mcp"
+        assert call(url, "brain_write", path="notes/kiln.md", mode="create", content=KILN).error is None
+        asked: list[str] = []
+        delete = {"path": "notes/kiln.md", "mode": "delete", "reason": "gone"}
+        assert asyncio.run(_with_owner(url, None, delete, asked)).error is None and not asked
