@@ -30,6 +30,7 @@ import hmac
 import re
 from typing import Any, AsyncIterator, Callable, Protocol
 
+import anyio
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import INVALID_REQUEST
@@ -40,7 +41,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cortex.guests.review import Review
-from cortex.http.mcp_tools import trusted_server
+from cortex.http.mcp_tools import follow_notes, trusted_server
 from cortex.settings import Settings, allowed
 from cortex.tools.toolset import Tools
 
@@ -343,6 +344,9 @@ def build_app(
                 await stack.enter_async_context(server.session_manager.run())
             for fn in on_startup or []:
                 fn()
+            changes = await stack.enter_async_context(anyio.create_task_group())
+            stack.callback(changes.cancel_scope.cancel)  # unwound first: the follower stops with the app
+            changes.start_soon(follow_notes, tools)
             yield
 
     # With OAuth on, the router serves its paths before these; the rest of the probes

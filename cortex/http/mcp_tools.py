@@ -13,6 +13,7 @@ import json
 import logging
 import math
 import typing
+import weakref
 from collections.abc import Mapping
 from typing import Annotated, Any, Callable
 
@@ -23,6 +24,7 @@ from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError, UnexpectedToolError
 from mcp.server.mcpserver.prompts.base import Prompt
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from mcp_types import (
@@ -49,7 +51,7 @@ from cortex.files import storage_error_text
 from cortex.guests.review import Review
 from cortex.notes.redact import might_hold_secret, redact_value
 from cortex.tools.context import VERIFY_ADVICE
-from cortex.tools.note_resources import NOTE_TEMPLATE, listed_notes, read_note
+from cortex.tools.note_resources import NOTE_TEMPLATE, listed_notes, note_changes, read_note
 from cortex.tools.prompts import PROMPTS, BrainPrompt
 from cortex.tools.table import OWNER_TOOLS, REVIEW_TOOLS
 from cortex.tools.tool import Caller, Confirmation, ConfirmNeeded, Hints, Tool
@@ -67,6 +69,8 @@ __all__ = [
     "client_turn",
     "door_function",
     "finite",
+    "follow_notes",
+    "note_bus",
     "register",
     "reply_text",
     "run_asking",
@@ -412,13 +416,54 @@ def register(
         )
 
 
+NOTE_POLL_S = 1.0  # how often the head is looked at for changes to tell listeners (a ref read)
+_BUSES: weakref.WeakKeyDictionary[Tools, InMemorySubscriptionBus] = weakref.WeakKeyDictionary()
+
+
+def note_bus(tools: Tools) -> InMemorySubscriptionBus:
+    """The change events of one brain's notes, shared by every trusted door that serves it."""
+    bus = _BUSES.get(tools)
+    if bus is None:
+        bus = _BUSES[tools] = InMemorySubscriptionBus()
+    return bus
+
+
+async def follow_notes(tools: Tools, every: float = NOTE_POLL_S) -> None:
+    """Tell `subscriptions/listen` streams (the 2026-07-28 protocol) when notes change, by hand
+    edit, another client or Git: each changed note's URI, and that the list changed when a
+    note came or went. Runs for the server's life; the head is compared every `every` seconds."""
+    bus, brain = note_bus(tools), tools.brain
+    last = await anyio.to_thread.run_sync(brain.head)
+    while True:
+        await anyio.sleep(every)
+        try:
+            head = await anyio.to_thread.run_sync(brain.head)
+            if head is None or head == last:
+                continue
+            uris, listed = await anyio.to_thread.run_sync(note_changes, tools, last, head) if last else ([], True)
+        except (CortexError, OSError) as exc:  # a store that cannot be read now: say so, try again
+            log.warning("change events: %s", str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__)
+            continue
+        last = head
+        for uri in uris:
+            await bus.publish(ResourceUpdated(uri=uri))
+        if listed:
+            await bus.publish(ResourcesListChanged())
+
+
 def trusted_server(
     tools: Tools, door: str, review: Review | None = None, who: Callable[[Context], str] = client_name
 ) -> MCPServer:
     """An MCPServer with the owner's full tool set, recording `door` and `who` (the client's
     self-reported name; an OAuth client's registered one on the OAuth door) in commits; with
     `review`, the review tools too."""
-    mcp = OneLineMCPServer(name="cortex", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    mcp = OneLineMCPServer(
+        name="cortex",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+        subscriptions=note_bus(tools),
+    )
 
     def caller_of(ctx: Context, tool: Tool[Any, Any]) -> Caller:
         if not tool.asks_client:

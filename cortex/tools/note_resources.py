@@ -14,12 +14,12 @@ from urllib.parse import parse_qs, unquote
 
 from cortex.errors import BadInput
 from cortex.index.snapshot import in_archive
-from cortex.notes.paths import check_text
+from cortex.notes.paths import check_text, is_note_path
 from cortex.notes.redact import redact
 from cortex.notes.working import in_working
 from cortex.tools.toolset import NOTE_URI, Tools, note_uri
 
-__all__ = ["NOTE_TEMPLATE", "RESOURCES_PAGE", "NoteResource", "listed_notes", "read_note"]
+__all__ = ["NOTE_TEMPLATE", "RESOURCES_PAGE", "NoteResource", "listed_notes", "note_changes", "read_note"]
 
 NOTE_TEMPLATE = NOTE_URI + "{+path}"
 RESOURCES_PAGE = 200  # notes a resources/list reply names; `next_cursor` says where to go on
@@ -68,3 +68,11 @@ def read_note(tools: Tools, uri: str) -> tuple[str, dict[str, Any]]:
     if retired:
         meta["retired"] = retired
     return redact(note.text), meta
+
+
+def note_changes(tools: Tools, old: str, new: str) -> tuple[list[str], bool]:
+    """(the URIs of the notes that changed from commit `old` to `new`, whether the list of
+    notes changed: one made, deleted or moved), by the commits' tree diff."""
+    changed = [c for c in tools.brain.store.diff(old, new) if is_note_path(c.path)]
+    listed = [c for c in changed if not in_archive(c.path) and not in_working(c.path)]
+    return [note_uri(c.path) for c in changed], any(c.old_blob is None or c.new_blob is None for c in listed)

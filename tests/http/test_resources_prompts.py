@@ -154,3 +154,43 @@ def test_cache_hints_on_the_newest_protocol_none_on_2025_and_one_tool_order(serv
         old = s.post({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).json()["result"]
     assert "ttlMs" not in old and "cacheScope" not in old  # the 2025 protocol as it was
     assert [t["name"] for t in old["tools"]][: len(order)] == order
+
+
+def test_a_hand_edit_is_told_to_a_listening_client(server) -> None:
+    """On the 2026-07-28 protocol a client listening for a note's changes hears of a commit made
+    outside its session (a hand edit, another client), and of the list changing when a note
+    comes; it then reads the new text."""
+    import anyio
+    from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
+
+    url = f"{server.url}/mcp"
+    _write(url, "notes/kiln.md", "# Kiln\n\nThe kiln fires at 1,240 °C.\n")
+    uri = "cortex://note/notes/kiln.md"
+    store = server.parts.brain.store
+
+    async def go() -> tuple[list[Any], str]:
+        heard: list[Any] = []
+        async with client(url, TOKEN) as c:
+            async with c.listen(resources_list_changed=True, resource_subscriptions=[uri]) as sub:
+                await anyio.to_thread.run_sync(
+                    lambda: store.commit(lambda v: {"notes/kiln.md": b"# Kiln\n\nNow 1,250 \xc2\xb0C.\n"}, "hand edit")
+                )
+                with anyio.fail_after(30):
+                    async for event in sub:
+                        heard.append(event)
+                        if isinstance(event, ResourceUpdated):
+                            break
+                await anyio.to_thread.run_sync(
+                    lambda: store.commit(lambda v: {"notes/new.md": b"# New\n"}, "another client")
+                )
+                with anyio.fail_after(30):
+                    async for event in sub:
+                        heard.append(event)
+                        if isinstance(event, ResourcesListChanged):
+                            break
+            text = (await c.read_resource(uri)).contents[0].text
+        return heard, text
+
+    heard, text = asyncio.run(go())
+    assert ResourceUpdated(uri=uri) in heard and ResourcesListChanged() in heard
+    assert "1,250" in text
