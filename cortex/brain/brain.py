@@ -238,6 +238,10 @@ class Brain:
         """Every file of commit `sha`: path -> blob id."""
         return self.store.entries(sha)
 
+    def changed_between(self, old: str, new: str) -> list[Change]:
+        """The files that differ between two commits, by tree diff."""
+        return self.store.diff(old, new)
+
     def files_under(self, prefix: str, sha: str | None) -> dict[str, bytes]:
         """The bytes of every file under `prefix` at commit `sha` (machine files: policies, tombstones)."""
         if sha is None:

@@ -73,6 +73,6 @@ def read_note(tools: Tools, uri: str) -> tuple[str, dict[str, Any]]:
 def note_changes(tools: Tools, old: str, new: str) -> tuple[list[str], bool]:
     """(the URIs of the notes that changed from commit `old` to `new`, whether the list of
     notes changed: one made, deleted or moved), by the commits' tree diff."""
-    changed = [c for c in tools.brain.store.diff(old, new) if is_note_path(c.path)]
+    changed = [c for c in tools.brain.changed_between(old, new) if is_note_path(c.path)]
     listed = [c for c in changed if not in_archive(c.path) and not in_working(c.path)]
     return [note_uri(c.path) for c in changed], any(c.old_blob is None or c.new_blob is None for c in listed)
