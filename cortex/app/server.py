@@ -27,6 +27,7 @@ from cortex.tools.toolset import Tools
 
 if TYPE_CHECKING:  # the HTTP side is imported where the app is made (`cortex serve`, tests)
     from cortex.http.doors import DoorRouter
+    from cortex.meaning.closeness import Meaning
 
 __all__ = [
     "answer_cache",
@@ -149,7 +150,7 @@ def warm_up(parts: ServerParts) -> None:
     meaning = parts.brain.meaning
     if meaning is not None:
         # After the port opens and the index is on its way: search is lexical until it is done.
-        meaning.progress = _meaning_progress()
+        meaning.progress = _meaning_progress(meaning)
         meaning.start(parts.brain.corpus)
     saved = parts.brain.corpus.saved
     if isinstance(saved, IndexFile):
@@ -168,9 +169,12 @@ def _names_when_built(parts: ServerParts) -> None:
         return
 
 
-def _meaning_progress() -> Callable[[int, int], None]:
-    """Prints how far the first embedding has got, at most every 5 s, and when it is done."""
+def _meaning_progress(meaning: Meaning) -> Callable[[int, int], None]:
+    """Prints how far the first embedding has got, at most every 5 s, with how long the rest
+    will take at the rate so far, and when it is done."""
     import time
+
+    from cortex.meaning.closeness import say_duration
 
     last = [0.0]
 
@@ -178,7 +182,9 @@ def _meaning_progress() -> Callable[[int, int], None]:
         now = time.monotonic()
         if done >= total or now - last[0] >= 5.0:
             last[0] = now
-            _say(f"meaning: {done:,} of {total:,} notes embedded" + (" - done" if done >= total else ""))
+            eta = meaning.eta
+            left = f"; {eta[0]:,} passages left, {say_duration(eta[1])}" if eta and done < total else ""
+            _say(f"meaning: {done:,} of {total:,} notes embedded" + (" - done" if done >= total else left))
 
     return progress
 

@@ -199,6 +199,7 @@ class Brain:
         if self.meaning is not None:  # how far the arm has got; its reason and more: ?detail=1
             full = self.meaning.status()
             state = {**state, "meaning": full["meaning"], "meaning_notes": full["meaning_notes"]}
+            state.update({k: full[k] for k in ("meaning_left", "meaning_eta_s") if k in full})  # how long it will take
         return state
 
     def read(self, path: str, at: str | None = None) -> tuple[str, str, Note]:

@@ -64,6 +64,8 @@ __all__ = [
     "Cut",
     "Meaning",
     "passage_code",
+    "say_duration",
+    "time_left",
 ]
 
 NOTES_PER_TASK = 16  # notes a worker cuts or embeds per task: progress moves every second or so
@@ -79,6 +81,24 @@ NICE = 10  # the workers' niceness: a request's thread always goes first
 # Address space a worker may take beyond its loaded model. Measured: a 1 MiB note of 40,000
 # tiny sections grew a worker by 111 MB (its parse); past the bound a note is found by words only.
 WORKER_MEMORY = 512 << 20
+
+
+def time_left(left: int | None, made: int, spent: float) -> tuple[int, float] | None:
+    """(passages left, seconds they take at the rate measured so far: `made` in `spent` s),
+    or None before the rate or the count is known (no passage embedded yet, notes still to cut)."""
+    if left is None or made <= 0 or spent <= 0:
+        return None
+    return left, left * spent / made
+
+
+def say_duration(seconds: float) -> str:
+    """ "about 40 s", "about 7 min", "about 2 h 5 min": how long, as the owner reads it."""
+    if seconds < 90:
+        return f"about {max(1, round(seconds))} s"
+    minutes = round(seconds / 60)
+    if minutes < 90:
+        return f"about {minutes} min"
+    return f"about {minutes // 60} h {minutes % 60} min"
 
 
 def passage_code() -> str:
@@ -297,6 +317,12 @@ class _Filling:
             elif batch := self.claimed(self.embeds.popleft()):
                 pending[pool.submit(_cut_notes, batch, self.arm.pace)] = True
 
+    def passages_left(self) -> int | None:
+        """Passages still to embed here, or None while notes remain to be cut (their count is not known yet)."""
+        if self.cuts:
+            return None
+        return sum(len({k for k in cut.keys if k not in known}) for cut, known in self.waiting.values())
+
     def finished(self, cuts: list[Cut], embedding: bool, index: KeyIndex) -> None:
         """A worker's task done: a cut's notes counted and placed, an embedding's filed."""
         arm = self.arm
@@ -375,6 +401,7 @@ class Meaning:
         self._thread: threading.Thread | None = None
         self._saved_at = 0.0  # when the vectors were last written (monotonic)
         self.rate: float | None = None  # passages a second over the last full catch-up
+        self.eta: tuple[int, float] | None = None  # while embedding: (passages left, seconds left at the rate so far)
         self.progress: Callable[[int, int], None] | None = None  # (notes done, notes) while embedding
         # Passages since this process started: embedded by the model, found in the state
         # folder's vectors (an older cut's included), found in the shared store.
@@ -617,6 +644,9 @@ class Meaning:
                     self._stop.wait(0.5)  # only other instances' passages are left: wait for them
                 for fut in finished:
                     fill.finished(fut.result(), pending.pop(fut), index)
+                    self.eta = time_left(
+                        fill.passages_left(), self.counts["embedded"] - embedded_before, time.monotonic() - started
+                    )
                     if self.progress is not None:
                         self.progress(self._target[1], self._target[2])
                 if fill.deferred and (not pending or time.monotonic() - fill.last_look > 2.0):
@@ -627,6 +657,7 @@ class Meaning:
                     last_save = time.monotonic()
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+            self.eta = None
         spent = time.monotonic() - started
         made = self.counts["embedded"] - embedded_before
         if made and spent > 0:
@@ -781,4 +812,8 @@ class Meaning:
             out["meaning_reason"] = self.reason
         if self.rate is not None:
             out["meaning_rate"] = round(self.rate, 1)
+        if self.eta is not None and self.state == "embedding":
+            left, seconds = self.eta
+            out["meaning_left"] = f"{left:,} passages, {say_duration(seconds)} at the rate so far"
+            out["meaning_eta_s"] = round(seconds)
         return out

@@ -32,6 +32,7 @@ from meaningkit import CACHE
 
 from cortex.app.server import assemble, make_app
 from cortex.guests.queue import RedisVectors
+from cortex.meaning.closeness import say_duration, time_left
 from cortex.meaning.embedder import ModelFiles
 from cortex.meaning.vectors import KeyIndex, Rows, decode_row, encode_row, passage_key, quantize
 from cortex.store.git import GitStore
@@ -306,3 +307,25 @@ def test_while_a_first_embed_runs_a_paraphrase_of_the_newest_note_finds_it_and_t
     assert 0 < have < known == 123
     assert re.fullmatch(r"[\d,]+ of 123 passages \([\d,]+ of 123 notes\)", health["meaning_coverage"]), health
     assert "lexical for the rest" in asked.data["coverage"] and "notes/boat.md" in json.dumps(asked.data)
+
+
+@pytest.mark.parametrize(
+    "left,made,spent,eta",
+    [
+        (None, 100, 10.0, None),  # notes still to cut: how many passages is not known yet
+        (500, 0, 10.0, None),  # nothing embedded yet: no rate
+        (500, 100, 0.0, None),
+        (500, 100, 10.0, (500, 50.0)),  # 10 a second: 50 s for 500
+        (0, 100, 10.0, (0, 0.0)),
+    ],
+)
+def test_the_time_left_is_passages_left_over_the_rate_so_far(left, made, spent, eta) -> None:
+    assert time_left(left, made, spent) == eta
+
+
+@pytest.mark.parametrize(
+    "seconds,said",
+    [(0.2, "about 1 s"), (40, "about 40 s"), (89, "about 89 s"), (420, "about 7 min"), (7500, "about 2 h 5 min")],
+)
+def test_how_long_is_said_as_the_owner_reads_it(seconds: float, said: str) -> None:
+    assert say_duration(seconds) == said

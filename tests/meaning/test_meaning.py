@@ -487,7 +487,7 @@ def test_a_real_server_searches_lexically_while_it_embeds_then_by_meaning(tmp_pa
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        seen, lexical_reply = set(), None
+        seen, lexical_reply, etas = set(), None, []
         deadline = time.time() + 240
         while time.time() < deadline:
             try:
@@ -496,12 +496,16 @@ def test_a_real_server_searches_lexically_while_it_embeds_then_by_meaning(tmp_pa
                 time.sleep(0.2)
                 continue
             seen.add(health.get("meaning"))
+            if health.get("meaning") == "embedding" and "meaning_eta_s" in health:
+                etas.append((health["meaning_eta_s"], health["meaning_left"]))
             if health.get("meaning") == "embedding" and lexical_reply is None and health.get("index") == "ready":
                 lexical_reply = call(f"{base}/mcp", "brain_search", query="what vehicle do we own", k=3).data
             if health.get("meaning") == "ready":
                 break
             time.sleep(0.2)
         assert "embedding" in seen and "ready" in seen, seen
+        # while it embeds, the owner is told how long the rest will take at the rate so far
+        assert etas and all(isinstance(s, int) and "passages, about" in left for s, left in etas), etas
         assert lexical_reply is not None and "lexical for the rest" in lexical_reply["meaning"]
         done = call(f"{base}/mcp", "brain_search", query="what vehicle do we own", k=3).data
         assert done["meaning"].startswith("meaning: on") and done["hits"][0]["path"] == "notes/car.md"
