@@ -45,6 +45,7 @@ __all__ = [
     "Reader",
     "ReaderReply",
     "client_request",
+    "field_of",
     "identity",
     "parse_answer_input",
 ]
@@ -252,13 +253,13 @@ class ClientTurn:
             out.error = "the client retried without its model's reply"
             return out
         try:
-            out.reader = f"{name}/{client_text(_field(self.reply, 'model') or 'unknown model')}"
-            if _field(self.reply, "stop_reason") == "refusal":
+            out.reader = f"{name}/{client_text(field_of(self.reply, 'model') or 'unknown model')}"
+            if field_of(self.reply, "stop_reason") == "refusal":
                 out.error = "it refused"
                 return out
-            content = _field(self.reply, "content")
+            content = field_of(self.reply, "content")
             blocks = content if isinstance(content, list) else [content]
-            text = "".join(str(_field(b, "text") or "") for b in blocks if _field(b, "type") == "text")
+            text = "".join(str(field_of(b, "text") or "") for b in blocks if field_of(b, "type") == "text")
             out.answer, out.citations, out.not_in_brain = parse_answer_input(_json_object(text))
         except ValueError as exc:
             out.error = f"its reply was not the JSON asked for ({exc})"
@@ -267,7 +268,8 @@ class ClientTurn:
         return out
 
 
-def _field(value: Any, name: str) -> Any:
+def field_of(value: Any, name: str) -> Any:
+    """A field of what a client sent, as the SDK hands it over: a model or a plain dict."""
     return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
 
 

@@ -45,7 +45,7 @@ from pydantic import ValidationError
 from cortex import __version__
 from cortex.ask.asker import SampleNeeded
 from cortex.ask.neutralize import client_text
-from cortex.ask.readers import ClientTurn
+from cortex.ask.readers import ClientTurn, field_of
 from cortex.errors import CortexError, NoNote
 from cortex.files import storage_error_text
 from cortex.guests.review import Review
@@ -277,25 +277,29 @@ def client_turn(ctx: Context) -> ClientTurn:
     model can be asked (the 2026-07-28 protocol asks it between two rounds of the call,
     which a JSON reply can carry; older sessions would need a stream mid-call, which these
     doors do not open), and on the second round its reply and the first round's state."""
-    version = ctx.protocol_version or "unknown"
     caps = ctx.client_capabilities
-    if not is_version_at_least(version, MODERN):
-        why = (
-            f"this session speaks protocol {client_text(version)}, "
-            "where sampling needs a stream these doors do not open"
-        )
-    elif caps is None or caps.sampling is None:
+    why = _too_old(ctx, "sampling")
+    if not why and (caps is None or caps.sampling is None):
         why = "the client did not declare sampling"
-    else:
-        why = ""
-    state = None
-    if ctx.request_state:
-        try:
-            state = json.loads(ctx.request_state)
-        except ValueError:
-            state = None
     reply = (ctx.input_responses or {}).get("reader")
-    return ClientTurn(client_name(ctx), why, reply, state if isinstance(state, dict) else None)
+    return ClientTurn(client_name(ctx), why, reply, _round_state(ctx))
+
+
+def _too_old(ctx: Context, asking: str) -> str:
+    """Why this session's protocol cannot ask the client between two rounds of a call ("" when it can)."""
+    version = ctx.protocol_version or "unknown"
+    if is_version_at_least(version, MODERN):
+        return ""
+    return f"this session speaks protocol {client_text(version)}, where {asking} needs a stream these doors do not open"
+
+
+def _round_state(ctx: Context) -> dict[str, Any] | None:
+    """The first round's state, as a retry sends it back (None when there is none or it is not an object)."""
+    try:
+        state = json.loads(ctx.request_state) if ctx.request_state else None
+    except ValueError:
+        return None
+    return state if isinstance(state, dict) else None
 
 
 def asked(result: Any) -> Any:
@@ -317,30 +321,19 @@ def client_confirmation(ctx: Context) -> Confirmation:
     the client between two rounds of the call (the 2026-07-28 protocol; an older session would
     need a stream mid-call, which these doors do not open), so only a client that declared
     form elicitation can be asked; on the second round, the owner's answer and the first round's state."""
-    version = ctx.protocol_version or "unknown"
     caps = ctx.client_capabilities
     elicit = caps.elicitation if caps is not None else None
-    if not is_version_at_least(version, MODERN):
-        return Confirmation(f"this session speaks protocol {client_text(version)}")
+    too_old = _too_old(ctx, "elicitation")
+    if too_old:
+        return Confirmation(too_old)
     if elicit is None or (elicit.form is None and elicit.url is not None):
         return Confirmation("the client did not declare form elicitation")
     reply = (ctx.input_responses or {}).get("confirm")
     if reply is None:
         return Confirmation("")
-    action = _field(reply, "action")
-    content = _field(reply, "content") or {}
-    state = None
-    try:
-        state = json.loads(ctx.request_state or "")
-    except ValueError:
-        pass
+    content = field_of(reply, "content") or {}
     confirmed = isinstance(content, dict) and content.get("confirm") is True
-    return Confirmation("", str(action), confirmed, state if isinstance(state, dict) else None)
-
-
-def _field(value: Any, name: str) -> Any:
-    """A field of a reply the SDK hands over as a model or as a plain dict."""
-    return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
+    return Confirmation("", str(field_of(reply, "action")), confirmed, _round_state(ctx))
 
 
 def tool_annotations(hints: Hints) -> ToolAnnotations:

@@ -18,7 +18,7 @@ from typing_extensions import TypedDict
 
 from cortex.errors import BadInput
 from cortex.notes.paths import check_text
-from cortex.tools.read import ReadRequest, read
+from cortex.tools.read import ReadRequest, read_note
 from cortex.tools.tool import READ, Caller, Tool
 from cortex.tools.toolset import Tools, note_url
 
@@ -83,16 +83,16 @@ def parse_id(found: str) -> tuple[str, int | None, str | None]:
 
 def connector_fetch(tools: Tools, request: FetchId, caller: Caller) -> ConnectorFetchReply:
     path, page, as_of = parse_id(request.id)
-    got: dict[str, Any] = dict(read(tools, ReadRequest(path=path, page=page, as_of=as_of), caller))
-    if "text" not in got or "folder" in got:
+    reply, note = read_note(tools, ReadRequest(path=path, page=page, as_of=as_of))
+    got: dict[str, Any] = dict(reply)
+    if note is None:
         raise BadInput(f"{path[:200]} is a folder, not a note: fetch the ids search gives")
-    note = tools.brain.snapshot(got["sha"]).notes.get(got["path"])
     metadata = {k: got[k] for k in _METADATA if k in got}
     if "next_page" in got:
         metadata["next_id"] = f"{got['path']}?page={got['next_page']}&as_of={got['sha']}"
     return {
         "id": request.id,
-        "title": note.title if note is not None else got["path"],
+        "title": note.title,
         "text": got["text"],
         "url": note_url(tools, got["path"]),
         "metadata": metadata,

@@ -21,7 +21,16 @@ from cortex.tools.paging import cut_part, json_size, jsonable, page_count, part_
 from cortex.tools.tool import READ, Caller, NotePath, Tool, When
 from cortex.tools.toolset import Tools
 
-__all__ = ["FRONTMATTER_BYTES", "LINKS_BYTES", "READ_TEXT_BYTES", "ReadReply", "ReadRequest", "TOOL", "read"]
+__all__ = [
+    "FRONTMATTER_BYTES",
+    "LINKS_BYTES",
+    "READ_TEXT_BYTES",
+    "ReadReply",
+    "ReadRequest",
+    "TOOL",
+    "read",
+    "read_note",
+]
 
 # A note's text comes in parts of this many bytes of JSON (the rest of a 100 KB page is
 # left for the links, backlinks and frontmatter beside it). A 372 KB hub note was one
@@ -115,6 +124,11 @@ class ReadReply(TypedDict):
 def read(tools: Tools, request: ReadRequest, caller: Caller) -> ReadReply:
     """One note at the head (or `as_of`): text in pages of about 100 KB, or one section
     with `heading`; with its tags, aliases, outgoing [[links]] and backlinks at that SHA."""
+    return read_note(tools, request)[0]
+
+
+def read_note(tools: Tools, request: ReadRequest) -> tuple[ReadReply, Note | None]:
+    """brain_read's reply and the note it read (None for a folder's listing)."""
     path, at, heading, page = request.path, request.as_of, request.heading, request.page
     brain = tools.brain
     if heading is not None:
@@ -122,7 +136,7 @@ def read(tools: Tools, request: ReadRequest, caller: Caller) -> ReadReply:
     if page is not None and (not isinstance(page, int) or isinstance(page, bool) or page < 1):
         raise BadInput("page must be a whole number from 1")
     if isinstance(path, str) and path.endswith("/") and path.strip("/"):
-        return cast(ReadReply, folder_reply(tools, path, as_of=at, asked=path))  # a folder's path: its listing
+        return cast(ReadReply, folder_reply(tools, path, as_of=at, asked=path)), None  # a folder's path: its listing
     try:
         sha, blob, note = brain.read(path, at)
     except NoNote:
@@ -130,7 +144,7 @@ def read(tools: Tools, request: ReadRequest, caller: Caller) -> ReadReply:
         at_sha = brain.resolve_at(at) if at else brain.head()
         if at_sha is None or not any(p.startswith(folder) for p in brain.files(at_sha)):
             raise
-        return cast(ReadReply, folder_reply(tools, folder, as_of=at_sha, asked=path))
+        return cast(ReadReply, folder_reply(tools, folder, as_of=at_sha, asked=path)), None
     today = brain.today()
     reply: dict[str, Any] = {"sha": sha, "path": note.path, "blob": blob, "status": note.status}
     text = note.text
@@ -186,7 +200,7 @@ def read(tools: Tools, request: ReadRequest, caller: Caller) -> ReadReply:
         reply["frontmatter_error"] = note.frontmatter_error
     if note.unreadable:
         reply["unreadable"] = note.unreadable
-    return cast(ReadReply, reply)  # the fields ReadReply names, each of its type
+    return cast(ReadReply, reply), note  # the fields ReadReply names, each of its type
 
 
 def _links(tools: Tools, sha: str, note: Note) -> dict[str, Any]:
