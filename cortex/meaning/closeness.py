@@ -56,8 +56,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FEW_NOTES",
+    "MOST_WAIT_S",
     "NICE",
     "NOTES_PER_TASK",
+    "QUIET_S",
     "SAVE_EVERY_S",
     "WORKER_MEMORY",
     "Closeness",
@@ -65,6 +67,7 @@ __all__ = [
     "Meaning",
     "passage_code",
     "say_duration",
+    "settled",
     "time_left",
 ]
 
@@ -73,6 +76,11 @@ PASSAGES_PER_TASK = 48  # passages to embed a task, at most (but a note's are ne
 # Once a head is ready, up to this many changed notes are embedded in the arm's own thread
 # (about 1 s of one core) rather than by spawning workers.
 FEW_NOTES = 64
+# A burst of writes is embedded once, after it: once ready, the arm waits for the head to
+# stay still this long (or for the oldest change to be this old) before it embeds what changed;
+# words find the notes meanwhile. No reply ever waits for an embed.
+QUIET_S = 0.5
+MOST_WAIT_S = 30.0
 SAVE_EVERY_S = 60.0  # while embedding, save at most this often (a kill loses at most a minute's work)
 # While a first embed runs, a scope's matrix is made again at most this often: made for every
 # search, it was most of a search's time at 10,000 notes; notes filed since are found by words.
@@ -89,6 +97,13 @@ def time_left(left: int | None, made: int, spent: float) -> tuple[int, float] | 
     if left is None or made <= 0 or spent <= 0:
         return None
     return left, left * spent / made
+
+
+def settled(now: float, *, changed_at: float, waiting_since: float) -> bool:
+    """Whether the arm embeds a changed head now: it has stayed still for `QUIET_S` (a burst
+    of writes is over), or the first change not yet embedded is `MOST_WAIT_S` old (a head
+    that never stays still is not left to words alone for ever)."""
+    return now - changed_at >= QUIET_S or now - waiting_since >= MOST_WAIT_S
 
 
 def say_duration(seconds: float) -> str:
@@ -387,7 +402,6 @@ class Meaning:
         self.cut = ""  # passage_code(): the code that cut the notes into the store's passages
         self._older: VectorStore | None = None  # a saved file of another cut: its rows found by key only
         self._query: Embedder | None = None
-        self._query_lock = threading.Lock()
         self._target: tuple[str, int, int] = ("", 0, 0)  # (head, notes with vectors, notes)
         # While a catch-up runs: passages with vectors, passages known (cut), notes cut.
         self._cover = (0, 0, 0)
@@ -464,16 +478,24 @@ class Meaning:
         if not self.prepare():
             return
         self.state = "embedding"
+        seen, changed_at, waiting_since = "", 0.0, 0.0  # the head last seen, when it moved, since when one waits
         while not self._stop.is_set():
             snap = corpus.built()
+            now = time.monotonic()
             if snap is not None and snap.sha != self._ready_sha:
-                try:
-                    self.catch_up(snap)
-                except Exception as exc:  # noqa: BLE001 - a broken worker leaves the server lexical
-                    self.state, self.reason = "unavailable", f"embedding failed: {str(exc)[:200]}"
-                    self.log(f"meaning: off, search and ask stay lexical: {self.reason}")
-                    return
-            self._stop.wait(0.25)
+                if snap.sha != seen:
+                    if seen == self._ready_sha or not seen:
+                        waiting_since = now
+                    seen, changed_at = snap.sha, now
+                # The first head is embedded at once; a change after it once the burst is over.
+                if self._ready_sha is None or settled(now, changed_at=changed_at, waiting_since=waiting_since):
+                    try:
+                        self.catch_up(snap)
+                    except Exception as exc:  # noqa: BLE001 - a broken worker leaves the server lexical
+                        self.state, self.reason = "unavailable", f"embedding failed: {str(exc)[:200]}"
+                        self.log(f"meaning: off, search and ask stay lexical: {self.reason}")
+                        return
+            self._stop.wait(0.1 if seen != self._ready_sha else 0.25)
 
     def catch_up(self, snap: Snapshot) -> None:
         """Give every note of `snap` vectors, the most recently changed (by Git time) first;
@@ -503,15 +525,17 @@ class Meaning:
             # A commit's few notes: cut and embedded in this thread (16 ms median for one edited
             # eval note, 10-30 ms), so a write is searchable by meaning at once, without a worker.
             # Its passages left unchanged keep their vectors: the older versions' rows are looked up.
+            # The query's session serves (onnxruntime runs one session from many threads): a
+            # search in flight never waits for this thread, which is niced and runs one core.
             index = KeyIndex(store.all_rows(but=set(head)) + (self._older.all_rows() if self._older else []))
-            with self._query_lock:
-                cuts = _cut_with(self._query, [(b, p, snap.notes[p].text, None) for b, p in order])
+            cuts = _cut_with(self._query, [(b, p, snap.notes[p].text, None) for b, p in order])
             for cut, found in self._resolve(cuts, index):
+                if self._stop.is_set():
+                    return
                 if any(f is None for f in found):  # cut again, embedding the passages not found
                     held = frozenset(k for k, f in zip(cut.keys, found) if f is not None)
                     path = todo[cut.blob]
-                    with self._query_lock:
-                        (again,) = _cut_with(self._query, [(cut.blob, path, snap.notes[path].text, held)])
+                    (again,) = _cut_with(self._query, [(cut.blob, path, snap.notes[path].text, held)], pace=self.pace)
                     vectors = {k: f for k, f in zip(cut.keys, found) if f is not None}
                     cut, found = again, [vectors.get(k) for k in again.keys]
                 self._file(cut, found, head)
@@ -684,9 +708,8 @@ class Meaning:
 
     def embed_query(self, text: str) -> np.ndarray:
         assert self._query is not None
-        with self._query_lock:
-            vector: np.ndarray = self._query.embed([text])[0]
-            return vector
+        vector: np.ndarray = self._query.embed([text])[0]
+        return vector
 
     def closeness(
         self, snap: Snapshot, text: str, paths: list[str] | None = None, private: bool = False
