@@ -416,6 +416,7 @@ class Meaning:
         self._saved_at = 0.0  # when the vectors were last written (monotonic)
         self.rate: float | None = None  # passages a second over the last full catch-up
         self.eta: tuple[int, float] | None = None  # while embedding: (passages left, seconds left at the rate so far)
+        self.behind = False  # a newer head waits for its burst of writes to pause (`settled`)
         self.progress: Callable[[int, int], None] | None = None  # (notes done, notes) while embedding
         # Passages since this process started: embedded by the model, found in the state
         # folder's vectors (an older cut's included), found in the shared store.
@@ -488,7 +489,9 @@ class Meaning:
                         waiting_since = now
                     seen, changed_at = snap.sha, now
                 # The first head is embedded at once; a change after it once the burst is over.
+                self.behind = self._ready_sha is not None
                 if self._ready_sha is None or settled(now, changed_at=changed_at, waiting_since=waiting_since):
+                    self.behind = False
                     try:
                         self.catch_up(snap)
                     except Exception as exc:  # noqa: BLE001 - a broken worker leaves the server lexical
@@ -825,6 +828,8 @@ class Meaning:
         """For /healthz: the arm's state and progress (whole-brain counts: the owner's view)."""
         head, done, total = self._target
         out: dict[str, Any] = {"meaning": self.state, "meaning_notes": f"{done}/{total}"}
+        if self.behind:
+            out["meaning_waiting"] = "newer writes, embedded once they pause; found by their words meanwhile"
         if self.store is not None:
             out["meaning_passages"] = self.store.passages
             if self.state in ("embedding", "ready") and total:

@@ -76,7 +76,10 @@ def test_a_burst_of_writes_is_embedded_once_after_it(
                     brain.write(f"notes/burst-{i}.md", "append", ME, content=f"Then round {round_} of hive {i}.")
                 assert meaning.counts["embedded"] == before, "a note was embedded during the burst"
         head = brain.snapshot()
+        # /healthz says the newest writes wait for the burst to pause, then that it is done
+        _until(lambda: "meaning_waiting" in meaning.status())
         _until(lambda: meaning.ready_for(head))
+        assert "meaning_waiting" not in meaning.status()
         # Each note's last version only: one passage each (short notes), embedded once.
         assert meaning.counts["embedded"] - before == 4
         assert all(meaning.store.get(head.blobs[f"notes/burst-{i}.md"]) is not None for i in range(4))
