@@ -298,7 +298,8 @@ def retrieval(tools: Tools, qs: list[dict[str, Any]]) -> dict[str, Any]:
     rr = 0.0
     scored = [q for q in qs if q["gold"]]
     for q in scored:
-        ranked = [h["path"] for h in search_notes(tools, SearchRequest(query=q["question"], k=10))["hits"]]
+        request = SearchRequest(query=q["question"], k=10, prefix=q.get("prefix"))
+        ranked = [h["path"] for h in search_notes(tools, request)["hits"]]
         gold = set(q["gold"])
         need_all = q.get("kind") == "multi"
         for k in ks:
@@ -570,6 +571,47 @@ def _retrieval_lines(brain: Brain, tools: Tools, qs: list[dict[str, Any]], rewor
         )
     if brain.meaning is not None:
         print("\n".join(fusion_table(brain, tools, {"questions": qs, **({"reworded": reworded} if reworded else {})})))
+    _chats_and_coverage_lines(brain, tools, qs, reworded)
+
+
+def _chats_and_coverage_lines(
+    brain: Brain, tools: Tools, qs: list[dict[str, Any]], reworded: list[dict[str, Any]]
+) -> None:
+    """The chats set (eval/chats/) by words alone and with meaning, then recall@5 at each
+    coverage of meaning against words alone, on every set (`eval_chats`)."""
+    from cortex.app.eval_chats import chats_brain, coverage_line
+    from cortex.ask.asker import Asker
+    from cortex.ask.readers import OfflineReader
+    from cortex.tools.toolset import Tools
+
+    chats = None
+    if (ROOT / "chats" / "haystacks.json").exists():
+        chats, chat_qs = chats_brain(ROOT / "chats", _brain)
+        chat_tools = Tools(chats, Asker(chats, OfflineReader()))
+        kinds = collections.Counter(q["kind"] for q in chat_qs)
+        lexical = retrieval(chat_tools, chat_qs)
+        stacks = len({q["prefix"] for q in chat_qs})
+        line = f"chats (eval/chats: {len(chats.snapshot().notes)} sessions in {stacks} haystacks, "
+        line += f"{len(chat_qs)} questions {dict(kinds)}, each searched in its haystack): words alone "
+        line += " ".join(f"{k} {v:.3f}" for k, v in lexical.items() if k != "questions")
+        if brain.meaning is not None:
+            print(attach_meaning(chats, log=lambda _: None).replace("meaning:", "  chats meaning:", 1))
+            line += "; with meaning " + " ".join(
+                f"{k} {v:.3f}" for k, v in retrieval(chat_tools, chat_qs).items() if k != "questions"
+            )
+        print(line)
+    if brain.meaning is None:
+        return
+    print("coverage of meaning (recall@5 with meaning on a share of the notes, as a first embed leaves it):")
+
+    def recall(t: Tools, part: list[dict[str, Any]]) -> float:
+        return float(retrieval(t, part)["recall@5"])
+
+    print(coverage_line("questions", brain, tools, qs, recall))
+    if reworded:
+        print(coverage_line("reworded", brain, tools, reworded, recall))
+    if chats is not None and chats.meaning is not None:
+        print(coverage_line("chats", chats, chat_tools, chat_qs, recall))
 
 
 def _ask_lines(

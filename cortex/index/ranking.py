@@ -17,6 +17,7 @@ BM25's confident wrong hits on reworded questions pushed the right note down.
 from __future__ import annotations
 
 import unicodedata
+from collections import deque
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -28,6 +29,7 @@ __all__ = [
     "RELATED",
     "fused",
     "hybrid",
+    "keep_word_ranks",
     "name_key",
     "rrf",
     "top",
@@ -69,6 +71,31 @@ def top(scores: np.ndarray, k: int, kept: np.ndarray | None = None) -> np.ndarra
     """The rows of the `k` best `scores` (of `kept`, else of all), best first, ties by row."""
     rows = np.arange(len(scores)) if kept is None else kept
     out: np.ndarray = rows[np.lexsort((rows, -scores[rows]))][:k]
+    return out
+
+
+def keep_word_ranks(fused: list[str], words: list[str], unembedded: set[str]) -> list[str]:
+    """`fused` (best first) with every note of `unembedded` that `words` ranks (the words-alone
+    order, best first) placed no lower than its place there; the rest keep their fused order.
+
+    While a first embed (or a burst's quiet time) leaves notes without vectors, fusion scores
+    them by their words only against notes that also have a cosine: this keeps a note meaning
+    has not reached from ever ranking worse than it would with meaning off. Each such note
+    is due at its words-alone place; the earliest due goes first, so every one is met."""
+    due = deque(p for p in words if p in unembedded)
+    place = {p: i for i, p in enumerate(words)}
+    rest = deque(fused + [p for p in due if p not in set(fused)])
+    out: list[str] = []
+    placed: set[str] = set()
+    while due or rest:
+        if due and due[0] in placed:
+            due.popleft()
+        elif rest and rest[0] in placed:
+            rest.popleft()
+        else:
+            pick = due.popleft() if due and (place[due[0]] <= len(out) or not rest) else rest.popleft()
+            out.append(pick)
+            placed.add(pick)
     return out
 
 

@@ -22,12 +22,13 @@ nothing either (the notes are cut again, which costs seconds, not the embedding'
 from __future__ import annotations
 
 import collections
+import copy
 import os
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -689,6 +690,24 @@ class Meaning:
         made = self.counts["embedded"] - embedded_before
         if made and spent > 0:
             self.rate = made / spent
+
+    def part(self, blobs: set[str]) -> Meaning:
+        """This arm as a first embed would leave it part way, with vectors for `blobs` only
+        (and none for the rest of any head): `cortex eval`'s coverage lines and the tests
+        that fusion at any coverage is never below words alone. The copy never embeds."""
+        assert self.store is not None
+        store = VectorStore(self.store.dim, self.key, self.brain)
+        for blob in blobs:
+            rows = self.store.get(blob)
+            if rows is not None:
+                store.put(blob, replace(rows, start=None))
+        partial = copy.copy(self)
+        partial.store, partial.state, partial._ready_sha = store, "embedding", None
+        partial._scopes, partial._scopes_lock = {}, threading.Lock()
+        partial._target = ("", len(store), self._target[2])
+        partial._thread, partial._stop = None, threading.Event()
+        partial._stop.set()
+        return partial
 
     def save(self) -> None:
         """Write the vectors to the state folder when they changed (never raises)."""

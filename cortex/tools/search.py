@@ -13,7 +13,7 @@ from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
 from cortex.index.bm25 import SearchResult, idf
-from cortex.index.ranking import RELATED, hybrid, name_key, top
+from cortex.index.ranking import RELATED, hybrid, keep_word_ranks, name_key, top
 from cortex.index.snapshot import Snapshot, in_archive, is_live
 from cortex.index.tokenize import tokenize
 from cortex.notes.note import Note
@@ -152,7 +152,9 @@ def search_notes(tools: Tools, request: SearchRequest, *, scope: list[str] | Non
     # A scope (a guest's) is scored over its own rows only: its timing owes nothing to the rest.
     close = meaning.closeness(snap, query, within, private=scope is not None) if meaning is not None else None
     if close is not None:
-        found = _by_meaning(tools, snap, k, close, weights=weights, allow=allow, wider=wider, within=within, key=key)
+        found = _by_meaning(
+            tools, snap, k, close, query=query, weights=weights, allow=allow, wider=wider, within=within, key=key
+        )
     else:
         found = brain.corpus.search(snap, query, k, allow, within, key, wider)
     named = _named(tools, snap, query, allow, within)
@@ -207,6 +209,7 @@ def _by_meaning(
     k: int,
     close: Closeness,
     *,
+    query: str,
     weights: dict[str, float],
     allow: Allow,
     wider: tuple[Allow, FilterKey] | None,
@@ -216,7 +219,8 @@ def _by_meaning(
     """Hits ordered by `ranking.hybrid`: the closest passage's cosine, plus the share of
     the query's words the note holds, plus its rare ones. A match is a note holding a
     query term or with a passage at RELATED or closer; `reach` counts those the default
-    filters left out. Only `within` (a prefix or scope, when given) was scored."""
+    filters left out. Only `within` (a prefix or scope, when given) was scored. A note
+    without vectors yet ranks no lower than words alone would rank it (`keep_word_ranks`)."""
     scope = set(within) if within is not None else None
     matrix = close.matrix
     # While a first embed runs, the notes not embedded yet follow the embedded ones: each
@@ -232,7 +236,11 @@ def _by_meaning(
     match = ((cos >= RELATED) & embedded) | (cover > 0)
     ok = _mask(tools, snap, matrix, paths, allow, key)
     kept = np.flatnonzero(match & ok)
-    order = top(scores, k, kept)
+    order = [int(i) for i in top(scores, k, kept)]
+    if matrix.absent:
+        words = [p for p, _ in corpus.search(snap, query, k, allow, within, key).hits]
+        at = {p: i for i, p in enumerate(paths)}
+        order = [at[p] for p in keep_word_ranks([paths[i] for i in order], words, set(matrix.absent))[:k]]
     reach = len(kept) if wider is None else int((match & _mask(tools, snap, matrix, paths, *wider)).sum())
     return SearchResult([(paths[i], float(scores[i])) for i in order], len(kept), reach)
 
