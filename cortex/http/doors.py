@@ -25,6 +25,7 @@ never sees a tool it may not call.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
 import re
@@ -71,6 +72,7 @@ __all__ = [
     "DoorRouter",
     "GuestDoorSet",
     "OAuthEntry",
+    "RequestCount",
     "OAUTH_PATHS",
     "OAUTH_PROBES",
     "SEND_TOKEN",
@@ -82,6 +84,16 @@ __all__ = [
     "transport_security",
     "unauthorized",
 ]
+
+
+class RequestCount(Protocol):
+    """Whom the doors tell of each MCP request (the meaning arm's `Traffic`, which its
+    embedding yields to): `begin` at its start, and what it returns at its end or after
+    `longest` seconds, whichever is first."""
+
+    longest: float
+
+    def begin(self) -> Callable[[], None]: ...
 
 
 class DoorRouter:
@@ -101,8 +113,10 @@ class DoorRouter:
         hosts: list[str] | None = None,
         origins: list[str] | None = None,
         oauth: OAuthEntry | None = None,
+        traffic: RequestCount | None = None,
     ):
         self.app = app
+        self.traffic = traffic  # the meaning arm's: its embedding yields to each MCP request
         self.oauth = oauth  # http.oauth.OAuthDoor, or None with CORTEX_OAUTH=off
         self.hosts = hosts
         self.origins = origins
@@ -125,6 +139,17 @@ class DoorRouter:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if self.traffic is None or not scope["path"].startswith(("/mcp", "/s/", "/g/")):
+            await self._route(scope, receive, send)
+            return
+        end = self.traffic.begin()
+        asyncio.get_running_loop().call_later(self.traffic.longest, end)  # a long request stops counting
+        try:
+            await self._route(scope, receive, send)
+        finally:
+            end()
+
+    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope["path"]
         if path.startswith(("/s/", "/g/")):
             # The secret is in the path: mask it in the server's own record of the request,
@@ -356,16 +381,15 @@ def build_app(
         + [Route(path, oauth_probe, methods=["GET", "POST"]) for path in OAUTH_PROBES]
         + list(extra_routes or [])
     )
-    app = Starlette(routes=routes, lifespan=lifespan)
-    lookup = guest_doors.lookup if guest_doors else None
     return DoorRouter(
-        app,
+        Starlette(routes=routes, lifespan=lifespan),
         owner_token,
         url_secret,
         owner_app,
         url_app,
-        lookup,
+        guest_doors.lookup if guest_doors else None,
         hosts=settings.hosts(),
         origins=settings.origins(),
         oauth=oauth,
+        traffic=tools.brain.meaning.traffic if tools.brain.meaning is not None else None,
     )

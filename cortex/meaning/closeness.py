@@ -38,6 +38,7 @@ from cortex.index.corpus import release_freed_memory
 from cortex.index.saved import Unusable
 from cortex.meaning.embedder import MAX_TOKENS, Embedder, ModelFiles, ModelUnavailable, locate
 from cortex.meaning.note_passages import MAX_PASSAGES
+from cortex.meaning.traffic import YIELD_S, Traffic
 from cortex.meaning.vectors import (
     KeyIndex,
     Rows,
@@ -136,10 +137,12 @@ def passage_code() -> str:
 # -- the worker processes ------------------------------------------------------------
 
 _WORKER: Embedder | None = None
+_QUIET: Any = None  # Traffic.quiet: set while no request is in flight in the server
 
 
-def _start_worker(files: ModelFiles, threads: int, memory: int) -> None:
-    global _WORKER
+def _start_worker(files: ModelFiles, threads: int, memory: int, quiet: Any = None) -> None:
+    global _WORKER, _QUIET
+    _QUIET = quiet
     try:
         os.nice(NICE)
     except OSError:
@@ -195,9 +198,16 @@ def _passages_of(embedder: Embedder, path: str, text: str, forget: bool) -> tupl
 Item = tuple[str, str, str, "frozenset[bytes] | None"]  # blob, path, text, the keys the caller has vectors for
 
 
-def _cut_with(embedder: Embedder, items: list[Item], forget: bool = False, pace: float = 0.0) -> list[Cut]:
+def _cut_with(
+    embedder: Embedder,
+    items: list[Item],
+    forget: bool = False,
+    pace: float = 0.0,
+    hold: Callable[[], None] | None = None,
+) -> list[Cut]:
     """Each (blob, path, text, have) cut into passages and keyed; with `have` (keys the
-    caller holds vectors for), every other passage is embedded too. `pace`: at least that
+    caller holds vectors for), every other passage is embedded too, one at a time, `hold`
+    called before each (the server's requests go first: `Traffic`). `pace`: at least that
     many seconds a passage embedded (a test's or a benchmark's slowed embedder)."""
     out = []
     space = embedder.space
@@ -210,7 +220,10 @@ def _cut_with(embedder: Embedder, items: list[Item], forget: bool = False, pace:
             todo = {k: p.text for k, p in zip(keys, found) if k not in have}
             if todo:
                 began = time.monotonic()
-                new = dict(zip(todo, embedder.embed(list(todo.values()))))
+                for key, text in todo.items():
+                    if hold is not None:
+                        hold()
+                    new[key] = embedder.embed([text])[0]
                 if pace > 0:
                     time.sleep(max(0.0, pace * len(todo) - (time.monotonic() - began)))
         out.append(Cut(blob, keys, spans, whole, new))
@@ -221,7 +234,10 @@ def _cut_notes(items: list[Item], pace: float = 0.0) -> list[Cut]:
     """`_cut_with` in a worker. Nothing parsed is kept from one note to the next, so the
     memory bound is one note's."""
     assert _WORKER is not None
-    return _cut_with(_WORKER, items, forget=True, pace=pace)
+    quiet = _QUIET
+    return _cut_with(
+        _WORKER, items, forget=True, pace=pace, hold=None if quiet is None else lambda: quiet.wait(YIELD_S)
+    )
 
 
 def _changed(snap: Snapshot, path: str, default: float) -> float:
@@ -392,6 +408,7 @@ class Meaning:
         self.threads = threads
         self.worker_memory = worker_memory
         self.shared = shared  # hosted mode: the vectors every instance shares (Redis)
+        self.traffic = Traffic()  # the doors' requests in flight, which the embedding yields to
         # At least this many seconds a passage embedded by the workers: a slowed real embedder,
         # for the test and the benchmark of serving while a first embed runs. 0 in use.
         self.pace = pace
@@ -539,7 +556,12 @@ class Meaning:
                 if any(f is None for f in found):  # cut again, embedding the passages not found
                     held = frozenset(k for k, f in zip(cut.keys, found) if f is not None)
                     path = todo[cut.blob]
-                    (again,) = _cut_with(self._query, [(cut.blob, path, snap.notes[path].text, held)], pace=self.pace)
+                    again = _cut_with(
+                        self._query,
+                        [(cut.blob, path, snap.notes[path].text, held)],
+                        pace=self.pace,
+                        hold=self.traffic.hold,
+                    )[0]
                     vectors = {k: f for k, f in zip(cut.keys, found) if f is not None}
                     cut, found = again, [vectors.get(k) for k in again.keys]
                 self._file(cut, found, head)
@@ -659,7 +681,7 @@ class Meaning:
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker,
-            initargs=(files, self.threads, self.worker_memory),
+            initargs=(files, self.threads, self.worker_memory, self.traffic.quiet),
         )
         try:
             pending: dict[Future, bool] = {}  # -> whether it embeds (else it only cuts)
