@@ -213,14 +213,7 @@ class DoorServer:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def stop(self) -> None:
-        import signal
-
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        measure.stop_process(self.proc)
 
 
 class NoopServer:
@@ -246,12 +239,7 @@ class NoopServer:
         raise RuntimeError("the no-op server did not start:\n" + self.log.read_text(errors="replace")[-2000:])
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        measure.stop_process(self.proc, interrupt=False)
 
 
 BLOCK = 10  # calls per block; MCP and in-process blocks alternate

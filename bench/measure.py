@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
@@ -58,6 +59,22 @@ def run_module(module: str, *args: str, **kwargs) -> subprocess.CompletedProcess
 def start_module(module: str, *args: str, **kwargs) -> subprocess.Popen:
     """`run_module`, started and not waited for."""
     return subprocess.Popen([sys.executable, "-m", module, *args], env=_env(kwargs), **kwargs)
+
+
+def stop_process(proc: subprocess.Popen, *, interrupt: bool = True, wait: float = 20) -> None:
+    """Stops a server the bench started: SIGINT (Ctrl-C, so it shuts down as a person's would)
+    or SIGTERM, then a kill if it has not gone within `wait` seconds."""
+    if proc.poll() is not None:
+        return
+    if interrupt:
+        proc.send_signal(signal.SIGINT)
+    else:
+        proc.terminate()
+    try:
+        proc.wait(wait)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
 
 
 def _env(kwargs: dict) -> dict[str, str]:
