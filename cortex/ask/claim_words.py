@@ -85,7 +85,8 @@ _BOUND_PREFIX = {
 PREFIX = re.compile(
     r"(?:^|(?<=[\s(\[]))(?:"
     + "|".join(f"(?P<{k}>{'|'.join(sorted(v.split('|'), key=len, reverse=True))})" for k, v in _BOUND_PREFIX.items())
-    + r")\s*$",
+    # A part of the period between the bound and its value: "until the end of 2026".
+    + r")(?:\s+the\s+(?:start|beginning|end|middle|close|turn)\s+of|\s+(?:early|mid|late))?\s*$",
     re.IGNORECASE,
 )
 # After a number: "16 and later", "18:00 at the latest".

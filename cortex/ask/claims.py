@@ -199,10 +199,11 @@ def contradictions(answer: str, quotes: Sequence[tuple[str, Sequence[tuple[str, 
     return out
 
 
-# A condition a claim depends on: "only when we are away", "unless it rains", "if …".
+# A condition a claim depends on: "only when we are away", "unless it rains", "if …";
+# after "only", also what the claim needs ("allowed on Fridays only with sign-off").
 _CONDITION = re.compile(
     r"(?i)(?<![\w'])(?P<only>only\s+)?(?P<cue>if|when|whenever|unless|except|provided|providing|as long as"
-    r"|so long as|on condition that|in case)(?![\w'])"
+    r"|so long as|on condition that|in case|subject to|(?<=only\s)(?:with|after|upon))(?![\w'])"
 )
 _NEGATIVE_CUES = frozenset({"unless", "except"})
 
@@ -371,8 +372,36 @@ def _conflicts(a: Clause, quoted: list[Clause], ordinals: set[int]) -> list[Conf
                 out.append(Conflict("roles", a.text, r.text))
                 break
     out += _values_against(a, aligned, quoted)
+    home = _paired_elsewhere(a, quoted)
+    if home is not None and not any(c.kind == "roles" for c in out):
+        out.append(Conflict("roles", a.text, home.text))
     order = {k: i for i, k in enumerate(KINDS)}
     return sorted(out, key=lambda c: order[c.kind])
+
+
+def _paired_elsewhere(a: Clause, quoted: list[Clause]) -> Clause | None:
+    """The quote clause whose thing `a` gives another thing's values, if any: every word of
+    `a` the quotes hold is in that clause, which holds none of `a`'s values but values of
+    their kinds, while another clause, lacking a word of `a` that is this one's own, holds them ("the potatoes at
+    180 °C for 30 minutes" from "the potatoes at 200 °C for 40 minutes and the parsnips at
+    180 °C for 30 minutes"). Scoring aligns such an answer with the values' clause, where
+    its words look merely extra."""
+    words = [w for w in a.words if any(_word_in(w, q, borrowed=False) for q in quoted)]
+    if not words or not a.values:
+        return None
+    for q in quoted:
+        if not all(_word_in(w, q) for w in words) or any(_has(q, v) for v in a.values):
+            continue
+        kinds = {group(y.spec.kind) for y in q.values}
+        for v in a.values:
+            if group(v.spec.kind) in kinds and any(
+                r is not q
+                and _has(r, v, borrowed=False)
+                and any(_word_in(w, q, borrowed=False) and not _word_in(w, r) for w in words)
+                for r in quoted
+            ):
+                return q
+    return None
 
 
 def _against(a: Clause, q: Clause, quoted: list[Clause], ordinals: set[int]) -> list[Conflict]:
@@ -519,6 +548,7 @@ def _sides(text: str, verbs: frozenset[str] = frozenset()) -> dict[str, tuple[fr
         return frozenset(lemma(w) for w in part if w not in STOPWORDS and w not in _PASSIVE_AUX and len(w) > 1)
 
     out: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+    passive: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
     for i, w in enumerate(words):
         if w in STOPWORDS or w in _PASSIVE_AUX or len(w) < 3:
             continue
@@ -527,17 +557,26 @@ def _sides(text: str, verbs: frozenset[str] = frozenset()) -> dict[str, tuple[fr
             # A passive: who does it follows "by"; without "by" it is not said.
             by = words.index("by", i + 1) if "by" in words[i + 1 :] else len(words)
             agent, patient = content(words[by + 1 :]), content(words[:i])
-        elif (
+            if agent and patient:
+                passive.setdefault(lemma(w), _apart(agent, patient))
+            continue
+        if (
             i
             and words[i - 1] not in _NOT_BEFORE_VERB
             and (w.endswith(("s", "ed")) and not w.endswith("ss") or lemma(w) in verbs)
         ):
             agent, patient = content(words[:i]), content(words[i + 1 :])  # "the NAS backs up the laptop"
-        else:
-            continue
-        if agent and patient:
-            out.setdefault(lemma(w), (agent, patient))
-    return out
+            if agent and patient:
+                out.setdefault(lemma(w), _apart(agent, patient))
+    # A clause read as passive has its verb found: the -s words before it are nouns
+    # ("Hana's shifts are covered by Ben").
+    return passive or out
+
+
+def _apart(agent: frozenset[str], patient: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The two sides less the words both hold ("Dr Patel replaced Dr Moss": "dr" tells no one
+    apart), so a role is told by the words that are its own."""
+    return agent - patient, patient - agent
 
 
 def _voice_swapped(a: Clause, q: Clause) -> bool:
@@ -583,6 +622,20 @@ def _swap(a: Clause, q: Clause, quoted: list[Clause]) -> bool:
             holders = [c for c in others if _word_in(w, c, borrowed=False)]
             if moved(holders, w) and all(any(not _word_in(z, a) for z in c.capitals) for c in holders):
                 return True
+    # A word of another clause in place of one of this clause's own, the rest this clause's
+    # ("the green folder holds the mortgage papers" where the green one holds the car's).
+    # Said where this clause says its own word (between the same two words), so a gapped
+    # clause's missing verb is not taken for one ("the heated pool at 7:00"); not in a row,
+    # whose cells are one fact's columns.
+    for w in a.words - a.capitals if not q.row else ():
+        if _word_in(w, q):
+            continue
+        holders = [c for c in others if _word_in(w, c, borrowed=False) and not c.row]
+        if moved(holders, w) and any(
+            not _word_in(y, a) and not any(_word_in(y, c) for c in holders) and _in_place_of(a.text, w, q.text, y)
+            for y in q.words - q.capitals
+        ):
+            return True
     a_values = a.values + a.borrowed_values
     for val in a.values:
         kind = group(val.spec.kind)
@@ -593,6 +646,19 @@ def _swap(a: Clause, q: Clause, quoted: list[Clause]) -> bool:
             continue
         for y in q.values:
             if group(y.spec.kind) == kind and not any(_same(y, v) for v in a_values):
+                return True
+    return False
+
+
+def _in_place_of(text: str, word: str, other: str, instead: str) -> bool:
+    """Whether `word` stands in `text` between the same words as `instead` in `other`."""
+    mine = [t.casefold() for t in re.findall(r"[\w'’-]+", text)]
+    theirs = [t.casefold() for t in re.findall(r"[\w'’-]+", other)]
+    for i in (i for i, t in enumerate(mine) if t == word):
+        for j in (j for j, t in enumerate(theirs) if t == instead):
+            before = i > 0 and j > 0 and mine[i - 1] == theirs[j - 1]
+            after = i + 1 < len(mine) and j + 1 < len(theirs) and mine[i + 1] == theirs[j + 1]
+            if before and after:
                 return True
     return False
 

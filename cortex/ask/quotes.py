@@ -283,6 +283,7 @@ class _Found(TypedDict):
     retired_text: str
     context: tuple[str, ...]
     code: str
+    lead_in: str
 
 
 # Words that introduce a code block as a pattern to copy rather than the owner's own text.
@@ -292,17 +293,20 @@ _EXAMPLE = re.compile(
 )
 
 
-def _code_kind(note: Note, block: Block) -> str:
+def _code_kind(note: Note, block: Block) -> tuple[str, str]:
     """ "" for a block of prose; "code" for a fenced or indented code block; "example" for
-    one its section introduces as a template, example or format to copy."""
+    one its section introduces as a template, example or format to copy. With it, a code
+    block's lead-in: the block just before it in its section ("I restart everything with:")."""
     if block.kind != "code":
-        return ""
+        return "", ""
     before = [b.text for b in blocks_of(note) if b.heading_path == block.heading_path and b.end <= block.start]
-    return "example" if _EXAMPLE.search(" ".join([*block.heading_path, *before])) else "code"
+    kind = "example" if _EXAMPLE.search(" ".join([*block.heading_path, *before])) else "code"
+    return kind, (before[-1] if before else "")
 
 
 def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, successor: Note | None) -> QuoteCheck:
     block, start, end = occ.block, occ.start, occ.end
+    code, lead_in = _code_kind(note, block)
     marks = block.marks()
     live, retired_text = _live_and_retired(occ)
     common = _Found(
@@ -317,7 +321,8 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, su
         quote=unicodedata.normalize("NFC", live),
         retired_text=unicodedata.normalize("NFC", retired_text),
         context=(note.title, *note.aliases, *block.heading_path),
-        code=_code_kind(note, block),
+        code=code,
+        lead_in=lead_in,
     )
     where = f'{note.path} under "{block.heading}"' if block.heading else note.path
     after = f"; the current version is in {note.superseded_by}" if note.superseded_by else ""

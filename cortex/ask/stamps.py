@@ -121,6 +121,9 @@ class QuoteCheck:
     # "" for prose; "code" for a code block; "example" for one its section gives as a
     # template, example or format to copy (`cortex.ask.quotes`): never evidence of a fact.
     code: str = ""
+    # A code block's lead-in, the block before it ("I restart everything with:"): its words
+    # say what the code does, so the answer's words are read under it as a cell's under its heading.
+    lead_in: str = ""
 
 
 def one_line(text: str) -> str:
@@ -214,6 +217,7 @@ def overall_stamp(
                     return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted} {stamp})")
                 live = [c.quote for c in checks if c.stamp in (VERIFIED, CORRECTED)]
                 headings = [heading for c in checks for heading, _ in c.row]
+                headings += [c.lead_in for c in checks if c.lead_in and c.stamp in (VERIFIED, CORRECTED)]
                 contexts = [c.context for c in checks]
                 beyond = unquoted(answer, live, question=question, contexts=contexts, headings=headings)
                 if beyond:

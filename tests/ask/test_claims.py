@@ -638,3 +638,126 @@ def test_a_changed_sentence_is_never_verified_and_an_unchanged_one_always_is(cas
             assert not verified(quote, answer), (quote, answer)
         for answer in same:
             assert verified(quote, answer), (quote, answer)
+
+
+# --- issue 41's classes, read more widely ----------------------------------------------------
+
+
+def test_roles_are_told_by_the_words_each_side_has_of_its_own() -> None:
+    # A title or a word both sides share ("Dr", "cat") tells no one apart.
+    check(
+        [
+            (
+                "Dr Okafor succeeded Dr Lindqvist as head of cardiology.",
+                "Dr Okafor was succeeded by Dr Lindqvist as head of cardiology.",
+                "roles",
+                "was succeeded by",
+            ),
+            (
+                "Our dog Rufus chases the neighbour's dog Bruno.",
+                "Our dog Rufus is chased by the neighbour's dog Bruno.",
+                "roles",
+                "the quote says 'Our dog Rufus chases",
+            ),
+            (
+                "Our dog Rufus chases the neighbour's dog Bruno.",
+                "The neighbour's dog Bruno is chased by our dog Rufus.",
+                None,
+                "",
+            ),
+        ]
+    )
+
+
+def test_a_clause_read_as_passive_has_found_its_verb() -> None:
+    # "shifts" and "rotas" end in -s but are nouns once "are covered by" is the verb.
+    check(
+        [
+            (
+                "Lena covers Omar's night shifts in March.",
+                "In March, Omar's night shifts are covered by Lena.",
+                None,
+                "",
+            ),
+            (
+                "Lena covers Omar's night shifts in March.",
+                "In March, Lena's night shifts are covered by Omar.",
+                "roles",
+                "",
+            ),
+        ]
+    )
+
+
+def test_a_bound_reaches_a_value_across_a_part_of_its_period() -> None:
+    check(
+        [
+            (
+                "The lease runs until the end of March 2027.",
+                "The lease runs from the end of March 2027.",
+                "comparison",
+                "says 'from the end of March 2027'; the quote says 'until",
+            ),
+            ("The lease runs until the end of March 2027.", "The lease runs until the end of March 2027.", None, ""),
+            ("Road works last until mid June.", "Road works last from mid June.", "comparison", ""),
+        ]
+    )
+
+
+def test_only_with_after_or_upon_is_a_condition_the_answer_keeps() -> None:
+    check(
+        [
+            (
+                "Visitors may enter the lab only with an escort.",
+                "Visitors may enter the lab.",
+                "condition",
+                "leaves out the quote's condition 'only with an escort'",
+            ),
+            (
+                "Visitors may enter the lab only with an escort.",
+                "Visitors may enter the lab only with an escort.",
+                None,
+                "",
+            ),
+            ("Water the cuttings only after the soil dries.", "Water the cuttings.", "condition", "only after"),
+            ("The café is open only on weekdays.", "The café is open on weekdays.", None, ""),
+        ]
+    )
+
+
+def test_values_given_to_the_other_thing_of_two_are_roles_swapped() -> None:
+    quote = "Bake the bread at 220 °C for 35 minutes and the rolls at 200 °C for 15 minutes."
+    check(
+        [
+            (quote, "Bake the bread at 200 °C for 15 minutes.", "roles", "the quote says 'Bake the bread at 220 °C"),
+            (quote, "Bake the bread at 220 °C for 35 minutes.", None, ""),
+            ("The gym opens at 6:00 and the heated pool at 7:00.", "The pool opens at 7:00.", None, ""),
+            ("The gym opens at 6:00 and the heated pool at 7:00.", "The gym opens at 6:00.", None, ""),
+            # A gapped clause's thing given the other's: no values, the words alone.
+            (
+                "The red box holds the winter clothes and the grey one the tent.",
+                "The grey box holds the winter clothes.",
+                "roles",
+                "",
+            ),
+            (
+                "The red box holds the winter clothes and the grey one the tent.",
+                "The red box holds the winter clothes.",
+                None,
+                "",
+            ),
+        ]
+    )
+
+
+def test_a_code_blocks_lead_in_says_what_the_code_does() -> None:
+    text = "## Backups\n\nEvery night the server is backed up with:\n\n```sh\nrestic backup /srv --tag nightly\n```\n"
+    note = parse_note("notes/b.md", text)
+    quote = "restic backup /srv --tag nightly"
+    checks = [check_quote(quote, note, {"b": note}, DAY)]
+    assert (
+        overall_stamp(checks, False, 0, "The server is backed up nightly with `restic backup /srv --tag nightly`.")[0]
+        == VERIFIED
+    )
+    stamp, why = overall_stamp(checks, False, 0, "The laptop is backed up with `restic backup /srv --tag nightly`.")
+    assert stamp != VERIFIED and "laptop" in why
