@@ -64,8 +64,9 @@ def links_reply(snap: Snapshot, note: Note, cap: int) -> dict[str, Any]:
 def dangling(snap: Snapshot, path: str) -> list[str]:
     """The distinct targets of the links of the note at `path` that name no note at `snap`, in text order."""
     note = snap.notes.get(path)
-    if note is None:
-        return []
+    if note is None or not note.links:
+        return []  # never build the commit's link map for a note with no links (issue 45: a
+        # create rebuilt it whole, 11 ms of a 25 ms write at 1,000 notes)
     resolver, _ = snap.link_map()
     out: list[str] = []
     for link in note.links:
