@@ -22,7 +22,12 @@ RSS of the server and of its embedding workers. --short makes every note about 8
 With --footprint: lexical search p50 idle (meaning off), a first start that embeds it all, and
 a restart on the saved vectors: the server's RSS with meaning ready and meaning search p50.
 
-Usage: python -m bench.vault_bench [--notes 1000] [--runs 5] [--meaning | --footprint [--short]] [--ask-against DIR]
+With --meaning-against DIR: a first embed from a fresh start, the code in DIR and this
+checkout's alternating: seconds to meaning ready, passages, and brain_search p50 during the
+embed and after it.
+
+Usage: python -m bench.vault_bench [--notes 1000] [--runs 5] [--meaning | --footprint [--short]]
+       [--ask-against DIR] [--meaning-against DIR]
 """
 
 from __future__ import annotations
@@ -180,6 +185,64 @@ def ask_against(repo: Path, tmp: Path, baseline: Path, runs: int) -> None:
     print(f"  brain_ask p50, {len(times['this'])} asks each over {runs} starts a side (offline reader, meaning off)")
     print(f"    baseline ({baseline}) {p50['baseline']:8.1f} ms")
     print(f"    this checkout         {p50['this']:8.1f} ms   ratio {p50['this'] / p50['baseline']:.2f}x")
+
+
+def meaning_against(repo: Path, tmp: Path, baseline: Path, runs: int) -> None:
+    """A first embed from a fresh start, the code in `baseline` and this checkout alternating:
+    seconds from the start to meaning ready, passages embedded, and brain_search p50 while the
+    embed runs (a search every 0.3 s once a tenth of the notes are in) and once it is ready."""
+    got: dict[str, list[dict[str, float]]] = {"baseline": [], "this": []}
+    for i in range(runs):
+        for label, code in (
+            (("baseline", baseline), ("this", None)) if i % 2 == 0 else (("this", None), ("baseline", baseline))
+        ):
+            started = time.perf_counter()
+            proc, port, _ = serve(repo, tmp / f"meaning-{label}-{i}", meaning=True, code=code)
+            try:
+                got[label].append(asyncio.run(_searches_while_embedding(port, started)))
+            finally:
+                proc.terminate()
+                proc.wait(timeout=60)
+            print(f"  run {i + 1} {label}: " + ", ".join(f"{k} {v:.1f}" for k, v in got[label][-1].items()), flush=True)
+    for key in got["this"][0]:
+        base, this = (statistics.median(r[key] for r in got[side]) for side in ("baseline", "this"))
+        print(f"  {key:20s} baseline {base:8.1f}   this {this:8.1f}   ratio {this / base:.2f}x")
+
+
+async def _searches_while_embedding(port: int, started: float) -> dict[str, float]:
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=120)
+    health = f"http://127.0.0.1:{port}/healthz?detail=1"
+    during: list[float] = []
+    after: list[float] = []
+    rng = random.Random(7)
+    async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)) as client:
+
+        async def search(into: list[float]) -> None:
+            t = time.perf_counter()
+            await client.call_tool("brain_search", {"query": f"{rng.choice(WORDS)} {rng.choice(WORDS)}"})
+            into.append(time.perf_counter() - t)
+
+        while True:
+            h = (await http.get(health)).json()
+            if h.get("meaning") == "ready":
+                break
+            if time.perf_counter() - started > 1800:
+                raise SystemExit("meaning was not ready in 30 minutes")
+            done, _, total = str(h.get("meaning_notes", "0/0")).partition("/")
+            if h.get("meaning_embedded", 0) > 200 or (total.isdigit() and int(done or 0) * 10 >= int(total) > 0):
+                await search(during)
+            await asyncio.sleep(0.3)
+        ready = time.perf_counter() - started
+        for _ in range(40):
+            await search(after)
+            await asyncio.sleep(0.05)
+    await http.aclose()
+    return {
+        "ready_s": ready,
+        "passages": float(h.get("meaning_passages", 0)),
+        "search_during_ms": statistics.median(during) * 1000 if during else float("nan"),
+        "search_after_ms": statistics.median(after) * 1000,
+    }
 
 
 def tree_rss_mb(pid: int) -> tuple[float, float]:
@@ -355,6 +418,9 @@ def main() -> None:
     parser.add_argument("--footprint", action="store_true", help="lexical idle, a first embed, a restart on it")
     parser.add_argument("--short", action="store_true", help="every note about 800 bytes")
     parser.add_argument("--ask-against", type=Path, help="a checkout of earlier code: brain_ask p50, it against this")
+    parser.add_argument(
+        "--meaning-against", type=Path, help="a checkout of earlier code: a first embed and searches during it"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         repo = vault(Path(tmp), args.notes, short=args.short)
@@ -366,6 +432,8 @@ def main() -> None:
         )
         if args.ask_against:
             return ask_against(repo, Path(tmp), args.ask_against.resolve(), args.runs)
+        if args.meaning_against:
+            return meaning_against(repo, Path(tmp), args.meaning_against.resolve(), args.runs)
         if args.footprint:
             return footprint(repo, Path(tmp))
         if args.meaning:
