@@ -39,7 +39,7 @@ from enum import StrEnum
 from cortex.ask.claims import contradictions
 from cortex.ask.normal_form import normalize_nfc
 from cortex.ask.specifics import Specific, specifics, strip_old_wording, supported, ungrounded
-from cortex.ask.wording import unquoted
+from cortex.ask.wording import Unquoted, unquoted
 
 __all__ = [
     "BEYOND_QUOTES",
@@ -162,6 +162,15 @@ def _code_reason(checks: list[QuoteCheck], answer: str) -> str:
     return ""
 
 
+def _beyond(checks: list[QuoteCheck], answer: str, question: str) -> Unquoted:
+    """The answer's words its live quotes lack (`wording.unquoted`): a table cell's words read
+    under its column's heading, a code block's under its lead-in."""
+    live = [c for c in checks if c.stamp in (VERIFIED, CORRECTED)]
+    headings = [heading for c in checks for heading, _ in c.row] + [c.lead_in for c in live if c.lead_in]
+    contexts = [c.context for c in checks]
+    return unquoted(answer, [c.quote for c in live], question=question, contexts=contexts, headings=headings)
+
+
 def overall_stamp(
     checks: list[QuoteCheck],
     not_in_brain_claimed: bool,
@@ -215,11 +224,7 @@ def overall_stamp(
                 if found:
                     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
                     return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted} {stamp})")
-                live = [c.quote for c in checks if c.stamp in (VERIFIED, CORRECTED)]
-                headings = [heading for c in checks for heading, _ in c.row]
-                headings += [c.lead_in for c in checks if c.lead_in and c.stamp in (VERIFIED, CORRECTED)]
-                contexts = [c.context for c in checks]
-                beyond = unquoted(answer, live, question=question, contexts=contexts, headings=headings)
+                beyond = _beyond(checks, answer, question)
                 if beyond:
                     return BEYOND_QUOTES, one_line(f"{beyond.reason} ({quoted} {stamp})")
             if not_in_brain_claimed:
