@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import TOKEN
+from serverkit import TOKEN
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [

@@ -6,7 +6,7 @@ import re
 from html.parser import HTMLParser
 
 import httpx
-from conftest import TOKEN
+from serverkit import TOKEN
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 

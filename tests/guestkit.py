@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RunningServer, make_settings
+from serverkit import RunningServer, make_settings
 
 from cortex.app.server import assemble, make_app
 from cortex.guests.policy import add_guest

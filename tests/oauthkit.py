@@ -17,12 +17,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import httpx2
-from conftest import TOKEN, acall
 from consolekit import csrf_of, owner
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from serverkit import TOKEN, acall
 
 REDIRECT = "http://127.0.0.1:9/callback"
 CALLBACK = REDIRECT  # where the SDK clients are sent back; the browser catches it

@@ -9,9 +9,9 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from conftest import TOKEN, URL_SECRET, RunningServer, call, make_settings
 from guestkit import need_redis
 from readerkit import Scripted
+from serverkit import TOKEN, URL_SECRET, RunningServer, call, make_settings
 
 from cortex.app.brain_setup import init_brain
 from cortex.app.server import assemble, make_app

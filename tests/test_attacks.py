@@ -12,9 +12,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import TOKEN, call
 from consolekit import owner
 from reliakit import ServeProcess, initialize_body
+from serverkit import TOKEN, call
 
 from cortex.app.brain_setup import init_brain
 

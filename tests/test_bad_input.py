@@ -23,8 +23,8 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import TOKEN, RunningServer, make_settings
 from reliakit import ACCEPT, RawSession, describe, initialize_body, md_cell, rpc_messages, write_section
+from serverkit import TOKEN, RunningServer, make_settings
 
 from cortex.app.brain_setup import init_brain
 from cortex.app.server import assemble, make_app

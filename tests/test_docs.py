@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import client
+from serverkit import client
 
 from cortex.cli import main as cli_main
 from cortex.tools.table import tools_table

@@ -262,14 +262,21 @@ def test_no_function_is_over_80_lines():
 
 
 def test_no_test_module_imports_another_test_module():
-    """Tests share kits (`tests/*kit.py`, fixtures by `pytest_plugins`), never each other:
-    importing a test module collects its tests twice and ties two files' fates together."""
+    """Tests share kits (`tests/*kit.py`, fixtures by `pytest_plugins`), never each other nor
+    conftest: importing a test module collects its tests twice and ties two files' fates
+    together, and conftest holds fixtures, which pytest hands over by name."""
     found = []
-    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if "node_modules" in path.parts:
+            continue
         for node in ast.walk(ast.parse(path.read_text())):
             names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
             names += [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            found += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0].startswith("test_")]
+            found += [
+                f"{path.relative_to(ROOT)}: {n}"
+                for n in names
+                if n.split(".")[0].startswith("test_") or n.split(".")[-1] == "conftest"
+            ]
     assert not found
 
 

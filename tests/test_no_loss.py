@@ -13,12 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import call
 from guestkit import commit_count
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from reliakit import fsck
+from serverkit import call
 
 from cortex.app.brain_setup import init_brain
 from cortex.brain.brain import Brain
@@ -230,7 +230,7 @@ def test_hand_edit_that_swaps_a_note_for_a_folder_waits_and_says_why(brain):
 @pytest.mark.slow
 def test_healthz_reports_a_held_hand_edit(tmp_path):
     import httpx2
-    from conftest import TOKEN, RunningServer, make_settings
+    from serverkit import TOKEN, RunningServer, make_settings
 
     from cortex.app.server import assemble, make_app
 

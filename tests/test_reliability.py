@@ -29,7 +29,6 @@ from typing import Callable
 
 import httpx
 import pytest
-from conftest import TOKEN, RunningServer, acall, call, client, make_settings
 from reliakit import (
     ServeProcess,
     assert_linear,
@@ -42,6 +41,7 @@ from reliakit import (
     tmpfs,
     write_section,
 )
+from serverkit import TOKEN, RunningServer, acall, call, client, make_settings
 
 from cortex.app.server import assemble, make_app
 from cortex.brain.trailers import Actor

@@ -7,7 +7,7 @@ import random
 import subprocess
 from pathlib import Path
 
-from conftest import TOKEN
+from serverkit import TOKEN
 
 from cortex.brain.brain import Brain
 from cortex.settings import Settings

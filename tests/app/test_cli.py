@@ -80,8 +80,8 @@ def test_serve_on_the_embedded_default_prints_the_token_once(tmp_path: Path):
 @pytest.mark.slow
 def test_an_empty_repository_is_served_and_its_first_banner_says_what_to_do(tmp_path: Path):
     """It was served as "(head )", and then each read said only "the brain has no commits yet"."""
-    from conftest import TOKEN, call
     from reliakit import ServeProcess
+    from serverkit import TOKEN, call
 
     brain = tmp_path / "empty.git"
     subprocess.run(["git", "init", "--bare", "-q", str(brain)], check=True)

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from conftest import TS, ts_node
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from reliakit import ROOT, ServeProcess
+from serverkit import TS, ts_node
 
 from cortex.app.brain_setup import init_brain
 

@@ -8,7 +8,7 @@ import time
 
 import httpx
 import pytest
-from conftest import RunningServer
+from serverkit import RunningServer
 from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
@@ -143,7 +143,7 @@ def test_reads_writes_and_healthz_are_served_while_the_index_is_still_being_buil
     """A first build of the index is held half-way (as a large brain's would still be running):
     /healthz says how far it has got, brain_read, brain_history and a write are served, and a
     search that cannot wait is told to come back; once the build ends, the search answers."""
-    from conftest import call, make_settings
+    from serverkit import call, make_settings
 
     from cortex.app.server import assemble, make_app
     from cortex.brain import brain as brain_module
@@ -189,7 +189,7 @@ def test_reads_writes_and_healthz_are_served_while_the_index_is_still_being_buil
 def test_the_name_map_is_made_once_the_index_is_built_not_by_the_first_search(tmp_path, brain_path):
     """`warm_up` makes the map behind "names first" as soon as the index exists: built by the
     first search instead, it cost that search ~440 ms at 10,000 notes."""
-    from conftest import call, serve
+    from serverkit import call, serve
 
     from cortex.app.server import warm_up
 

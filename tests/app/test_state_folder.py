@@ -17,8 +17,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import make_settings, serve
 from reliakit import free_port
+from serverkit import make_settings, serve
 
 from cortex.app.server import assemble
 from cortex.errors import BadInput

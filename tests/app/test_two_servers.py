@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 import redis
-from conftest import TOKEN, call
 from guestkit import need_redis
 from reliakit import ServeProcess, post_initialize, run_cortex
+from serverkit import TOKEN, call
 
 from cortex.app.brain_setup import init_brain
 from cortex.guests.redis_process import RedisProcess, redis_server_binary

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import call
+from serverkit import call
 
 from cortex.app.eval_doubles import StubMessagesServer, unpack
 from cortex.ask.answer_cache import cache_key

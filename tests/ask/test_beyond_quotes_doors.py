@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import TOKEN, URL_SECRET, call
 from guestkit import start_guest_server
+from serverkit import TOKEN, URL_SECRET, call
 
 pytestmark = pytest.mark.slow
 

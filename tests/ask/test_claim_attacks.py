@@ -12,7 +12,7 @@ test scripts, on the owner's bearer door (`/mcp`) and on the secret-URL door
 from __future__ import annotations
 
 import pytest
-from conftest import TOKEN, URL_SECRET, RunningServer, call, make_settings
+from serverkit import TOKEN, URL_SECRET, RunningServer, call, make_settings
 
 from cortex.app.brain_setup import init_brain
 from cortex.app.server import assemble, make_app

@@ -14,7 +14,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from conftest import TOKEN, URL_SECRET, call, serve
+from serverkit import TOKEN, URL_SECRET, call, serve
 
 from cortex.app.eval_doubles import StubMessagesServer, unpack
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import call, serve
+from serverkit import call, serve
 
 from cortex.app.server import warm_up
 from cortex.meaning.embedder import ModelFiles

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import call, serve
+from serverkit import call, serve
 
 pytestmark = pytest.mark.slow  # a server and a dozen writes
 

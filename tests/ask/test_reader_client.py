@@ -16,10 +16,10 @@ from typing import Any
 
 import httpx2
 import pytest
-from conftest import TOKEN, acall, call, serve, ts_call
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CreateMessageResult, ErrorData, Implementation, TextContent
+from serverkit import TOKEN, acall, call, serve, ts_call
 
 from cortex.ask.neutralize import CLIENT_TEXT_CHARS
 

@@ -6,7 +6,7 @@ the bearer and `/s/<secret>/mcp`), brain_search and brain_corpus on both trusted
 from __future__ import annotations
 
 import pytest
-from conftest import TOKEN, call
+from serverkit import TOKEN, call
 from stampkit import ask_both, own, serving, stamped, verify_both
 
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more

@@ -14,8 +14,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from conftest import TOKEN, call
 from consolekit import owner as console_owner
+from serverkit import TOKEN, call
 from stampkit import ask_both, own, serving, stamped, verify_both
 
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more

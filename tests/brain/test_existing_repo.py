@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TOKEN, call
 from reliakit import ROOT, ServeProcess
+from serverkit import TOKEN, call
 from vaultkit import git, settings_for, vault_on
 
 from cortex.app.brain_setup import open_brain

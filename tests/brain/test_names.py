@@ -8,9 +8,9 @@ import os
 import unicodedata
 
 import pytest
-from conftest import RunningServer, call, make_settings
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from serverkit import RunningServer, call, make_settings
 from vaultkit import git, settings_for, vault_on
 
 from cortex.app.server import assemble, make_app

@@ -9,9 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import TOKEN, call
 from guestkit import need_redis
 from reliakit import ServeProcess, run_cortex
+from serverkit import TOKEN, call
 
 from cortex.app.brain_setup import init_in_place
 from cortex.brain.lock import LOCK_NAME

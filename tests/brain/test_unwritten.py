@@ -19,8 +19,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import TOKEN, call, serve
 from reliakit import need_mounts, remount, tmpfs
+from serverkit import TOKEN, call, serve
 from vaultkit import git, vault_on
 
 from cortex.brain.brain import Brain

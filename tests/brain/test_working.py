@@ -14,10 +14,10 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import TOKEN, call, list_tools, serve, ts_call
 from consolekit import csrf_of, owner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from serverkit import TOKEN, call, list_tools, serve, ts_call
 
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor

@@ -14,8 +14,8 @@ import json
 import re
 
 import pytest
-from conftest import call
 from guestkit import Clock, start_guest_server
+from serverkit import call
 
 from cortex.brain.trailers import Actor
 from cortex.index.tokenize import tokenize

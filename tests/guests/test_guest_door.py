@@ -14,9 +14,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import TOKEN, URL_SECRET, RunningServer, call, list_tools, make_settings
 from guestkit import need_redis
 from reliakit import post_initialize, ready_health
+from serverkit import TOKEN, URL_SECRET, RunningServer, call, list_tools, make_settings
 
 from cortex.app.server import assemble, make_app
 from cortex.brain.trailers import Actor

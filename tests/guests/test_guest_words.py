@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import call, client
+from serverkit import call, client
 
 from cortex.app.brain_setup import init_brain
 

@@ -8,8 +8,8 @@ import shutil
 import threading
 
 import pytest
-from conftest import TOKEN, acall, call, client
 from guestkit import commit_count
+from serverkit import TOKEN, acall, call, client
 
 from cortex.brain.trailers import Actor
 from cortex.errors import BadInput, QueueUnavailable
@@ -342,7 +342,7 @@ def test_owner_tools_over_http(gserver):
     assert one.data["proposals"][0]["guest"] == "dave"
     acc = call(gserver.owner, "brain_accept", id=pid)
     assert acc.error is None and acc.data["sha"] == gserver.brain.store.head()
-    again = call(f"{gserver.url}/s/{__import__('conftest').URL_SECRET}/mcp", "brain_accept", token=None, id=pid)
+    again = call(f"{gserver.url}/s/{__import__('serverkit').URL_SECRET}/mcp", "brain_accept", token=None, id=pid)
     assert again.data["sha"] == acc.data["sha"]
     hist = call(gserver.owner, "brain_history", limit=1).data["commits"][0]
     assert hist["door"] == "owner" and hist["tool"] == "brain_accept"

@@ -16,9 +16,9 @@ import re
 
 import httpx
 import pytest
-from conftest import TOKEN, URL_SECRET, call, serve
 from mcp.shared.exceptions import MCPError
 from reliakit import post_initialize
+from serverkit import TOKEN, URL_SECRET, call, serve
 
 from cortex.http.doors import OAUTH_PROBES
 

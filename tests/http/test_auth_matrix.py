@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
-from conftest import TOKEN, URL_SECRET, RunningServer, call, make_settings
 from guestkit import need_redis
 from reliakit import ServeProcess, md_cell, post_initialize, write_section
+from serverkit import TOKEN, URL_SECRET, RunningServer, call, make_settings
 
 from cortex.app.brain_setup import init_brain
 from cortex.app.server import assemble, make_app

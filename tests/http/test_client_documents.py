@@ -16,8 +16,8 @@ import time
 
 import httpx
 import pytest
-from conftest import call, serve
 from oauthkit import Flow
+from serverkit import call, serve
 
 from cortex.http.client_documents import MAX_FETCHES, DocumentRefused, Fetcher
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import TOKEN, RunningServer, make_settings
 from consolekit import EVIL, active_markup, csrf_of, owner, signin
 from reliakit import post_initialize
+from serverkit import TOKEN, RunningServer, make_settings
 from vaultkit import push_from_clone
 
 from cortex.app.server import assemble, make_app
@@ -324,7 +324,7 @@ def test_activity_shows_doors_hand_made_commits_and_filters(server, tmp_path):
     assert c.get("/console/commit/" + "0" * 40).status_code == 404
     assert c.get("/console/commit/not-a-sha").status_code == 404
     # Cortex's own first commit: the same label on the console and in brain_history.
-    from conftest import call
+    from serverkit import call
 
     first = call(server.url + "/mcp", "brain_history", limit=100).data["commits"][-1]
     assert first["door"] == "cortex" and first["subject"] == "init: brain from template"

@@ -13,7 +13,7 @@ import re
 
 import pytest
 from browserkit import DESKTOP, PHONE, add_guest, shot, sign_in
-from conftest import TOKEN
+from serverkit import TOKEN
 
 from cortex.brain.trailers import Actor
 

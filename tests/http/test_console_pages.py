@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from browserkit import DESKTOP, PHONE, add_guest, page_problems, shot, sign_in
-from conftest import call
+from serverkit import call
 
 from cortex.brain.trailers import Actor
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 from browserkit import shot
-from conftest import TOKEN
 from consolekit import EVIL, active_markup
+from serverkit import TOKEN
 
 from cortex.brain.trailers import Actor
 from cortex.http.console.markdown import render_markdown, render_note

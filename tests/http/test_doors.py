@@ -7,8 +7,8 @@ import subprocess
 
 import httpx
 import pytest
-from conftest import TOKEN, URL_SECRET, acall, call, client, list_tools
 from reliakit import post_initialize
+from serverkit import TOKEN, URL_SECRET, acall, call, client, list_tools
 
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
@@ -167,7 +167,7 @@ def test_every_tool_says_what_each_parameter_is_and_what_it_does_to_the_brain(se
     """Clients show these to the model and decide from the annotations what needs approval."""
     import asyncio
 
-    from conftest import client
+    from serverkit import client
 
     async def go():
         async with client(server.url + "/mcp") as c:

@@ -10,10 +10,10 @@ import asyncio
 import re
 
 import pytest
-from conftest import acall, client
 from consolekit import owner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from serverkit import acall, client
 
 from cortex.brain.trailers import Actor
 from cortex.notes.redact import PATTERNS, might_hold_secret, redact, redact_value

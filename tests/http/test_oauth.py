@@ -13,9 +13,9 @@ import time
 
 import httpx
 import pytest
-from conftest import TOKEN, call, serve
 from consolekit import csrf_of, owner
 from oauthkit import Flow, query
+from serverkit import TOKEN, call, serve
 
 pytestmark = pytest.mark.slow  # every test here starts a server
 
@@ -330,7 +330,7 @@ def test_oauth_off_keeps_the_probes_404(tmp_path, brain_path):
 
 
 def test_the_banner_says_where_oauth_answers(tmp_path, brain_path):
-    from conftest import make_settings
+    from serverkit import make_settings
 
     from cortex.app.server import assemble, banner, oauth_line
 

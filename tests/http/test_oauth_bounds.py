@@ -17,9 +17,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import serve
 from consolekit import csrf_of, owner
 from oauthkit import Flow
+from serverkit import serve
 
 from cortex.http import oauth, oauth_records
 from cortex.http.oauth_records import FileRecords

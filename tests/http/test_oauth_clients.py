@@ -15,8 +15,8 @@ import json
 import subprocess
 
 import pytest
-from conftest import TS, serve, ts_node
 from oauthkit import CALLBACK, approve_in_browser, sdk_client_reads
+from serverkit import TS, serve, ts_node
 
 pytestmark = pytest.mark.slow
 

@@ -7,8 +7,8 @@ import time
 
 import httpx
 import pytest
-from conftest import RunningServer, call, make_settings
 from oauthkit import Flow
+from serverkit import RunningServer, call, make_settings
 
 from cortex.app.brain_setup import init_brain
 from cortex.app.server import assemble, make_app

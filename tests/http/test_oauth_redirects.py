@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from conftest import serve
 from oauthkit import Flow
+from serverkit import serve
 
 from cortex.http.client_documents import public_address
 

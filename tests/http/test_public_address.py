@@ -15,8 +15,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import serve
 from oauthkit import sdk_client_reads
+from serverkit import serve
 
 pytestmark = pytest.mark.slow
 

@@ -11,8 +11,8 @@ from typing import Annotated, Any
 
 import jsonschema
 import pytest
-from conftest import TOKEN, client
 from mcp.types import CallToolResult
+from serverkit import TOKEN, client
 from typing_extensions import TypedDict
 
 from cortex.ask.stamps import STRENGTH, Stamp

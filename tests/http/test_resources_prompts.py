@@ -9,8 +9,8 @@ import json
 import subprocess
 from typing import Any
 
-from conftest import TOKEN, TS, call, client, ts_node
 from reliakit import RawSession
+from serverkit import TOKEN, TS, call, client, ts_node
 
 from cortex.tools.note_resources import RESOURCES_PAGE
 

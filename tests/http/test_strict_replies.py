@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import call
+from serverkit import call
 
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import call, serve
 from meaningkit import CACHE
+from serverkit import call, serve
 
 from cortex.app.server import warm_up
 from cortex.brain.brain import Brain

@@ -27,8 +27,8 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
-from conftest import TOKEN, RunningServer, call, make_settings
 from meaningkit import CACHE
+from serverkit import TOKEN, RunningServer, call, make_settings
 
 from cortex.app.server import assemble, make_app
 from cortex.guests.queue import RedisVectors

@@ -18,10 +18,10 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
-from conftest import TOKEN, call
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from meaningkit import CACHE, need_model
+from serverkit import TOKEN, call
 
 from cortex.ask.asker import Asker
 from cortex.ask.readers import OfflineReader

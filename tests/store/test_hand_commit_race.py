@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import call, serve
+from serverkit import call, serve
 from vaultkit import GIT_ENV, vault_on
 
 pytestmark = pytest.mark.slow  # a server, 200 writes and 200 git commits

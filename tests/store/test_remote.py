@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import RunningServer, call, make_settings
+from serverkit import RunningServer, call, make_settings
 from starlette.applications import Starlette
 
 from cortex.app.brain_setup import init_brain

@@ -11,10 +11,10 @@ from typing import Any
 
 import httpx2
 import mcp_types as types
-from conftest import TOKEN, acall, call, client, serve
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from reliakit import RawSession
+from serverkit import TOKEN, acall, call, client, serve
 
 KILN = "# Kiln\n\nThe kiln fires at 1,240 °C.\n"
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import TOKEN, RunningServer, call, client, make_settings
 from reliakit import RawSession
+from serverkit import TOKEN, RunningServer, call, client, make_settings
 
 from cortex.app.server import assemble, make_app
 from cortex.errors import BadInput

@@ -8,8 +8,8 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-from conftest import call
 from guestkit import Clock
+from serverkit import call
 
 from cortex.ask.asker import Asker
 from cortex.ask.readers import OfflineReader

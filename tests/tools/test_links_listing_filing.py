@@ -9,7 +9,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from conftest import acall, client, serve
+from serverkit import acall, client, serve
 
 from cortex.tools.listing import LIST_REPLY_BYTES
 

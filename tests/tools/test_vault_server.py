@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import RunningServer, acall, client, make_settings
+from serverkit import RunningServer, acall, client, make_settings
 from vaultkit import hub_note
 
 from cortex.app.server import assemble, make_app
