@@ -26,7 +26,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.mcpserver.prompts.base import Prompt
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ResourceLink, TextContent, ToolAnnotations
 from mcp_types import (
     INVALID_PARAMS,
     CreateMessageRequest,
@@ -154,7 +154,26 @@ def _sent(result: Mapping[str, Any]) -> CallToolResult:
     if might_hold_secret(text):  # one test over the whole reply; nearly every reply is clean
         reply = redact_value(reply)
         text = reply_text(reply)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=reply)
+    content: list[Any] = [TextContent(type="text", text=text), *_resource_links(reply)]
+    return CallToolResult(content=content, structured_content=reply)
+
+
+def _resource_links(reply: Mapping[str, Any]) -> list[ResourceLink]:
+    """A resource link for each note a reply lists (brain_search's hits, brain_list's entries:
+    the rows that carry a note's `uri`), after the text, so a client can attach the note."""
+    return [
+        ResourceLink(
+            type="resource_link",
+            uri=row["uri"],
+            name=str(row.get("path") or row["uri"]),
+            title=row.get("title") if isinstance(row.get("title"), str) else None,
+            mime_type="text/markdown",
+        )
+        for value in reply.values()
+        if isinstance(value, list)
+        for row in value
+        if isinstance(row, dict) and isinstance(row.get("uri"), str) and row["uri"].startswith(NOTE_URI)
+    ]
 
 
 def reply_text(reply: Mapping[str, Any]) -> str:

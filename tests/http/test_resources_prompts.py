@@ -52,6 +52,31 @@ def test_a_note_is_listed_read_at_a_commit_and_masked(server) -> None:
     assert hit["uri"] == "cortex://note/notes/kiln.md"
 
 
+def test_search_hits_and_list_entries_come_with_resource_links(server) -> None:
+    url = f"{server.url}/mcp"
+    _write(url, "notes/kiln.md", KILN)
+    _write(url, "notes/Café crème.md", "# Café crème\n\nThe kiln café.\n")
+
+    async def go() -> tuple[Any, Any]:
+        async with client(url, TOKEN) as c:
+            return await c.call_tool("brain_search", {"query": "kiln"}), await c.call_tool(
+                "brain_list", {"folder": "notes/"}
+            )
+
+    searched, listed = asyncio.run(go())
+    for result, rows in (
+        (searched, searched.structured_content["hits"]),
+        (listed, listed.structured_content["entries"]),
+    ):
+        text, *links = result.content
+        assert json.loads(text.text) == result.structured_content  # the text block first, as before
+        assert [(link.type, link.uri, link.name) for link in links] == [
+            ("resource_link", row["uri"], row["path"]) for row in rows if "uri" in row
+        ]
+        assert links and all(link.mime_type == "text/markdown" for link in links)
+    assert "cortex://note/notes/Caf%C3%A9%20cr%C3%A8me.md" in {link.uri for link in listed.content[1:]}
+
+
 def test_resource_lists_are_paged_with_a_cursor(server) -> None:
     url = f"{server.url}/mcp"
     notes = {f"notes/n{i:03}.md": f"# Note {i}\n\nText {i}.\n" for i in range(RESOURCES_PAGE + 5)}
