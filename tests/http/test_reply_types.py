@@ -92,8 +92,9 @@ def test_each_tool_reply_validates_against_its_output_schema_and_text_says_the_s
         assert required and required <= set(declared)
         result = results[name]
         jsonschema.validate(result.structured_content, schema)
-        (block,) = result.content
+        block, *links = result.content  # then a resource link per note a search or list names
         assert json.loads(block.text) == result.structured_content, f"{name}: the text and the structure differ"
+        assert all(link.type == "resource_link" for link in links), f"{name}: a second text beside the JSON"
     assert results["brain_ask"].structured_content["stamp"] in set(Stamp)
     assert results["brain_verify"].structured_content["stamp"] == Stamp.VERIFIED
 
