@@ -42,6 +42,12 @@ _REASON = re.compile(
     re.I,
 )
 _HOW_MANY = re.compile(r"\bhow many ([^\W\d_][\w-]*)", re.I)
+# "How many <things> do I own / does Nils have?": a count of the things held (the verb ends
+# the question; "has Nils read" is no holding).
+_OWNED = re.compile(r"\bhow many\b[^?]*\s(?:own|owns|have|has|possess|possesses|keep|keeps)\W*$", re.I)
+# A state said of the things right after their name, before their value ("supers on: 0",
+# "kayaks out: 2", "chairs needed: 12"): a count of those in that state, not of those held.
+_IN_A_STATE = "on|off|out|left|used|needed|missing|due|lost|sold|lent|borrowed|broken|wanted|ordered"
 _PERSONAL = re.compile(r"\b(?:[Mm]y|[Mm]ine|[Mm]e|[Oo]urs?|I)\b")
 _WHAT_IS_MINE = re.compile(r"\b(?:what|which)\b[^?]*?\b(?:is|are|was|were)\b[^?]*?(?:\bmy\b|\bour\b|['’]s\b)", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Ww]e|[Oo]urs?|[Uu]s)\b")
@@ -102,6 +108,8 @@ def proving_sentence(
             continue
         if why and not _REASON.search(shown):
             continue
+        if counted and _OWNED.search(text) and _counted_in_a_state(shown, counted.group(1), forms):
+            continue
         if _another_kind(shown, question, focus, forms):
             continue
         if mine and _elsewhere(raw, shown, focus, forms):
@@ -123,6 +131,15 @@ def _has_value(text: str, wants: frozenset[str], counted: str) -> bool:
             continue  # "48 hours" is no count of supers
         return True
     return False
+
+
+def _counted_in_a_state(text: str, counted: str, forms: Mapping[str, frozenset[str]]) -> bool:
+    """Whether `text` names the counted things with a state right after them ("supers on: 0")."""
+    names = {counted.casefold(), *forms.get(counted.casefold(), ())}
+    spelled = "|".join(sorted((re.escape(n) for n in names if n), key=len, reverse=True))
+    # The state closes the name: a value follows ("supers on: 0"), not a place ("hives on Hollins Farm").
+    after = r"(?=\s*(?:[:=(|–—-]|\d|[.;,]|$))"
+    return bool(re.search(rf"(?<![\w-])(?:{spelled})\s+(?:{_IN_A_STATE}){after}", text, re.I))
 
 
 def _unit(word: str) -> str | None:

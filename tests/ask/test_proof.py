@@ -53,6 +53,12 @@ def test_visible_text_leaves_out_link_targets_paths_comments_and_tags() -> None:
         # A count of the things asked, not an amount of something else.
         ("How many supers does Nils own?", "Clear supers with clearer boards 48 hours before.", (), False),
         ("How many supers does Nils own?", "Nils owns 11 supers.", (), True),
+        # A count of the things in a state is no count of those held.
+        ("How many kayaks do I own?", "Kayaks out: 2, on loan to the club.", (), False),
+        ("How many chairs do we have?", "Chairs needed: 12, for the party.", (), False),
+        ("How many hives does Ana keep?", "Ana keeps 9 hives on the allotment.", (), True),
+        ("How many kayaks do I own?", "Kayaks: 3, all in the boathouse.", (), True),
+        ("How many kayaks are out on loan?", "Kayaks out: 2, on loan to the club.", (), True),
         ("How many kilometres is the commute?", "The commute is 12 km each way.", (), True),
         ("How many kilometres is the commute?", "The commute takes 40 minutes.", (), False),
         # Why wants a reason.
