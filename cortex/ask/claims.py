@@ -85,6 +85,7 @@ Pure functions, no I/O.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -382,10 +383,10 @@ def _conflicts(a: Clause, quoted: list[Clause], ordinals: set[int]) -> list[Conf
 def _paired_elsewhere(a: Clause, quoted: list[Clause]) -> Clause | None:
     """The quote clause whose thing `a` gives another thing's values, if any: every word of
     `a` the quotes hold is in that clause, which holds none of `a`'s values but values of
-    their kinds, while another clause, lacking a word of `a` that is this one's own, holds them ("the potatoes at
-    180 °C for 30 minutes" from "the potatoes at 200 °C for 40 minutes and the parsnips at
-    180 °C for 30 minutes"). Scoring aligns such an answer with the values' clause, where
-    its words look merely extra."""
+    their kinds, while another clause, lacking a word of `a` that is this one's own, holds
+    them ("the potatoes at 180 °C for 30 minutes" from "the potatoes at 200 °C for 40 minutes
+    and the parsnips at 180 °C for 30 minutes"). Scoring aligns such an answer with the
+    values' clause, where its words look merely extra."""
     words = [w for w in a.words if any(_word_in(w, q, borrowed=False) for q in quoted)]
     if not words or not a.values:
         return None
@@ -652,8 +653,10 @@ def _swap(a: Clause, q: Clause, quoted: list[Clause]) -> bool:
 
 def _in_place_of(text: str, word: str, other: str, instead: str) -> bool:
     """Whether `word` stands in `text` between the same words as `instead` in `other`."""
-    mine = [t.casefold() for t in re.findall(r"[\w'’-]+", text)]
-    theirs = [t.casefold() for t in re.findall(r"[\w'’-]+", other)]
+    mine, theirs = (
+        [t.casefold() for t in re.findall(r"[\w'’-]+", unicodedata.normalize("NFC", x))] for x in (text, other)
+    )
+    word, instead = (unicodedata.normalize("NFC", w).casefold() for w in (word, instead))
     for i in (i for i, t in enumerate(mine) if t == word):
         for j in (j for j, t in enumerate(theirs) if t == instead):
             before = i > 0 and j > 0 and mine[i - 1] == theirs[j - 1]

@@ -47,7 +47,12 @@ _HOW_MANY = re.compile(r"\bhow many ([^\W\d_][\w-]*)", re.I)
 _OWNED = re.compile(r"\bhow many\b[^?]*\s(?:own|owns|have|has|possess|possesses|keep|keeps)\W*$", re.I)
 # A state said of the things right after their name, before their value ("supers on: 0",
 # "kayaks out: 2", "chairs needed: 12"): a count of those in that state, not of those held.
-_IN_A_STATE = "on|off|out|left|used|needed|missing|due|lost|sold|lent|borrowed|broken|wanted|ordered"
+# The state closes the name: a value follows ("supers on: 0"), not a place ("hives on Hollins Farm").
+_IN_A_STATE = re.compile(
+    r"\s+(?:on|off|out|left|used|needed|missing|due|lost|sold|lent|borrowed|broken|wanted|ordered)"
+    r"(?=\s*(?:[:=(|–—-]|\d|[.;,]|$))",
+    re.I,
+)
 _PERSONAL = re.compile(r"\b(?:[Mm]y|[Mm]ine|[Mm]e|[Oo]urs?|I)\b")
 _WHAT_IS_MINE = re.compile(r"\b(?:what|which)\b[^?]*?\b(?:is|are|was|were)\b[^?]*?(?:\bmy\b|\bour\b|['’]s\b)", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Ww]e|[Oo]urs?|[Uu]s)\b")
@@ -134,12 +139,9 @@ def _has_value(text: str, wants: frozenset[str], counted: str) -> bool:
 
 
 def _counted_in_a_state(text: str, counted: str, forms: Mapping[str, frozenset[str]]) -> bool:
-    """Whether `text` names the counted things with a state right after them ("supers on: 0")."""
-    names = {counted.casefold(), *forms.get(counted.casefold(), ())}
-    spelled = "|".join(sorted((re.escape(n) for n in names if n), key=len, reverse=True))
-    # The state closes the name: a value follows ("supers on: 0"), not a place ("hives on Hollins Farm").
-    after = r"(?=\s*(?:[:=(|–—-]|\d|[.;,]|$))"
-    return bool(re.search(rf"(?<![\w-])(?:{spelled})\s+(?:{_IN_A_STATE}){after}", text, re.I))
+    """Whether `text` names the counted things (in any form) with a state right after them."""
+    term = next(iter(tokenize(counted)), counted.casefold())
+    return any(_IN_A_STATE.match(text, end) for _, end in _term_spans(text, [term], forms))
 
 
 def _unit(word: str) -> str | None:
