@@ -10,6 +10,11 @@ address, image path, comment or tag), must hold
 - a value of the kind asked (`question.expects`), and for "how many <things>" a count of
   those things: "48 hours" counts no supers;
 - for "why", a reason ("because", "since", "so that", "due to", …);
+- what is, not what may, must or will be: a clause naming the asked things under a rule, a
+  permission, a plan, a condition or a bound ("Cap at five hives on plot 23", "The canoe
+  may be kept in the boathouse") proves nothing unless the question asks about the rule;
+- for "where on / in the <place>", a position within it ("along the east side", "behind
+  the door"), not the place again ("hives at the allotment, plot 23");
 - for a personal question ("my …", "I …", the owner's name), nothing that gives the asked
   thing to someone else ("their accountant", "Anna's bike", a sentence opening with a link
   to another note and no "I" or "my") or defines it ("Blood type is a classification …");
@@ -53,6 +58,30 @@ _IN_A_STATE = re.compile(
     r"(?=\s*(?:[:=(|–—-]|\d|[.;,]|$))",
     re.I,
 )
+# A rule, a permission, a plan or a condition: what may, must or will be, not what is. A
+# clause saying one ("The hives may move to plot 23") proves neither where the hives are nor
+# how many there are, unless the question asks about the rule itself ("How many may I keep?").
+_RULE = re.compile(
+    r"\b(?:may|must|should|shall|could|might|would|will|can|allow(?:s|ed)?|permit(?:s|ted)?|capped|limited|"
+    r"plan(?:s|ned)? to|intend(?:s|ed)? to|want(?:s|ed)? to|hope(?:s|d)? to|aim(?:s|ed)? (?:to|for)|going to|"
+    r"if|unless)\b",
+    re.I,
+)
+# A bound set on the things named after it ("Cap at five hives", "at most 3 guests"); after
+# them it bounds something else ("the solver, time limit 90 seconds").
+_BOUND = re.compile(r"\b(?:caps?|limits?|at most|no more than|not more than|up to|max(?:imum)?|min(?:imum)?)\b", re.I)
+# "Where on the allotment …" asks for a position within a place the question names; a
+# sentence that only puts the thing at that place ("hives at the allotment, plot 23") gives none.
+_WHERE_WITHIN = re.compile(r"\bwhere\s+(?:on|in|at|inside|within|around)\s+(?:the|my|our|this|that|\w+['’]s)\b", re.I)
+_POSITION = re.compile(
+    r"\b(?:along|alongside|beside|behind|under|underneath|beneath|below|above|over|next to|near|nearest|opposite|"
+    r"between|facing|inside|in front of|on top of|by the|left|right|sides?|ends?|edges?|corners?|back|front|top|"
+    r"bottom|middle|centre|center|rear|north|south|east|west|\w+ward|(?:north|south)-?(?:east|west)(?:ern)?|"
+    r"(?:north|south|east|west)ern|floor|level|storey|shelf|shelves|drawer|cupboard|room|row|aisle|bay|bed|stand|"
+    r"spot|position|gate|door|wall|hedge|fence|path)\b",
+    re.I,
+)
+_CLAUSE = re.compile(r"\s*(?:[;:—–]|\s-\s|,\s*(?:but|and|so|while)\b)\s*", re.I)
 _PERSONAL = re.compile(r"\b(?:[Mm]y|[Mm]ine|[Mm]e|[Oo]urs?|I)\b")
 _WHAT_IS_MINE = re.compile(r"\b(?:what|which)\b[^?]*?\b(?:is|are|was|were)\b[^?]*?(?:\bmy\b|\bour\b|['’]s\b)", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Ww]e|[Oo]urs?|[Uu]s)\b")
@@ -105,6 +134,8 @@ def proving_sentence(
     valued = mine and bool(_WHAT_IS_MINE.search(text)) and wants is None
     why = bool(_WHY.search(text))
     counted = _HOW_MANY.search(text)
+    within = bool(_WHERE_WITHIN.search(text))
+    ruled = bool(_RULE.search(text) or _BOUND.search(text))
     for raw in sentences(quote):
         shown = visible(raw)
         if unmentioned(question, focus, [(shown, names)]):
@@ -116,6 +147,10 @@ def proving_sentence(
         if counted and _OWNED.search(text) and _counted_in_a_state(shown, counted.group(1), forms):
             continue
         if _another_kind(shown, question, focus, forms):
+            continue
+        if not ruled and _only_a_rule(shown, focus, forms):
+            continue
+        if within and not _POSITION.search(shown):
             continue
         if mine and _elsewhere(raw, shown, focus, forms):
             continue
@@ -168,6 +203,23 @@ def _another_kind(shown: str, question: Question, focus: Sequence[str], forms: M
             prev = words[i - 1].group().casefold() if i else ""
             before.setdefault(t, []).append(prev in _STAND_IN and prev not in asked)
     return any(all(v) for v in before.values())
+
+
+def _only_a_rule(shown: str, focus: Sequence[str], forms: Mapping[str, frozenset[str]]) -> bool:
+    """Whether every clause of the sentence that names a focus term states a rule, a
+    permission, a plan or a condition (`_RULE`), or opens its naming of them with a bound
+    (`_BOUND` within the four words before the first), rather than saying what is: "Cap at five
+    hives on plot 23; the allotment committee allows six" says where the hives may be, not
+    where they are."""
+    naming = [(c, spans) for c in _CLAUSE.split(shown) for spans in [_term_spans(c, focus, forms)] if spans]
+    return bool(naming) and all(
+        _RULE.search(c) or _BOUND.search(_words_before(c, spans[0][0], 4)) for c, spans in naming
+    )
+
+
+def _words_before(text: str, at: int, n: int) -> str:
+    """The last `n` words of `text` before index `at`."""
+    return " ".join(m.group() for m in list(_WORD.finditer(text[:at]))[-n:])
 
 
 def _elsewhere(raw: str, shown: str, focus: Sequence[str], forms: Mapping[str, frozenset[str]]) -> bool:

@@ -87,6 +87,23 @@ def test_visible_text_leaves_out_link_targets_paths_comments_and_tags() -> None:
         ("What is my blood type?", "I should ask the GP about blood type tests.", (), False),
         ("What payment terms are on Nils's invoices?", "Invoices carry payment terms of 14 days.", (), True),
         ("What is Nils's hourly rate?", "The hourly rate for small jobs is 95 EUR.", (), True),
+        # A rule, a limit, a permission or a plan says what may or will be, not what is.
+        ("Where are the hives?", "Cap at five hives on plot 23; the committee allows six.", (), False),
+        ("Where is the canoe kept?", "The canoe may be kept in the boathouse over winter.", (), False),
+        ("How many guests are in the hall?", "At most 40 guests in the hall, by the lease.", (), False),
+        ("Where does the choir rehearse?", "The choir will rehearse in the crypt from January.", (), False),
+        ("Where is the trailer parked?", "If the drive is blocked, park the trailer at Ola's.", (), False),
+        ("Where are the hives?", "The hives stand on plot 23; the committee caps them at six.", (), True),
+        ("How many guests does the hall allow?", "The hall allows at most 40 guests.", (), True),
+        ("Where will the choir rehearse?", "The choir will rehearse in the crypt from January.", (), True),
+        ("Which metaheuristic does the solver use?", "Solver with GLS as metaheuristic, time limit 90 s.", (), True),
+        ("What is my hourly rate?", "My hourly rate is 95 EUR, minimum one hour.", (), True),
+        # "Where on/in the <place>" asks for a position within it, not the place again.
+        ("Where on the allotment are the hives?", "Keeps five hives at the allotment, plot 23.", (), False),
+        ("Where in the flat is the fuse box?", "The flat's fuse box is in the flat at no. 4.", (), False),
+        ("Where on the allotment are the hives?", "The hives stand along the east side.", ("Allotment",), True),
+        ("Where in the flat is the fuse box?", "The fuse box is behind the coats, by the door.", ("Flat",), True),
+        ("Where is the fuse box?", "The fuse box is in the flat at no. 4.", (), True),
     ],
 )
 def test_a_sentence_proves_an_answer_only_by_every_rule(
