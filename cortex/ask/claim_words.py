@@ -109,8 +109,10 @@ BOUND_ANYWHERE = re.compile(
     + r")(?![\w'])",
     re.IGNORECASE,
 )
-RANGE_BETWEEN = re.compile(r"\s*(?:-|to|through|thru|till|until)\s*|\s+and\s+", re.IGNORECASE)
-RANGE_OPENER = re.compile(r"(?:^|(?<=[\s(]))(?:from|between)\s+$", re.IGNORECASE)
+# A part of a month or a season before an end: "from mid-August into early September".
+_PART = r"(?:(?:early|mid|late)[\s-]+)?"
+RANGE_BETWEEN = re.compile(rf"\s*(?:-|to|through|thru|till|until|into)\s*{_PART}|\s+and\s+{_PART}", re.IGNORECASE)
+RANGE_OPENER = re.compile(rf"(?:^|(?<=[\s(]))(?:from|between)\s+{_PART}$", re.IGNORECASE)
 SIGN_BEFORE = re.compile(
     r"(?:(?:^|(?<=[\s(\[=:/])|(?<=UTC)|(?<=GMT))(?:(?P<minus>-)|(?P<plus>\+))|(?<![\w'])(?P<minus_word>minus|negative)\s+"
     r"|(?P<pm>±|\+/-|\+-)\s*|(?P<approx>[~≈])\s*"

@@ -59,8 +59,11 @@ or when they lack it, anywhere in the quotes:
 * **bounds and ranges**: the same bound, up to equivalents: "at most" = "up to" = "no more
   than"; "over" = "more than" = "heavier than"; "at least" = "or more" = "and later" = "+";
   "from" and "since" start a span, "until" and "till" end one; each end of a closed range
-  may stand alone, or as a start or an end, but a closed range is not an open one ("16 to
-  17" is not "16 and later"), nor the reverse. An answer may leave a bound out.
+  may stand as a start or an end, but a closed range is not an open one ("16 to 17" is not
+  "16 and later"), nor the reverse. A bound or a span is not dropped: "open from June" is
+  not "open in June", nor "closed on 3 March" "closed from 3 March to 28 April", nor "24
+  months" "18 to 24 months"; an end of a span of bare numbers may stand alone ("iOS 16"
+  of "iOS 16 to 17").
 * **signs**: minus and plus-or-minus kept, and an "about" of the quote kept (an answer may
   say "about" where the quote is exact).
 * **polarity**: a specific the quotes hold only in negated clauses is not stated in an
@@ -382,26 +385,26 @@ def _conflicts(a: Clause, quoted: list[Clause], ordinals: set[int]) -> list[Conf
 
 def _paired_elsewhere(a: Clause, quoted: list[Clause]) -> Clause | None:
     """The quote clause whose thing `a` gives another thing's values, if any: every word of
-    `a` the quotes hold is in that clause, which holds none of `a`'s values but values of
-    their kinds, while another clause, lacking a word of `a` that is this one's own, holds
-    them ("the potatoes at 180 °C for 30 minutes" from "the potatoes at 200 °C for 40 minutes
-    and the parsnips at 180 °C for 30 minutes"). Scoring aligns such an answer with the
-    values' clause, where its words look merely extra."""
+    `a` the quotes hold is in that clause (or, for a gapped clause, in the clause whose verb
+    it leaves out), which holds none of `a`'s values but values of their kinds, while another
+    clause, lacking a word of `a` that is this one's own, holds them ("the potatoes at 180 °C
+    for 30 minutes" from "the potatoes at 200 °C for 40 minutes and the parsnips at 180 °C
+    for 30 minutes"; "the rear tyres were replaced at 42,000 miles" from "front tyres were
+    replaced at 42,000 miles and the rear ones at 51,000"). Scoring aligns such an answer
+    with the values' clause, where its words look merely extra."""
     words = [w for w in a.words if any(_word_in(w, q, borrowed=False) for q in quoted)]
     if not words or not a.values:
         return None
     for q in quoted:
-        if not all(_word_in(w, q) for w in words) or any(_has(q, v) for v in a.values):
+        if any(_has(q, v) for v in a.values):
             continue
         kinds = {group(y.spec.kind) for y in q.values}
-        for v in a.values:
-            if group(v.spec.kind) in kinds and any(
-                r is not q
-                and _has(r, v, borrowed=False)
-                and any(_word_in(w, q, borrowed=False) and not _word_in(w, r) for w in words)
-                for r in quoted
-            ):
-                return q
+        for v in (v for v in a.values if group(v.spec.kind) in kinds):
+            for r in (r for r in quoted if r is not q and _has(r, v, borrowed=False)):
+                if all(_word_in(w, q) or (q.gapped and _word_in(w, r)) for w in words) and any(
+                    _word_in(w, q, borrowed=False) and not _word_in(w, r) for w in words
+                ):
+                    return q
     return None
 
 
@@ -688,11 +691,12 @@ def _values_against(a: Clause, aligned: list[Clause], quoted: list[Clause]) -> l
             w = found[0][1]
             ranged = {v.bound, w.bound} & {"lo", "hi"}  # a closed range on one side
             out.append(Conflict("range" if ranged else "comparison", v.said, w.said))
-        elif not v.bound and all(w.bound in _ONE_SIDED for _, w in found) and not _bound_words(a, found):
+        elif not v.bound and all(_dropped(w) for _, w in found) and not _bound_words(a, found):
             # A bound or a span dropped: "open from June" is not "open in June", "by 18:00"
-            # not "at 18:00", "over 23 kg" not "23 kg".
+            # not "at 18:00", "over 23 kg" not "23 kg", "closed on 3 March" not "closed from
+            # 3 March to 28 April", "24 months" not "18 to 24 months".
             w = found[0][1]
-            out.append(Conflict("range" if w.bound in ("from", "until") else "comparison", v.said, w.said))
+            out.append(Conflict("range" if w.bound in ("from", "until", "lo", "hi") else "comparison", v.said, w.said))
         if not any(_signs_agree(v.signs, w.signs) for _, w in found):
             w = found[0][1]
             out.append(Conflict("sign", v.said, w.said))
@@ -703,6 +707,13 @@ def _values_against(a: Clause, aligned: list[Clause], quoted: list[Clause]) -> l
             if not any(c.retired for c in aligned):  # said once already, by the aligned clause
                 out.append(Conflict("column", v.said, everywhere[0][0].column))
     return out
+
+
+def _dropped(w: Value) -> bool:
+    """Whether a quote's value `w` said bare in an answer drops its bound: a one-sided bound,
+    or an end of a closed span of time, money or an amount. An end of a span of bare numbers
+    may stand alone: "iOS 16" is one of "iOS 16 to 17"."""
+    return w.bound in _ONE_SIDED or (w.bound in ("lo", "hi") and w.spec.kind != "number")
 
 
 def _range_as_points(said: list[Clause], quoted: list[Clause]) -> list[Conflict]:

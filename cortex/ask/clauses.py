@@ -25,8 +25,13 @@ the quote does). A sentence is cut into clauses before "and", "but" (and "yet", 
 "while", "although", "though", "however"), ", not" / ", never", "except", "excluding",
 "without", "instead of", "rather than", "if", "unless", "because", a relative ", who /
 which / where …," and a parenthesis, and at a comma before a new subject (a pronoun or a
-capitalised word); never inside a specific, a range or a bound ("between 16 and 17", "no
-more than 3").
+capitalised word) or a gapped clause; never inside a specific, a range or a bound
+("between 16 and 17", "no more than 3").
+
+A clause after "and" or a comma that is a thing, a preposition and a value, its verb left
+out, with the preposition echoed by the clause before ("… replaced at 42,000 miles and the
+rear ones at 51,000", "…, the dog's on the 15th") is *gapped* (`Clause.gapped`): its value
+is its thing's, and the clause before lends it its verb (`claims._paired_elsewhere`).
 
 A clause with fewer than two words of its own beside its names, counting its numbers,
 amounts, dates and times ("the cat", "not on Sundays", "Ana"), is *elliptical*; it, and a
@@ -132,6 +137,7 @@ class Clause:
     recurrences: tuple[tuple[tuple, str], ...] = ()
     quantifiers: tuple[tuple[str, str], ...] = ()
     looks_back: bool = False
+    gapped: bool = False  # "and the rear ones at 51,000": a thing and its value, the verb left out
     column: str = ""
     retired: bool = False
     cell: tuple[frozenset[str], tuple[Value, ...]] = (frozenset(), ())  # a table cell's own words and values
@@ -184,7 +190,7 @@ def _values(work: str, found: list[tuple[int, int, Specific]]) -> tuple[list[Val
         between = claim_words.RANGE_BETWEEN.fullmatch(work, b1, a2)
         if not between:
             continue
-        opener = claim_words.RANGE_OPENER.search(work, max(0, a1 - 9), a1)
+        opener = claim_words.RANGE_OPENER.search(work, max(0, a1 - 14), a1)
         if "and" in between.group().casefold() and not (opener and opener.group().casefold().startswith("between")):
             continue
         start = opener.start() if opener else a1
@@ -278,21 +284,48 @@ def _cuts(work: str, a: int, b: int, protected: list[tuple[int, int]]) -> list[t
             continue
         if in_relative and kind in ("comma", "subj"):
             kind = "close"  # the comma that ends a relative clause: the clause before it goes on
-        elif kind == "comma":
-            continue
-        elif kind == "subj":
+        elif kind in ("comma", "subj"):
             word = re.match(r"[^\W\d_]+", work[m.end() : b])
-            if (
-                not word
-                or word.group().casefold() not in claim_words.PRONOUNS
-                and (not word.group()[0].isupper() or word.group().casefold() in STOPWORDS)
+            if kind == "subj" and (
+                word
+                and (
+                    word.group().casefold() in claim_words.PRONOUNS
+                    or (word.group()[0].isupper() and word.group().casefold() not in STOPWORDS)
+                )
             ):
+                pass  # a new subject
+            elif _gapped(work[m.end() : b], m.end(), protected, work[start : m.start()]):
+                kind = "gap"  # ", the dog's on the 15th": a gapped clause after a listing comma
+            else:
                 continue
         out.append((start, m.start(), opener))
         start, opener = m.end(), kind
         in_relative = kind == "rel"
     out.append((start, b, opener))
+    for k in range(1, len(out)):
+        (ps, pe, _), (s, e, o) = out[k - 1], out[k]
+        if o == "and" and _gapped(work[s:e], s, protected, work[ps:pe]):
+            out[k] = (s, e, "gap")
     return [(s, e, o) for s, e, o in out if any(ch.isalnum() for ch in work[s:e])]
+
+
+# A gapped clause once its values are blanked: "and the search rewrite on ___", ", the
+# dog's on the ___": a thing (with its article or owner) and a preposition, no verb.
+_GAPPED = re.compile(
+    r"\s*(?:and\s+)?(?:the|a|an|my|our|his|her|their|its)\s+(?:[^\W\d_][\w'’-]*\s+){0,2}[^\W\d_][\w'’-]*"
+    r"\s+(?P<prep>at|on|in|for|by|from|until|with)\s+(?:the\s+)?(?:st|nd|rd|th)?[\s.;!?]*",
+    re.IGNORECASE,
+)
+
+
+def _gapped(text: str, base: int, values: Sequence[tuple[int, int]], before: str) -> bool:
+    """Whether `text` (at `base` of the work) is a gapped clause of the clause `before` it:
+    `_GAPPED` once its values are blanked, with one at least, and its preposition in
+    `before` too ("… replaced at 42,000 miles and the rear ones at 51,000"). Without that
+    echo, "Uncovered, the lasagne bakes for 15 minutes" would read its verb as a thing."""
+    inside = [(a, b) for a, b in values if base <= a and b <= base + len(text)]
+    m = _GAPPED.fullmatch(_mask(text, inside, base)) if inside else None
+    return m is not None and re.search(rf"\b{m['prep']}\b", before, re.IGNORECASE) is not None
 
 
 def _mask(text: str, spans: Sequence[tuple[int, int]], base: int) -> str:
@@ -377,7 +410,7 @@ def _read_clause(
     return Clause(
         text=claim_words.LEADING_JOIN.sub("", " ".join(raw.strip(" ,;:-().!?").split())),
         sentence=sentence,
-        opener=opener,
+        opener="and" if opener == "gap" else opener,
         words=words,
         capitals=capitals,
         names=names,
@@ -389,6 +422,7 @@ def _read_clause(
         recurrences=tuple(recurrences),
         quantifiers=tuple(every + _quantifiers(rest, masked, own, s)),
         looks_back=bool(claim_words.LOOKS_BACK.search(raw)),
+        gapped=opener == "gap",
         keys=keys_of(words),
     )
 

@@ -750,6 +750,47 @@ def test_values_given_to_the_other_thing_of_two_are_roles_swapped() -> None:
     )
 
 
+def test_one_end_of_a_span_said_as_a_point_drops_the_span() -> None:
+    # A span of dates, times or amounts is not its start or its end alone; a span of bare
+    # numbers (versions, counts of a list) may be.
+    check(
+        [
+            ("The library is shut from 2 June to 30 July.", "The library is shut on 2 June.", "range", "2 June"),
+            ("The cast stays on for 6 to 8 weeks.", "The cast stays on for 8 weeks.", "range", "8 weeks"),
+            ("Prune the roses between January and February.", "Prune the roses in February.", "range", ""),
+            ("Visiting is 14:00–16:00 on weekdays.", "Visiting is at 14:00 on weekdays.", "range", "14:00"),
+            ("The swifts nest from mid-May into early August.", "The swifts nest in early August.", "range", ""),
+            ("The library is shut from 2 June to 30 July.", "The library is shut from 2 June.", None, ""),
+            ("The library is shut from 2 June to 30 July.", "The library is shut until 30 July.", None, ""),
+            ("The app runs on Android 12 to 14.", "The app runs on Android 12.", None, ""),
+        ]
+    )
+
+
+def test_a_gapped_clause_keeps_its_own_value() -> None:
+    # "… and the summer ones at 36,000": the verb is left out, the value is the summer ones'.
+    tyres = "Winter tyres were fitted at 30,000 miles and the summer ones at 36,000."
+    boiler = "The boiler service is due on 12 March and the chimney sweep on 2 April."
+    cage = "The hamster's cage is cleaned on the 2nd of each month, the rabbit's on the 20th."
+    check(
+        [
+            (tyres, "The summer tyres were fitted at 30,000 miles.", "roles", ""),
+            (boiler, "The chimney sweep is due on 12 March.", "roles", ""),
+            (cage, "The rabbit's cage is cleaned on the 2nd of each month.", "roles", ""),
+            (tyres, "The winter tyres were fitted at 30,000 miles.", None, ""),
+            (boiler, "The chimney sweep is due on 2 April.", None, ""),
+            (cage, "The hamster's cage is cleaned on the 2nd of each month.", None, ""),
+            # No echo of its preposition before it: a verb, not a gap ("bakes" is no thing).
+            (
+                "Covered, the pie bakes for 30 minutes; uncovered, the pie bakes for 10 minutes.",
+                "Uncovered, the pie bakes for 10 minutes.",
+                None,
+                "",
+            ),
+        ]
+    )
+
+
 def test_a_code_blocks_lead_in_says_what_the_code_does() -> None:
     text = "## Backups\n\nEvery night the server is backed up with:\n\n```sh\nrestic backup /srv --tag nightly\n```\n"
     note = parse_note("notes/b.md", text)
