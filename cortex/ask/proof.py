@@ -13,11 +13,15 @@ address, image path, comment or tag), must hold
 - what is, not what may, must or will be: a clause naming the asked things under a rule, a
   permission, a plan, a condition or a bound ("Cap at five hives on plot 23", "The canoe
   may be kept in the boathouse") proves nothing unless the question asks about the rule;
+- a sentence opening with someone the question and the passage's names do not name
+  ("Nora, born 2019 — birthday 9 February" for Erik's birthday) is about them, for a
+  question about the owner or a named person;
 - for "where on / in the <place>", a position within it ("along the east side", "behind
   the door"), not the place again ("hives at the allotment, plot 23");
 - for a personal question ("my …", "I …", the owner's name), nothing that gives the asked
   thing to someone else ("their accountant", "Anna's bike", a sentence opening with a link
-  to another note and no "I" or "my") or defines it ("Blood type is a classification …");
+  to another note and no "I" or "my") or defines it ("Blood type is a classification …",
+  a glossary's "**Blood pressure**: the force of the blood against …");
   and for "what is my <thing>", the thing with a value after it ("<thing>: …", "<thing>
   is …") or named as the owner's ("… is my <thing>").
 
@@ -30,14 +34,15 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 
+from cortex.ask.claim_words import MONTHS, WEEKDAY_NAMES
 from cortex.ask.focus import answers_kind, unmentioned
 from cortex.ask.question import Question, as_question
-from cortex.ask.specifics import specifics
-from cortex.index.tokenize import tokenize
+from cortex.ask.specifics import Specific, specifics, strip_old_wording
+from cortex.index.tokenize import STOPWORDS, tokenize
 from cortex.notes.blocks import sentences
 from cortex.notes.shown import visible
 
-__all__ = ["personal", "proving_sentence"]
+__all__ = ["disagree", "personal", "proving_sentence"]
 
 _WHY = re.compile(r"^\W*why\b|\bwhy (?:is|are|was|were|do|does|did|not|has|have)\b", re.I)
 # A reason. "as" is left out: it is in every other sentence and proves nothing.
@@ -92,6 +97,16 @@ _DEFINES = re.compile(
     r"\b(?:means|refers to|is defined as|stands for)\b",
     re.I,
 )
+# A glossary's entry: "**Blood pressure**: the force of the blood against the artery walls".
+_ENTRY = re.compile(r"^\W*(?:\*\*|__)?(?P<term>[^:*_\n]{1,60}?)(?:\*\*|__)?\s*[:—–]\s+(?P<rest>\S.*)$", re.S)
+# A question about a named person's thing: "When is Erik's birthday?".
+_NAMED_OWNER = re.compile(r"\b[A-Z][\w-]*['’]s\b")
+# A sentence that opens with a person, then a comma, a bracket, a dash or "'s": "Nora, born
+# 2019 — …". Not a colon: "Goal: 20 books" is a label.
+_OPENS_WITH_NAME = re.compile(
+    r"^\W*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)?(?P<name>[A-Z][^\W\d_]+)(?:\s*[,(—–]|['’]s\b)"
+)
+_TITLES = frozenset("dr mr mrs ms mx prof sir".split())
 _OPENS_WITH_LINK = re.compile(r"^\s*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)?!?\[")
 # The thing, a few words that qualify it ("rate for small jobs"), then its value.
 _VALUE_AFTER = re.compile(
@@ -154,10 +169,39 @@ def proving_sentence(
             continue
         if mine and _elsewhere(raw, shown, focus, forms):
             continue
+        if (mine or _NAMED_OWNER.search(text)) and _someone_else(shown, question, names):
+            continue
         if valued and not _valued(shown, focus, forms):
             continue
         return shown
     return None
+
+
+def disagree(one: str, other: str, wants: frozenset[str] | None) -> bool:
+    """Whether two sentences that prove when something is give different dates (or, with
+    no date in one, different times) and share none ("Monday 2 November" in a log,
+    "Tuesday 3 November (was: Monday 2 November)" in the dentist's note; old wording is no
+    value): two notes that disagree prove neither, and
+    the reader names both as leads. Counts are left alone: two notes may count different
+    things ("11 supers" owned, "2 supers" on one hive)."""
+    for kind in ("date", "time"):
+        if not wants or kind not in wants:
+            continue
+        mine = [s for s in specifics(strip_old_wording(one)) if s.kind == kind]
+        theirs = [s for s in specifics(strip_old_wording(other)) if s.kind == kind]
+        if mine and theirs:
+            return not any(_same_value(a, b) for a in mine for b in theirs)
+    return False
+
+
+def _same_value(a: Specific, b: Specific) -> bool:
+    """Whether two specifics may state the same value: a date covers another's parts."""
+    if a.kind != b.kind:
+        return False
+    if a.kind == "date":
+        pairs = [(x, y) for x, y in zip(a.key, b.key) if x is not None and y is not None]
+        return all(x == y for x, y in pairs)
+    return a.key == b.key
 
 
 def _has_value(text: str, wants: frozenset[str], counted: str) -> bool:
@@ -230,7 +274,33 @@ def _elsewhere(raw: str, shown: str, focus: Sequence[str], forms: Mapping[str, f
         return True
     if _FIRST_PERSON.search(shown):
         return False
-    return bool(_OPENS_WITH_LINK.match(raw)) or bool(_DEFINES.search(shown))
+    return bool(_OPENS_WITH_LINK.match(raw)) or bool(_DEFINES.search(shown)) or _describes(shown, focus, forms)
+
+
+def _describes(shown: str, focus: Sequence[str], forms: Mapping[str, frozenset[str]]) -> bool:
+    """Whether the sentence is a glossary's entry for an asked thing: the thing, a colon
+    and a description of six words or more that opens in lower case with no number or name
+    ("Resting heart rate: beats per minute when fully at rest"), not a value ("Car: a 2015
+    Škoda Octavia") nor a label of its own ("Good: hessian sacking from the roaster")."""
+    m = _ENTRY.match(shown)
+    words = m["rest"].split() if m and _term_spans(m["term"], focus, forms) else []
+    return (
+        len(words) >= 6
+        and words[0][:1].islower()
+        and not any(c.isdigit() or w[:1].isupper() for w in words[:3] for c in w[:1] + w)
+    )
+
+
+def _someone_else(shown: str, question: Question, names: Sequence[str]) -> bool:
+    """Whether a sentence opens with a person neither the question nor the passage's names
+    name ("Nora, born 2019 — birthday 9 February" in Erik's note): it is about that person."""
+    m = _OPENS_WITH_NAME.match(shown)
+    if m is None:
+        return False
+    name = m["name"].casefold()
+    known = set(question.tokens) | set(tokenize(" ".join(names)))
+    ordinary = name in STOPWORDS or name in MONTHS or name in WEEKDAY_NAMES or name in _TITLES
+    return not ordinary and name not in known and not _FIRST_PERSON.search(shown)
 
 
 def _valued(shown: str, focus: Sequence[str], forms: Mapping[str, frozenset[str]]) -> bool:

@@ -22,7 +22,7 @@ from cortex.ask.focus import by_specifics
 from cortex.ask.leads import coverage, identity, passages
 from cortex.ask.neutralize import client_text
 from cortex.ask.pack import Pack, variants
-from cortex.ask.proof import proving_sentence
+from cortex.ask.proof import disagree, proving_sentence
 from cortex.ask.question import Question, as_question
 from cortex.ask.quotes import too_generic
 from cortex.index.tokenize import tokenize
@@ -307,8 +307,9 @@ class OfflineReader:
     one whose quote holds the most of the question's rarity weight itself, then the one
     that covers the most with its note's name, description, path and headings
     (`leads.coverage`), then the best-ranked note.
-    Passages are never joined. When none answers, the answer is not_in_brain, and the
-    asker names the closest passages as leads unless nothing comes near.
+    Passages are never joined. When none answers, or two notes prove different dates
+    (`proof.disagree`: a log's booking and the note that moved it), the answer is
+    not_in_brain, and the asker names the closest passages as leads unless nothing comes near.
     """
 
     name = "offline-extractive"
@@ -327,7 +328,7 @@ class OfflineReader:
         # but for a word that a specific mentions ("cost" by "12 EUR"): no other note is read.
         free = by_specifics(question, focus)
         needed = [t for t in focus if t in weights and t not in free]
-        best = None
+        proven: list[tuple[tuple[bool, float, float, int], str, str, str, str]] = []
         for rank, f in enumerate(pack.files):
             if pack.holders is not None and any(f.path not in pack.holders.get(t, ()) for t in needed):
                 continue
@@ -350,8 +351,10 @@ class OfflineReader:
                 inside = sum(w for t, w in weights.items() if forms[t] & set(tokenize(visible(quote)))) / total
                 score = coverage(question, weights, forms, f.note, block, quote, beside)
                 key = (block.retired is None, round(inside, 6), round(score, 6), -rank)
-                if best is None or key > best[0]:
-                    best = (key, f.tag, quote)
+                proven.append((key, f.tag, quote, shown, f.path))
+        best = max(proven, default=None, key=lambda p: p[0])
+        if best is not None and any(p[4] != best[4] and p[0][0] and disagree(best[3], p[3], wants) for p in proven):
+            best = None  # two notes give different values: neither is proven
         if best is None:
             reply.not_in_brain = True
             reply.answer = "The notes read do not answer this."

@@ -133,3 +133,22 @@ def test_a_question_for_money_is_not_answered_by_another_amount() -> None:
     assert _read("How much did I pay for the Škoda?", "Car", paid) == [
         ("t1", "Bought the Škoda in 2021 for 9,800 EUR.")
     ]
+
+
+def test_two_notes_that_give_different_dates_leave_the_question_unanswered() -> None:
+    question = "When is my dentist appointment?"
+    weights = {"dentist": 3.0, "appointment": 2.5}
+    log = parse_note("log/2026-10-08.md", "---\ntitle: 8 October\n---\n- Booked dentist appointment for 2 November.\n")
+    moved = parse_note(
+        "health/dentist.md", "---\ntitle: Dentist\n---\n## Next appointment\nMoved to 3 November (was: 2 November).\n"
+    )
+    agree = parse_note("health/dentist.md", "---\ntitle: Dentist\n---\n## Next appointment\nStill on 2 November.\n")
+
+    def pack(*notes: object) -> Pack:
+        files = [PackedFile(f"t{i}", n.path, n, n.body) for i, n in enumerate(notes)]  # type: ignore[attr-defined]
+        holders = {t: frozenset(n.path for n in notes) for t in weights}  # type: ignore[attr-defined]
+        return Pack("0" * 40, files, weights=weights, holders=holders)
+
+    assert OfflineReader().read(question, pack(log, moved)).not_in_brain
+    assert OfflineReader().read(question, pack(log)).citations  # alone, the log is read as before
+    assert OfflineReader().read(question, pack(log, agree)).citations

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from cortex.ask.pack import variants
-from cortex.ask.proof import personal, proving_sentence
+from cortex.ask.proof import disagree, personal, proving_sentence
 from cortex.ask.question import expects, focus_terms
 from cortex.notes.shown import visible
 
@@ -98,6 +98,21 @@ def test_visible_text_leaves_out_link_targets_paths_comments_and_tags() -> None:
         ("Where will the choir rehearse?", "The choir will rehearse in the crypt from January.", (), True),
         ("Which metaheuristic does the solver use?", "Solver with GLS as metaheuristic, time limit 90 s.", (), True),
         ("What is my hourly rate?", "My hourly rate is 95 EUR, minimum one hour.", (), True),
+        # A glossary's entry describes the thing; it is no value of the owner's.
+        (
+            "What is my cholesterol?",
+            "**Cholesterol**: a waxy fat carried in the blood by lipoproteins, checked by a test.",
+            (),
+            False,
+        ),
+        ("What is my resting pulse?", "Resting pulse: beats per minute when sitting still, 60–100.", (), False),
+        ("What is my cholesterol?", "Cholesterol: 4.8 mmol/L at the March check.", (), True),
+        ("Where does Nils get sacking?", "Good: hessian sacking from the coffee roaster on Quay Street.", (), True),
+        # Someone the question does not name opens the sentence: it is about them.
+        ("When is Erik's birthday?", "- Nora, born 2019 — birthday 9 February", ("Erik Holt",), False),
+        ("When is my birthday?", "Lena (my sister) has her birthday on 4 May.", (), False),
+        ("When is Erik's birthday?", "- Erik, born 1958 — birthday 2 March", ("Erik Holt",), True),
+        ("How many books is Nils's goal?", "Goal: 20 books; at 14 by November.", (), True),
         # "Where on/in the <place>" asks for a position within it, not the place again.
         ("Where on the allotment are the hives?", "Keeps five hives at the allotment, plot 23.", (), False),
         ("Where in the flat is the fuse box?", "The flat's fuse box is in the flat at no. 4.", (), False),
@@ -122,3 +137,14 @@ def test_a_question_is_personal_by_my_i_our_or_the_owner_s_name() -> None:
     assert personal("Who is Nils's accountant?", OWNER) and personal("Where is our spare key?")
     assert not personal("Who is Anna's accountant?", OWNER) and not personal("What is the capital of Australia?")
     assert not personal("Which MY-42 part fits?")
+
+
+def test_two_notes_that_give_different_dates_prove_neither() -> None:
+    wants = expects("When is my dentist appointment?")
+    log = "Booked dentist appointment for Monday 2 November, 8:30."
+    moved = "Dentist moved to Tuesday 3 November, 8:30 (was: Monday 2 November)."
+    assert disagree(log, moved, wants)  # the old wording is no value; the same time is no agreement
+    assert not disagree(log, "Dentist appointment: Monday 2 November.", wants)
+    assert not disagree(log, "Dentist appointment on 2 November at 8:30.", wants)  # one covers the other
+    counts = expects("How many supers does Nils own?")
+    assert not disagree("Nils owns 11 supers.", "Juniper has 2 supers on.", counts)  # counts may differ
