@@ -10,6 +10,10 @@ address, image path, comment or tag), must hold
 - a value of the kind asked (`question.expects`), and for "how many <things>" a count of
   those things: "48 hours" counts no supers;
 - for "why", a reason ("because", "since", "so that", "due to", …);
+- for "what <thing> number", the thing's number right after it ("plot 17"), not a number
+  of something else ("3 rows");
+- no focus term only in a parenthesis that holds no value of the kind asked: "rebooked to
+  26 November (the 19th clashed with the late week)" dates the booking, not the late week;
 - what is, not what may, must or will be: a clause naming the asked things under a rule, a
   permission, a plan, a condition or a bound ("Cap at five hives on plot 23", "The canoe
   may be kept in the boathouse") proves nothing unless the question asks about the rule;
@@ -21,7 +25,8 @@ address, image path, comment or tag), must hold
 - for a personal question ("my …", "I …", the owner's name), nothing that gives the asked
   thing to someone else ("their accountant", "Anna's bike", a sentence opening with a link
   to another note and no "I" or "my") or defines it ("Blood type is a classification …",
-  a glossary's "**Blood pressure**: the force of the blood against …");
+  a glossary's "**Blood pressure**: the force of the blood against …", anything under a
+  glossary's title or heading);
   and for "what is my <thing>", the thing with a value after it ("<thing>: …", "<thing>
   is …") or named as the owner's ("… is my <thing>").
 
@@ -51,6 +56,10 @@ _REASON = re.compile(
     r"otherwise|in order to|to (?:avoid|keep|stop|prevent|make|get|save|let)|needs?|requires?|depends? on)\b|→|->",
     re.I,
 )
+# "What plot number is our allotment?", "What is the chassis number …": the number of a thing.
+_NUMBER_OF = re.compile(r"\b(?P<thing>[^\W\d_][\w-]*)\s+(?:number|no\.?|#)(?!\w)", re.I)
+# The thing's number right after it: "plot 17", "plot no. 17", "chassis number VF7…".
+_NUMBERED = r"(?:\s*(?:numbers?|no\.?|#|nr\.?|is|was|are|=|:))*\s*[#:]?\s*[\w-]*\d"
 _HOW_MANY = re.compile(r"\bhow many ([^\W\d_][\w-]*)", re.I)
 # "How many <things> do I own / does Nils have?": a count of the things held (the verb ends
 # the question; "has Nils read" is no holding).
@@ -97,8 +106,9 @@ _DEFINES = re.compile(
     r"\b(?:means|refers to|is defined as|stands for)\b",
     re.I,
 )
-# A glossary's entry: "**Blood pressure**: the force of the blood against the artery walls".
-_ENTRY = re.compile(r"^\W*(?:\*\*|__)?(?P<term>[^:*_\n]{1,60}?)(?:\*\*|__)?\s*[:—–]\s+(?P<rest>\S.*)$", re.S)
+# A glossary's entry: "**Blood pressure**: the force of the blood against the artery walls",
+# or a table's row "| eGFR | estimated glomerular filtration rate … |".
+_ENTRY = re.compile(r"^\W*(?:\*\*|__)?(?P<term>[^:*_|\n]{1,60}?)(?:\*\*|__)?\s*[:—–|]\s+(?P<rest>\S.*)$", re.S)
 # A question about a named person's thing: "When is Erik's birthday?".
 _NAMED_OWNER = re.compile(r"\b[A-Z][\w-]*['’]s\b")
 # A sentence that opens with a person, then a comma, a bracket, a dash or "'s": "Nora, born
@@ -106,6 +116,8 @@ _NAMED_OWNER = re.compile(r"\b[A-Z][\w-]*['’]s\b")
 _OPENS_WITH_NAME = re.compile(
     r"^\W*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)?(?P<name>[A-Z][^\W\d_]+)(?:\s*[,(—–]|['’]s\b)"
 )
+# A note or section of definitions: what it says of a thing is no value of the owner's.
+_GLOSSARY = re.compile(r"\b(?:glossary|definitions|abbreviations|acronyms|jargon|dictionary)\b", re.I)
 _TITLES = frozenset("dr mr mrs ms mx prof sir".split())
 _OPENS_WITH_LINK = re.compile(r"^\s*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)?!?\[")
 # The thing, a few words that qualify it ("rate for small jobs"), then its value.
@@ -149,6 +161,7 @@ def proving_sentence(
     valued = mine and bool(_WHAT_IS_MINE.search(text)) and wants is None
     why = bool(_WHY.search(text))
     counted = _HOW_MANY.search(text)
+    numbered = _NUMBER_OF.search(text) if wants and "number" in wants else None
     within = bool(_WHERE_WITHIN.search(text))
     ruled = bool(_RULE.search(text) or _BOUND.search(text))
     for raw in sentences(quote):
@@ -159,6 +172,10 @@ def proving_sentence(
             continue
         if why and not _REASON.search(shown):
             continue
+        if numbered and not _numbered(shown, numbered.group("thing"), forms):
+            continue
+        if _aside(shown, question, focus, names, wants):
+            continue
         if counted and _OWNED.search(text) and _counted_in_a_state(shown, counted.group(1), forms):
             continue
         if _another_kind(shown, question, focus, forms):
@@ -167,7 +184,7 @@ def proving_sentence(
             continue
         if within and not _POSITION.search(shown):
             continue
-        if mine and _elsewhere(raw, shown, focus, forms):
+        if mine and (_elsewhere(raw, shown, focus, forms) or any(_GLOSSARY.search(n) for n in names)):
             continue
         if (mine or _NAMED_OWNER.search(text)) and _someone_else(shown, question, names):
             continue
@@ -215,6 +232,37 @@ def _has_value(text: str, wants: frozenset[str], counted: str) -> bool:
             continue  # "48 hours" is no count of supers
         return True
     return False
+
+
+def _numbered(shown: str, thing: str, forms: Mapping[str, frozenset[str]]) -> bool:
+    """Whether the sentence gives the asked thing's number right after the thing ("plot
+    17", "chassis number VF7…"), not a number of something else ("3 rows")."""
+    term = next(iter(tokenize(thing)), thing.casefold())
+    return any(re.match(_NUMBERED, shown[end:], re.I) for _, end in _term_spans(shown, [term], forms))
+
+
+# What a parenthesis holds: "(the 19th clashed with the late week)". Not a dash: '"Slow
+# German" — for listening practice' describes the thing before it.
+_ASIDE = re.compile(r"\([^()]*\)")
+
+
+def _aside(
+    shown: str, question: Question, focus: Sequence[str], names: Sequence[str], wants: frozenset[str] | None
+) -> bool:
+    """Whether a focus term stands only in a parenthesis that holds no value of the kind
+    asked: a side remark, not what the sentence is about ("NCT rebooked to 26 November (the
+    19th clashed with the late week)" dates the NCT, not the late week; "Scoil Íde (new
+    teacher this year)" names no teacher). "(currently AS-2026-041)" holds its value."""
+    outside = _ASIDE.sub(" ", shown)
+    missing = unmentioned(question, focus, [(outside, names)]) if outside != shown else []
+    if not missing:
+        return False
+    holding = [
+        m.group()
+        for m in _ASIDE.finditer(shown)
+        if len(unmentioned(question, missing, [(m.group(), ())])) < len(missing)
+    ]
+    return not any(_has_value(a, wants, "") if wants else specifics(a) for a in holding)
 
 
 def _counted_in_a_state(text: str, counted: str, forms: Mapping[str, frozenset[str]]) -> bool:

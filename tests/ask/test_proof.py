@@ -113,6 +113,23 @@ def test_visible_text_leaves_out_link_targets_paths_comments_and_tags() -> None:
         ("When is my birthday?", "Lena (my sister) has her birthday on 4 May.", (), False),
         ("When is Erik's birthday?", "- Erik, born 1958 — birthday 2 March", ("Erik Holt",), True),
         ("How many books is Nils's goal?", "Goal: 20 books; at 14 by November.", (), True),
+        # A glossary's table row, or any sentence of a glossary, answers no personal question.
+        ("What is my HbA1c?", "| HbA1c | glycated haemoglobin, an average of blood sugar over weeks |", (), False),
+        ("What is my INR?", "INR: International Normalised Ratio, target 2.0–3.0.", ("Pharmacy glossary",), False),
+        ("What is my INR?", "INR: 2.6 on Monday's test.", ("Warfarin",), True),
+        # "What <thing> number …" wants the thing's number, not any number.
+        ("What plot number is our allotment?", "Garlic planted 25 October: 3 rows.", ("Allotment plot",), False),
+        ("What plot number is our allotment?", "We rent plot 17 at the allotment.", (), True),
+        ("What is the invoice number?", "Invoice numbers: AS-2026-### (currently AS-2026-041).", (), True),
+        # A focus term only in a parenthesis with no value of its own is a side remark.
+        (
+            "When is my late shift in May?",
+            "Boiler service moved to 20 May (the 13th clashed with the late shift).",
+            (),
+            False,
+        ),
+        ("Who is Ana's coach?", "Ana swims at Bayside Club (new coach this term).", (), False),
+        ("When is my late shift in May?", "Late shift in May: 12–16 May (nights on the 17th).", (), True),
         # "Where on/in the <place>" asks for a position within it, not the place again.
         ("Where on the allotment are the hives?", "Keeps five hives at the allotment, plot 23.", (), False),
         ("Where in the flat is the fuse box?", "The flat's fuse box is in the flat at no. 4.", (), False),
