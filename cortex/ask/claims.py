@@ -94,9 +94,9 @@ from dataclasses import dataclass
 
 from cortex.ask import claim_words
 from cortex.ask.clauses import Clause, Value, forms, group, keys_of, read, row_clauses
-from cortex.ask.specifics import strip_old_wording
+from cortex.ask.specifics import Specific, located, strip_old_wording
 from cortex.ask.wording import lemma
-from cortex.index.tokenize import STOPWORDS
+from cortex.index.tokenize import STOPWORDS, tokenize
 
 __all__ = ["KINDS", "Conflict", "contradictions"]
 
@@ -173,9 +173,11 @@ def contradictions(answer: str, quotes: Sequence[tuple[str, Sequence[tuple[str, 
     if not isinstance(answer, str):
         return []
     clauses: list[Clause] = []
+    cells: list[Clause] = []  # the quoted rows' cells, each under its column's heading
     restated: set[str] = set()  # rows an answer may copy as they are: no retired column
     for text, row in quotes:
         mine = row_clauses(row, len(clauses) + 1) if row else read(text, len(clauses) + 1)
+        cells += mine if row else []
         if row and not any(c.retired for c in mine):
             restated |= {c.text.casefold() for c in read(text)}
         clauses += mine
@@ -186,7 +188,7 @@ def contradictions(answer: str, quotes: Sequence[tuple[str, Sequence[tuple[str, 
     pairs = sum(len(near) for _, near in said)
     if pairs > MAX_PAIRS:
         return [Conflict("unchecked", f"{pairs:,} pairs of clauses to compare", f"{MAX_PAIRS:,}")]
-    out: list[Conflict] = _range_as_points([c for c, _ in said], clauses)
+    out: list[Conflict] = _range_as_points([c for c, _ in said], clauses) + _headed_elsewhere(answer, cells)
     conditions = [c for c in (_condition(q) for q in clauses) if c is not None]
     kept = _kept_conditions(answer, [c for c, _ in said], conditions)
     for clause, near in said:
@@ -304,7 +306,10 @@ def _word_in(word: str, clause: Clause, borrowed: bool = True) -> bool:
 
 def _same(a: Value, b: Value) -> bool:
     """Whether two values state the same specific (a date: one covers the other's parts)."""
-    x, y = a.spec, b.spec
+    return _same_spec(a.spec, b.spec)
+
+
+def _same_spec(x: Specific, y: Specific) -> bool:
     if x.kind == "date" or y.kind == "date":
         if x.kind != y.kind:
             return False
@@ -714,6 +719,27 @@ def _dropped(w: Value) -> bool:
     or an end of a closed span of time, money or an amount. An end of a span of bare numbers
     may stand alone: "iOS 16" is one of "iOS 16 to 17"."""
     return w.bound in _ONE_SIDED or (w.bound in ("lo", "hi") and w.spec.kind != "number")
+
+
+def _headed_elsewhere(answer: str, cells: list[Clause]) -> list[Conflict]:
+    """A value of a quoted row said under another column's heading: the words of the answer
+    since its previous value name another column and not the value's own ("room 5578,
+    extension 310" of "| Dr Lee | 310 | 5578 |" under Room and Extension). One clause may
+    say every cell of a row, so each value is read with the words just before it."""
+    if not cells:
+        return []
+    work, found = located(strip_old_wording(answer))
+    headings = keys_of(frozenset().union(*(c.heading_words for c in cells)))
+    out: list[Conflict] = []
+    start = 0
+    for a, b, spec in found:
+        said = keys_of(frozenset(tokenize(work[start:a])))
+        holders = [c for c in cells if any(_same_spec(spec, v.spec) for v in c.cell[1])]
+        own = keys_of(frozenset().union(*(c.heading_words for c in holders))) if holders else frozenset()
+        if holders and said & (headings - own) and not said & own:
+            out.append(Conflict("roles", " ".join(work[start:b].split()).strip(" ,;:"), holders[0].text))
+        start = b
+    return out
 
 
 def _range_as_points(said: list[Clause], quoted: list[Clause]) -> list[Conflict]:

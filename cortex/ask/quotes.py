@@ -139,10 +139,12 @@ _TOKEN = re.compile(r"[^\W_]+")
 
 def generic_reason(nq: str) -> str | None:
     """Why a normalised quote is too short to identify a passage, or None."""
+    # A whole table row ("| Ms Novák | 214 | 5521 |") is identified by every cell, numbers too.
+    row = nq.strip().startswith("|") and nq.strip().endswith("|") and nq.count("|") >= 4
     words = [
         t
         for t in _TOKEN.findall(nq)
-        if any(c.isalpha() for c in t) and t.casefold() not in _DATE_WORDS and not _NUMERIC_TOKEN.fullmatch(t)
+        if row or any(c.isalpha() for c in t) and t.casefold() not in _DATE_WORDS and not _NUMERIC_TOKEN.fullmatch(t)
     ]
     if not words:
         if any(c.isdigit() for c in nq):
@@ -293,12 +295,23 @@ _EXAMPLE = re.compile(
 )
 
 
+# A section or note given as a pattern to copy: "Trip template (copy for each trip)",
+# "Letter to school – example wording", a note in templates/.
+_TEMPLATE = re.compile(
+    r"(?i)(?<![\w])(?:templates?|examples?|samples?|skeleton|placeholders?|boilerplate|"
+    r"fill (?:it |this |them )?in|copy (?:this|for each|it))(?![\w])"
+)
+
+
 def _code_kind(note: Note, block: Block) -> tuple[str, str]:
-    """ "" for a block of prose; "code" for a fenced or indented code block; "example" for
-    one its section introduces as a template, example or format to copy. With it, a code
-    block's lead-in: the block just before it in its section ("I restart everything with:")."""
+    """ "" for a block of prose; "template" for one under a heading, title or folder that
+    gives it as a template or example; "code" for a fenced or indented code block;
+    "example" for one its section introduces as a template, example or format to copy.
+    With it, a code block's lead-in: the block just before it in its section ("I restart
+    everything with:")."""
     if block.kind != "code":
-        return "", ""
+        given = [*block.heading_path, note.title, *note.path.split("/")[:-1]]
+        return ("template" if any(_TEMPLATE.search(g) for g in given) else ""), ""
     before = [b.text for b in blocks_of(note) if b.heading_path == block.heading_path and b.end <= block.start]
     kind = "example" if _EXAMPLE.search(" ".join([*block.heading_path, *before])) else "code"
     return kind, (before[-1] if before else "")

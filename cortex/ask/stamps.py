@@ -119,7 +119,8 @@ class QuoteCheck:
     # so a value is read with its column; empty for any other block.
     row: tuple[tuple[str, str], ...] = ()
     # "" for prose; "code" for a code block; "example" for one its section gives as a
-    # template, example or format to copy (`cortex.ask.quotes`): never evidence of a fact.
+    # template, example or format to copy, "template" for prose a heading, title or folder
+    # gives so (`cortex.ask.quotes`): never evidence of a fact, only of the template.
     code: str = ""
     # A code block's lead-in, the block before it ("I restart everything with:"): its words
     # say what the code does, so the answer's words are read under it as a cell's under its heading.
@@ -142,6 +143,8 @@ def _says(missing: list[Specific]) -> str:
     return f"the answer says {_listed(missing)}; no quote contains {them}"
 
 
+# An answer about a template or example names it so: "The trip template has …".
+_ABOUT_EXAMPLE = re.compile(r"(?i)(?<![\w])(?:templates?|examples?|samples?|placeholders?)(?![\w])")
 # An answer about code names it as code: a code span, or one of these words.
 _ABOUT_CODE = re.compile(
     r"`|(?i:(?<![\w])(?:command|commands|script|scripts|config|configuration|code|snippet|cron|crontab|shell"
@@ -150,16 +153,28 @@ _ABOUT_CODE = re.compile(
 
 
 def _code_reason(checks: list[QuoteCheck], answer: str) -> str:
-    """Why a quote from a code block cannot carry the answer, or "": a block given as a
-    template or example never states a fact of the owner's; any other only when the
-    answer is about code."""
+    """Why a quote from a code block or a template cannot carry the answer, or "": a block
+    given as a template or example never states a fact of the owner's, unless the answer is
+    about the template ("The trip template has …"); any other code only when the answer is
+    about code."""
     for i, c in enumerate(checks):
         where = f"quote {i + 1}" if len(checks) > 1 else "the quote"
+        if c.code in ("example", "template") and _names_the_template(answer, c.quote):
+            continue
         if c.code == "example":
             return f"{where} is in a code block the note gives as a template or example, not a fact of yours"
+        if c.code == "template":
+            return f"{where} is in a section the note gives as a template or example, not a fact of yours"
         if c.code == "code" and not _ABOUT_CODE.search(answer):
             return f"{where} is in a code block and the answer is not about code"
     return ""
+
+
+def _names_the_template(answer: str, quote: str) -> bool:
+    """Whether the answer calls what it quotes a template or example in words of its own
+    (a quote's "Example Lettings" or "Sample Street" is no such word)."""
+    own = {w.casefold() for w in re.findall(r"[^\W\d_]+", quote)}
+    return any(m.group().casefold() not in own for m in _ABOUT_EXAMPLE.finditer(answer))
 
 
 def _beyond(checks: list[QuoteCheck], answer: str, question: str) -> Unquoted:
@@ -167,6 +182,7 @@ def _beyond(checks: list[QuoteCheck], answer: str, question: str) -> Unquoted:
     under its column's heading, a code block's under its lead-in."""
     live = [c for c in checks if c.stamp in (VERIFIED, CORRECTED)]
     headings = [heading for c in checks for heading, _ in c.row] + [c.lead_in for c in live if c.lead_in]
+    headings += [part for c in live if c.code in ("example", "template") for part in c.context]  # "the trip template"
     contexts = [c.context for c in checks]
     return unquoted(answer, [c.quote for c in live], question=question, contexts=contexts, headings=headings)
 
@@ -205,7 +221,9 @@ def overall_stamp(
             else:
                 reason = f"the weakest of {n} quotes: quote {i + 1} is {stamp}: {checks[i].reason}"
             if stamp in (VERIFIED, CORRECTED) and answer:
-                missing = ungrounded(answer, [c.quote for c in checks], [c.context for c in checks])
+                # A table row's column headings name what its cells hold ("monthly DD").
+                contexts = [(*c.context, *(h for h, _ in c.row)) for c in checks]
+                missing = ungrounded(answer, [c.quote for c in checks], contexts)
                 quoted = "the quote is" if n == 1 else "the quotes are"
                 if missing:
                     retired = [t for c in checks if (t := strip_old_wording(normalize_nfc(c.retired_text)))]

@@ -574,6 +574,37 @@ def test_an_ungrounded_specific_is_named_before_a_contradiction() -> None:
     assert s == UNVERIFIED and why.startswith("the answer says 2027; no quote contains it")
 
 
+def test_a_row_s_values_said_under_other_columns_are_swapped() -> None:
+    # One clause may say every cell of a row: each value is read with the words just before it.
+    body = "## Clinic\n\n| Name | Room | Phone |\n|---|---|---|\n| Dr Sato | 118 | 4402 |\n| Dr Berg | 221 | 4410 |\n"
+    row = "| Dr Sato | 118 | 4402 |"
+    assert stamp(body, [row], "Dr Sato is in room 4402, phone 118.")[0] == UNVERIFIED
+    assert stamp(body, [row], "Dr Sato is in room 118, phone 4402.")[0] == VERIFIED
+    # A whole row identifies its passage by every cell, numbers too.
+    assert stamp(body, [row], "Dr Sato: room 118, phone 4402.")[0] == VERIFIED
+    # A heading names what its column holds: an identifier from it is grounded.
+    bills = "## Bills\n\n| Supplier | Monthly DD | Annual |\n|---|---|---|\n| Bright Energy | £95 | £1,140 |\n"
+    assert stamp(bills, ["| Bright Energy | £95 | £1,140 |"], "The Bright Energy monthly DD is £95.")[0] == VERIFIED
+
+
+def test_a_section_given_as_a_template_is_no_fact_unless_the_answer_says_template() -> None:
+    body = "## Packing list (template, copy for each trip)\n\n- Passport: in the blue folder\n- Charger: USB-C, 65 W\n"
+    quote = "Passport: in the blue folder"
+    s, why = stamp(body, [quote], "Your passport is in the blue folder.")
+    assert s == UNVERIFIED and "template or example" in why
+    assert stamp(body, [quote], "The packing list template has the passport in the blue folder.")[0] == VERIFIED
+    # A quote's own "Example" (a name) does not make the answer about the template.
+    lettings = "## Rent (template)\n\nRent: 950 a month to Example Lettings Ltd.\n"
+    assert (
+        stamp(lettings, ["Rent: 950 a month to Example Lettings Ltd."], "Rent is 950 a month to Example Lettings Ltd.")[
+            0
+        ]
+        == UNVERIFIED
+    )
+    plain = "## Packing\n\n- Passport: in the blue folder\n"
+    assert stamp(plain, [quote], "Your passport is in the blue folder.")[0] == VERIFIED
+
+
 # --- properties: generated sentences, changed ---------------------------------------------------------
 
 NAMES = ["Ana", "Ben", "Rosa", "Gideon", "Tom", "Nils", "Priya", "Omar"]
