@@ -270,6 +270,7 @@ CUT = re.compile(
     r"|(?P<and>,?\s+(?=and\b))"
     r"|(?P<rel>,\s+(?=(?:who|which|whom|whose|where)\b))"
     r"|(?P<sub>,?\s+(?=(?:if|unless|because)\b))"
+    r"|(?P<then>,?\s+(?=(?:after|before|once)\s+[^\W\d_]))"
     r"|(?P<subj>,\s+(?=(?:i|you|he|she|it|we|they|there)\b|[A-Z][^\W\d_]+\b))"
     r"|(?P<paren>\s*\(\s*)|(?P<close>\s*\)\s*)|(?P<comma>,\s+)",
     re.IGNORECASE,

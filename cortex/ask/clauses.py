@@ -23,7 +23,8 @@ and at a line break before a list item, a quote, a heading or a table row or bes
 line (any other line break is a hard wrap: an answer that copies a wrapped quote reads as
 the quote does). A sentence is cut into clauses before "and", "but" (and "yet", "whereas",
 "while", "although", "though", "however"), ", not" / ", never", "except", "excluding",
-"without", "instead of", "rather than", "if", "unless", "because", a relative ", who /
+"without", "instead of", "rather than", "if", "unless", "because", "after" / "before" /
+"once" with a subject after them ("after Legal approved it"), a relative ", who /
 which / where …," and a parenthesis, and at a comma before a new subject (a pronoun or a
 capitalised word) or a gapped clause; never inside a specific, a range or a bound
 ("between 16 and 17", "no more than 3").
@@ -284,15 +285,15 @@ def _cuts(work: str, a: int, b: int, protected: list[tuple[int, int]]) -> list[t
             continue
         if in_relative and kind in ("comma", "subj"):
             kind = "close"  # the comma that ends a relative clause: the clause before it goes on
+        elif kind == "then":
+            # "… after Legal approved it": a clause of its own when a subject follows.
+            word = re.match(r"[^\W\d_]+\s+([^\W\d_]+)", work[m.end() : b])
+            if not word or not _subject_word(word.group(1)):
+                continue
+            kind = "sub"
         elif kind in ("comma", "subj"):
             word = re.match(r"[^\W\d_]+", work[m.end() : b])
-            if kind == "subj" and (
-                word
-                and (
-                    word.group().casefold() in claim_words.PRONOUNS
-                    or (word.group()[0].isupper() and word.group().casefold() not in STOPWORDS)
-                )
-            ):
+            if kind == "subj" and word and _subject_word(word.group()):
                 pass  # a new subject
             elif _gapped(work[m.end() : b], m.end(), protected, work[start : m.start()]):
                 kind = "gap"  # ", the dog's on the 15th": a gapped clause after a listing comma
@@ -326,6 +327,11 @@ def _gapped(text: str, base: int, values: Sequence[tuple[int, int]], before: str
     inside = [(a, b) for a, b in values if base <= a and b <= base + len(text)]
     m = _GAPPED.fullmatch(_mask(text, inside, base)) if inside else None
     return m is not None and re.search(rf"\b{m['prep']}\b", before, re.IGNORECASE) is not None
+
+
+def _subject_word(word: str) -> bool:
+    """Whether `word` opens a new subject: a pronoun, or a capitalised word no stopword."""
+    return word.casefold() in claim_words.PRONOUNS or (word[0].isupper() and word.casefold() not in STOPWORDS)
 
 
 def _mask(text: str, spans: Sequence[tuple[int, int]], base: int) -> str:

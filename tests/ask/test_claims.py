@@ -574,6 +574,20 @@ def test_an_ungrounded_specific_is_named_before_a_contradiction() -> None:
     assert s == UNVERIFIED and why.startswith("the answer says 2027; no quote contains it")
 
 
+def test_a_clause_after_after_before_or_once_keeps_its_own_subject() -> None:
+    # "… after Legal approved it" is a clause of its own: its subject is not the main verb's agent.
+    quote = "The lease was renewed by Hannah after Marek checked the meter readings."
+    check(
+        [
+            (quote, "Marek renewed the lease after Hannah checked the meter readings.", "roles", ""),
+            (quote, "Hannah renewed the lease after Marek checked the meter readings.", None, ""),
+            (quote, "After Marek checked the meter readings, Hannah renewed the lease.", None, ""),
+            # No subject after it: a bound of time, not a clause ("after 20:00", "before lunch").
+            ("The gate is locked after 20:00 by the caretaker.", "The caretaker locks the gate after 20:00.", None, ""),
+        ]
+    )
+
+
 def test_a_row_s_values_said_under_other_columns_are_swapped() -> None:
     # One clause may say every cell of a row: each value is read with the words just before it.
     body = "## Clinic\n\n| Name | Room | Phone |\n|---|---|---|\n| Dr Sato | 118 | 4402 |\n| Dr Berg | 221 | 4410 |\n"
