@@ -60,6 +60,8 @@ _REASON = re.compile(
 _NUMBER_OF = re.compile(r"\b(?P<thing>[^\W\d_][\w-]*)\s+(?:number|no\.?|#)(?!\w)", re.I)
 # The thing's number right after it: "plot 17", "plot no. 17", "chassis number VF7…".
 _NUMBERED = r"(?:\s*(?:numbers?|no\.?|#|nr\.?|is|was|are|=|:))*\s*[#:]?\s*[\w-]*\d"
+_PAST = re.compile(r"\b(?:was|were|used to|old|former|previous(?:ly)?|before|originally|first)\b", re.I)
+_STRUCK = re.compile(r"~~.*?~~|<(del|s|strike)\b[^>]*>.*?</\1>", re.S | re.I)
 _HOW_MANY = re.compile(r"\bhow many ([^\W\d_][\w-]*)", re.I)
 # "How many <things> do I own / does Nils have?": a count of the things held (the verb ends
 # the question; "has Nils read" is no holding).
@@ -75,8 +77,9 @@ _IN_A_STATE = re.compile(
 # A rule, a permission, a plan or a condition: what may, must or will be, not what is. A
 # clause saying one ("The hives may move to plot 23") proves neither where the hives are nor
 # how many there are, unless the question asks about the rule itself ("How many may I keep?").
+# "may" in lower case only: "3 May" is a date.
 _RULE = re.compile(
-    r"\b(?:may|must|should|shall|could|might|would|will|can|allow(?:s|ed)?|permit(?:s|ted)?|capped|limited|"
+    r"\b(?:(?-i:may)|must|should|shall|could|might|would|will|can|allow(?:s|ed)?|permit(?:s|ted)?|capped|limited|"
     r"plan(?:s|ned)? to|intend(?:s|ed)? to|want(?:s|ed)? to|hope(?:s|d)? to|aim(?:s|ed)? (?:to|for)|going to|"
     r"if|unless)\b",
     re.I,
@@ -166,7 +169,10 @@ def proving_sentence(
     ruled = bool(_RULE.search(text) or _BOUND.search(text))
     for raw in sentences(quote):
         shown = visible(raw)
-        if unmentioned(question, focus, [(shown, names)]):
+        # A key word only in retired text ("(was: Hamburg)", "~~Hamburg~~") is not in the note
+        # as it stands, unless the question asks about the past.
+        current = shown if _PAST.search(text) else _STRUCK.sub(" ", strip_old_wording(shown))
+        if unmentioned(question, focus, [(current, names)]):
             continue
         if wants and not _has_value(raw if "url" in wants else shown, wants, counted.group(1) if counted else ""):
             continue
