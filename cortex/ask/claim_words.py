@@ -59,9 +59,11 @@ NEGATION = re.compile(
     r"|disallowed)(?![\w'])|n't(?!\w)",
     re.IGNORECASE,
 )
-# Not negations: an interjection "No," opening a clause, and these phrases.
+# Not negations: an interjection "No," opening a clause, and these phrases ("not only",
+# "no. 4", a bound: "no later than the third rehearsal").
 NOT_NEGATION = re.compile(
-    r"(?<![\w'])(?:not only|not just|whether or not|no\.?(?=\s*\d)|no doubt)(?![\w'])|^\s*no\s*[,.!:-]",
+    r"(?<![\w'])(?:not only|not just|whether or not|no\.?(?=\s*\d)|no doubt"
+    r"|(?:no|not)\s+(?:later|earlier|sooner|more|less|fewer|longer|shorter)\s+than)(?![\w'])|^\s*no\s*[,.!:-]",
     re.IGNORECASE,
 )
 AUX = frozenset(
@@ -270,7 +272,7 @@ CUT = re.compile(
     r"|(?P<and>,?\s+(?=and\b))"
     r"|(?P<rel>,\s+(?=(?:who|which|whom|whose|where)\b))"
     r"|(?P<sub>,?\s+(?=(?:if|unless|because)\b))"
-    r"|(?P<then>,?\s+(?=(?:after|before|once)\s+[^\W\d_]))"
+    r"|(?P<then>,?\s+(?=(?:after|before|once|when|whenever)\s+[^\W\d_]))"
     r"|(?P<subj>,\s+(?=(?:i|you|he|she|it|we|they|there)\b|[A-Z][^\W\d_]+\b))"
     r"|(?P<paren>\s*\(\s*)|(?P<close>\s*\)\s*)|(?P<comma>,\s+)",
     re.IGNORECASE,

@@ -466,8 +466,15 @@ def _items(a: Clause, q: Clause) -> tuple[set[str], set[str]]:
     held = {w for w in a.words if _word_in(w, q, borrowed=False)}
     held |= {v.spec.text for v in a.values if _has(q, v, borrowed=False)}
     lacked = {w for w in q.words if not _word_in(w, a, borrowed=False)}
-    lacked |= {v.spec.text for v in q.values if not _has(a, v, borrowed=False)}
+    lacked |= {v.spec.text for v in q.values if not _has(a, v, borrowed=False) and not _named_in(v, a)}
     return held, lacked
+
+
+def _named_in(v: Value, a: Clause) -> bool:
+    """Whether `a` has the name `v` among its words: a name opening a sentence is read as a
+    word, not a name ("Kasia takes the second watch")."""
+    words = tokenize(v.spec.text)
+    return v.spec.kind == "name" and bool(words) and all(_word_in(t, a, borrowed=False) for t in words)
 
 
 def _crossed(one: tuple[set[str], set[str]], other: tuple[set[str], set[str]]) -> bool:
@@ -543,6 +550,15 @@ _TOKEN = re.compile(r"[^\W\d_][\w'-]*")
 _VOICE_WORDS = 60
 
 
+# What follows "by" when it is a deadline, not who does it: "by the end of May", "by Friday".
+_BY_WHEN = re.compile(
+    r"(?:the\s+)?(?:\d|first|second|third|fourth|fifth|last|next|end|start|beginning|middle|time|then|"
+    r"tomorrow|tonight|today|noon|midnight|"
+    + "|".join(sorted(claim_words.MONTHS | set(claim_words.WEEKDAY_NAMES)))
+    + r")"
+)
+
+
 def _sides(text: str, verbs: frozenset[str] = frozenset()) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     """For each word of `text` that may be its verb, by lemma: (who does it, to whom), as
     the lemmas of the content words on each side. A passive ("the inventory is generated
@@ -565,6 +581,8 @@ def _sides(text: str, verbs: frozenset[str] = frozenset()) -> dict[str, tuple[fr
         if before and before[0] in _PASSIVE_AUX and (w.endswith(("ed", "en")) or lemma(w) != w):
             # A passive: who does it follows "by"; without "by" it is not said.
             by = words.index("by", i + 1) if "by" in words[i + 1 :] else len(words)
+            if _BY_WHEN.match(" ".join(words[by + 1 :])) or {"latest", "earliest"} & set(words[by + 1 :]):
+                by = len(words)  # "paid by the third rehearsal at the latest": a deadline, no agent
             agent, patient = content(words[by + 1 :]), content(words[:i])
             if agent and patient:
                 passive.setdefault(lemma(w), _apart(agent, patient))
@@ -705,7 +723,9 @@ def _values_against(a: Clause, aligned: list[Clause], quoted: list[Clause]) -> l
         if not any(_signs_agree(v.signs, w.signs) for _, w in found):
             w = found[0][1]
             out.append(Conflict("sign", v.said, w.said))
-        if everywhere and all(bool(c.negation) != bool(a.negation) for c, _ in everywhere):
+        # A clause that borrowed the value says it too ("… for the Etsy income if it stays under").
+        said_by = everywhere + [(c, w) for c in quoted for w in c.borrowed_values if _same(v, w)]
+        if everywhere and all(bool(c.negation) != bool(a.negation) for c, _ in said_by):
             c, w = everywhere[0]
             out.append(Conflict("polarity", a.negation or _echo(a, c), c.negation or _echo(c, a)))
         if everywhere and not _looks_back(a, v) and all(c.retired for c, _ in everywhere):

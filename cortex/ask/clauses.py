@@ -519,7 +519,11 @@ def _quantifiers(rest: str, masked: str, own: tuple[Value, ...], s: int) -> list
 def _opens_with_pronoun(clause: Clause) -> bool:
     """Whether `clause` opens with a pronoun ("but it covers hiking"): it borrows the
     words of the clause before, as an elliptical clause does, for what "it" stands for."""
-    first = re.match(r"\s*(?:and|but|yet|or|so)?\s*([^\W\d_]+)", clause.text, re.IGNORECASE)
+    first = re.match(
+        r"\s*(?:and|but|yet|or|so|if|unless|because|when|whenever|after|before|once)?\s*([^\W\d_]+)",
+        clause.text,
+        re.IGNORECASE,
+    )
     return first is not None and first.group(1).casefold() in claim_words.PRONOUNS - {"i", "you", "we", "there"}
 
 
