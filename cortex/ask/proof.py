@@ -10,6 +10,8 @@ address, image path, comment or tag), must hold
 - a value of the kind asked (`question.expects`), and for "how many <things>" a count of
   those things: "48 hours" counts no supers;
 - for "why", a reason ("because", "since", "so that", "due to", …);
+- for a measure, an amount in its units (a temperature in degrees, not "85 g"); for a day
+  the question names, that day in the sentence or the passage's names;
 - for "what <thing> number", the thing's number right after it ("plot 17"), not a number
   of something else ("3 rows");
 - no focus term only in a parenthesis that holds no value of the kind asked: "rebooked to
@@ -62,6 +64,13 @@ _NUMBER_OF = re.compile(r"\b(?P<thing>[^\W\d_][\w-]*)\s+(?:number|no\.?|#)(?!\w)
 _NUMBERED = r"(?:\s*(?:numbers?|no\.?|#|nr\.?|is|was|are|=|:))*\s*[#:]?\s*[\w-]*\d"
 _PAST = re.compile(r"\b(?:was|were|used to|old|former|previous(?:ly)?|before|originally|first)\b", re.I)
 _STRUCK = re.compile(r"~~.*?~~|<(del|s|strike)\b[^>]*>.*?</\1>", re.S | re.I)
+# A measure asked, and the units that measure it: "What temperature …" is not answered by
+# "85 g". Amounts in other units prove nothing; a unit not listed here is not judged.
+_MEASURES = (
+    (re.compile(r"\b(?:what|which) temperature\b|\bhow (?:hot|cold|warm)\b", re.I), {"°C", "°F", "°", "K"}),
+    (re.compile(r"\bhow (?:tall|high|far|wide|deep)\b", re.I), {"mm", "cm", "m", "km", "in", "ft", "mi", "yd"}),
+    (re.compile(r"\bhow heavy\b|\b(?:what|which) weight\b", re.I), {"mg", "g", "kg", "t", "lb", "oz", "st"}),
+)
 _HOW_MANY = re.compile(r"\bhow many ([^\W\d_][\w-]*)", re.I)
 # "How many <things> do I own / does Nils have?": a count of the things held (the verb ends
 # the question; "has Nils read" is no holding).
@@ -164,6 +173,8 @@ def proving_sentence(
     valued = mine and bool(_WHAT_IS_MINE.search(text)) and wants is None
     why = bool(_WHY.search(text))
     counted = _HOW_MANY.search(text)
+    measure = next((units for rx, units in _MEASURES if rx.search(text)), None)
+    dated = [x for x in specifics(text) if x.kind == "date" and x.key[2] is not None]
     numbered = _NUMBER_OF.search(text) if wants and "number" in wants else None
     within = bool(_WHERE_WITHIN.search(text))
     ruled = bool(_RULE.search(text) or _BOUND.search(text))
@@ -177,6 +188,10 @@ def proving_sentence(
         if wants and not _has_value(raw if "url" in wants else shown, wants, counted.group(1) if counted else ""):
             continue
         if why and not _REASON.search(shown):
+            continue
+        if measure and not any(x.kind == "amount" and x.key[1] in measure for x in specifics(shown)):
+            continue
+        if dated and not any(_same_day(d, x) for d in dated for x in specifics(" ; ".join((shown, *names)))):
             continue
         if numbered and not _numbered(shown, numbered.group("thing"), forms):
             continue
@@ -215,6 +230,12 @@ def disagree(one: str, other: str, wants: frozenset[str] | None) -> bool:
         if mine and theirs:
             return not any(_same_value(a, b) for a in mine for b in theirs)
     return False
+
+
+def _same_day(asked: Specific, found: Specific) -> bool:
+    """Whether `found` is the day the question names ("3 October" in "2026-10-03"; not
+    "October" alone)."""
+    return found.kind == "date" and found.key[2] == asked.key[2] and _same_value(asked, found)
 
 
 def _same_value(a: Specific, b: Specific) -> bool:

@@ -130,6 +130,15 @@ def test_visible_text_leaves_out_link_targets_paths_comments_and_tags() -> None:
         ),
         ("Who is Ana's coach?", "Ana swims at Bayside Club (new coach this term).", (), False),
         ("When is my late shift in May?", "Late shift in May: 12–16 May (nights on the 17th).", (), True),
+        # A measure wants an amount in its own units: a temperature no grams.
+        ("What temperature do I bake the flapjack at?", "Flapjack: 200 g oats + 90 g butter.", (), False),
+        ("What temperature do I bake the flapjack at?", "Bake the flapjack at 170 °C for 25 min.", (), True),
+        ("How tall is the pear tree?", "The pear tree gets 20 litres a week.", (), False),
+        ("How tall is the pear tree?", "The pear tree is 3.5 m now.", (), True),
+        # A date the question names must be the passage's, not its day and month apart.
+        ("What did I do on 3 October?", "Packed 3 orders.", ("Monday 19 October 2026",), False),
+        ("What did I do on 3 October?", "Packed 3 orders in October.", (), False),
+        ("What did I do on 3 October?", "Packed 3 orders.", ("Saturday 3 October 2026",), True),
         # A key word only in retired text is not in the note as it stands.
         (
             "When is the team offsite in Porto?",
