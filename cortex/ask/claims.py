@@ -742,23 +742,34 @@ def _dropped(w: Value) -> bool:
 
 
 def _headed_elsewhere(answer: str, cells: list[Clause]) -> list[Conflict]:
-    """A value of a quoted row said under another column's heading: the words of the answer
-    since its previous value name another column and not the value's own ("room 5578,
-    extension 310" of "| Dr Lee | 310 | 5578 |" under Room and Extension). One clause may
-    say every cell of a row, so each value is read with the words just before it."""
+    """A value of a quoted row said under another column's heading ("room 5578, extension
+    310" of "| Dr Lee | 310 | 5578 |" under Room and Extension). One clause may say every
+    cell of a row, so each of the row's values is read with the heading words between it
+    and the row's values beside it: those before it
+    when the answer names headings first ("room 310"), after it when it names them after
+    ("a 4.54% rate, a £0 fee"), whichever side holds heading words for more values."""
     if not cells:
         return []
-    work, found = located(strip_old_wording(answer))
+    work, located_values = located(strip_old_wording(answer))
+    found = [f for f in located_values if any(_same_spec(f[2], v.spec) for c in cells for v in c.cell[1])]
     headings = keys_of(frozenset().union(*(c.heading_words for c in cells)))
-    out: list[Conflict] = []
-    start = 0
-    for a, b, spec in found:
-        said = keys_of(frozenset(tokenize(work[start:a])))
+    bounds = [0, *(b for _, b, _ in found)]
+    starts = [a for a, _, _ in found] + [len(work)]
+    sides = []
+    for k, (a, b, spec) in enumerate(found):
+        before = keys_of(frozenset(tokenize(work[bounds[k] : a]))) & headings
+        after = keys_of(frozenset(tokenize(work[b : starts[k + 1]]))) & headings
         holders = [c for c in cells if any(_same_spec(spec, v.spec) for v in c.cell[1])]
         own = keys_of(frozenset().union(*(c.heading_words for c in holders))) if holders else frozenset()
-        if holders and said & (headings - own) and not said & own:
-            out.append(Conflict("roles", " ".join(work[start:b].split()).strip(" ,;:"), holders[0].text))
-        start = b
+        sides.append((before, after, own, holders, work[bounds[k] : b]))
+    first = sum(bool(s[0]) for s in sides) - sum(bool(s[1]) for s in sides)
+    if first == 0:
+        return []  # no telling which side names a value's column
+    out: list[Conflict] = []
+    for before, after, own, holders, said in sides:
+        near = before if first > 0 else after
+        if holders and near - own and not near & own:
+            out.append(Conflict("roles", " ".join(said.split()).strip(" ,;:"), holders[0].text))
     return out
 
 

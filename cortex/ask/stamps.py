@@ -238,7 +238,9 @@ def overall_stamp(
                 coded = _code_reason(checks, answer)
                 if coded:
                     return UNVERIFIED, one_line(f"{coded} ({quoted} {stamp})")
-                found = contradictions(answer, [(c.quote, c.row) for c in checks])
+                # A table's header row names its columns and states no fact of its own.
+                facts = [c for c in checks if not (c.row and all(h == v for h, v in c.row))]
+                found = contradictions(answer, [(c.quote, c.row) for c in facts])
                 if found:
                     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
                     return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted} {stamp})")

@@ -588,6 +588,40 @@ def test_a_clause_after_after_before_or_once_keeps_its_own_subject() -> None:
     )
 
 
+def test_faithful_rewordings_of_conditions_bounds_and_order_stay_verified() -> None:
+    # A fronted condition, "no later than" for "by … at the latest", conjuncts reordered.
+    check(
+        [
+            (
+                "I don't need to file a return for the side income if it stays under £1,000 a year.",
+                "If the side income stays under £1,000 a year, I don't need to file a return.",
+                None,
+                "",
+            ),
+            (
+                "Dr Amir visits at home when Dad can't get to the clinic.",
+                "When Dad can't get to the clinic, Dr Amir visits at home.",
+                None,
+                "",
+            ),
+            (
+                "Fees must be paid by the second lesson at the latest.",
+                "Pay the fees no later than the second lesson.",
+                None,
+                "",
+            ),
+            (
+                "Ines takes the first shift and Tomek takes the second.",
+                "Tomek takes the second shift and Ines takes the first.",
+                None,
+                "",
+            ),
+            # The swap is still one.
+            ("Ines takes the first shift and Tomek takes the second.", "Tomek takes the first shift.", "ordinal", ""),
+        ]
+    )
+
+
 def test_a_row_s_values_said_under_other_columns_are_swapped() -> None:
     # One clause may say every cell of a row: each value is read with the words just before it.
     body = "## Clinic\n\n| Name | Room | Phone |\n|---|---|---|\n| Dr Sato | 118 | 4402 |\n| Dr Berg | 221 | 4410 |\n"
@@ -599,6 +633,18 @@ def test_a_row_s_values_said_under_other_columns_are_swapped() -> None:
     # A heading names what its column holds: an identifier from it is grounded.
     bills = "## Bills\n\n| Supplier | Monthly DD | Annual |\n|---|---|---|\n| Bright Energy | £95 | £1,140 |\n"
     assert stamp(bills, ["| Bright Energy | £95 | £1,140 |"], "The Bright Energy monthly DD is £95.")[0] == VERIFIED
+
+
+def test_a_row_s_headings_may_follow_its_values_and_a_header_row_states_nothing() -> None:
+    body = "## Deals\n\n| Lender | Rate | Fee |\n|---|---|---|\n| Leeds BS | 4.1% | £499 |\n| Skipton | 4.6% | £0 |\n"
+    header, row = "| Lender | Rate | Fee |", "| Leeds BS | 4.1% | £499 |"
+    assert stamp(body, [row], "Leeds BS has a 4.1% rate and a £499 fee.")[0] == VERIFIED
+    assert stamp(body, [row], "Leeds BS has a £499 rate and a 4.1% fee.")[0] == UNVERIFIED
+    assert stamp(body, [header, row], "Leeds BS: rate 4.1%, fee £499.")[0] == VERIFIED
+    # A cell's own words beside its value are no heading: "Dad at 08:15" under drop-off.
+    run = "## Run\n\n| day | drop-off | pick-up |\n|---|---|---|\n| Friday | Dad at 08:15 | Gran at 15:20 |\n"
+    friday = "| Friday | Dad at 08:15 | Gran at 15:20 |"
+    assert stamp(run, [friday], "Friday drop-off: Dad at 08:15; pick-up: Gran at 15:20.")[0] == VERIFIED
 
 
 def test_a_section_given_as_a_template_is_no_fact_unless_the_answer_says_template() -> None:
