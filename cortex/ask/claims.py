@@ -590,7 +590,7 @@ def _sides(text: str, verbs: frozenset[str] = frozenset()) -> dict[str, tuple[fr
         if (
             i
             and words[i - 1] not in _NOT_BEFORE_VERB
-            and (w.endswith(("s", "ed")) and not w.endswith("ss") or lemma(w) in verbs)
+            and (w.endswith(("s", "ed")) and not w.endswith("ss") or lemma(w) in verbs or _irregular_past(w))
         ):
             agent, patient = content(words[:i]), content(words[i + 1 :])  # "the NAS backs up the laptop"
             if agent and patient:
@@ -598,6 +598,17 @@ def _sides(text: str, verbs: frozenset[str] = frozenset()) -> dict[str, tuple[fr
     # A clause read as passive has its verb found: the -s words before it are nouns
     # ("Hana's shifts are covered by Ben").
     return passive or out
+
+
+def _irregular_past(word: str) -> bool:
+    """Whether `word` is a verb's irregular past ("sold", "taught", "gave"): its lemma is
+    another word, a verb. Nouns whose lemma differs ("children", "men") are listed out."""
+    base = lemma(word)
+    return base != word and not word.endswith("s") and base not in _NOT_VERBS
+
+
+# Lemmas of irregular forms that are no verbs: "children", "men", "better".
+_NOT_VERBS = frozenset("child man woman person foot tooth mouse goose good bad far well".split())
 
 
 def _apart(agent: frozenset[str], patient: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
@@ -750,7 +761,9 @@ def _headed_elsewhere(answer: str, cells: list[Clause]) -> list[Conflict]:
     ("a 4.54% rate, a £0 fee"), whichever side holds heading words for more values."""
     if not cells:
         return []
-    work, located_values = located(strip_old_wording(answer))
+    # A line in table form copies a row: its cells stand in their columns by place.
+    prose = "\n".join(line for line in answer.splitlines() if not line.lstrip().startswith("|"))
+    work, located_values = located(strip_old_wording(prose))
     found = [f for f in located_values if any(_same_spec(f[2], v.spec) for c in cells for v in c.cell[1])]
     headings = keys_of(frozenset().union(*(c.heading_words for c in cells)))
     bounds = [0, *(b for _, b, _ in found)]

@@ -295,7 +295,7 @@ def _cuts(work: str, a: int, b: int, protected: list[tuple[int, int]]) -> list[t
             word = re.match(r"[^\W\d_]+", work[m.end() : b])
             if kind == "subj" and word and _subject_word(word.group()):
                 pass  # a new subject
-            elif _gapped(work[m.end() : b], m.end(), protected, work[start : m.start()]):
+            elif _gapped(_to_next_cut(work, m.end(), b), m.end(), protected, work[start : m.start()]):
                 kind = "gap"  # ", the dog's on the 15th": a gapped clause after a listing comma
             else:
                 continue
@@ -327,6 +327,13 @@ def _gapped(text: str, base: int, values: Sequence[tuple[int, int]], before: str
     inside = [(a, b) for a, b in values if base <= a and b <= base + len(text)]
     m = _GAPPED.fullmatch(_mask(text, inside, base)) if inside else None
     return m is not None and re.search(rf"\b{m['prep']}\b", before, re.IGNORECASE) is not None
+
+
+def _to_next_cut(work: str, a: int, b: int) -> str:
+    """`work[a:b]` up to its next comma, semicolon or "and": one listed item ("the red miso
+    with 12%, and the barley miso with 10%")."""
+    nxt = re.search(r"[,;]|\s+and\s", work[a:b])
+    return work[a : a + nxt.start()] if nxt else work[a:b]
 
 
 def _subject_word(word: str) -> bool:

@@ -622,6 +622,37 @@ def test_faithful_rewordings_of_conditions_bounds_and_order_stay_verified() -> N
     )
 
 
+def test_an_irregular_past_is_a_verb_and_a_listed_gapped_item_keeps_its_value() -> None:
+    check(
+        [
+            (
+                "Ms Byrne sold her old piano to Colm for £200.",
+                "Colm sold his old piano to Ms Byrne for £200.",
+                "roles",
+                "",
+            ),
+            (
+                "Ms Byrne sold her old piano to Colm for £200.",
+                "Colm bought the old piano from Ms Byrne for £200.",
+                None,
+                "",
+            ),
+            (
+                "The plain loaf proved for 2 hours, the rye loaf for 3 hours, and the spelt loaf for 90 minutes.",
+                "The rye loaf proved for 2 hours.",
+                "roles",
+                "",
+            ),
+            (
+                "The plain loaf proved for 2 hours, the rye loaf for 3 hours, and the spelt loaf for 90 minutes.",
+                "The rye loaf proved for 3 hours.",
+                None,
+                "",
+            ),
+        ]
+    )
+
+
 def test_a_row_s_values_said_under_other_columns_are_swapped() -> None:
     # One clause may say every cell of a row: each value is read with the words just before it.
     body = "## Clinic\n\n| Name | Room | Phone |\n|---|---|---|\n| Dr Sato | 118 | 4402 |\n| Dr Berg | 221 | 4410 |\n"
@@ -641,6 +672,12 @@ def test_a_row_s_headings_may_follow_its_values_and_a_header_row_states_nothing(
     assert stamp(body, [row], "Leeds BS has a 4.1% rate and a £499 fee.")[0] == VERIFIED
     assert stamp(body, [row], "Leeds BS has a £499 rate and a 4.1% fee.")[0] == UNVERIFIED
     assert stamp(body, [header, row], "Leeds BS: rate 4.1%, fee £499.")[0] == VERIFIED
+    # An answer that copies the row as a row reads its cells by place.
+    vans = (
+        "## Depots\n\n| id | depot | vans | quirk |\n|---|---|---|---|\n| 4 | Ashby | 5 | ferry at 06:15 for 2 vans |\n"
+    )
+    copied = "| 4 | Ashby | 5 | ferry at 06:15 for 2 vans |"
+    assert stamp(vans, [copied], f"From the notes:\n{copied}")[0] == VERIFIED
     # A cell's own words beside its value are no heading: "Dad at 08:15" under drop-off.
     run = "## Run\n\n| day | drop-off | pick-up |\n|---|---|---|\n| Friday | Dad at 08:15 | Gran at 15:20 |\n"
     friday = "| Friday | Dad at 08:15 | Gran at 15:20 |"
