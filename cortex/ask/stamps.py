@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from cortex.ask.claims import contradictions
+from cortex.ask.claims import Conflict, contradictions
 from cortex.ask.normal_form import normalize_nfc
 from cortex.ask.specifics import Specific, specifics, strip_old_wording, supported, ungrounded
 from cortex.ask.wording import Unquoted, unquoted
@@ -170,6 +170,13 @@ def _code_reason(checks: list[QuoteCheck], answer: str) -> str:
     return ""
 
 
+def _contradicted(checks: list[QuoteCheck], answer: str) -> list[Conflict]:
+    """The answer's claims its quotes contradict; a table's header row names its columns
+    and states no fact of its own."""
+    facts = [c for c in checks if not (c.row and all(h == v for h, v in c.row))]
+    return contradictions(answer, [(c.quote, c.row) for c in facts])
+
+
 def _names_the_template(answer: str, quote: str) -> bool:
     """Whether the answer calls what it quotes a template or example in words of its own
     (a quote's "Example Lettings" or "Sample Street" is no such word)."""
@@ -238,9 +245,7 @@ def overall_stamp(
                 coded = _code_reason(checks, answer)
                 if coded:
                     return UNVERIFIED, one_line(f"{coded} ({quoted} {stamp})")
-                # A table's header row names its columns and states no fact of its own.
-                facts = [c for c in checks if not (c.row and all(h == v for h, v in c.row))]
-                found = contradictions(answer, [(c.quote, c.row) for c in facts])
+                found = _contradicted(checks, answer)
                 if found:
                     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
                     return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted} {stamp})")
