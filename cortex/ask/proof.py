@@ -205,6 +205,8 @@ def proving_sentence(
             continue
         if within and not _POSITION.search(shown):
             continue
+        if _another_head(shown, text, forms):
+            continue
         if mine and (_elsewhere(raw, shown, focus, forms) or any(_GLOSSARY.search(n) for n in names)):
             continue
         if (mine or _NAMED_OWNER.search(text)) and _someone_else(shown, question, names):
@@ -376,6 +378,27 @@ def _someone_else(shown: str, question: Question, names: Sequence[str]) -> bool:
     known = set(question.tokens) | set(tokenize(" ".join(names)))
     ordinary = name in STOPWORDS or name in MONTHS or name in WEEKDAY_NAMES or name in _TITLES
     return not ordinary and name not in known and not _FIRST_PERSON.search(shown)
+
+
+# "What folding bike …", "Which electric pump …": the asked thing, a lower-case word before it.
+_WHAT_KIND = re.compile(
+    r"\b(?i:what|which)\s+(?P<kind>[a-z][\w-]*)\s+(?P<thing>[a-z][\w-]*)\s+(?:do|does|did|is|are|was|were|have|has)\b"
+)
+
+
+def _another_head(shown: str, text: str, forms: Mapping[str, frozenset[str]]) -> bool:
+    """Whether the sentence has the kind the question asks for ("What folding bike …")
+    only before another thing ("folding lock") and never names the thing asked."""
+    m = _WHAT_KIND.search(text)
+    if m is None:
+        return False
+    kind, thing = (next(iter(tokenize(m[g])), m[g]) for g in ("kind", "thing"))
+    words = [m.group() for m in _WORD.finditer(shown)]
+    keys = [set(tokenize(w)) for w in words]
+    if any(k & forms.get(thing, frozenset({thing})) for k in keys):
+        return False
+    at = [i for i, k in enumerate(keys) if k & forms.get(kind, frozenset({kind})) and words[i].islower()]
+    return bool(at) and all(i + 1 < len(words) and words[i + 1].isalpha() and not keys[i + 1] <= STOPWORDS for i in at)
 
 
 def _valued(shown: str, focus: Sequence[str], forms: Mapping[str, frozenset[str]]) -> bool:

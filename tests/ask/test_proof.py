@@ -139,6 +139,10 @@ def test_visible_text_leaves_out_link_targets_paths_comments_and_tags() -> None:
         ("What did I do on 3 October?", "Packed 3 orders.", ("Monday 19 October 2026",), False),
         ("What did I do on 3 October?", "Packed 3 orders in October.", (), False),
         ("What did I do on 3 October?", "Packed 3 orders.", ("Saturday 3 October 2026",), True),
+        # "What <kind> <thing> …": the kind before another thing names another thing.
+        ("What electric bike do I have?", "Pump: Lezyne electric pump + spare tube.", ("My bike",), False),
+        ("What electric bike do I have?", "I have a Riese electric bike.", ("My bike",), True),
+        ("Which Python version is the default?", "Python 3.12 is the default.", (), True),
         # A key word only in retired text is not in the note as it stands.
         (
             "When is the team offsite in Porto?",
