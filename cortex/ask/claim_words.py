@@ -93,9 +93,9 @@ PREFIX = re.compile(
 )
 # After a number: "16 and later", "18:00 at the latest".
 _BOUND_POSTFIX = {
-    "ge": r"(?:and|or) (?:later|up|above|over|higher|newer|beyond|after|more|greater)|onwards?|at least|minimum"
+    "ge": r"(?:and|or) (?:later|up|above|over|higher|newer|beyond|after|more|greater|older)|onwards?|at least|minimum"
     r"|at the earliest",
-    "le": r"(?:and|or) (?:less|fewer|below|under|lower|earlier|before)|at most|maximum|at the latest",
+    "le": r"(?:and|or) (?:less|fewer|below|under|lower|earlier|before|younger)|at most|maximum|at the latest",
 }
 POSTFIX = re.compile(
     r"\s+(?:" + "|".join(f"(?P<{k}>{v})" for k, v in _BOUND_POSTFIX.items()) + r")(?![\w-])",

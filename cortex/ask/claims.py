@@ -57,7 +57,8 @@ For each specific the answer states, against the same specific in the clauses it
 or when they lack it, anywhere in the quotes:
 
 * **bounds and ranges**: the same bound, up to equivalents: "at most" = "up to" = "no more
-  than"; "over" = "more than" = "heavier than"; "at least" = "or more" = "and later" = "+";
+  than"; "over" = "more than" = "heavier than"; "at least" = "or more" = "and later" = "and
+  older" = "+";
   "from" and "since" start a span, "until" and "till" end one; each end of a closed range
   may stand as a start or an end, but a closed range is not an open one ("16 to 17" is not
   "16 and later"), nor the reverse. A bound or a span is not dropped: "open from June" is

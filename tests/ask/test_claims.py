@@ -895,6 +895,31 @@ def test_one_end_of_a_span_said_as_a_point_drops_the_span() -> None:
     )
 
 
+def test_and_older_and_and_younger_are_bounds() -> None:
+    check(
+        [
+            (
+                "The junior squad is for players aged 10 to 13.",
+                "The junior squad is for players aged 10 and older.",
+                "range",
+                "",
+            ),
+            (
+                "The senior squad is for players aged 14 and older.",
+                "The senior squad is for players aged 14 or older.",
+                None,
+                "",
+            ),
+            (
+                "The crèche takes children aged 5 and younger.",
+                "The crèche takes children aged 5 and older.",
+                "comparison",
+                "",
+            ),
+        ]
+    )
+
+
 def test_a_gapped_clause_keeps_its_own_value() -> None:
     # "… and the summer ones at 36,000": the verb is left out, the value is the summer ones'.
     tyres = "Winter tyres were fitted at 30,000 miles and the summer ones at 36,000."
