@@ -566,10 +566,27 @@ def supported(spec: Specific, text: str, facts: list[Specific]) -> bool:
     if spec.kind == "date":
         return any(f.kind == "date" and _date_covers(spec.key, f.key) for f in facts)
     if spec.kind in ("time", "amount"):
-        return any(f.kind == spec.kind and f.key == spec.key for f in facts)
+        return any(f.kind == spec.kind and f.key == spec.key for f in facts) or _unit_gapped(spec, text)
     if spec.kind == "number":
         return _number_occurs(spec.key[0], text) or any(f.kind == "number" and f.key == spec.key for f in facts)
     return _occurs(spec.text, text)
+
+
+def _unit_gapped(spec: Specific, text: str) -> bool:
+    """Whether an amount's number stands bare right after another amount in its unit, only a
+    joining word and a bound between, the unit said once for both: "12 days" in "at least 7
+    days and at most 12" (not in "10 kg flour and 12 eggs")."""
+    if spec.kind != "amount":
+        return False
+    for m in re.finditer(rf"{_NOT_NUM_BEFORE}{re.escape(spec.key[0])}{_NOT_NUM_AFTER}", text):
+        work, found = located(text[: m.start()])
+        amounts = [(end, f) for _, end, f in found if f.kind == "amount"]
+        if amounts and amounts[-1][1].key[1] == spec.key[1] and _GAP_JOIN.fullmatch(work[amounts[-1][0] :]):
+            return True
+    return False
+
+
+_GAP_JOIN = re.compile(r"\s*[,;]?\s*(?:and|or|to|-|–)(?:\s+(?:at\s+)?(?:most|least)|\s+up\s+to)?\s*", re.I)
 
 
 # What a note's title, aliases and headings may ground: what a passage is about (the trip

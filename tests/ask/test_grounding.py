@@ -550,3 +550,11 @@ def test_context_grounds_only_names_and_identifiers(answer: str, context: list[s
     without = ungrounded(answer, ["a quote"])
     assert set(with_context) <= set(without)
     assert all(s.kind in ("name", "identifier") for s in set(without) - set(with_context))
+
+
+def test_a_unit_said_once_for_two_numbers_grounds_both() -> None:
+    # "at least 7 days and at most 12": the 12 is days too; "10 kg flour and 12 eggs" is no 12 kg.
+    assert ungrounded("It takes at least 7 and at most 12 days.", ["It takes at least 7 days and at most 12."]) == []
+    assert ungrounded("Between 4 and 6 weeks.", ["Between 4 weeks and 6."]) == []
+    assert [s.text for s in ungrounded("It weighs 12 kg.", ["10 kg flour and 12 eggs"])] == ["12 kg"]
+    assert [s.text for s in ungrounded("It takes 12 days.", ["It took 7 days, then 12."])] == ["12 days"]
