@@ -51,7 +51,9 @@ elliptical clause that opens its sentence takes the negation of the "and" clause
 What a clause claims
 ====================
 
-* **negation**: not, no, never, none, nothing, nobody, nowhere, neither, nor, n't, cannot,
+* **negation**: (a negation right before "more than", "over", "less than" or "under" is
+  the bound's, turned round: "shouldn't have more than 2" is "at most 2") not, no, never,
+  none, nothing, nobody, nowhere, neither, nor, n't, cannot,
   without, except, excluding, instead of, rather than, no longer, and the verbs that refuse
   (refuse, forbid, prohibit, ban, deny, reject, decline, exclude, disallow, unable). "no
   more than", "not before" and the like are bounds, not negations; "not only", "not just",
@@ -84,6 +86,7 @@ What a clause claims
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Sequence
@@ -400,6 +403,14 @@ def _phrase(text: str, m: re.Match, words: int = 1) -> str:
     return " ".join((m.group() + (tail.group() if tail else "")).split())
 
 
+# A negation right before "more than", "over", "less than", "under", "fewer than": it
+# turns the bound round ("not more than 2" is "at most 2").
+_NEGATED_BOUND = re.compile(
+    r"(?:n't|\bnot|\bnever)\s+(?:[\w'-]+\s+){0,2}?(?:more|over|above|less|fewer|under|below)\b", re.I
+)
+_FLIP = {"gt": "le", "lt": "ge"}
+
+
 def _read_clause(
     work: str, s: int, e: int, opener: str, sentence: int, values: list[Value], taken: list[tuple[int, int]]
 ) -> Clause:
@@ -420,6 +431,13 @@ def _read_clause(
         pair, side = claim_words.DIRECTIONS[m.group().casefold()]
         directions.append((pair, side, _phrase(masked, m, 2)))
     negation = _negation(masked)
+    if negation and _NEGATED_BOUND.search(raw):
+        # "shouldn't have more than 2 cups" says "no more than 2 cups": the negation is the bound's.
+        flipped = [
+            dataclasses.replace(v, bound=_FLIP[v.bound], said=f"not {v.said}") if v.bound in _FLIP else v for v in own
+        ]
+        if flipped != list(own):
+            own, negation = tuple(flipped), ""
     return Clause(
         text=claim_words.LEADING_JOIN.sub("", " ".join(raw.strip(" ,;:-().!?").split())),
         sentence=sentence,

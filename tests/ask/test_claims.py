@@ -895,6 +895,18 @@ def test_one_end_of_a_span_said_as_a_point_drops_the_span() -> None:
     )
 
 
+def test_a_negated_bound_is_the_bound_turned_round() -> None:
+    quote = "Grandad shouldn't drive more than 50 miles a day."
+    check(
+        [
+            (quote, "Grandad should drive no more than 50 miles a day.", None, ""),
+            (quote, "Grandad should drive at most 50 miles a day.", None, ""),
+            (quote, "Grandad should drive more than 50 miles a day.", "comparison", "not more than 50 miles"),
+            (quote, "Grandad should drive at least 50 miles a day.", "comparison", ""),
+        ]
+    )
+
+
 def test_and_older_and_and_younger_are_bounds() -> None:
     check(
         [
