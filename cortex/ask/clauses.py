@@ -51,13 +51,13 @@ elliptical clause that opens its sentence takes the negation of the "and" clause
 What a clause claims
 ====================
 
-* **negation**: (a negation right before "more than", "over", "less than" or "under" is
-  the bound's, turned round: "shouldn't have more than 2" is "at most 2") not, no, never,
-  none, nothing, nobody, nowhere, neither, nor, n't, cannot,
+* **negation**: not, no, never, none, nothing, nobody, nowhere, neither, nor, n't, cannot,
   without, except, excluding, instead of, rather than, no longer, and the verbs that refuse
   (refuse, forbid, prohibit, ban, deny, reject, decline, exclude, disallow, unable). "no
-  more than", "not before" and the like are bounds, not negations; "not only", "not just",
-  "whether or not" and "No." before a number are neither.
+  more than", "not before", "no later than" and the like are bounds, not negations, and a
+  negation right before "more than", "over", "less than" or "under" is the bound's, turned
+  round ("shouldn't have more than 2" is "at most 2"); "not only", "not just", "whether or
+  not" and "No." before a number are neither.
 * **bounds** on a number, amount, time or date: gt (more than, over, above, after, heavier
   than…), lt (less than, under, below, before, earlier than…), ge (at least, no less than,
   a minimum of, "or more", "and later", "+", onwards…), le (at most, up to, no more than, a
