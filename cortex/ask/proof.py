@@ -10,6 +10,8 @@ address, image path, comment or tag), must hold
 - a value of the kind asked (`question.expects`), and for "how many <things>" a count of
   those things: "48 hours" counts no supers;
 - for "why", a reason ("because", "since", "so that", "due to", …);
+- for "what year", a year; for "what year is <thing>", not only dates of things done with
+  it ("Bought from a farmer, March 2024");
 - for a measure, an amount in its units (a temperature in degrees, not "85 g"); for a day
   the question names, that day in the sentence or the passage's names;
 - for "what <thing> number", the thing's number right after it ("plot 17"), not a number
@@ -44,7 +46,7 @@ from collections.abc import Collection, Mapping, Sequence
 from cortex.ask.claim_words import MONTHS, WEEKDAY_NAMES
 from cortex.ask.focus import answers_kind, unmentioned
 from cortex.ask.question import Question, as_question
-from cortex.ask.specifics import Specific, specifics, strip_old_wording
+from cortex.ask.specifics import Specific, located, specifics, strip_old_wording
 from cortex.index.tokenize import STOPWORDS, tokenize
 from cortex.notes.blocks import sentences
 from cortex.notes.shown import visible
@@ -71,6 +73,14 @@ _MEASURES = (
     (re.compile(r"\bhow (?:tall|high|far|wide|deep)\b", re.I), {"mm", "cm", "m", "km", "in", "ft", "mi", "yd"}),
     (re.compile(r"\bhow heavy\b|\b(?:what|which) weight\b", re.I), {"mg", "g", "kg", "t", "lb", "oz", "st"}),
 )
+# "What year is my Citroën?" asks the thing's year, not the date of something done with it.
+_YEAR_OF = re.compile(r"\bwhat year (?:is|was|are|were)\b", re.I)
+_DONE = re.compile(
+    r"\b(?:bought|sold|purchased|acquired|got|moved|booked|paid|registered|imported|collected|inherited|"
+    r"rented|leased|insured|serviced|repaired|fitted|delivered|ordered)\b(?:\W+\w+){0,8}?\W+$",
+    re.I,
+)
+_YEAR = re.compile(r"(?<!\d)(?:1[89]|2[01])\d\d(?!\d)")
 _HOW_MANY = re.compile(r"\bhow many ([^\W\d_][\w-]*)", re.I)
 # "How many <things> do I own / does Nils have?": a count of the things held (the verb ends
 # the question; "has Nils read" is no holding).
@@ -173,6 +183,7 @@ def proving_sentence(
     valued = mine and bool(_WHAT_IS_MINE.search(text)) and wants is None
     why = bool(_WHY.search(text))
     counted = _HOW_MANY.search(text)
+    year_asked = re.search(r"\b(?:what|which) year\b", text, re.I)
     measure = next((units for rx, units in _MEASURES if rx.search(text)), None)
     dated = [x for x in specifics(text) if x.kind == "date" and x.key[2] is not None]
     numbered = _NUMBER_OF.search(text) if wants and "number" in wants else None
@@ -190,6 +201,10 @@ def proving_sentence(
         if why and not _REASON.search(shown):
             continue
         if measure and not any(x.kind == "amount" and x.key[1] in measure for x in specifics(shown)):
+            continue
+        if year_asked and not _YEAR.search(" ".join(s.text for s in specifics(shown) if s.kind in ("date", "number"))):
+            continue  # "what year" wants a year, not "Sunday mornings"
+        if _YEAR_OF.search(text) and _only_dates_of_deeds(shown):
             continue
         if dated and not any(_same_day(d, x) for d in dated for x in specifics(" ; ".join((shown, *names)))):
             continue
@@ -232,6 +247,14 @@ def disagree(one: str, other: str, wants: frozenset[str] | None) -> bool:
         if mine and theirs:
             return not any(_same_value(a, b) for a in mine for b in theirs)
     return False
+
+
+def _only_dates_of_deeds(shown: str) -> bool:
+    """Whether every date of the sentence is the date of something done ("Bought from a
+    farmer near Tuam, March 2024"): no year of the thing itself."""
+    work, found = located(shown)
+    dates = [a for a, _, x in found if x.kind == "date" or (x.kind == "number" and _YEAR.fullmatch(x.text))]
+    return bool(dates) and all(_DONE.search(work[:a]) for a in dates)
 
 
 def _same_day(asked: Specific, found: Specific) -> bool:

@@ -143,6 +143,10 @@ def test_visible_text_leaves_out_link_targets_paths_comments_and_tags() -> None:
         ("What electric bike do I have?", "Pump: Lezyne electric pump + spare tube.", ("My bike",), False),
         ("What electric bike do I have?", "I have a Riese electric bike.", ("My bike",), True),
         ("Which Python version is the default?", "Python 3.12 is the default.", (), True),
+        # "What year is <thing>" wants a year of the thing, not a weekday nor a date of a deed.
+        ("What year is my Vespa?", "Rides happen on the Vespa on Sunday mornings.", (), False),
+        ("What year is my Vespa?", "Bought the Vespa from a dealer in Cork, May 2023.", (), False),
+        ("What year is my Vespa?", "My Vespa is a 1979 P200E, bought in May 2023.", (), True),
         # A key word only in retired text is not in the note as it stands.
         (
             "When is the team offsite in Porto?",
