@@ -765,25 +765,26 @@ def _headed_elsewhere(answer: str, cells: list[Clause]) -> list[Conflict]:
     # A line in table form copies a row: its cells stand in their columns by place.
     prose = "\n".join(line for line in answer.splitlines() if not line.lstrip().startswith("|"))
     work, located_values = located(strip_old_wording(prose))
-    found = [f for f in located_values if any(_same_spec(f[2], v.spec) for c in cells for v in c.cell[1])]
+    found = [
+        (a, b, holders)
+        for a, b, spec in located_values
+        for holders in [[c for c in cells if any(_same_spec(spec, v.spec) for v in c.cell[1])]]
+        if holders
+    ]
     headings = keys_of(frozenset().union(*(c.heading_words for c in cells)))
-    bounds = [0, *(b for _, b, _ in found)]
+    ends = [0, *(b for _, b, _ in found)]
     starts = [a for a, _, _ in found] + [len(work)]
-    sides = []
-    for k, (a, b, spec) in enumerate(found):
-        before = keys_of(frozenset(tokenize(work[bounds[k] : a]))) & headings
-        after = keys_of(frozenset(tokenize(work[b : starts[k + 1]]))) & headings
-        holders = [c for c in cells if any(_same_spec(spec, v.spec) for v in c.cell[1])]
-        own = keys_of(frozenset().union(*(c.heading_words for c in holders))) if holders else frozenset()
-        sides.append((before, after, own, holders, work[bounds[k] : b]))
-    first = sum(bool(s[0]) for s in sides) - sum(bool(s[1]) for s in sides)
+    befores = [keys_of(frozenset(tokenize(work[ends[k] : a]))) & headings for k, (a, _, _) in enumerate(found)]
+    afters = [keys_of(frozenset(tokenize(work[b : starts[k + 1]]))) & headings for k, (_, b, _) in enumerate(found)]
+    first = sum(map(bool, befores)) - sum(map(bool, afters))
     if first == 0:
         return []  # no telling which side names a value's column
     out: list[Conflict] = []
-    for before, after, own, holders, said in sides:
-        near = before if first > 0 else after
-        if holders and near - own and not near & own:
-            out.append(Conflict("roles", " ".join(said.split()).strip(" ,;:"), holders[0].text))
+    for k, (_, b, holders) in enumerate(found):
+        near = befores[k] if first > 0 else afters[k]
+        own = keys_of(frozenset().union(*(c.heading_words for c in holders)))
+        if near - own and not near & own:
+            out.append(Conflict("roles", " ".join(work[ends[k] : b].split()).strip(" ,;:"), holders[0].text))
     return out
 
 

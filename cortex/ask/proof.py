@@ -73,7 +73,9 @@ _MEASURES = (
     (re.compile(r"\bhow (?:tall|high|far|wide|deep)\b", re.I), {"mm", "cm", "m", "km", "in", "ft", "mi", "yd"}),
     (re.compile(r"\bhow heavy\b|\b(?:what|which) weight\b", re.I), {"mg", "g", "kg", "t", "lb", "oz", "st"}),
 )
-# "What year is my Citroën?" asks the thing's year, not the date of something done with it.
+# "What year …" wants a year; "What year is my Citroën?" the thing's year, not the date of
+# something done with it.
+_WHAT_YEAR = re.compile(r"\b(?:what|which) year\b", re.I)
 _YEAR_OF = re.compile(r"\bwhat year (?:is|was|are|were)\b", re.I)
 _DONE = re.compile(
     r"\b(?:bought|sold|purchased|acquired|got|moved|booked|paid|registered|imported|collected|inherited|"
@@ -183,7 +185,11 @@ def proving_sentence(
     valued = mine and bool(_WHAT_IS_MINE.search(text)) and wants is None
     why = bool(_WHY.search(text))
     counted = _HOW_MANY.search(text)
-    year_asked = re.search(r"\b(?:what|which) year\b", text, re.I)
+    year_asked = bool(_WHAT_YEAR.search(text))
+    deeds = bool(_YEAR_OF.search(text))
+    past = bool(_PAST.search(text))
+    glossary = any(_GLOSSARY.search(n) for n in names)
+    about_someone = mine or bool(_NAMED_OWNER.search(text))
     measure = next((units for rx, units in _MEASURES if rx.search(text)), None)
     dated = [x for x in specifics(text) if x.kind == "date" and x.key[2] is not None]
     numbered = _NUMBER_OF.search(text) if wants and "number" in wants else None
@@ -193,7 +199,7 @@ def proving_sentence(
         shown = visible(raw)
         # A key word only in retired text ("(was: Hamburg)", "~~Hamburg~~") is not in the note
         # as it stands, unless the question asks about the past.
-        current = shown if _PAST.search(text) else _STRUCK.sub(" ", strip_old_wording(shown))
+        current = shown if past else _STRUCK.sub(" ", strip_old_wording(shown))
         if unmentioned(question, focus, [(current, names)]):
             continue
         if wants and not _has_value(raw if "url" in wants else shown, wants, counted.group(1) if counted else ""):
@@ -204,7 +210,7 @@ def proving_sentence(
             continue
         if year_asked and not _YEAR.search(" ".join(s.text for s in specifics(shown) if s.kind in ("date", "number"))):
             continue  # "what year" wants a year, not "Sunday mornings"
-        if _YEAR_OF.search(text) and _only_dates_of_deeds(shown):
+        if deeds and _only_dates_of_deeds(shown):
             continue
         if dated and not any(_same_day(d, x) for d in dated for x in specifics(" ; ".join((shown, *names)))):
             continue
@@ -222,9 +228,9 @@ def proving_sentence(
             continue
         if _another_head(shown, text, forms):
             continue
-        if mine and (_elsewhere(raw, shown, focus, forms) or any(_GLOSSARY.search(n) for n in names)):
+        if mine and (glossary or _elsewhere(raw, shown, focus, forms)):
             continue
-        if (mine or _NAMED_OWNER.search(text)) and _someone_else(shown, question, names):
+        if about_someone and _someone_else(shown, question, names):
             continue
         if valued and not _valued(shown, focus, forms):
             continue
@@ -387,7 +393,7 @@ def _describes(shown: str, focus: Sequence[str], forms: Mapping[str, frozenset[s
     return (
         len(words) >= 6
         and words[0][:1].islower()
-        and not any(c.isdigit() or w[:1].isupper() for w in words[:3] for c in w[:1] + w)
+        and not any(w[:1].isupper() or any(c.isdigit() for c in w) for w in words[:3])
     )
 
 

@@ -288,19 +288,12 @@ class _Found(TypedDict):
     lead_in: str
 
 
-# Words that introduce a code block as a pattern to copy rather than the owner's own text.
-_EXAMPLE = re.compile(
-    r"(?i)(?<![\w])(?:template|example|sample|skeleton|placeholder|boilerplate|fill (?:it |this |them )?in|"
-    r"format|layout|e\.g\.|for instance|copy (?:this|the|it))"
-)
-
-
-# A section or note given as a pattern to copy: "Trip template (copy for each trip)",
-# "Letter to school – example wording", a note in templates/.
-_TEMPLATE = re.compile(
-    r"(?i)(?<![\w])(?:templates?|examples?|samples?|skeleton|placeholders?|boilerplate|"
-    r"fill (?:it |this |them )?in|copy (?:this|for each|it))(?![\w])"
-)
+# Words that give a block as a pattern to copy rather than the owner's own text.
+_PATTERN_WORDS = r"templates?|examples?|samples?|skeleton|placeholders?|boilerplate|fill (?:it |this |them )?in"
+# A code block's section or lead-in ("Example config:", "in this format").
+_EXAMPLE = re.compile(rf"(?i)(?<![\w])(?:{_PATTERN_WORDS}|format|layout|e\.g\.|for instance|copy (?:this|the|it))")
+# A prose section or note given so: "Trip template (copy for each trip)", a note in templates/.
+_TEMPLATE = re.compile(rf"(?i)(?<![\w])(?:{_PATTERN_WORDS}|copy (?:this|for each|it))(?![\w])")
 
 
 def _code_kind(note: Note, block: Block) -> tuple[str, str]:
