@@ -41,6 +41,7 @@ passage as a lead, for the client's own model to read.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 
 from cortex.ask.claim_words import MONTHS, WEEKDAY_NAMES
@@ -133,12 +134,12 @@ _DEFINES = re.compile(
 # A glossary's entry: "**Blood pressure**: the force of the blood against the artery walls",
 # or a table's row "| eGFR | estimated glomerular filtration rate … |".
 _ENTRY = re.compile(r"^\W*(?:\*\*|__)?(?P<term>[^:*_|\n]{1,60}?)(?:\*\*|__)?\s*[:—–|]\s+(?P<rest>\S.*)$", re.S)
-# A question about a named person's thing: "When is Erik's birthday?".
-_NAMED_OWNER = re.compile(r"\b[A-Z][\w-]*['’]s\b")
+# A question about a named person's thing: "When is Erik's birthday?", "… Élodie's …".
+_NAMED_OWNER = re.compile(r"\b(?P<name>[^\W\d_][\w-]*)['’]s\b")
 # A sentence that opens with a person, then a comma, a bracket, a dash or "'s": "Nora, born
 # 2019 — …". Not a colon: "Goal: 20 books" is a label.
 _OPENS_WITH_NAME = re.compile(
-    r"^\W*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)?(?P<name>[A-Z][^\W\d_]+)(?:\s*[,(—–]|['’]s\b)"
+    r"^\W*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)?(?P<name>[^\W\d_]{2,})(?:\s*[,(—–]|['’]s\b)"
 )
 # A note or section of definitions: what it says of a thing is no value of the owner's.
 _GLOSSARY = re.compile(r"\b(?:glossary|definitions|abbreviations|acronyms|jargon|dictionary)\b", re.I)
@@ -189,7 +190,7 @@ def proving_sentence(
     deeds = bool(_YEAR_OF.search(text))
     past = bool(_PAST.search(text))
     glossary = any(_GLOSSARY.search(n) for n in names)
-    about_someone = mine or bool(_NAMED_OWNER.search(text))
+    about_someone = mine or any(m["name"][0].isupper() for m in _NAMED_OWNER.finditer(text))
     measure = next((units for rx, units in _MEASURES if rx.search(text)), None)
     dated = [x for x in specifics(text) if x.kind == "date" and x.key[2] is not None]
     numbered = _NUMBER_OF.search(text) if wants and "number" in wants else None
@@ -400,8 +401,8 @@ def _describes(shown: str, focus: Sequence[str], forms: Mapping[str, frozenset[s
 def _someone_else(shown: str, question: Question, names: Sequence[str]) -> bool:
     """Whether a sentence opens with a person neither the question nor the passage's names
     name ("Nora, born 2019 — birthday 9 February" in Erik's note): it is about that person."""
-    m = _OPENS_WITH_NAME.match(shown)
-    if m is None:
+    m = _OPENS_WITH_NAME.match(unicodedata.normalize("NFC", shown))  # "Élodie" written in NFD too
+    if m is None or not m["name"][0].isupper():
         return False
     name = m["name"].casefold()
     known = set(question.tokens) | set(tokenize(" ".join(names)))

@@ -112,6 +112,10 @@ def test_visible_text_leaves_out_link_targets_paths_comments_and_tags() -> None:
         ("When is Erik's birthday?", "- Nora, born 2019 — birthday 9 February", ("Erik Holt",), False),
         ("When is my birthday?", "Lena (my sister) has her birthday on 4 May.", (), False),
         ("When is Erik's birthday?", "- Erik, born 1958 — birthday 2 March", ("Erik Holt",), True),
+        # Names as people write them: accented, and in NFD as some editors save them.
+        ("When is Søren's birthday?", "- Élodie, born 2019 — birthday 9 February", ("Søren",), False),
+        ("When is Søren's birthday?", "- E\u0301lodie, born 2019 — birthday 9 February", ("Søren",), False),
+        ("When is Søren's birthday?", "- Søren, born 1958 — birthday 2 March", ("Søren",), True),
         ("How many books is Nils's goal?", "Goal: 20 books; at 14 by November.", (), True),
         # A glossary's table row, or any sentence of a glossary, answers no personal question.
         ("What is my HbA1c?", "| HbA1c | glycated haemoglobin, an average of blood sugar over weeks |", (), False),
