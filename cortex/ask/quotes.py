@@ -50,6 +50,7 @@ from typing import TypedDict
 
 from cortex.ask.normal_form import nfc_with_offsets, normalize_nfc
 from cortex.ask.replacement import Replacement, in_note, in_successor
+from cortex.ask.specifics import specifics
 from cortex.ask.stamps import CORRECTED, STRENGTH, SUPERSEDED, UNVERIFIED, VERIFIED, QuoteCheck, one_line
 from cortex.notes.blocks import Block, blocks_cached, blocks_of, normalize_pieces, normalize_shown, quote_forms
 from cortex.notes.note import Note
@@ -230,6 +231,34 @@ def _live_and_retired(occ: _Occurrence) -> tuple[str, str]:
     return " ".join("".join(live_chars).split()), " ".join("".join(retired_chars).split())
 
 
+# Where a sentence ends inside a block: ., ! or ? before a space (not after a lone capital or
+# a listed abbreviation such as "Dr"; `entail` reads the sentence the quote sits in).
+_SENTENCE_END = re.compile(r"(?<![A-Z])(?<!\b(?:Dr|Mr|Ms|St|Mt|vs|No|ca))(?<!\bMrs)[.!?](?=\s)")
+
+
+def _sentence_of(occ: _Occurrence) -> str:
+    """The live text of the sentence(s) of its block the match sits in: what the answer is
+    compared with, so a quote cut short of its sentence's "except in August" carries none of it."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(occ.norm)]
+    i = max([e for e in ends if e <= occ.i], default=0)
+    j = min([e for e in ends if e >= occ.j], default=len(occ.norm))
+    if (i, j) == (occ.i, occ.j):
+        return ""
+    return _live_and_retired(replace(occ, i=i, j=j))[0].strip()
+
+
+def _live_beside(live: str, retired: str) -> bool:
+    """Whether a quote holding a struck value also holds the value that replaced it
+    ("~~£612~~ £548", "~~Tuesday 4th~~ Thursday 6th"): a number, date, time or amount of the
+    struck text's kind stands in its live text. Such a quote verifies; the struck value stays
+    retired (`stamps.overall_stamp` refuses an answer that states it)."""
+    kinds = {s.kind for s in specifics(retired)} & _VALUES
+    return bool(kinds) and any(s.kind in kinds for s in specifics(live))
+
+
+_VALUES = frozenset({"number", "date", "time", "amount"})
+
+
 def _first_overlap(spans: tuple[tuple[int, int], ...], start: int, end: int) -> tuple[int, int] | None:
     """The first of `spans` (sorted, disjoint) sharing a char with [start, end), or None."""
     return next((s for s in spans if s[0] < end and s[1] > start), None)
@@ -286,6 +315,7 @@ class _Found(TypedDict):
     context: tuple[str, ...]
     code: str
     lead_in: str
+    sentence: str
 
 
 # Words that give a block as a pattern to copy rather than the owner's own text.
@@ -329,6 +359,7 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, su
         context=(note.title, *note.aliases, *block.heading_path),
         code=code,
         lead_in=lead_in,
+        sentence=unicodedata.normalize("NFC", _sentence_of(occ)),
     )
     where = f'{note.path} under "{block.heading}"' if block.heading else note.path
     after = f"; the current version is in {note.superseded_by}" if note.superseded_by else ""
@@ -359,7 +390,7 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, su
             **({**common, "old_claim": current} if current else common),
         )
     struck = _first_overlap(marks.struck, start, end)
-    if struck is not None:
+    if struck is not None and not _live_beside(common["quote"], common["retired_text"]):
         return QuoteCheck(
             SUPERSEDED,
             f"quote holds struck-through text of {where} ({_element(note.text, struck) or '~~…~~'} is retired text); "

@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from cortex.ask.claims import Conflict, contradictions
+from cortex.ask.entail import Derivation, derive
 from cortex.ask.normal_form import normalize_nfc
 from cortex.ask.specifics import Specific, specifics, strip_old_wording, supported, ungrounded
-from cortex.ask.wording import Unquoted, unquoted
 
 __all__ = [
     "BEYOND_QUOTES",
@@ -125,6 +125,9 @@ class QuoteCheck:
     # A code block's lead-in, the block before it ("I restart everything with:"): its words
     # say what the code does, so the answer's words are read under it as a cell's under its heading.
     lead_in: str = ""
+    # The live sentence of its block the quote sits in, when the quote is less than it: the
+    # answer is compared with the whole sentence (`entail.derive`), "" when they are one.
+    sentence: str = ""
 
 
 def one_line(text: str) -> str:
@@ -184,14 +187,15 @@ def _names_the_template(answer: str, quote: str) -> bool:
     return any(m.group().casefold() not in own for m in _ABOUT_EXAMPLE.finditer(answer))
 
 
-def _beyond(checks: list[QuoteCheck], answer: str, question: str) -> Unquoted:
-    """The answer's words its live quotes lack (`wording.unquoted`): a table cell's words read
-    under its column's heading, a code block's under its lead-in."""
+def _derived(checks: list[QuoteCheck], answer: str, question: str) -> Derivation:
+    """Whether the answer is its live quotes up to the safe edits (`entail.derive`): a table
+    cell's words read under its column's heading, a code block's under its lead-in, a name
+    from the quoted note's title, aliases or headings."""
     live = [c for c in checks if c.stamp in (VERIFIED, CORRECTED)]
     headings = [heading for c in checks for heading, _ in c.row] + [c.lead_in for c in live if c.lead_in]
     headings += [part for c in live if c.code in ("example", "template") for part in c.context]  # "the trip template"
-    contexts = [c.context for c in checks]
-    return unquoted(answer, [c.quote for c in live], question=question, contexts=contexts, headings=headings)
+    named = [part for c in checks for part in c.context]
+    return derive(answer, [c.sentence or c.quote for c in live], question=question, named=named, headings=headings)
 
 
 def overall_stamp(
@@ -249,9 +253,9 @@ def overall_stamp(
                 if found:
                     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
                     return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted} {stamp})")
-                beyond = _beyond(checks, answer, question)
-                if beyond:
-                    return BEYOND_QUOTES, one_line(f"{beyond.reason} ({quoted} {stamp})")
+                derived = _derived(checks, answer, question)
+                if not derived:
+                    return BEYOND_QUOTES, one_line(f"{derived.reason} [{derived.rule}] ({quoted} {stamp})")
             if not_in_brain_claimed:
                 reason += " (the reader also said the brain does not hold the answer)"
             return stamp, reason

@@ -1,0 +1,189 @@
+"""The verifier's rules as a named table: the safe edits an answer may make to its quotes
+and stay VERIFIED, the reasons it refuses, and the word lists each reads.
+
+`cortex.ask.entail` applies them; a stamp's reason names the rule that decided it. Each
+rule carries examples (quote, answer, question, VERIFIED or not) that run as tests
+(`tests/ask/test_entail.py`). Adding a rule is one entry here, its examples, and, if it
+needs a new kind of step, one function in `entail`.
+
+Constants only, no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["REFUSE", "RULES", "SAFE", "Rule"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule: its name, whether it keeps VERIFIED ("safe") or refuses it ("refuse"),
+    what it says in one line, and examples as (quote, answer, question, verified)."""
+
+    name: str
+    kind: str
+    says: str
+    examples: tuple[tuple[str, str, str, bool], ...]
+
+
+SAFE = (
+    Rule("same-word", "safe", "the same word, or another form of it in the same tense (lemmas: simplemma)", (
+        ("I bought two bags of flour", "You bought two bags of flour.", "", True),
+        ("My dogs sleep in the kitchen", "Your dogs sleep in the kitchen.", "", True),
+        ("I lived in Leeds for six years", "You live in Leeds.", "", False),
+    )),
+    Rule("synonym", "safe", "a word WordNet puts in one of the two commonest senses of the quote's word", (
+        ("The shop shuts at 17:00 on Sundays", "The shop closes at 17:00 on Sundays.", "", True),
+        ("Keep the starter in the fridge", "Keep the starter in the freezer.", "", False),
+    )),
+    Rule("person", "safe", "the owner's words said to the owner: I, my, we, our as you, your", (
+        ("My dentist is Dr Ahn", "Your dentist is Dr Ahn.", "", True),
+        ("I was in Porto in May", "You were in Porto in May.", "", True),
+    )),
+    Rule("number-form", "safe", "a number, date, time or amount in another spelling (3 / three, 2 hrs / two hours)", (
+        ("The course lasts three weeks", "The course lasts 3 weeks.", "", True),
+        ("The course lasts three weeks", "The course lasts 4 weeks.", "", False),
+    )),
+    Rule("empty-word", "safe", "an article, 'and', a present 'is/are' or a colon added or left out", (
+        ("Spare key: under the blue pot", "The spare key is under the blue pot.", "", True),
+    )),
+    Rule("framing", "safe", "words that frame the answer ('your notes say', 'yes')", (
+        ("The boiler was serviced in March 2025", "According to your notes, the boiler was serviced in March 2025.", "", True),
+    )),
+    Rule("question-words", "safe", "words of the question restated, or left out of the answer", (
+        ("Dr Ahn's surgery is open weekdays from 8 to 18", "Weekdays from 8 to 18.", "When is Dr Ahn's surgery open?", True),
+        ("The pool is open on Saturdays from 9 to 12", "From 9 to 12.", "When is the pool open?", False),
+    )),
+    Rule("context", "safe", "a name from the quoted note's title or headings, a word of a table's column heading", ()),
+    Rule("pronoun", "safe", "a pronoun for words the question names", (
+        ("The pharmacy opens at 9 on Sundays", "It opens at 9 on Sundays.", "When does the pharmacy open on Sundays?", True),
+    )),
+    Rule("whole-clause", "safe", "a whole sentence, a clause joined by ', and' / ', but' / ', which', or an aside in brackets left out", (
+        ("The bins go out on Tuesday. Recycling goes out every other Friday.", "The bins go out on Tuesday.", "", True),
+        ("Dr Ahn (my dentist) is on Quay Street", "Dr Ahn is on Quay Street.", "", True),
+        ("The bins go out on Tuesday (not in August)", "The bins go out on Tuesday.", "", False),
+    )),
+    Rule("reorder-clauses", "safe", "the answer's clauses in another order than the quote's", (
+        ("Ben walks the dog. Ana feeds the cat.", "Ana feeds the cat, and Ben walks the dog.", "", True),
+    )),
+    Rule("reorder-items", "safe", "two coordinated words swapped, where no word claims an order", (
+        ("We keep bees and chickens", "You keep chickens and bees.", "", True),
+    )),
+    Rule("copula-swap", "safe", "'X is Y' as 'Y is X', each side kept whole", (
+        ("Dr Ahn is my dentist", "Your dentist is Dr Ahn.", "", True),
+        ("Ben is taller than Ana", "Ana is taller than Ben.", "", False),
+    )),
+    Rule("voice", "safe", "passive as active and back, the agent after 'by' made the subject", (
+        ("The boiler is serviced by Hughes Heating every March", "Hughes Heating services the boiler every March.", "", True),
+        ("Anna lent Ben the ladder", "Ben lent Anna the ladder.", "", False),
+    )),
+    Rule("fronted-clause", "safe", "a fronted 'if' or 'when' clause moved behind its clause", (
+        ("If it rains, the match moves to Sunday", "The match moves to Sunday if it rains.", "", True),
+        ("If it rains, the match moves to Sunday", "The match moves to Sunday.", "", False),
+    )),
+)
+
+REFUSE = (
+    Rule("word-left-out", "refuse", "a word of the quote's claim the answer drops, which may restrict it", (
+        ("I usually cycle to work on Tuesdays", "You cycle to work on Tuesdays.", "", False),
+    )),
+    Rule("word-changed", "refuse", "a word of the quote replaced by one no safe edit makes of it", (
+        ("Roast the peppers for 20 minutes", "Roast the onions for 20 minutes.", "", False),
+    )),
+    Rule("word-moved", "refuse", "a word of the quote put in another part of the sentence", (
+        ("The spare key is under the blue pot by the back door", "The spare key is under the back pot by the blue door.", "", False),
+    )),
+    Rule("word-added", "refuse", "a word the quote does not hold and no safe edit adds", (
+        ("The gym opens at 6", "The gym always opens at 6.", "", False),
+    )),
+    Rule("too-long", "refuse", "an answer too long to align fails closed", ()),
+)
+
+RULES = {r.name: r for r in (*SAFE, *REFUSE)}
+
+# --- the word lists the rules read -----------------------------------------------------------
+
+# Marks the tokenizer keeps: a comma, a colon, brackets, a clause break ("|").
+MARKS = frozenset({",", ":", "(", ")", "|"})
+# Words whose adding or leaving out changes no claim (rule empty-word). "was" is not here:
+# a past state is no present one.
+EMPTY = frozenset("a an the and is are am be that".split()) | MARKS
+# The present copula and what stands for it ("Dentist: Dr Ahn").
+COPULA = frozenset({"is", "are", "am", "be", ":"})
+# The past copula: "was" and "were" are one word said to another person.
+PAST_COPULA = {"was": "was", "were": "was"}
+PASSIVE_AUX = frozenset("is are am be been being was were gets get got".split())
+# Where the agent after "by" ends in the voice rule.
+AGENT_END = frozenset("all as so because unless except only if and or but ≤ ≥ > < ~ in on at for from to with every each during until since before after when if , | ( ) :".split())
+# The owner's words said to the owner.
+PERSON = {
+    "i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
+    "we": "you", "us": "you", "our": "your", "ours": "yours", "ourselves": "yourselves",
+}  # fmt: skip
+PRONOUN = frozenset("it its they them their he him his she her this these those one".split())
+FRAMING = frozenset(
+    """according note notes brain say says said state states stated mention mentions mentioned write
+    writes wrote written record records recorded yes quote quoted per""".split()
+)
+# Words that restrict a claim: never added from the question, never dropped because the
+# question has them, and an aside holding one is no aside.
+RESTRICTS = frozenset(
+    """not no never none nothing nobody neither nor without except excluding unless only just
+    usually always often sometimes mostly generally rarely seldom occasionally normally typically
+    all every each both some any most many few several least more less fewer
+    if when whenever while once until till before after since during between within except
+    probably maybe perhaps possibly likely might may could should would must can will shall
+    about around approximately roughly nearly almost over under above below than
+    first last next previous former earlier later new old current currently still already yet
+    planned plan plans want wants hope hopes intend intends think thinks says said""".split()
+)
+# Function words: never matched to another word by sense (a word matches only itself).
+FUNCTION = frozenset(
+    """a an the and or but nor so yet for of in on at to from by with without about into onto
+    over under above below before after between through during until since than as if when
+    while because although though unless whether which who whom whose that this these those
+    there here it its they them their he him his she her we us our you your i me my not no""".split()
+)
+# A comma then one of these opens a clause of its own (rule whole-clause).
+CLAUSE_JOINS = frozenset("and but so while whereas although though which who yet plus".split())
+# "and"/"but" then one of these opens a clause with its own subject.
+NEW_SUBJECT = frozenset("the a an my his her their our its your i he she we they it there this".split())
+# A clause with one of these relates its coordinated parts together: none may be left out.
+COLLECTIVE = frozenset("between mix mixed mixing combine combined together both share shared shares compare".split())
+# A fronted clause opening with one of these may move behind its clause (rule fronted-clause).
+SUBORDINATE = frozenset("if when unless once after before while because since although though until whenever".split())
+# Words that claim an order: coordinated items around them are not swapped.
+ORDER = frozenset("then first second third last before after next followed finally".split())
+# A front phrase opening with one of these may move to the clause's end (rule fronted-clause).
+FRONTABLE = frozenset(
+    "on in at during every each by after before once under for from since until last next this except all ≤ ≥ > < ~".split()
+)
+# What joins the two ends of a span of numbers or dates ("6 to 9", "Monday through Thursday").
+SPAN_JOIN = frozenset("to through thru till until and – - —".split())
+# A bound said after its number, read as the bound before it ("£40 or more" is "≥ £40").
+POST_BOUNDS = (
+    (("at", "the", "latest"), "≤"), (("or", "earlier"), "≤"), (("or", "before"), "≤"), (("or", "less"), "≤"),
+    (("or", "fewer"), "≤"), (("or", "under"), "≤"), (("or", "younger"), "≤"),
+    (("or", "more"), "≥"), (("or", "over"), "≥"), (("and", "over"), "≥"), (("and", "up"), "≥"), (("or", "later"), "≥"),
+    (("at", "the", "earliest"), "≥"), (("and", "older"), "≥"), (("or", "older"), "≥"), (("or", "above"), "≥"),
+)  # fmt: skip
+
+# Phrases that say one thing in several ways, each read as one word: the meaning's name.
+# `True`: only right before a number, date, time or amount ("over 23 kg", not "over the bridge").
+PHRASES: dict[str, tuple[tuple[str, ...], bool]] = {
+    "≤": (("at most", "no more than", "not more than", "up to", "a maximum of", "maximum", "max", "no later than", "by"), True),
+    "≥": (("at least", "no less than", "not less than", "a minimum of", "minimum", "min", "no earlier than"), True),
+    ">": (("more than", "over", "above", "greater than", "higher than", "heavier than", "longer than", "older than"), True),
+    "<": (("less than", "fewer than", "under", "below", "lower than", "lighter than", "shorter than", "younger than"), True),
+    "~": (("about", "around", "approximately", "roughly", "~", "circa", "ca"), True),
+    "all": (("all of the", "all the", "all", "every", "each", "each of the"), False),
+    "most": (("most of the", "most of", "most"), False),
+    "some": (("some of the", "some of", "some"), False),
+    "except": (("except", "but not", "excluding", "apart from", "other than"), False),
+    "until": (("until", "till", "til", "up until", "up till"), False),
+}
+PHRASE_LIST = sorted(
+    ((tuple(p.split()), meaning, before) for meaning, (phrases, before) in PHRASES.items() for p in phrases),
+    key=lambda x: -len(x[0]),
+)

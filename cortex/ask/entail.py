@@ -1,0 +1,676 @@
+"""Whether an answer is its quotes, up to edits known to keep the truth: the gate of VERIFIED.
+
+The answer is aligned onto its quotes word by word, in order, clause by clause. Every
+difference must be one of the safe edits of `cortex.ask.edit_rules.SAFE` (a word's other
+form or a synonym, "my" for "your", a whole clause left out, clauses or two coordinated
+items reordered, passive for active, "X is Y" for "Y is X", the question's own words, ...).
+Any other difference (a word left out that is not empty, a word changed, added or moved)
+refuses VERIFIED, and `Derivation.reason` says which rule refused it, quoting both sides.
+
+This is built the other way round from a list of contradictions: an edit nobody has thought
+of is not among the safe ones, so it fails closed.
+
+Pure functions, no I/O; never raise on a str.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from cortex.ask import edit_rules as R
+from cortex.ask.lexicon import form_class, lemma, same_form, same_sense
+from cortex.ask.normal_form import normalize_nfc
+from cortex.ask.specifics import Specific, located, strip_old_wording, supported
+from cortex.notes.shown import visible
+
+__all__ = ["Derivation", "Tok", "derive", "tokens", "units"]
+
+# The subject an agentless passive leaves unsaid: it stands for any words before the verb.
+AGENT = "*agent*"
+# What a clause may consist of and claim nothing ("Yes.", "According to your notes:").
+_NO_CLAIM = frozenset({"empty-word", "framing"})
+# Answers longer than this many tokens are not aligned: they fail closed.
+MAX_TOKENS = 400
+_NUMERIC = frozenset({"date", "time", "amount", "number"})
+_TOKEN = re.compile(
+    r"(?P<w>[^\W_]+(?:['’][^\W_]+)*)|(?P<p>[;:,()|]|[.!?](?=\s|$)|\s[-–—]\s|\n)",
+)
+_CONTRACTED = {
+    "isn't": ["is", "not"], "aren't": ["are", "not"], "wasn't": ["was", "not"], "weren't": ["were", "not"],
+    "don't": ["do", "not"], "doesn't": ["does", "not"], "didn't": ["did", "not"], "can't": ["can", "not"],
+    "won't": ["will", "not"], "wouldn't": ["would", "not"], "couldn't": ["could", "not"],
+    "shouldn't": ["should", "not"], "haven't": ["have", "not"], "hasn't": ["has", "not"],
+    "hadn't": ["had", "not"], "mustn't": ["must", "not"], "cannot": ["can", "not"],
+    "let's": ["let", "us"],
+}  # fmt: skip
+_CLITIC = {"re": "are", "ve": "have", "ll": "will", "m": "am", "d": "would"}
+_FOOTNOTE = re.compile(r"\[\^[^\]\s]{1,40}\]")
+_IS_BEFORE = frozenset("it that there here what who where when he she this".split())
+
+
+@dataclass(frozen=True)
+class Tok:
+    """One word of a text as the gate compares it: `key` is the casefolded word, "§" for a
+    number, date, time or amount (`spec`), "," or ":" for the marks the rules read."""
+
+    text: str
+    key: str
+    spec: Specific | None = None
+    tense: str = ""  # set on a verb the voice rule made active: its tense class
+
+
+@dataclass
+class Unit:
+    """A stretch of a quote that states a claim of its own: a sentence, a clause joined to
+    it by ", and" / ", but" / ", which" ..., or an aside in brackets. `droppable`: the
+    answer may leave it out whole (rule `whole-clause`)."""
+
+    toks: list[Tok]
+    droppable: bool
+    source: int  # which quote
+
+
+@dataclass
+class Derivation:
+    """The gate's verdict: `ok`, else the rule that refused and its reason."""
+
+    ok: bool
+    rule: str = ""
+    reason: str = ""
+    used: list[str] = field(default_factory=list)  # the safe edits the derivation took
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+def tokens(text: str) -> list[Tok]:
+    """The words and marks of `text` as the gate reads them: contractions opened ("isn't"
+    -> "is not"), a possessive "'s" a word of its own, each number, date, time or amount one
+    token, names and identifiers as words."""
+    work, found = located(_FOOTNOTE.sub("", visible(strip_old_wording(normalize_nfc(text)))))
+    spans = [(s, e, spec) for s, e, spec in found if spec.kind in _NUMERIC]
+    out: list[Tok] = []
+    pos = 0
+    for s, e, spec in [*spans, (len(work), len(work), None)]:
+        if s < pos:
+            continue
+        out += _words(work[pos:s])
+        if spec is not None:
+            out.append(Tok(work[s:e], "§", spec))
+        pos = e
+    return _ranges(_phrases(_do_support(_clitic_s(out))))
+
+
+def _clitic_s(toks: list[Tok]) -> list[Tok]:
+    """A possessive "'s" before a participle, "-ing", "been", "not" or a preposition is "is"
+    or "has" ("the starter's kept", "Mum's staying", "Dr Okafor's been my GP")."""
+    out = list(toks)
+    for k, t in enumerate(toks[:-1]):
+        if t.key != "'s":
+            continue
+        nxt = toks[k + 1].key
+        if nxt in ("been", "got"):
+            out[k] = Tok(t.text, "has")
+        elif nxt in R.FUNCTION or nxt in R.RESTRICTS or form_class(nxt) not in ("plain",) or toks[k + 1].spec:
+            out[k] = Tok(t.text, "is")
+    return out
+
+
+def _ranges(toks: list[Tok]) -> list[Tok]:
+    """A span of two numbers or dates said any way ("from 6 to 9", "between 6 and 9", "6–9",
+    "Monday through Thursday") as the two alone, and a bound after its number ("£40 or
+    more", "by 10:00 at the latest") before it: the claims check compares both."""
+    out: list[Tok] = []
+    k = 0
+    while k < len(toks):
+        t = toks[k]
+        if t.key in ("from", "between") and k + 3 < len(toks) and toks[k + 1].spec and toks[k + 2].key in R.SPAN_JOIN and toks[k + 3].spec:
+            k += 1
+            continue
+        if t.key in R.SPAN_JOIN and out and out[-1].spec and k + 1 < len(toks) and toks[k + 1].spec:
+            k += 1
+            continue
+        if t.spec is not None:
+            for words, meaning in R.POST_BOUNDS:
+                n = len(words)
+                if tuple(x.key for x in toks[k + 1 : k + 1 + n]) == words:
+                    if not (out and out[-1].key == meaning):
+                        out.append(Tok(" ".join(x.text for x in toks[k + 1 : k + 1 + n]), meaning))
+                    out.append(t)
+                    k += 1 + n
+                    break
+            else:
+                out.append(t)
+                k += 1
+            continue
+        out.append(t)
+        k += 1
+    return out
+
+
+def _phrases(toks: list[Tok]) -> list[Tok]:
+    """Each phrase of `edit_rules.PHRASES` as one word, its meaning's name ("no more than"
+    and "at most" are both "≤"), where the rule's context holds (a bound before a number)."""
+    out: list[Tok] = []
+    i = 0
+    while i < len(toks):
+        for words, meaning, before_number in R.PHRASE_LIST:
+            n = len(words)
+            if tuple(t.key for t in toks[i : i + n]) == words and (
+                not before_number or (i + n < len(toks) and toks[i + n].spec is not None)
+            ):
+                out.append(Tok(" ".join(t.text for t in toks[i : i + n]), meaning))
+                i += n
+                break
+        else:
+            out.append(toks[i])
+            i += 1
+    return out
+
+
+def _do_support(toks: list[Tok]) -> list[Tok]:
+    """"does (not) cover" as "(not) cover", "did (not) cover" as "(not) covered": the
+    auxiliary's tense moves onto the verb, so it compares with the verb said plainly."""
+    out: list[Tok] = []
+    for i, t in enumerate(toks):
+        if t.key in ("do", "does", "did") and i + 1 < len(toks):
+            k = i + 2 if toks[i + 1].key == "not" else i + 1
+            if k < len(toks) and toks[k].key.isalpha() and toks[k].key not in R.FUNCTION and form_class(toks[k].key) == "plain":
+                continue
+        prev = [x.key for x in toks[max(0, i - 2) : i]]
+        if t.key.isalpha() and t.key not in R.FUNCTION and ("did" in prev[-1:] or prev == ["did", "not"]):
+            out.append(Tok(t.text, t.key, tense="past"))
+            continue
+        out.append(t)
+    return out
+
+
+def _words(text: str) -> list[Tok]:
+    out: list[Tok] = []
+    for m in _TOKEN.finditer(text):
+        if m.group("p"):
+            mark = m.group("p").strip() or "\n"
+            out.append(Tok(mark, {"(": "(", ")": ")", ",": ",", ":": ":", "~": "~"}.get(mark, "|")))
+            continue
+        raw = m.group("w").replace("’", "'")
+        low = raw.casefold()
+        if low in _CONTRACTED:
+            out += [Tok(raw, k) for k in _CONTRACTED[low]]
+            continue
+        if low.endswith("n't"):
+            out += [Tok(raw, low[:-3]), Tok(raw, "not")]
+            continue
+        head, _, tail = low.rpartition("'")
+        if head and tail == "s":
+            out += [Tok(raw[: len(head)], head), Tok("'s", "is" if head in _IS_BEFORE else "'s")]
+        elif head and tail in _CLITIC:
+            out += [Tok(raw, head), Tok(raw, _CLITIC[tail])]
+        else:
+            out += [Tok(raw, part) for part in re.split(r"['-]", low) if part]
+    return out
+
+
+def units(text: str, source: int = 0) -> list[Unit]:
+    """The claims of a quote: its sentences, each cut at a clause joined by a comma and a
+    joining word (", and", ", but", ", which"), at a bracketed aside, and at "and"/"but"
+    before a new subject. Conditions ("if", "unless", "only when") stay with their clause."""
+    out: list[Unit] = []
+    cur: list[Tok] = []
+    cur_drop = True
+    aside: list[Tok] | None = None
+
+    def close(drop: bool) -> None:
+        nonlocal cur
+        if any(t.key not in R.MARKS for t in cur):
+            out.append(Unit(cur, drop, source))
+        cur = []
+
+    toks = tokens(text)
+    for i, t in enumerate(toks):
+        nxt = toks[i + 1].key if i + 1 < len(toks) else ""
+        if aside is not None:
+            if t.key == ")":
+                keep = any(a.spec or a.key in R.RESTRICTS for a in aside)
+                if keep:
+                    cur += aside
+                else:
+                    out.append(Unit(aside, True, source))
+                aside = None
+            else:
+                aside.append(t)
+            continue
+        if t.key == "(":
+            aside = []
+        elif t.key == "|":
+            close(cur_drop)
+            cur_drop = True
+        elif t.key == "," and nxt in R.CLAUSE_JOINS:
+            close(cur_drop)
+            cur_drop = True
+        elif t.key in ("and", "but") and nxt in R.NEW_SUBJECT and len(cur) >= 2 and not _collective(toks):
+            close(cur_drop)
+            cur_drop = True
+            cur.append(t)
+        else:
+            cur.append(t)
+    if aside:
+        cur += aside
+    close(cur_drop)
+    return out
+
+
+def _collective(toks: list[Tok]) -> bool:
+    return any(t.key in R.COLLECTIVE for t in toks)
+
+
+# --- comparing two words ------------------------------------------------------------------
+
+
+def _same(a: Tok, q: Tok) -> str:
+    """The safe edit that makes answer word `a` quote word `q`, or "" when none does."""
+    if a.spec is not None or q.spec is not None:
+        if a.spec is not None and q.spec is not None and a.spec.kind == q.spec.kind:
+            return "number-form" if supported(a.spec, q.text, [q.spec]) else ""
+        return ""
+    if a.key == q.key and not (a.tense or q.tense):
+        return "same-word"
+    if a.key in R.COPULA and q.key in R.COPULA:
+        return "same-word"
+    if R.PERSON.get(q.key) == a.key or R.PERSON.get(a.key) == q.key:
+        return "person"
+    if R.PAST_COPULA.get(a.key) == R.PAST_COPULA.get(q.key) is not None:
+        return "person"  # "I was" -> "you were"
+    if a.tense or q.tense:
+        ta = a.tense or form_class(a.key)
+        tq = q.tense or form_class(q.key)
+        ta, tq = ("past" if ta not in ("plain", "ing") else ta), ("past" if tq not in ("plain", "ing") else tq)
+        if ta == tq and (lemma(a.key) == lemma(q.key) or same_sense(lemma(a.key), lemma(q.key))):
+            return "voice"
+        return ""
+    if not (a.key.isalpha() and q.key.isalpha()) or a.key in R.FUNCTION or q.key in R.FUNCTION:
+        return ""
+    if same_form(a.key, q.key):
+        return "same-word"
+    if same_sense(a.key, q.key):
+        return "synonym"
+    return ""
+
+
+# --- aligning -----------------------------------------------------------------------------
+
+
+@dataclass
+class _Ctx:
+    """What the answer may add besides the quote: the question's words, the quoted notes'
+    titles and headings (names), a table's column headings (any word)."""
+
+    asked: frozenset[str]
+    named: frozenset[str]
+    headed: frozenset[str]
+
+
+def _addable(t: Tok, ctx: _Ctx, capital: bool) -> str:
+    """The safe edit that lets the answer add word `t`, or ""."""
+    k = t.key
+    if k == AGENT:
+        return "voice"
+    if k in R.MARKS or k in R.EMPTY:
+        return "empty-word"
+    if k in R.FRAMING:
+        return "framing"
+    if k in R.PRONOUN:
+        return "pronoun"
+    if t.spec is None and k not in R.RESTRICTS and k not in R.FUNCTION:
+        if lemma(k) in ctx.asked or k in ctx.asked:
+            return "question-words"
+        if lemma(k) in ctx.headed:
+            return "context"
+        if capital and lemma(k) in ctx.named:
+            return "context"
+    return ""
+
+
+def _droppable(t: Tok, ctx: _Ctx) -> str:
+    """The safe edit that lets the answer leave out quote word `t`, or ""."""
+    k = t.key
+    if k in R.MARKS or k in R.EMPTY:
+        return "empty-word"
+    if t.spec is None and k not in R.RESTRICTS and (lemma(k) in ctx.asked or k in ctx.asked):
+        return "question-words"
+    return ""
+
+
+def _excused(rule: str, t: Tok, other: list[Tok], answer_side: bool) -> bool:
+    """Whether `rule` excuses word `t`: the question's or the context's words only when the
+    other side does not hold the word itself."""
+    if not rule:
+        return False
+    if rule not in ("question-words", "context"):
+        return True
+    return not any(_same_cached(t, o) if answer_side else _same_cached(o, t) for o in other)
+
+
+@dataclass
+class _Aligned:
+    cost: int
+    matches: int
+    pairs: list[tuple[int, int, str]]  # (answer index, quote index, rule)
+
+
+def _align(ans: list[Tok], quote: list[Tok], ctx: _Ctx, caps: list[bool]) -> _Aligned:
+    """The order-keeping alignment of `ans` onto `quote` with the fewest unaccounted words
+    (then the most matches): an LCS under `_same`."""
+    n, m = len(ans), len(quote)
+    # The question's words excuse a word only where the other side lacks it: a word both
+    # sides hold is aligned, or it has moved.
+    add = [0 if _excused(_addable(ans[i], ctx, caps[i]), ans[i], quote, True) else 1 for i in range(n)]
+    drop = [0 if _excused(_droppable(quote[j], ctx), quote[j], ans, False) else 1 for j in range(m)]
+    inf = (1 << 30, 0)
+    best = [[inf] * (m + 1) for _ in range(n + 1)]
+    best[n][m] = (0, 0)
+    for i in range(n, -1, -1):
+        for j in range(m, -1, -1):
+            if i == n and j == m:
+                continue
+            options = []
+            if i < n:
+                c, k = best[i + 1][j]
+                options.append((c + add[i], k))
+            if j < m:
+                c, k = best[i][j + 1]
+                options.append((c + drop[j], k))
+            if i < n and j < m and _same_cached(ans[i], quote[j]):
+                c, k = best[i + 1][j + 1]
+                options.append((c, k - 1))
+            if i < n and j < m and ans[i].key == AGENT and _agent_word(quote[j]):  # an agent left unsaid
+                options.append(best[i][j + 1])
+            best[i][j] = min(options)
+    pairs: list[tuple[int, int, str]] = []
+    i = j = 0
+    while i < n or j < m:
+        here = best[i][j]
+        if i < n and j < m and (rule := _same_cached(ans[i], quote[j])) and best[i + 1][j + 1] == (here[0], here[1] + 1):
+            pairs.append((i, j, rule))
+            i, j = i + 1, j + 1
+        elif i < n and best[i + 1][j] == (here[0] - add[i], here[1]):
+            i += 1
+        else:
+            if i < n and ans[i].key == AGENT and j < m and _agent_word(quote[j]) and best[i][j + 1] == here:
+                pairs.append((i, j, "voice"))
+            j += 1
+    return _Aligned(best[0][0][0], -best[0][0][1], pairs)
+
+
+def _agent_word(t: Tok) -> bool:
+    """A word an unsaid agent may stand for: no auxiliary, modal, restriction or number."""
+    return t.spec is None and t.key not in R.PASSIVE_AUX and t.key not in R.RESTRICTS and t.key not in R.MARKS
+
+
+_SAME_CACHE: dict[tuple[Tok, Tok], str] = {}
+
+
+def _same_cached(a: Tok, q: Tok) -> str:
+    key = (a, q)
+    if key not in _SAME_CACHE:
+        if len(_SAME_CACHE) > 50_000:
+            _SAME_CACHE.clear()
+        _SAME_CACHE[key] = _same(a, q)
+    return _SAME_CACHE[key]
+
+
+# --- the variants the reordering rules allow ------------------------------------------------
+# A variant is the clause's words as (index in the clause, word) in their new order; a word
+# of the clause a variant leaves out ("by", the auxiliary of a passive) is accounted for.
+
+_Var = list[tuple[int, Tok]]
+
+
+def _voice_active(v: _Var) -> _Var | None:
+    """"X is serviced by Y …" as "Y service X …" (the verb keeps the auxiliary's tense)."""
+    for k, (_, t) in enumerate(v):
+        if t.key not in R.PASSIVE_AUX:
+            continue
+        p = k + 1
+        if p < len(v) and v[p][1].key.endswith("ly"):
+            p += 1
+        if p + 1 >= len(v) or v[p + 1][1].key != "by" or form_class(v[p][1].key) in ("plain", "ing"):
+            continue
+        end = p + 2
+        while end < len(v) and v[end][1].key not in R.AGENT_END and v[end][1].spec is None:
+            end += 1
+        if end == p + 2:
+            return None
+        tense = "past" if t.key in R.PAST_COPULA else "plain"
+        verb = (v[p][0], Tok(v[p][1].text, v[p][1].key, tense=tense))
+        return v[p + 2 : end] + [verb] + v[:k] + v[end:]
+    return None
+
+
+def _agentless_active(v: _Var) -> _Var | None:
+    """"Pets are not allowed in the flat" as "<someone> not allow pets in the flat", and
+    "Biscuit is given her tablet" as "give Biscuit her tablet": the passive with no "by"."""
+    for k, (_, t) in enumerate(v):
+        if t.key not in R.PASSIVE_AUX or k == 0:
+            continue
+        p = k + 1
+        neg = []
+        while p < len(v) and (v[p][1].key in ("not", "never") or v[p][1].key.endswith("ly")):
+            neg.append(v[p])
+            p += 1
+        if p >= len(v) or form_class(v[p][1].key) in ("plain", "ing") or not v[p][1].key.isalpha():
+            continue
+        if v[p][1].key in R.FUNCTION or any(x.key == "by" for _, x in v[p:]):
+            return None
+        tense = "past" if t.key in R.PAST_COPULA else "plain"
+        verb = (v[p][0], Tok(v[p][1].text, v[p][1].key, tense=tense))
+        return [(-1, Tok("", AGENT))] + neg + [verb] + v[:k] + v[p + 1 :]
+    return None
+
+
+def _front_moved(v: _Var) -> list[_Var]:
+    """A phrase at the clause's front ("On Sundays, …", "In May …", "Every 90 days, …") moved
+    to its end: up to its comma, else each of its first 2 to 4 words."""
+    if not v or not (v[0][1].key in R.FRONTABLE or v[0][1].spec is not None):
+        return []
+    comma = next((k for k, (_, t) in enumerate(v[:8]) if t.key == ","), None)
+    if comma is not None and 0 < comma < len(v) - 1:
+        return [v[comma + 1 :] + v[:comma]]
+    return [v[k:] + v[:k] for k in range(2, min(5, len(v) - 1))]
+
+
+def _halves_swapped(v: _Var) -> _Var | None:
+    """"A …, and B …" as "B … and A …": the two clauses around the one "and" or ";" of a
+    sentence, where no word claims an order."""
+    at = [k for k, (_, t) in enumerate(v) if t.key in ("and", ";")]
+    if len(at) != 1 or any(t.key in R.ORDER for _, t in v):
+        return None
+    k = at[0]
+    left = v[:k] if v[k - 1][1].key != "," else v[: k - 1]
+    return v[k + 1 :] + [v[k]] + left
+
+
+def _copula_swapped(v: _Var) -> _Var | None:
+    """"X is Y" as "Y is X": the two sides of the clause's one copula, each kept whole."""
+    at = [k for k, (_, t) in enumerate(v) if t.key in R.COPULA or t.key in R.PAST_COPULA]
+    if len(at) != 1 or at[0] in (0, len(v) - 1):
+        return None
+    k = at[0]
+    return v[k + 1 :] + [v[k]] + v[:k]
+
+
+def _fronted(v: _Var) -> _Var | None:
+    """"If A, B" as "B if A": a fronted condition or time clause moved behind its clause."""
+    if not v or v[0][1].key not in R.SUBORDINATE:
+        return None
+    comma = next((k for k, (_, t) in enumerate(v) if t.key == ","), None)
+    if comma is None or comma == len(v) - 1:
+        return None
+    return v[comma + 1 :] + v[:comma]
+
+
+def _items_swapped(v: _Var) -> list[_Var]:
+    """"A and B" as "B and A", one coordinated word each side, where no word of the clause
+    claims an order."""
+    if any(t.key in R.ORDER for _, t in v):
+        return []
+    return [
+        v[: k - 1] + [v[k + 1], v[k], v[k - 1]] + v[k + 2 :]
+        for k, (_, t) in enumerate(v)
+        if t.key in ("and", "or") and 0 < k < len(v) - 1
+    ]
+
+
+def _variants(toks: list[Tok]) -> list[tuple[_Var, str]]:
+    """The clause as written, and as each reordering rule may say it."""
+    plain: _Var = list(enumerate(toks))
+    out: list[tuple[_Var, str]] = [(plain, "")]
+    makers = (
+        (_voice_active, "voice"), (_agentless_active, "voice"), (_copula_swapped, "copula-swap"),
+        (_fronted, "fronted-clause"), (_halves_swapped, "reorder-clauses"),
+    )  # fmt: skip
+    for make, rule in makers:
+        v = make(plain)
+        if v is not None:
+            out.append((v, rule))
+    out += [(v, "fronted-clause") for v in _front_moved(plain)]
+    out += [(v, "reorder-items") for v in _items_swapped(plain)]
+    more = []
+    for v, rule in out[1:]:  # one reordering on top of another: "On Sundays, X is Y-ed"
+        for make, rule2 in makers[:2]:
+            w = make(v)
+            if w is not None:
+                more.append((w, f"{rule}+{rule2}"))
+    return (out + more)[:14]
+
+
+# --- the gate -----------------------------------------------------------------------------
+
+
+def _clauses(text: str) -> list[tuple[list[Tok], list[bool]]]:
+    """The answer's clauses (cut as `units` cuts a quote), each with which words were
+    written with a capital."""
+    out = []
+    for u in units(text):
+        toks = [t for t in u.toks if t.key not in ("(", ")")]
+        caps = [t.text[:1].isupper() for t in toks]
+        out.append((toks, caps))
+    return out
+
+
+def _keys(text: str) -> frozenset[str]:
+    return frozenset(k for t in tokens(text) for k in (t.key, lemma(t.key)) if t.spec is None)
+
+
+# A lead-in that frames the answer ("According to your notes, …"), left out before aligning.
+_FRAME = re.compile(
+    r"(?i)^\s*(?:(?:yes|yep|right)\b[,.!]?\s*)?(?:(?:according to|from|per|based on) (?:your|the|my) (?:notes?|brain)"
+    r"|(?:your|the) notes? (?:says?|say|shows?|states?|mentions?)(?: that)?|you (?:wrote|noted|recorded)(?: that)?)[,:]?\s*"
+)
+
+
+def derive(
+    answer: str,
+    quotes: Sequence[str],
+    *,
+    question: str = "",
+    named: Sequence[str] = (),
+    headings: Sequence[str] = (),
+) -> Derivation:
+    """Whether `answer` follows from `quotes` by the safe edits (`edit_rules.SAFE`): each
+    answer clause aligned in order onto one quote claim (or two, either order), every answer
+    word matched or addable, every word of a quote claim the answer uses matched or empty,
+    and every claim it does not use a whole clause of its own. `named`: the quoted notes'
+    titles, aliases and headings (a capitalised name may come from them); `headings`: a
+    quoted table row's column headings (any of their words may)."""
+    if not isinstance(answer, str) or not answer.strip():
+        return Derivation(True)
+    ctx = _Ctx(_keys(question) - R.FUNCTION, _keys(" ".join(named)), _keys(" ".join(headings)))
+    claims = [u for i, q in enumerate(quotes) if isinstance(q, str) for u in units(q, i)]
+    answer = _FRAME.sub("", answer, count=1)
+    answer_clauses = [c for c in _clauses(answer) if any(_addable(t, ctx, False) not in _NO_CLAIM for t in c[0])]
+    if not answer_clauses:
+        return Derivation(True, used=["framing"])
+    if sum(len(t) for t, _ in answer_clauses) > MAX_TOKENS or not claims:
+        return Derivation(False, "too-long" if claims else "word-added", "the answer is too long to compare with its quotes" if claims else "no quote to compare with")
+    candidates: list[list[int]] = [[i] for i in range(len(claims))]
+    # Two claims of one quote, next to each other, may make one answer clause, in either order.
+    for a in range(len(claims) - 1):
+        if claims[a].source == claims[a + 1].source:
+            candidates += [[a, a + 1], [a + 1, a]]
+    used: dict[int, set[int]] = {}
+    rules: list[str] = []
+    problems: list[tuple[int, str, str, str]] = []  # (answer clause, rule, reason), in answer order
+    for ci, (toks, caps) in enumerate(answer_clauses):
+        best = None
+        for cand in candidates:
+            quote = [t for u in cand for t in claims[u].toks]
+            owner = [(u, k) for u in cand for k in range(len(claims[u].toks))]
+            qvars = _variants(quote) if len(cand) == 1 else [(list(enumerate(quote)), "")]
+            for qv, qrule in qvars:
+                for av, arule in _variants(toks):
+                    if qrule and arule:
+                        continue
+                    a_toks = [t for _, t in av]
+                    a_caps = [caps[i] for i, _ in av]
+                    got = _align(a_toks, [t for _, t in qv], ctx, a_caps)
+                    score = (got.cost, -got.matches, len(cand))
+                    if best is None or score < best[0]:
+                        best = (score, cand, got, a_toks, a_caps, qv, owner, qrule or arule)
+        assert best is not None
+        _, cand, got, a_toks, a_caps, qv, owner, vrule = best
+        if vrule:
+            rules.append(vrule)
+        rules += [r for _, _, r in got.pairs]
+        matched_a = {i for i, _, _ in got.pairs}
+        matched_q = {j for _, j, _ in got.pairs}
+        present = {qv[j][0] for j in range(len(qv))}
+        for u in cand:
+            used.setdefault(u, set())
+        for j in matched_q:
+            u, k = owner[qv[j][0]]
+            used[u].add(k)
+        for i in range(len(owner)):
+            if i not in present:  # left out by the reordering rule itself ("by")
+                u, k = owner[i]
+                used[u].add(k)
+        q_toks = [t for _, t in qv]
+        free = [i not in matched_a and _excused(_addable(a_toks[i], ctx, a_caps[i]), a_toks[i], q_toks, True) for i in range(len(a_toks))]
+        added = [a_toks[i] for i in range(len(a_toks)) if i not in matched_a and not free[i]]
+        rules += [_addable(a_toks[i], ctx, a_caps[i]) for i in range(len(a_toks)) if free[i]]
+        left = [qv[j][1] for j in range(len(qv)) if j not in matched_q and not _excused(_droppable(qv[j][1], ctx), qv[j][1], a_toks, False)]
+        if added:
+            problems.append(_added_reason(ci, added, left, [t for _, t in qv]))
+    said = [t for toks, _ in answer_clauses for t in toks]
+    for u, seen in used.items():
+        left = [t for k, t in enumerate(claims[u].toks) if k not in seen and not _excused(_droppable(t, ctx), t, said, False)]
+        if left:
+            problems.append((len(answer_clauses), "word-left-out", f"the answer leaves out '{_said(left)}'", ""))
+    unused = [u for u in range(len(claims)) if u not in used]
+    for u in unused:
+        if not claims[u].droppable:
+            problems.append((len(answer_clauses), "word-left-out", f"the answer leaves out '{_said(claims[u].toks)}'", ""))
+        else:
+            rules.append("whole-clause")
+    if problems:
+        problems.sort(key=lambda p: p[0])
+        _, rule, reason, _ = problems[0]
+        return Derivation(False, rule, reason, sorted(set(rules)))
+    return Derivation(True, used=sorted(set(rules)))
+
+
+def _said(toks: Sequence[Tok]) -> str:
+    words = [t.text for t in toks if t.key not in R.MARKS]
+    shown = " ".join(words[:8])
+    return shown + (" …" if len(words) > 8 else "")
+
+
+def _added_reason(ci: int, added: list[Tok], left: list[Tok], quote: list[Tok]) -> tuple[int, str, str, str]:
+    """Why answer words no safe edit accounts for refuse VERIFIED: moved, changed or added."""
+    moved = [a for a in added if any(_same_cached(a, q) for q in quote)]
+    if moved:
+        return (ci, "word-moved", f"the answer puts '{moved[0].text}' in another part of the sentence than the quote does", "")
+    if left:
+        return (ci, "word-changed", f"the quote says '{_said(left)}', the answer '{_said(added)}'", "")
+    return (ci, "word-added", f"the answer says '{_said(added)}', which the quote does not", "")

@@ -1,0 +1,157 @@
+"""Word forms and sameness of meaning, from well-kept sources, in one place.
+
+Two questions the verifier asks of two words, and nothing else:
+
+* `same_form(a, b)`: is one a form of the other ("bought" of "buy", "dogs" of "dog")?
+  Lemmas come from simplemma's English dictionary. A verb's tense is kept apart: "lived" is
+  not "lives" (`form_class`), since a past state is no present one.
+* `same_sense(a, b)`: do the two mean the same here? Yes only when WordNet puts both in one
+  synset that is among the two commonest senses of each ("shut" and "close", "car" and
+  "automobile"), never when they are merely related (a sibling, a part, an antonym share no
+  synset). WordNet is read from its own database files (Princeton WordNet 3.0, Debian's
+  `wordnet-base`, `WORDNET_DIR` to point elsewhere) by binary search, so nothing loads up
+  front. Without the database, only same forms count: the verifier fails closed.
+
+Pure functions over read-only files; never raise on a str.
+"""
+
+from __future__ import annotations
+
+import functools
+import mmap
+import os
+from pathlib import Path
+
+import simplemma
+
+__all__ = ["form_class", "lemma", "same_form", "same_sense", "wordnet_dir"]
+
+# The commonest senses of a word that its synonyms are read from: the first sense alone
+# missed "shut" for "closed"; three admitted "live" for "hot".
+SENSES = 2
+_POS = ("noun", "verb", "adj", "adv")
+_SEARCH = (Path("/usr/share/wordnet"), Path("/usr/local/share/wordnet"), Path("/opt/homebrew/share/wordnet"))
+
+
+@functools.lru_cache(maxsize=65536)
+def lemma(word: str) -> str:
+    """The English lemma of a casefolded word ("bought" -> "buy"); the word itself when it
+    has none, or has letters of another script."""
+    if not word.isascii() or not word.isalpha():
+        return word
+    try:
+        return str(simplemma.lemmatize(word, lang="en")).casefold()
+    except Exception:  # the dictionary failed to load: fall back on the word itself
+        return word
+
+
+def form_class(word: str) -> str:
+    """Which form of its word a word is: "plain" (the word itself, a plural or a verb's -s),
+    "ing", "past" (-ed), or the irregular form itself ("bought", "mice"). Two forms of a word
+    are the same statement only in the same class: "lives" and "live" are; "lived" and
+    "lives" are not, since a past state is no present one."""
+    base = lemma(word)
+    if word == base or (word.endswith("s") and base in (word[:-1], word[:-2], word[:-3] + "y")):
+        return "plain"
+    if word.endswith("ing"):
+        return "ing"
+    if word.endswith("ed") or word in _irregular_pasts():
+        return "past"
+    return word
+
+
+@functools.lru_cache(maxsize=1)
+def _irregular_pasts() -> frozenset[str]:
+    """The irregular verb forms WordNet lists ("bought", "went"), less the -s and -ing ones."""
+    place = wordnet_dir()
+    try:
+        lines = (place / "verb.exc").read_text(encoding="utf-8").splitlines() if place else []
+    except OSError:
+        return frozenset()
+    return frozenset(w for line in lines if (w := line.split(" ", 1)[0]) and not w.endswith(("s", "ing")))
+
+
+def same_form(a: str, b: str) -> bool:
+    """Whether two casefolded words are forms of one word in the same class (`form_class`)."""
+    if a == b:
+        return True
+    return lemma(a) == lemma(b) and form_class(a) == form_class(b)
+
+
+def same_sense(a: str, b: str) -> bool:
+    """Whether WordNet holds two casefolded words to mean the same in one of the commonest
+    senses of each (`SENSES`), in the same tense; False without WordNet."""
+    if a == b:
+        return True
+    if form_class(a) != form_class(b):
+        return False
+    la, lb = lemma(a), lemma(b)
+    if la == lb:
+        return True
+    return bool(_synsets(la) & _synsets(lb))
+
+
+def wordnet_dir() -> Path | None:
+    """The WordNet database folder in use, or None when there is none (fail closed)."""
+    given = os.environ.get("WORDNET_DIR")
+    for place in [Path(given)] if given else list(_SEARCH):
+        if all((place / f"index.{pos}").is_file() for pos in _POS):
+            return place
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _files() -> dict[str, mmap.mmap] | None:
+    place = wordnet_dir()
+    if place is None:
+        return None
+    out = {}
+    try:
+        for pos in _POS:
+            with (place / f"index.{pos}").open("rb") as index:
+                out[pos] = mmap.mmap(index.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError:
+        return None
+    return out
+
+
+def _index_line(index: mmap.mmap, word: bytes) -> bytes | None:
+    """The index line of `word` by binary search (index files are sorted, licence lines first)."""
+    lo, hi = 0, len(index)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        start = index.rfind(b"\n", 0, mid) + 1
+        end = index.find(b"\n", start)
+        end = len(index) if end == -1 else end
+        line = index[start:end]
+        key = line.split(b" ", 1)[0]
+        if line.startswith(b"  "):  # the licence at the top sorts first
+            lo = end + 1
+        elif key == word:
+            return line
+        elif key < word:
+            lo = end + 1
+        else:
+            hi = start
+    return None
+
+
+@functools.lru_cache(maxsize=32768)
+def _synsets(word: str) -> frozenset[tuple[str, int]]:
+    """The commonest `SENSES` synsets of `word` in each part of speech, as (pos, offset)."""
+    files = _files()
+    if files is None or not word or " " in word:
+        return frozenset()
+    out: set[tuple[str, int]] = set()
+    for pos, index in files.items():
+        line = _index_line(index, word.encode())
+        if line is None:
+            continue
+        fields = line.split()
+        try:
+            pointers = int(fields[3])
+            offsets = fields[6 + pointers :]
+        except (IndexError, ValueError):
+            continue
+        out |= {(pos, int(o)) for o in offsets[:SENSES]}
+    return frozenset(out)
