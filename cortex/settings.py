@@ -303,6 +303,13 @@ class Settings:
     allowed_origins: list[str] = setting(
         "CORTEX_ALLOWED_ORIGINS", "extra allowed Origin values, comma-separated", read=words, many=True
     )
+    retired_statuses: list[str] = setting(
+        "CORTEX_RETIRED_STATUSES",
+        "frontmatter `status` words of your own that retire a note, comma-separated (superseded, retracted, "
+        "deprecated, archived and obsolete always do; any other status leaves a note live)",
+        read=words,
+        many=True,
+    )
     anthropic_key: str | None = setting("ANTHROPIC_API_KEY", "enables the model reader")
     reader_model: str = setting("CORTEX_READER_MODEL", "the reader model", "claude-sonnet-4-5")
     pack_bytes: int = setting("CORTEX_PACK_BYTES", "the ask pack's byte budget", 60_000, read=whole(1))

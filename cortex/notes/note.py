@@ -8,6 +8,8 @@ on the other notes' paths: that is `cortex.notes.links`.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import os
 import re
 import unicodedata
 from collections.abc import Callable
@@ -80,8 +82,22 @@ class _UniqueKeysLoader(_SafeLoader):  # type: ignore[misc, valid-type]
         return super().construct_mapping(node, deep=deep)
 
 
-RETIRED_STATUSES = frozenset({"superseded", "retracted"})
-STATUSES = frozenset({"current", "superseded", "retracted", "draft"})
+# A `status` that retires its note; any other value is the owner's own workflow ("active",
+# "done", "evergreen", "seedling") and leaves the note live. The owner adds words of their
+# own with CORTEX_RETIRED_STATUSES (`retired_statuses`).
+RETIRED_STATUSES = frozenset({"superseded", "retracted", "deprecated", "archived", "obsolete"})
+STATUSES = frozenset({"current", "draft"}) | RETIRED_STATUSES
+
+
+@functools.lru_cache(maxsize=8)
+def _extra_statuses(raw: str) -> frozenset[str]:
+    return frozenset(w.strip().lower() for w in raw.replace(";", ",").split(",") if w.strip())
+
+
+def retired_statuses() -> frozenset[str]:
+    """The statuses that retire a note: `RETIRED_STATUSES` and the owner's own words
+    (CORTEX_RETIRED_STATUSES, comma-separated)."""
+    return RETIRED_STATUSES | _extra_statuses(os.environ.get("CORTEX_RETIRED_STATUSES", ""))
 
 # Frontmatter bigger than this is treated as body, not parsed: a YAML bomb or a
 # pasted blob should never cost more than a bounded parse.
@@ -173,7 +189,7 @@ class Note:
     def retired_reason(self, today: dt.date) -> str | None:
         """Why the whole note is retired on `today`, or None when it is live. A note that
         names its successor (`superseded_by`) is retired whatever its status says."""
-        if self.status in RETIRED_STATUSES:
+        if self.status in retired_statuses():
             reason = f"status: {self.status}"
             if self.superseded_by:
                 reason += f" (superseded by {self.superseded_by})"
@@ -561,9 +577,8 @@ def parse_note(path: str, text: str) -> Note:
     status = str(meta.get("status") or default).strip().lower()
     warnings: list[str] = []
     unknown: list[str] = [error] if error else []
-    if status not in STATUSES:
-        warnings.append(f"unknown status {status!r}, read as current")
-        unknown.append(f"status {status!r} is not one of {', '.join(sorted(STATUSES))}")
+    if not status or len(status) > 40 or "\n" in status:
+        unknown.append(f"status {status[:40]!r} is not a word")
         status = "current"
     superseded_by = meta.get("superseded_by")
     if superseded_by is not None and not isinstance(superseded_by, str):
