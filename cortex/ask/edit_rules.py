@@ -157,7 +157,7 @@ SUBORDINATE = frozenset("if when unless once after before while because since al
 ORDER = frozenset("then first second third last before after next followed finally".split())
 # A front phrase opening with one of these may move to the clause's end (rule fronted-clause).
 FRONTABLE = frozenset(
-    "on in at during every each by after before once under for from since until last next this except all ≤ ≥ > < ~".split()
+    "on in at during every each by after before under for from since until last next this except all ≤ ≥ > < ~".split()
 )
 # What joins the two ends of a span of numbers or dates ("6 to 9", "Monday through Thursday").
 SPAN_JOIN = frozenset("to through thru till until and – - —".split())

@@ -261,6 +261,18 @@ def units(text: str, source: int = 0) -> list[Unit]:
     return out
 
 
+def restricted_rest(sentence: str, quote: str) -> bool:
+    """Whether the rest of `sentence` outside `quote`, in the quote's own clause, holds a word
+    that restricts it ("The bins go out on Tuesday, except in August"): then the quote alone
+    is no claim of the note's, and the answer is compared with the whole sentence."""
+    at = sentence.find(quote)
+    if at < 0:
+        return True
+    rest = units(f"{sentence[:at]} zzquotezz {sentence[at + len(quote):]}")
+    mark = next((u for u in rest if any(t.key == "zzquotezz" for t in u.toks)), None)
+    return mark is None or any(t.key in R.RESTRICTS for t in mark.toks)
+
+
 def _collective(toks: list[Tok]) -> bool:
     return any(t.key in R.COLLECTIVE for t in toks)
 
@@ -472,12 +484,17 @@ def _agentless_active(v: _Var) -> _Var | None:
 def _front_moved(v: _Var) -> list[_Var]:
     """A phrase at the clause's front ("On Sundays, …", "In May …", "Every 90 days, …") moved
     to its end: up to its comma, else each of its first 2 to 4 words."""
-    if not v or not (v[0][1].key in R.FRONTABLE or v[0][1].spec is not None):
+    if not v or v[0][1].key not in R.FRONTABLE:
         return []
     comma = next((k for k, (_, t) in enumerate(v[:8]) if t.key == ","), None)
-    if comma is not None and 0 < comma < len(v) - 1:
-        return [v[comma + 1 :] + v[:comma]]
-    return [v[k:] + v[:k] for k in range(2, min(5, len(v) - 1))]
+    cuts = [comma] if comma is not None and 0 < comma < len(v) - 1 else list(range(2, min(5, len(v) - 1)))
+    out = []
+    for cut in cuts:  # the phrase put behind the clause, or inside it before any word
+        front, rest = v[:cut], v[cut + 1 :] if cut == comma else v[cut:]
+        if sum(t.key not in R.EMPTY for _, t in front) < 2:
+            continue  # one word is no phrase: moving it is rule word-moved
+        out += [rest[:at] + front + rest[at:] for at in range(len(rest), 0, -1) if len(rest) <= 30]
+    return out
 
 
 def _halves_swapped(v: _Var) -> _Var | None:
@@ -497,6 +514,8 @@ def _copula_swapped(v: _Var) -> _Var | None:
     if len(at) != 1 or at[0] in (0, len(v) - 1):
         return None
     k = at[0]
+    if form_class(v[k + 1][1].key) not in ("plain",) and v[k + 1][1].spec is None:
+        return None  # "is booked", "is staying": an auxiliary, not a copula
     return v[k + 1 :] + [v[k]] + v[:k]
 
 
@@ -542,7 +561,7 @@ def _variants(toks: list[Tok]) -> list[tuple[_Var, str]]:
             w = make(v)
             if w is not None:
                 more.append((w, f"{rule}+{rule2}"))
-    return (out + more)[:14]
+    return out + more[:6]
 
 
 # --- the gate -----------------------------------------------------------------------------
@@ -600,6 +619,7 @@ def derive(
         if claims[a].source == claims[a + 1].source:
             candidates += [[a, a + 1], [a + 1, a]]
     used: dict[int, set[int]] = {}
+    order: dict[int, list[tuple[int, int]]] = {}  # per claim: (answer clause, word) aligned
     rules: list[str] = []
     problems: list[tuple[int, str, str, str]] = []  # (answer clause, rule, reason), in answer order
     for ci, (toks, caps) in enumerate(answer_clauses):
@@ -631,6 +651,7 @@ def derive(
         for j in matched_q:
             u, k = owner[qv[j][0]]
             used[u].add(k)
+            order.setdefault(u, []).append((ci, k))
         for i in range(len(owner)):
             if i not in present:  # left out by the reordering rule itself ("by")
                 u, k = owner[i]
@@ -642,6 +663,14 @@ def derive(
         left = [qv[j][1] for j in range(len(qv)) if j not in matched_q and not _excused(_droppable(qv[j][1], ctx), qv[j][1], a_toks, False)]
         if added:
             problems.append(_added_reason(ci, added, left, [t for _, t in qv]))
+    for u, seen_at in order.items():  # one claim said over two answer clauses keeps its order
+        spans = {}
+        for ci, k in seen_at:
+            lo, hi = spans.get(ci, (k, k))
+            spans[ci] = (min(lo, k), max(hi, k))
+        ranges = [spans[ci] for ci in sorted(spans)]
+        if any(a[1] > b[0] for a, b in zip(ranges, ranges[1:])):
+            problems.append((len(answer_clauses), "word-moved", f"the answer says '{_said(claims[u].toks)}' in another order", ""))
     said = [t for toks, _ in answer_clauses for t in toks]
     for u, seen in used.items():
         left = [t for k, t in enumerate(claims[u].toks) if k not in seen and not _excused(_droppable(t, ctx), t, said, False)]

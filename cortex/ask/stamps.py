@@ -32,12 +32,13 @@ Pure functions, no I/O, never raise.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from enum import StrEnum
 
 from cortex.ask.claims import Conflict, contradictions
-from cortex.ask.entail import Derivation, derive
+from cortex.ask.entail import Derivation, derive, restricted_rest
 from cortex.ask.normal_form import normalize_nfc
 from cortex.ask.specifics import Specific, specifics, strip_old_wording, supported, ungrounded
 
@@ -130,6 +131,13 @@ class QuoteCheck:
     sentence: str = ""
 
 
+# What a refused answer's reason tells the client's model, so it can answer again and be verified.
+HOW_TO_VERIFY = (
+    "to be VERIFIED, say what the quote says in its own words: other forms of a word, synonyms, "
+    "leaving out whole clauses and reordering clauses are fine"
+)
+
+
 def one_line(text: str) -> str:
     """Reasons are one line: quoted wording from a note may carry line breaks."""
     return " ".join(text.split()) if len(text.splitlines()) > 1 else text
@@ -195,7 +203,16 @@ def _derived(checks: list[QuoteCheck], answer: str, question: str) -> Derivation
     headings = [heading for c in checks for heading, _ in c.row] + [c.lead_in for c in live if c.lead_in]
     headings += [part for c in live if c.code in ("example", "template") for part in c.context]  # "the trip template"
     named = [part for c in checks for part in c.context]
-    return derive(answer, [c.sentence or c.quote for c in live], question=question, named=named, headings=headings)
+    # Each quote is read alone, unless its sentence goes on, in the quote's clause, with a word
+    # that restricts it ("…, except in August"); then, and as a second reading, the sentence.
+    readings = [[c.quote] if not c.sentence else [c.sentence] if restricted_rest(c.sentence, c.quote) else [c.quote, c.sentence] for c in live]
+    first = None
+    for chosen in itertools.islice(itertools.product(*readings), 8):
+        got = derive(answer, list(chosen), question=question, named=named, headings=headings)
+        if got:
+            return got
+        first = first or got
+    return first or derive(answer, [], question=question)
 
 
 def overall_stamp(
@@ -255,7 +272,9 @@ def overall_stamp(
                     return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted} {stamp})")
                 derived = _derived(checks, answer, question)
                 if not derived:
-                    return BEYOND_QUOTES, one_line(f"{derived.reason} [{derived.rule}] ({quoted} {stamp})")
+                    return BEYOND_QUOTES, one_line(
+                        f"{derived.reason} (rule {derived.rule}; {quoted} {stamp}); {HOW_TO_VERIFY}"
+                    )
             if not_in_brain_claimed:
                 reason += " (the reader also said the brain does not hold the answer)"
             return stamp, reason

@@ -49,7 +49,7 @@ def test_day_of_judges_a_sha_on_today_and_a_time_on_its_own_day(world):
 def test_a_claim_expired_since_the_sha_is_not_current_at_that_sha(world):
     brain, asker, sha, at = world
     cites = [{"path": "notes/roof.md", "quote": QUOTE}]
-    answer = "The roofer offered 2,400 EUR."
+    answer = "The roofer offered to fix the north slope for 2,400 EUR."
     assert asker.verify(answer, cites, as_of=sha)["stamp"] == "VERIFIED"
     at(20)  # the offer ran out on the 10th: verifying at the SHA a client read does not revive it
     reply = asker.verify(answer, cites, as_of=sha)
