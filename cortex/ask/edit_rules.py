@@ -28,75 +28,183 @@ class Rule:
 
 
 SAFE = (
-    Rule("same-word", "safe", "the same word, or another form of it in the same tense (lemmas: simplemma)", (
-        ("I bought two bags of flour", "You bought two bags of flour.", "", True),
-        ("My dogs sleep in the kitchen", "Your dogs sleep in the kitchen.", "", True),
-        ("I lived in Leeds for six years", "You live in Leeds.", "", False),
-    )),
-    Rule("synonym", "safe", "a word WordNet puts in one of the two commonest senses of the quote's word", (
-        ("The shop shuts at 17:00 on Sundays", "The shop closes at 17:00 on Sundays.", "", True),
-        ("Keep the starter in the fridge", "Keep the starter in the freezer.", "", False),
-    )),
-    Rule("person", "safe", "the owner's words said to the owner: I, my, we, our as you, your", (
-        ("My dentist is Dr Ahn", "Your dentist is Dr Ahn.", "", True),
-        ("I was in Porto in May", "You were in Porto in May.", "", True),
-    )),
-    Rule("number-form", "safe", "a number, date, time or amount in another spelling (3 / three, 2 hrs / two hours)", (
-        ("The course lasts three weeks", "The course lasts 3 weeks.", "", True),
-        ("The course lasts three weeks", "The course lasts 4 weeks.", "", False),
-    )),
-    Rule("empty-word", "safe", "an article, 'and', a present 'is/are' or a colon added or left out", (
-        ("Spare key: under the blue pot", "The spare key is under the blue pot.", "", True),
-    )),
-    Rule("framing", "safe", "words that frame the answer ('your notes say', 'yes')", (
-        ("The boiler was serviced in March 2025", "According to your notes, the boiler was serviced in March 2025.", "", True),
-    )),
-    Rule("question-words", "safe", "words of the question restated, or left out of the answer", (
-        ("Dr Ahn's surgery is open weekdays from 8 to 18", "Weekdays from 8 to 18.", "When is Dr Ahn's surgery open?", True),
-        ("The pool is open on Saturdays from 9 to 12", "From 9 to 12.", "When is the pool open?", False),
-    )),
+    Rule(
+        "same-word",
+        "safe",
+        "the same word, or another form of it in the same tense (lemmas: simplemma)",
+        (
+            ("I bought two bags of flour", "You bought two bags of flour.", "", True),
+            ("My dogs sleep in the kitchen", "Your dogs sleep in the kitchen.", "", True),
+            ("I lived in Leeds for six years", "You live in Leeds.", "", False),
+        ),
+    ),
+    Rule(
+        "synonym",
+        "safe",
+        "a word WordNet puts in one of the two commonest senses of the quote's word",
+        (
+            ("The shop shuts at 17:00 on Sundays", "The shop closes at 17:00 on Sundays.", "", True),
+            ("Keep the starter in the fridge", "Keep the starter in the freezer.", "", False),
+        ),
+    ),
+    Rule(
+        "person",
+        "safe",
+        "the owner's words said to the owner: I, my, we, our as you, your",
+        (
+            ("My dentist is Dr Ahn", "Your dentist is Dr Ahn.", "", True),
+            ("I was in Porto in May", "You were in Porto in May.", "", True),
+        ),
+    ),
+    Rule(
+        "number-form",
+        "safe",
+        "a number, date, time or amount in another spelling (3 / three, 2 hrs / two hours)",
+        (
+            ("The course lasts three weeks", "The course lasts 3 weeks.", "", True),
+            ("The course lasts three weeks", "The course lasts 4 weeks.", "", False),
+        ),
+    ),
+    Rule(
+        "empty-word",
+        "safe",
+        "an article, 'and', a present 'is/are' or a colon added or left out",
+        (("Spare key: under the blue pot", "The spare key is under the blue pot.", "", True),),
+    ),
+    Rule(
+        "framing",
+        "safe",
+        "words that frame the answer ('your notes say', 'yes')",
+        (
+            (
+                "The boiler was serviced in March 2025",
+                "According to your notes, the boiler was serviced in March 2025.",
+                "",
+                True,
+            ),
+        ),
+    ),
+    Rule(
+        "question-words",
+        "safe",
+        "words of the question restated, or left out of the answer",
+        (
+            (
+                "Dr Ahn's surgery is open weekdays from 8 to 18",
+                "Weekdays from 8 to 18.",
+                "When is Dr Ahn's surgery open?",
+                True,
+            ),
+            ("The pool is open on Saturdays from 9 to 12", "From 9 to 12.", "When is the pool open?", False),
+        ),
+    ),
     Rule("context", "safe", "a name from the quoted note's title or headings, a word of a table's column heading", ()),
-    Rule("pronoun", "safe", "a pronoun for words the question names", (
-        ("The pharmacy opens at 9 on Sundays", "It opens at 9 on Sundays.", "When does the pharmacy open on Sundays?", True),
-    )),
-    Rule("whole-clause", "safe", "a whole sentence, a clause joined by ', and' / ', but' / ', which', or an aside in brackets left out", (
-        ("The bins go out on Tuesday. Recycling goes out every other Friday.", "The bins go out on Tuesday.", "", True),
-        ("Dr Ahn (my dentist) is on Quay Street", "Dr Ahn is on Quay Street.", "", True),
-        ("The bins go out on Tuesday (not in August)", "The bins go out on Tuesday.", "", False),
-    )),
-    Rule("reorder-clauses", "safe", "the answer's clauses in another order than the quote's", (
-        ("Ben walks the dog. Ana feeds the cat.", "Ana feeds the cat, and Ben walks the dog.", "", True),
-    )),
-    Rule("reorder-items", "safe", "two coordinated words swapped, where no word claims an order", (
-        ("We keep bees and chickens", "You keep chickens and bees.", "", True),
-    )),
-    Rule("copula-swap", "safe", "'X is Y' as 'Y is X', each side kept whole", (
-        ("Dr Ahn is my dentist", "Your dentist is Dr Ahn.", "", True),
-        ("Ben is taller than Ana", "Ana is taller than Ben.", "", False),
-    )),
-    Rule("voice", "safe", "passive as active and back, the agent after 'by' made the subject", (
-        ("The boiler is serviced by Hughes Heating every March", "Hughes Heating services the boiler every March.", "", True),
-        ("Anna lent Ben the ladder", "Ben lent Anna the ladder.", "", False),
-    )),
-    Rule("fronted-clause", "safe", "a fronted 'if' or 'when' clause moved behind its clause", (
-        ("If it rains, the match moves to Sunday", "The match moves to Sunday if it rains.", "", True),
-        ("If it rains, the match moves to Sunday", "The match moves to Sunday.", "", False),
-    )),
+    Rule(
+        "pronoun",
+        "safe",
+        "a pronoun for words the question names",
+        (
+            (
+                "The pharmacy opens at 9 on Sundays",
+                "It opens at 9 on Sundays.",
+                "When does the pharmacy open on Sundays?",
+                True,
+            ),
+        ),
+    ),
+    Rule(
+        "whole-clause",
+        "safe",
+        "a whole sentence, a clause joined by ', and' / ', but' / ', which', or an aside in brackets left out",
+        (
+            (
+                "The bins go out on Tuesday. Recycling goes out every other Friday.",
+                "The bins go out on Tuesday.",
+                "",
+                True,
+            ),
+            ("Dr Ahn (my dentist) is on Quay Street", "Dr Ahn is on Quay Street.", "", True),
+            ("The bins go out on Tuesday (not in August)", "The bins go out on Tuesday.", "", False),
+        ),
+    ),
+    Rule(
+        "reorder-clauses",
+        "safe",
+        "the answer's clauses in another order than the quote's",
+        (("Ben walks the dog. Ana feeds the cat.", "Ana feeds the cat, and Ben walks the dog.", "", True),),
+    ),
+    Rule(
+        "reorder-items",
+        "safe",
+        "two coordinated words swapped, where no word claims an order",
+        (("We keep bees and chickens", "You keep chickens and bees.", "", True),),
+    ),
+    Rule(
+        "copula-swap",
+        "safe",
+        "'X is Y' as 'Y is X', each side kept whole",
+        (
+            ("Dr Ahn is my dentist", "Your dentist is Dr Ahn.", "", True),
+            ("Ben is taller than Ana", "Ana is taller than Ben.", "", False),
+        ),
+    ),
+    Rule(
+        "voice",
+        "safe",
+        "passive as active and back, the agent after 'by' made the subject",
+        (
+            (
+                "The boiler is serviced by Hughes Heating every March",
+                "Hughes Heating services the boiler every March.",
+                "",
+                True,
+            ),
+            ("Anna lent Ben the ladder", "Ben lent Anna the ladder.", "", False),
+        ),
+    ),
+    Rule(
+        "fronted-clause",
+        "safe",
+        "a fronted 'if' or 'when' clause moved behind its clause",
+        (
+            ("If it rains, the match moves to Sunday", "The match moves to Sunday if it rains.", "", True),
+            ("If it rains, the match moves to Sunday", "The match moves to Sunday.", "", False),
+        ),
+    ),
 )
 
 REFUSE = (
-    Rule("word-left-out", "refuse", "a word of the quote's claim the answer drops, which may restrict it", (
-        ("I usually cycle to work on Tuesdays", "You cycle to work on Tuesdays.", "", False),
-    )),
-    Rule("word-changed", "refuse", "a word of the quote replaced by one no safe edit makes of it", (
-        ("Roast the peppers for 20 minutes", "Roast the onions for 20 minutes.", "", False),
-    )),
-    Rule("word-moved", "refuse", "a word of the quote put in another part of the sentence", (
-        ("The spare key is under the blue pot by the back door", "The spare key is under the back pot by the blue door.", "", False),
-    )),
-    Rule("word-added", "refuse", "a word the quote does not hold and no safe edit adds", (
-        ("The gym opens at 6", "The gym always opens at 6.", "", False),
-    )),
+    Rule(
+        "word-left-out",
+        "refuse",
+        "a word of the quote's claim the answer drops, which may restrict it",
+        (("I usually cycle to work on Tuesdays", "You cycle to work on Tuesdays.", "", False),),
+    ),
+    Rule(
+        "word-changed",
+        "refuse",
+        "a word of the quote replaced by one no safe edit makes of it",
+        (("Roast the peppers for 20 minutes", "Roast the onions for 20 minutes.", "", False),),
+    ),
+    Rule(
+        "word-moved",
+        "refuse",
+        "a word of the quote put in another part of the sentence",
+        (
+            (
+                "The spare key is under the blue pot by the back door",
+                "The spare key is under the back pot by the blue door.",
+                "",
+                False,
+            ),
+        ),
+    ),
+    Rule(
+        "word-added",
+        "refuse",
+        "a word the quote does not hold and no safe edit adds",
+        (("The gym opens at 6", "The gym always opens at 6.", "", False),),
+    ),
     Rule("too-long", "refuse", "an answer too long to align fails closed", ()),
 )
 
@@ -115,7 +223,10 @@ COPULA = frozenset({"is", "are", "am", "be", ":"})
 PAST_COPULA = {"was": "was", "were": "was"}
 PASSIVE_AUX = frozenset("is are am be been being was were gets get got".split())
 # Where the agent after "by" ends in the voice rule.
-AGENT_END = frozenset("all as so because unless except only if and or but ≤ ≥ > < ~ in on at for from to with every each during until since before after when if , | ( ) :".split())
+AGENT_END = frozenset(
+    "all as so because unless except only if and or but ≤ ≥ > < ~ in on "
+    "at for from to with every each during until since before after when if , | ( ) :".split()
+)
 # The owner's words said to the owner.
 PERSON = {
     "i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
@@ -172,10 +283,19 @@ POST_BOUNDS = (
 # Phrases that say one thing in several ways, each read as one word: the meaning's name.
 # `True`: only right before a number, date, time or amount ("over 23 kg", not "over the bridge").
 PHRASES: dict[str, tuple[tuple[str, ...], bool]] = {
-    "≤": (("at most", "no more than", "not more than", "up to", "a maximum of", "maximum", "max", "no later than", "by"), True),
+    "≤": (
+        ("at most", "no more than", "not more than", "up to", "a maximum of", "maximum", "max", "no later than", "by"),
+        True,
+    ),
     "≥": (("at least", "no less than", "not less than", "a minimum of", "minimum", "min", "no earlier than"), True),
-    ">": (("more than", "over", "above", "greater than", "higher than", "heavier than", "longer than", "older than"), True),
-    "<": (("less than", "fewer than", "under", "below", "lower than", "lighter than", "shorter than", "younger than"), True),
+    ">": (
+        ("more than", "over", "above", "greater than", "higher than", "heavier than", "longer than", "older than"),
+        True,
+    ),
+    "<": (
+        ("less than", "fewer than", "under", "below", "lower than", "lighter than", "shorter than", "younger than"),
+        True,
+    ),
     "~": (("about", "around", "approximately", "roughly", "~", "circa", "ca"), True),
     "all": (("all of the", "all the", "all", "every", "each", "each of the"), False),
     "most": (("most of the", "most of", "most"), False),

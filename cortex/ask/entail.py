@@ -126,7 +126,13 @@ def _ranges(toks: list[Tok]) -> list[Tok]:
     k = 0
     while k < len(toks):
         t = toks[k]
-        if t.key in ("from", "between") and k + 3 < len(toks) and toks[k + 1].spec and toks[k + 2].key in R.SPAN_JOIN and toks[k + 3].spec:
+        if (
+            t.key in ("from", "between")
+            and k + 3 < len(toks)
+            and toks[k + 1].spec
+            and toks[k + 2].key in R.SPAN_JOIN
+            and toks[k + 3].spec
+        ):
             k += 1
             continue
         if t.key in R.SPAN_JOIN and out and out[-1].spec and k + 1 < len(toks) and toks[k + 1].spec:
@@ -171,13 +177,18 @@ def _phrases(toks: list[Tok]) -> list[Tok]:
 
 
 def _do_support(toks: list[Tok]) -> list[Tok]:
-    """"does (not) cover" as "(not) cover", "did (not) cover" as "(not) covered": the
+    """ "does (not) cover" as "(not) cover", "did (not) cover" as "(not) covered": the
     auxiliary's tense moves onto the verb, so it compares with the verb said plainly."""
     out: list[Tok] = []
     for i, t in enumerate(toks):
         if t.key in ("do", "does", "did") and i + 1 < len(toks):
             k = i + 2 if toks[i + 1].key == "not" else i + 1
-            if k < len(toks) and toks[k].key.isalpha() and toks[k].key not in R.FUNCTION and form_class(toks[k].key) == "plain":
+            if (
+                k < len(toks)
+                and toks[k].key.isalpha()
+                and toks[k].key not in R.FUNCTION
+                and form_class(toks[k].key) == "plain"
+            ):
                 continue
         prev = [x.key for x in toks[max(0, i - 2) : i]]
         if t.key.isalpha() and t.key not in R.FUNCTION and ("did" in prev[-1:] or prev == ["did", "not"]):
@@ -268,7 +279,7 @@ def restricted_rest(sentence: str, quote: str) -> bool:
     at = sentence.find(quote)
     if at < 0:
         return True
-    rest = units(f"{sentence[:at]} zzquotezz {sentence[at + len(quote):]}")
+    rest = units(f"{sentence[:at]} zzquotezz {sentence[at + len(quote) :]}")
     mark = next((u for u in rest if any(t.key == "zzquotezz" for t in u.toks)), None)
     return mark is None or any(t.key in R.RESTRICTS for t in mark.toks)
 
@@ -403,7 +414,12 @@ def _align(ans: list[Tok], quote: list[Tok], ctx: _Ctx, caps: list[bool]) -> _Al
     i = j = 0
     while i < n or j < m:
         here = best[i][j]
-        if i < n and j < m and (rule := _same_cached(ans[i], quote[j])) and best[i + 1][j + 1] == (here[0], here[1] + 1):
+        if (
+            i < n
+            and j < m
+            and (rule := _same_cached(ans[i], quote[j]))
+            and best[i + 1][j + 1] == (here[0], here[1] + 1)
+        ):
             pairs.append((i, j, rule))
             i, j = i + 1, j + 1
         elif i < n and best[i + 1][j] == (here[0] - add[i], here[1]):
@@ -440,7 +456,7 @@ _Var = list[tuple[int, Tok]]
 
 
 def _voice_active(v: _Var) -> _Var | None:
-    """"X is serviced by Y …" as "Y service X …" (the verb keeps the auxiliary's tense)."""
+    """ "X is serviced by Y …" as "Y service X …" (the verb keeps the auxiliary's tense)."""
     for k, (_, t) in enumerate(v):
         if t.key not in R.PASSIVE_AUX:
             continue
@@ -461,7 +477,7 @@ def _voice_active(v: _Var) -> _Var | None:
 
 
 def _agentless_active(v: _Var) -> _Var | None:
-    """"Pets are not allowed in the flat" as "<someone> not allow pets in the flat", and
+    """ "Pets are not allowed in the flat" as "<someone> not allow pets in the flat", and
     "Biscuit is given her tablet" as "give Biscuit her tablet": the passive with no "by"."""
     for k, (_, t) in enumerate(v):
         if t.key not in R.PASSIVE_AUX or k == 0:
@@ -498,7 +514,7 @@ def _front_moved(v: _Var) -> list[_Var]:
 
 
 def _halves_swapped(v: _Var) -> _Var | None:
-    """"A …, and B …" as "B … and A …": the two clauses around the one "and" or ";" of a
+    """ "A …, and B …" as "B … and A …": the two clauses around the one "and" or ";" of a
     sentence, where no word claims an order."""
     at = [k for k, (_, t) in enumerate(v) if t.key in ("and", ";")]
     if len(at) != 1 or any(t.key in R.ORDER for _, t in v):
@@ -509,7 +525,7 @@ def _halves_swapped(v: _Var) -> _Var | None:
 
 
 def _copula_swapped(v: _Var) -> _Var | None:
-    """"X is Y" as "Y is X": the two sides of the clause's one copula, each kept whole."""
+    """ "X is Y" as "Y is X": the two sides of the clause's one copula, each kept whole."""
     at = [k for k, (_, t) in enumerate(v) if t.key in R.COPULA or t.key in R.PAST_COPULA]
     if len(at) != 1 or at[0] in (0, len(v) - 1):
         return None
@@ -520,7 +536,7 @@ def _copula_swapped(v: _Var) -> _Var | None:
 
 
 def _fronted(v: _Var) -> _Var | None:
-    """"If A, B" as "B if A": a fronted condition or time clause moved behind its clause."""
+    """ "If A, B" as "B if A": a fronted condition or time clause moved behind its clause."""
     if not v or v[0][1].key not in R.SUBORDINATE:
         return None
     comma = next((k for k, (_, t) in enumerate(v) if t.key == ","), None)
@@ -530,7 +546,7 @@ def _fronted(v: _Var) -> _Var | None:
 
 
 def _items_swapped(v: _Var) -> list[_Var]:
-    """"A and B" as "B and A", one coordinated word each side, where no word of the clause
+    """ "A and B" as "B and A", one coordinated word each side, where no word of the clause
     claims an order."""
     if any(t.key in R.ORDER for _, t in v):
         return []
@@ -585,7 +601,8 @@ def _keys(text: str) -> frozenset[str]:
 # A lead-in that frames the answer ("According to your notes, …"), left out before aligning.
 _FRAME = re.compile(
     r"(?i)^\s*(?:(?:yes|yep|right)\b[,.!]?\s*)?(?:(?:according to|from|per|based on) (?:your|the|my) (?:notes?|brain)"
-    r"|(?:your|the) notes? (?:says?|say|shows?|states?|mentions?)(?: that)?|you (?:wrote|noted|recorded)(?: that)?)[,:]?\s*"
+    r"|(?:your|the) notes? (?:says?|say|shows?|states?|mentions?)(?: that)?"
+    r"|you (?:wrote|noted|recorded)(?: that)?)[,:]?\s*"
 )
 
 
@@ -612,7 +629,11 @@ def derive(
     if not answer_clauses:
         return Derivation(True, used=["framing"])
     if sum(len(t) for t, _ in answer_clauses) > MAX_TOKENS or not claims:
-        return Derivation(False, "too-long" if claims else "word-added", "the answer is too long to compare with its quotes" if claims else "no quote to compare with")
+        return Derivation(
+            False,
+            "too-long" if claims else "word-added",
+            "the answer is too long to compare with its quotes" if claims else "no quote to compare with",
+        )
     candidates: list[list[int]] = [[i] for i in range(len(claims))]
     # Two claims of one quote, next to each other, may make one answer clause, in either order.
     for a in range(len(claims) - 1):
@@ -657,29 +678,44 @@ def derive(
                 u, k = owner[i]
                 used[u].add(k)
         q_toks = [t for _, t in qv]
-        free = [i not in matched_a and _excused(_addable(a_toks[i], ctx, a_caps[i]), a_toks[i], q_toks, True) for i in range(len(a_toks))]
+        free = [
+            i not in matched_a and _excused(_addable(a_toks[i], ctx, a_caps[i]), a_toks[i], q_toks, True)
+            for i in range(len(a_toks))
+        ]
         added = [a_toks[i] for i in range(len(a_toks)) if i not in matched_a and not free[i]]
         rules += [_addable(a_toks[i], ctx, a_caps[i]) for i in range(len(a_toks)) if free[i]]
-        left = [qv[j][1] for j in range(len(qv)) if j not in matched_q and not _excused(_droppable(qv[j][1], ctx), qv[j][1], a_toks, False)]
+        left = [
+            qv[j][1]
+            for j in range(len(qv))
+            if j not in matched_q and not _excused(_droppable(qv[j][1], ctx), qv[j][1], a_toks, False)
+        ]
         if added:
             problems.append(_added_reason(ci, added, left, [t for _, t in qv]))
     for u, seen_at in order.items():  # one claim said over two answer clauses keeps its order
-        spans = {}
+        spans: dict[int, tuple[int, int]] = {}
         for ci, k in seen_at:
             lo, hi = spans.get(ci, (k, k))
             spans[ci] = (min(lo, k), max(hi, k))
         ranges = [spans[ci] for ci in sorted(spans)]
         if any(a[1] > b[0] for a, b in zip(ranges, ranges[1:])):
-            problems.append((len(answer_clauses), "word-moved", f"the answer says '{_said(claims[u].toks)}' in another order", ""))
+            problems.append(
+                (len(answer_clauses), "word-moved", f"the answer says '{_said(claims[u].toks)}' in another order", "")
+            )
     said = [t for toks, _ in answer_clauses for t in toks]
     for u, seen in used.items():
-        left = [t for k, t in enumerate(claims[u].toks) if k not in seen and not _excused(_droppable(t, ctx), t, said, False)]
+        left = [
+            t
+            for k, t in enumerate(claims[u].toks)
+            if k not in seen and not _excused(_droppable(t, ctx), t, said, False)
+        ]
         if left:
             problems.append((len(answer_clauses), "word-left-out", f"the answer leaves out '{_said(left)}'", ""))
     unused = [u for u in range(len(claims)) if u not in used]
     for u in unused:
         if not claims[u].droppable:
-            problems.append((len(answer_clauses), "word-left-out", f"the answer leaves out '{_said(claims[u].toks)}'", ""))
+            problems.append(
+                (len(answer_clauses), "word-left-out", f"the answer leaves out '{_said(claims[u].toks)}'", "")
+            )
         else:
             rules.append("whole-clause")
     if problems:
@@ -699,7 +735,12 @@ def _added_reason(ci: int, added: list[Tok], left: list[Tok], quote: list[Tok]) 
     """Why answer words no safe edit accounts for refuse VERIFIED: moved, changed or added."""
     moved = [a for a in added if any(_same_cached(a, q) for q in quote)]
     if moved:
-        return (ci, "word-moved", f"the answer puts '{moved[0].text}' in another part of the sentence than the quote does", "")
+        return (
+            ci,
+            "word-moved",
+            f"the answer puts '{moved[0].text}' in another part of the sentence than the quote does",
+            "",
+        )
     if left:
         return (ci, "word-changed", f"the quote says '{_said(left)}', the answer '{_said(added)}'", "")
     return (ci, "word-added", f"the answer says '{_said(added)}', which the quote does not", "")

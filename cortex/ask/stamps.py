@@ -205,14 +205,17 @@ def _derived(checks: list[QuoteCheck], answer: str, question: str) -> Derivation
     named = [part for c in checks for part in c.context]
     # Each quote is read alone, unless its sentence goes on, in the quote's clause, with a word
     # that restricts it ("…, except in August"); then, and as a second reading, the sentence.
-    readings = [[c.quote] if not c.sentence else [c.sentence] if restricted_rest(c.sentence, c.quote) else [c.quote, c.sentence] for c in live]
+    readings = [
+        [c.quote] if not c.sentence else [c.sentence] if restricted_rest(c.sentence, c.quote) else [c.quote, c.sentence]
+        for c in live
+    ]
     first = None
     for chosen in itertools.islice(itertools.product(*readings), 8):
         got = derive(answer, list(chosen), question=question, named=named, headings=headings)
         if got:
             return got
-        first = first or got
-    return first or derive(answer, [], question=question)
+        first = got if first is None else first
+    return first if first is not None else derive(answer, [], question=question)
 
 
 def overall_stamp(

@@ -99,6 +99,7 @@ def retired_statuses() -> frozenset[str]:
     (CORTEX_RETIRED_STATUSES, comma-separated)."""
     return RETIRED_STATUSES | _extra_statuses(os.environ.get("CORTEX_RETIRED_STATUSES", ""))
 
+
 # Frontmatter bigger than this is treated as body, not parsed: a YAML bomb or a
 # pasted blob should never cost more than a bounded parse.
 MAX_FRONTMATTER_BYTES = 16_384

@@ -19,8 +19,12 @@ from hypothesis import strategies as st
 from cortex.ask.claims import MAX_PAIRS, Conflict, contradictions
 from cortex.ask.clauses import read, row_clauses
 from cortex.ask.quotes import check_quote
-from cortex.ask.stamps import UNVERIFIED, VERIFIED, overall_stamp
+from cortex.ask.stamps import BEYOND_QUOTES, UNVERIFIED, VERIFIED, overall_stamp
 from cortex.notes.note import parse_note
+
+# Issue 53: an answer no contradiction or missing specific refuses may still be BEYOND QUOTES,
+# where the gate (cortex.ask.entail) wants the quote's own words; these tests are about the former.
+PASSES = (VERIFIED, BEYOND_QUOTES)
 
 
 def says(quote: str, answer: str, row: tuple = ()) -> Conflict | None:
@@ -566,7 +570,7 @@ def test_a_quoted_table_row_brings_its_headings() -> None:
     body = "## Kiosk\n\n| item | old price | new price |\n|---|---|---|\n| filter coffee at the kiosk | €3 | €4 |\n"
     row = "| filter coffee at the kiosk | €3 | €4 |"
     assert stamp(body, [row], "Filter coffee at the kiosk costs €3.")[0] == UNVERIFIED
-    assert stamp(body, [row], "Filter coffee at the kiosk costs €4.")[0] == VERIFIED
+    assert stamp(body, [row], "Filter coffee at the kiosk costs €4.")[0] in PASSES
 
 
 def test_an_ungrounded_specific_is_named_before_a_contradiction() -> None:
@@ -658,9 +662,9 @@ def test_a_row_s_values_said_under_other_columns_are_swapped() -> None:
     body = "## Clinic\n\n| Name | Room | Phone |\n|---|---|---|\n| Dr Sato | 118 | 4402 |\n| Dr Berg | 221 | 4410 |\n"
     row = "| Dr Sato | 118 | 4402 |"
     assert stamp(body, [row], "Dr Sato is in room 4402, phone 118.")[0] == UNVERIFIED
-    assert stamp(body, [row], "Dr Sato is in room 118, phone 4402.")[0] == VERIFIED
+    assert stamp(body, [row], "Dr Sato is in room 118, phone 4402.")[0] in PASSES
     # A whole row identifies its passage by every cell, numbers too.
-    assert stamp(body, [row], "Dr Sato: room 118, phone 4402.")[0] == VERIFIED
+    assert stamp(body, [row], "Dr Sato: room 118, phone 4402.")[0] in PASSES
     # A heading names what its column holds: an identifier from it is grounded.
     bills = "## Bills\n\n| Supplier | Monthly DD | Annual |\n|---|---|---|\n| Bright Energy | £95 | £1,140 |\n"
     assert stamp(bills, ["| Bright Energy | £95 | £1,140 |"], "The Bright Energy monthly DD is £95.")[0] == VERIFIED
@@ -669,9 +673,9 @@ def test_a_row_s_values_said_under_other_columns_are_swapped() -> None:
 def test_a_row_s_headings_may_follow_its_values_and_a_header_row_states_nothing() -> None:
     body = "## Deals\n\n| Lender | Rate | Fee |\n|---|---|---|\n| Leeds BS | 4.1% | £499 |\n| Skipton | 4.6% | £0 |\n"
     header, row = "| Lender | Rate | Fee |", "| Leeds BS | 4.1% | £499 |"
-    assert stamp(body, [row], "Leeds BS has a 4.1% rate and a £499 fee.")[0] == VERIFIED
+    assert stamp(body, [row], "Leeds BS has a 4.1% rate and a £499 fee.")[0] in PASSES
     assert stamp(body, [row], "Leeds BS has a £499 rate and a 4.1% fee.")[0] == UNVERIFIED
-    assert stamp(body, [header, row], "Leeds BS: rate 4.1%, fee £499.")[0] == VERIFIED
+    assert stamp(body, [header, row], "Leeds BS: rate 4.1%, fee £499.")[0] in PASSES
     # An answer that copies the row as a row reads its cells by place.
     vans = (
         "## Depots\n\n| id | depot | vans | quirk |\n|---|---|---|---|\n| 4 | Ashby | 5 | ferry at 06:15 for 2 vans |\n"
@@ -689,7 +693,7 @@ def test_a_section_given_as_a_template_is_no_fact_unless_the_answer_says_templat
     quote = "Passport: in the blue folder"
     s, why = stamp(body, [quote], "Your passport is in the blue folder.")
     assert s == UNVERIFIED and "template or example" in why
-    assert stamp(body, [quote], "The packing list template has the passport in the blue folder.")[0] == VERIFIED
+    assert stamp(body, [quote], "The packing list template has the passport in the blue folder.")[0] in PASSES
     # A quote's own "Example" (a name) does not make the answer about the template.
     lettings = "## Rent (template)\n\nRent: 950 a month to Example Lettings Ltd.\n"
     assert (
@@ -699,7 +703,7 @@ def test_a_section_given_as_a_template_is_no_fact_unless_the_answer_says_templat
         == UNVERIFIED
     )
     plain = "## Packing\n\n- Passport: in the blue folder\n"
-    assert stamp(plain, [quote], "Your passport is in the blue folder.")[0] == VERIFIED
+    assert stamp(plain, [quote], "Your passport is in the blue folder.")[0] in PASSES
 
 
 # --- properties: generated sentences, changed ---------------------------------------------------------
@@ -713,6 +717,12 @@ SAME_BOUND = {"over": "more than", "more than": "over", "at least": "no less tha
               "above": "over", "under": "less than", "less than": "under", "below": "under"}  # fmt: skip
 ORDINALS = ["first", "second", "third", "fourth", "last"]
 DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+
+
+def passes(quote: str, answer: str) -> bool:
+    """Not contradicted: VERIFIED, or BEYOND QUOTES where the gate wants the quote's own words."""
+    note = parse_note("notes/g.md", f"---\ntitle: G\n---\n## Notes\n\n{quote}.\n")
+    return overall_stamp([check_quote(quote, note, {"g": note}, DAY)], False, 0, answer)[0] in PASSES
 
 
 def verified(quote: str, answer: str) -> bool:
@@ -765,7 +775,7 @@ def test_a_changed_sentence_is_never_verified_and_an_unchanged_one_always_is(cas
         for answer in changed:
             assert not verified(quote, answer), (quote, answer)
         for answer in same:
-            assert verified(quote, answer), (quote, answer)
+            assert passes(quote, answer), (quote, answer)
 
 
 # --- issue 41's classes, read more widely ----------------------------------------------------
@@ -963,7 +973,7 @@ def test_a_code_blocks_lead_in_says_what_the_code_does() -> None:
     checks = [check_quote(quote, note, {"b": note}, DAY)]
     assert (
         overall_stamp(checks, False, 0, "The server is backed up nightly with `restic backup /srv --tag nightly`.")[0]
-        == VERIFIED
+        in PASSES
     )
     stamp, why = overall_stamp(checks, False, 0, "The laptop is backed up with `restic backup /srv --tag nightly`.")
     assert stamp != VERIFIED and "laptop" in why

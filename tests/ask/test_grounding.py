@@ -18,8 +18,12 @@ from hypothesis import strategies as st
 from cortex.ask.normal_form import nfc_with_offsets
 from cortex.ask.quotes import check_quote
 from cortex.ask.specifics import specifics, ungrounded
-from cortex.ask.stamps import CORRECTED, UNVERIFIED, VERIFIED, QuoteCheck, overall_stamp
+from cortex.ask.stamps import BEYOND_QUOTES, CORRECTED, UNVERIFIED, VERIFIED, QuoteCheck, overall_stamp
 from cortex.notes.note import parse_note
+
+# Issue 53: an answer no contradiction or missing specific refuses may still be BEYOND QUOTES,
+# where the gate (cortex.ask.entail) wants the quote's own words; these tests are about the former.
+PASSES = (VERIFIED, BEYOND_QUOTES)
 
 TODAY = dt.date(2026, 3, 1)
 
@@ -144,9 +148,9 @@ def test_wrong_time_is_named_in_the_reason() -> None:
 
 def test_grounded_answer_keeps_its_stamp() -> None:
     q = "The nightly backup to Backblaze B2 runs at 02:30 every day"
-    assert overall_stamp([verified(q)], False, 0, answer="It runs at 2:30 am, to Backblaze B2.")[0] == VERIFIED
+    assert overall_stamp([verified(q)], False, 0, answer="It runs at 2:30 am, to Backblaze B2.")[0] in PASSES
     corrected = QuoteCheck(CORRECTED, "found", "notes/t.md", quote=q)
-    assert overall_stamp([corrected], False, 0, answer="At 02:30.")[0] == CORRECTED
+    assert overall_stamp([corrected], False, 0, answer="At 02:30.")[0] in (CORRECTED, BEYOND_QUOTES)
 
 
 def test_only_verified_or_corrected_quotes_ground_an_answer() -> None:
@@ -467,14 +471,14 @@ def test_controls_stay_verified(answer: str) -> None:
         "The shed is painted green on 1 March 2026",
         answer,
     )
-    assert stamp == VERIFIED, reason
+    assert stamp in PASSES, reason
 
 
 def test_the_current_value_of_a_corrected_claim_still_grounds() -> None:
     stamp, reason = _stamp(
         'The trial lasts 3 months (was: "6 months") in total.\n', "The trial lasts 3 months", "It lasts three months."
     )
-    assert stamp == CORRECTED, reason
+    assert stamp in (CORRECTED, BEYOND_QUOTES), reason
 
 
 # --- names grounded by the note's title, aliases and headings -------------------------------
@@ -495,10 +499,8 @@ def _trip(quote: str, answer: str) -> tuple[str, str]:
 
 
 def test_a_name_in_the_notes_title_grounds_the_answer() -> None:
-    assert _trip(FLIGHT, "Your flight to Lisbon is at 07:40.") == (
-        VERIFIED,
-        'the quote is VERIFIED: quote found in notes/trip.md under "Outbound ~~Faro~~ leg"',
-    )
+    stamp, reason = _trip(FLIGHT, "Your flight to Lisbon is at 07:40.")
+    assert stamp in PASSES and "no quote contains" not in reason, reason
     # The pure function, with the context per quote.
     context = [("Lisbon trip, May 2026", "Portugal week", "Flights")]
     assert [s.text for s in ungrounded("To Lisbon at 07:40.", [FLIGHT], context)] == []
@@ -514,7 +516,7 @@ def test_a_name_in_the_notes_title_grounds_the_answer() -> None:
     ],
 )
 def test_aliases_and_the_heading_path_ground_names(answer: str) -> None:
-    assert _trip(FLIGHT, answer)[0] == VERIFIED
+    assert _trip(FLIGHT, answer)[0] in PASSES
 
 
 @pytest.mark.parametrize(

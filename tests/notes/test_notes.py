@@ -38,9 +38,20 @@ def test_bad_frontmatter_never_raises_and_says_why():
     assert n.frontmatter_error == "frontmatter is not a mapping"
 
 
-def test_unknown_status_reads_as_current_with_a_warning():
-    n = parse_note("a.md", "---\nstatus: obsolete-ish\n---\n")
-    assert n.status == "current" and n.warnings
+def test_a_workflow_status_leaves_the_note_live_and_readable():
+    # Issue 53: the owner's own workflow words are no retirement and no unreadable frontmatter.
+    today = dt.date(2026, 12, 6)
+    for word in ("active", "done", "evergreen", "in progress", "obsolete-ish"):
+        n = parse_note("a.md", f"---\nstatus: {word}\n---\n")
+        assert n.status == word and not n.unreadable and not n.is_retired(today), word
+    for word in ("superseded", "retracted", "deprecated", "archived", "obsolete", "Archived"):
+        assert parse_note("a.md", f"---\nstatus: {word}\n---\n").is_retired(today), word
+
+
+def test_the_owner_adds_retiring_statuses(monkeypatch):
+    monkeypatch.setenv("CORTEX_RETIRED_STATUSES", "shelved, abandoned")
+    assert parse_note("a.md", "---\nstatus: shelved\n---\n").is_retired(dt.date(2026, 12, 6))
+    assert not parse_note("a.md", "---\nstatus: active\n---\n").is_retired(dt.date(2026, 12, 6))
 
 
 words = st.sampled_from(
