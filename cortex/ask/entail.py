@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from cortex.ask import edit_rules as R
 from cortex.ask.lexicon import form_class, lemma, same_form, same_sense
@@ -83,6 +84,11 @@ class Derivation:
 
     def __bool__(self) -> bool:
         return self.ok
+
+    @property
+    def said(self) -> str:
+        """The reason with its rule, its bracket left open for the caller's own words."""
+        return f"{self.reason} (rule {self.rule}"
 
 
 def tokens(text: str) -> list[Tok]:
@@ -598,6 +604,58 @@ def _keys(text: str) -> frozenset[str]:
     return frozenset(k for t in tokens(text) for k in (t.key, lemma(t.key)) if t.spec is None)
 
 
+def _best(toks: list[Tok], caps: list[bool], claims: list[Unit], candidates: list[list[int]], ctx: _Ctx) -> Any:
+    """The alignment of one answer clause, over every candidate claim and every reordering
+    of either side, with the fewest unaccounted words (then the most matched)."""
+    best = None
+    for cand in candidates:
+        quote = [t for u in cand for t in claims[u].toks]
+        owner = [(u, k) for u in cand for k in range(len(claims[u].toks))]
+        qvars = _variants(quote) if len(cand) == 1 else [(list(enumerate(quote)), "")]
+        for qv, qrule in qvars:
+            for av, arule in _variants(toks):
+                if qrule and arule:
+                    continue
+                a_toks = [t for _, t in av]
+                a_caps = [caps[i] for i, _ in av]
+                got = _align(a_toks, [t for _, t in qv], ctx, a_caps)
+                score = (got.cost, -got.matches, len(cand))
+                if best is None or score < best[0]:
+                    best = (score, cand, got, a_toks, a_caps, qv, owner, qrule or arule)
+    return best
+
+
+def _left_over(
+    claims: list[Unit],
+    used: dict[int, set[int]],
+    order: dict[int, list[tuple[int, int]]],
+    answer_clauses: list,
+    ctx: _Ctx,
+) -> list[tuple[int, str, str, str]]:
+    """What the answer leaves out of the claims it uses, and a claim said out of its order."""
+    problems: list[tuple[int, str, str, str]] = []
+    for u, seen_at in order.items():  # one claim said over two answer clauses keeps its order
+        spans: dict[int, tuple[int, int]] = {}
+        for ci, k in seen_at:
+            lo, hi = spans.get(ci, (k, k))
+            spans[ci] = (min(lo, k), max(hi, k))
+        ranges = [spans[ci] for ci in sorted(spans)]
+        if any(a[1] > b[0] for a, b in zip(ranges, ranges[1:])):
+            problems.append(
+                (len(answer_clauses), "word-moved", f"the answer says '{_said(claims[u].toks)}' in another order", "")
+            )
+    said = [t for toks, _ in answer_clauses for t in toks]
+    for u, seen in used.items():
+        left = [
+            t
+            for k, t in enumerate(claims[u].toks)
+            if k not in seen and not _excused(_droppable(t, ctx), t, said, False)
+        ]
+        if left:
+            problems.append((len(answer_clauses), "word-left-out", f"the answer leaves out '{_said(left)}'", ""))
+    return problems
+
+
 # A lead-in that frames the answer ("According to your notes, …"), left out before aligning.
 _FRAME = re.compile(
     r"(?i)^\s*(?:(?:yes|yep|right)\b[,.!]?\s*)?(?:(?:according to|from|per|based on) (?:your|the|my) (?:notes?|brain)"
@@ -614,12 +672,8 @@ def derive(
     named: Sequence[str] = (),
     headings: Sequence[str] = (),
 ) -> Derivation:
-    """Whether `answer` follows from `quotes` by the safe edits (`edit_rules.SAFE`): each
-    answer clause aligned in order onto one quote claim (or two, either order), every answer
-    word matched or addable, every word of a quote claim the answer uses matched or empty,
-    and every claim it does not use a whole clause of its own. `named`: the quoted notes'
-    titles, aliases and headings (a capitalised name may come from them); `headings`: a
-    quoted table row's column headings (any of their words may)."""
+    """Whether `answer` follows from `quotes` by the safe edits (`edit_rules.SAFE`); `named`:
+    titles and headings (a name may come from them), `headings`: a table's column headings."""
     if not isinstance(answer, str) or not answer.strip():
         return Derivation(True)
     ctx = _Ctx(_keys(question) - R.FUNCTION, _keys(" ".join(named)), _keys(" ".join(headings)))
@@ -644,21 +698,7 @@ def derive(
     rules: list[str] = []
     problems: list[tuple[int, str, str, str]] = []  # (answer clause, rule, reason), in answer order
     for ci, (toks, caps) in enumerate(answer_clauses):
-        best = None
-        for cand in candidates:
-            quote = [t for u in cand for t in claims[u].toks]
-            owner = [(u, k) for u in cand for k in range(len(claims[u].toks))]
-            qvars = _variants(quote) if len(cand) == 1 else [(list(enumerate(quote)), "")]
-            for qv, qrule in qvars:
-                for av, arule in _variants(toks):
-                    if qrule and arule:
-                        continue
-                    a_toks = [t for _, t in av]
-                    a_caps = [caps[i] for i, _ in av]
-                    got = _align(a_toks, [t for _, t in qv], ctx, a_caps)
-                    score = (got.cost, -got.matches, len(cand))
-                    if best is None or score < best[0]:
-                        best = (score, cand, got, a_toks, a_caps, qv, owner, qrule or arule)
+        best = _best(toks, caps, claims, candidates, ctx)
         assert best is not None
         _, cand, got, a_toks, a_caps, qv, owner, vrule = best
         if vrule:
@@ -667,8 +707,7 @@ def derive(
         matched_a = {i for i, _, _ in got.pairs}
         matched_q = {j for _, j, _ in got.pairs}
         present = {qv[j][0] for j in range(len(qv))}
-        for u in cand:
-            used.setdefault(u, set())
+        used.update({u: used.get(u, set()) for u in cand})
         for j in matched_q:
             u, k = owner[qv[j][0]]
             used[u].add(k)
@@ -691,25 +730,7 @@ def derive(
         ]
         if added:
             problems.append(_added_reason(ci, added, left, [t for _, t in qv]))
-    for u, seen_at in order.items():  # one claim said over two answer clauses keeps its order
-        spans: dict[int, tuple[int, int]] = {}
-        for ci, k in seen_at:
-            lo, hi = spans.get(ci, (k, k))
-            spans[ci] = (min(lo, k), max(hi, k))
-        ranges = [spans[ci] for ci in sorted(spans)]
-        if any(a[1] > b[0] for a, b in zip(ranges, ranges[1:])):
-            problems.append(
-                (len(answer_clauses), "word-moved", f"the answer says '{_said(claims[u].toks)}' in another order", "")
-            )
-    said = [t for toks, _ in answer_clauses for t in toks]
-    for u, seen in used.items():
-        left = [
-            t
-            for k, t in enumerate(claims[u].toks)
-            if k not in seen and not _excused(_droppable(t, ctx), t, said, False)
-        ]
-        if left:
-            problems.append((len(answer_clauses), "word-left-out", f"the answer leaves out '{_said(left)}'", ""))
+    problems += _left_over(claims, used, order, answer_clauses, ctx)
     unused = [u for u in range(len(claims)) if u not in used]
     for u in unused:
         if not claims[u].droppable:

@@ -275,9 +275,7 @@ def overall_stamp(
                     return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted} {stamp})")
                 derived = _derived(checks, answer, question)
                 if not derived:
-                    return BEYOND_QUOTES, one_line(
-                        f"{derived.reason} (rule {derived.rule}; {quoted} {stamp}); {HOW_TO_VERIFY}"
-                    )
+                    return BEYOND_QUOTES, one_line(f"{derived.said}; {quoted} {stamp}); {HOW_TO_VERIFY}")
             if not_in_brain_claimed:
                 reason += " (the reader also said the brain does not hold the answer)"
             return stamp, reason
