@@ -95,8 +95,8 @@ from dataclasses import dataclass
 
 from cortex.ask import claim_words
 from cortex.ask.clauses import Clause, Value, forms, group, keys_of, read, row_clauses
+from cortex.ask.lexicon import lemma
 from cortex.ask.specifics import Specific, located, strip_old_wording
-from cortex.ask.wording import lemma
 from cortex.index.tokenize import STOPWORDS, tokenize
 
 __all__ = ["KINDS", "Conflict", "contradictions"]

@@ -37,7 +37,7 @@ _SEARCH = (Path("/usr/share/wordnet"), Path("/usr/local/share/wordnet"), Path("/
 def lemma(word: str) -> str:
     """The English lemma of a casefolded word ("bought" -> "buy"); the word itself when it
     has none, or has letters of another script."""
-    if not word.isascii() or not word.isalpha():
+    if not word.isascii():
         return word
     try:
         return str(simplemma.lemmatize(word, lang="en")).casefold()

@@ -52,7 +52,15 @@ from cortex.ask.normal_form import nfc_with_offsets, normalize_nfc
 from cortex.ask.replacement import Replacement, in_note, in_successor
 from cortex.ask.specifics import specifics
 from cortex.ask.stamps import CORRECTED, STRENGTH, SUPERSEDED, UNVERIFIED, VERIFIED, QuoteCheck, one_line
-from cortex.notes.blocks import Block, blocks_cached, blocks_of, normalize_pieces, normalize_shown, quote_forms
+from cortex.notes.blocks import (
+    Block,
+    blocks_cached,
+    blocks_of,
+    claim_units,
+    normalize_pieces,
+    normalize_shown,
+    quote_forms,
+)
 from cortex.notes.note import Note
 from cortex.notes.shown import elisions
 from cortex.notes.structure import merged, overlaps
@@ -231,17 +239,17 @@ def _live_and_retired(occ: _Occurrence) -> tuple[str, str]:
     return " ".join("".join(live_chars).split()), " ".join("".join(retired_chars).split())
 
 
-# Where a sentence ends inside a block: ., ! or ? before a space (not after a lone capital or
-# a listed abbreviation such as "Dr"; `entail` reads the sentence the quote sits in).
-_SENTENCE_END = re.compile(r"(?<![A-Z])(?<!\b(?:Dr|Mr|Ms|St|Mt|vs|No|ca))(?<!\bMrs)[.!?](?=\s)")
+# The most of a sentence around a quote the answer is compared with, each side: a run-on
+# line of a 400 KB note is read near the quote, not whole.
+SENTENCE_REACH = 600
 
 
 def _sentence_of(occ: _Occurrence) -> str:
-    """The live text of the sentence(s) of its block the match sits in: what the answer is
-    compared with, so a quote cut short of its sentence's "except in August" carries none of it."""
-    ends = [m.end() for m in _SENTENCE_END.finditer(occ.norm)]
-    i = max([e for e in ends if e <= occ.i], default=0)
-    j = min([e for e in ends if e >= occ.j], default=len(occ.norm))
+    """The live text of the sentence of its block the match sits in (`claim_units`, as a
+    correction's claim is found), when the quote is less than it: the answer is compared
+    with it where its rest restricts the quote ("…, except in August")."""
+    ((i, j, _),) = claim_units(occ.norm, [(occ.i, occ.j)])
+    i, j = max(i, occ.i - SENTENCE_REACH), min(j, occ.j + SENTENCE_REACH)
     if (i, j) == (occ.i, occ.j):
         return ""
     return _live_and_retired(replace(occ, i=i, j=j))[0].strip()

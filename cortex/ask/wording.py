@@ -29,16 +29,15 @@ import functools
 import re
 from collections.abc import Sequence
 
-import simplemma
-
 from cortex.ask import claim_words
 from cortex.ask.clauses import stated_spans
+from cortex.ask.lexicon import lemma
 from cortex.ask.normal_form import normalize_nfc
 from cortex.ask.pack import variants
 from cortex.ask.specifics import specifics, strip_old_wording
 from cortex.index.tokenize import STOPWORDS
 
-__all__ = ["LIGHT", "Unquoted", "lemma", "unquoted"]
+__all__ = ["LIGHT", "Unquoted", "unquoted"]
 
 # Words that may pass though no quote holds them: light verbs and modals (in any form,
 # by lemma), pronouns the stopword list lacks, and a bound's filler ("the latest" keeps
@@ -57,18 +56,6 @@ _NEGATIONS = frozenset("not no never none nothing nobody nowhere neither nor can
 _MONEY = frozenset("cost price fee charge pay".split())
 _WORD = re.compile(r"[^\W\d_](?:[\w'’-]*[^\W_])?")
 _CONTRACTION = re.compile(r"(?i)['’](?:s|t|re|ve|ll|d|m)$")
-
-
-@functools.lru_cache(maxsize=16384)
-def lemma(word: str) -> str:
-    """The English lemma of a casefolded word ("bought" -> "buy"); the word itself when it
-    has none, or has letters of another script."""
-    if not word.isascii():
-        return word
-    try:
-        return str(simplemma.lemmatize(word, lang="en")).casefold()
-    except Exception:  # the dictionary failed to load: fall back on the word itself
-        return word
 
 
 @functools.lru_cache(maxsize=16384)

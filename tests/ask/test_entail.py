@@ -9,6 +9,7 @@ unless a safe edit accounts for it. Pure functions, no I/O beyond reading eval/c
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
@@ -62,8 +63,11 @@ def test_word_forms_keep_tense_apart() -> None:
     assert not same_form("lived", "lives")
 
 
-@pytest.mark.skipif(wordnet_dir() is None, reason="WordNet is not installed (ops/system-deps.sh installs it)")
 def test_synonyms_come_from_wordnet_and_siblings_do_not() -> None:
+    if wordnet_dir() is None:
+        # In CI WordNet is part of the install (ops/system-deps.sh): missing, this fails.
+        assert os.environ.get("CI") != "true", "WordNet is missing: ops/system-deps.sh installs wordnet-base"
+        pytest.skip("WordNet is not installed (ops/system-deps.sh installs it)")
     assert same_sense("shuts", "closes") and same_sense("car", "automobile")
     assert not same_sense("fridge", "freezer") and not same_sense("monday", "tuesday")
     assert not same_sense("open", "closed")
@@ -135,7 +139,7 @@ def _accounted(kind: str, quote: str, edited: str) -> bool:
     removed = [w for w in quote.split() if w not in edited.split()]
     if kind == "left out" and removed and all(w.startswith("(") and w.rstrip(".,;").endswith(")") for w in removed):
         return True  # a whole aside in brackets: rule whole-clause
-    return kind == "swapped" and any(w in (" and ", " or ") for w in [" and ", " or "] if w in quote)
+    return kind == "swapped" and (" and " in quote or " or " in quote)
 
 
 def test_no_unaccounted_edit_of_a_real_quote_is_verified() -> None:
