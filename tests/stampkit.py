@@ -56,7 +56,7 @@ def own(text: str, name: str) -> str:
 
 def ask_both(doors, stub, name: str, quote: str, answer: str, secret_door: bool = False) -> list[dict]:
     """brain_ask's replies on the owner's door and a guest's (and the secret-URL door)."""
-    stub.script = (answer, f"notes/{name}.md", own(quote, name))
+    stub.script = (own(answer, name), f"notes/{name}.md", own(quote, name))
     owner, guest, secret = doors
     replies = []
     for url, token in ((owner, TOKEN), (guest, None), *(((secret, None),) if secret_door else ())):
@@ -76,7 +76,7 @@ def verify_both(doors, path: str, quote: str, answer: str, name: str, **more) ->
             url,
             "brain_verify",
             token=token,
-            answer=answer,
+            answer=own(answer, name),
             citations=[{"path": path, "quote": own(quote, name)}],
             **more,
         )

@@ -96,9 +96,21 @@ SAFE = (
                 True,
             ),
             ("The pool is open on Saturdays from 9 to 12", "From 9 to 12.", "When is the pool open?", False),
+            (
+                "The ferry leaves at 07:40",
+                "The ferry to Skye leaves at 07:40.",
+                "When does the ferry to Skye leave?",
+                True,
+            ),
+            ("My dentist is Dr Ahn", "Your dentist is Dr Ahn.", "Who is my dentist?", True),
         ),
     ),
-    Rule("context", "safe", "a name from the quoted note's title or headings, a word of a table's column heading", ()),
+    Rule(
+        "context",
+        "safe",
+        "a name from the quoted note's title or headings (with its preposition), a word of a table's column heading",
+        (),
+    ),
     Rule(
         "pronoun",
         "safe",
@@ -205,6 +217,12 @@ REFUSE = (
         "a word the quote does not hold and no safe edit adds",
         (("The gym opens at 6", "The gym always opens at 6.", "", False),),
     ),
+    Rule(
+        "relative-time",
+        "refuse",
+        "a time said from the note's own day ('yesterday', 'next week'), which means another day today",
+        (("Paid the plumber yesterday for the bathroom job", "You paid the plumber yesterday.", "", False),),
+    ),
     Rule("too-long", "refuse", "an answer too long to align fails closed", ()),
 )
 
@@ -249,6 +267,12 @@ RESTRICTS = frozenset(
     first last next previous former earlier later new old current currently still already yet
     planned plan plans want wants hope hopes intend intends think thinks says said""".split()
 )
+# Prepositions that may bring in a word of the question or a name of the context (rule context).
+PREPOSITIONS = frozenset("to from in at on for of with".split())
+# Words whose time is the day they were written (rule relative-time).
+DEICTIC = frozenset("yesterday today tomorrow tonight ago".split())
+# The negations: never added, even as a column's heading.
+NEGATIONS = frozenset("not no never none nothing nobody neither nor without except".split())
 # Function words: never matched to another word by sense (a word matches only itself).
 FUNCTION = frozenset(
     """a an the and or but nor so yet for of in on at to from by with without about into onto

@@ -312,8 +312,8 @@ def _same(a: Tok, q: Tok) -> str:
         return ""
     if a.key == q.key and not (a.tense or q.tense):
         return "same-word"
-    if a.key in R.COPULA and q.key in R.COPULA:
-        return "same-word"
+    if a.key in R.COPULA and q.key in R.COPULA or {a.key, q.key} == {"'s", "is"}:
+        return "same-word"  # "The lido's open" is "The lido is open"
     if R.PERSON.get(q.key) == a.key or R.PERSON.get(a.key) == q.key:
         return "person"
     if R.PAST_COPULA.get(a.key) == R.PAST_COPULA.get(q.key) is not None:
@@ -358,11 +358,13 @@ def _addable(t: Tok, ctx: _Ctx, capital: bool) -> str:
         return "framing"
     if k in R.PRONOUN:
         return "pronoun"
+    if k in ctx.asked and k in R.PERSON.values():
+        return "question-words"  # "my dentist?" answered "your dentist …"
+    if t.spec is None and k not in R.NEGATIONS and k not in R.FUNCTION and lemma(k) in ctx.headed:
+        return "context"  # a column's heading said with its cell ("new price €4"); the claims check pairs them
     if t.spec is None and k not in R.RESTRICTS and k not in R.FUNCTION:
         if lemma(k) in ctx.asked or k in ctx.asked:
             return "question-words"
-        if lemma(k) in ctx.headed:
-            return "context"
         if capital and lemma(k) in ctx.named:
             return "context"
     return ""
@@ -388,6 +390,19 @@ def _excused(rule: str, t: Tok, other: list[Tok], answer_side: bool) -> bool:
     return not any(_same(t, o) if answer_side else _same(o, t) for o in other)
 
 
+def _free(ans: list[Tok], quote: list[Tok], ctx: _Ctx, caps: list[bool]) -> list[bool]:
+    """Which answer words a safe edit lets the answer add: `_addable` and `_excused`, and a
+    preposition that brings in a word of the question or a name of the context ("to Lisbon"
+    from a note titled "Lisbon trip")."""
+    rules = [_addable(t, ctx, cap) for t, cap in zip(ans, caps)]
+    free = [_excused(rule, t, quote, True) for rule, t in zip(rules, ans)]
+    for i in range(len(ans) - 1):
+        brings = rules[i + 1] in ("question-words", "context") and free[i + 1]
+        if not free[i] and ans[i].key in R.PREPOSITIONS and brings:
+            free[i] = True
+    return free
+
+
 @dataclass
 class _Aligned:
     cost: int
@@ -401,7 +416,7 @@ def _align(ans: list[Tok], quote: list[Tok], ctx: _Ctx, caps: list[bool]) -> _Al
     n, m = len(ans), len(quote)
     # The question's words excuse a word only where the other side lacks it: a word both
     # sides hold is aligned, or it has moved.
-    add = [0 if _excused(_addable(ans[i], ctx, caps[i]), ans[i], quote, True) else 1 for i in range(n)]
+    add = [0 if free else 1 for free in _free(ans, quote, ctx, caps)]
     drop = [0 if _excused(_droppable(quote[j], ctx), quote[j], ans, False) else 1 for j in range(m)]
     inf = (1 << 30, 0)
     best = [[inf] * (m + 1) for _ in range(n + 1)]
@@ -673,12 +688,21 @@ def derive(
     titles and headings (a name may come from them), `headings`: a table's column headings."""
     if not isinstance(answer, str) or not answer.strip():
         return Derivation(True)
-    ctx = _Ctx(_keys(question) - R.FUNCTION, _keys(" ".join(named)), _keys(" ".join(headings)))
+    asked = _keys(question)
+    person = {R.PERSON[k] for k in asked if k in R.PERSON}  # the question's "my", said back as "your"
+    ctx = _Ctx((asked - R.FUNCTION) | person, _keys(" ".join(named)), _keys(" ".join(headings)))
     claims = [u for i, q in enumerate(quotes) if isinstance(q, str) for u in units(q, i)]
     answer = _FRAME.sub("", answer, count=1)
     answer_clauses = [c for c in _clauses(answer) if any(_addable(t, ctx, False) not in _NO_CLAIM for t in c[0])]
     if not answer_clauses:
         return Derivation(True)
+    deictic = next((t for c, _ in answer_clauses for t in c if t.key in R.DEICTIC), None)
+    if deictic is not None:
+        return Derivation(
+            False,
+            "relative-time",
+            f"the answer says '{deictic.text}', which the note said on its own day, not today's: give the date",
+        )
     too_long = sum(len(t) for t, _ in answer_clauses) > MAX_TOKENS or sum(len(u.toks) for u in claims) > QUOTE_TOKENS
     if too_long or not claims:
         return Derivation(
@@ -687,10 +711,15 @@ def derive(
             "the answer is too long to compare with its quotes" if claims else "no quote to compare with",
         )
     candidates: list[list[int]] = [[i] for i in range(len(claims))]
-    # Two claims of one quote, next to each other, may make one answer clause, in either order.
+    # Two claims of one quote, next to each other, may make one answer clause, in either order,
+    # and so may all of a quote's claims in their order (a table row's cells said as a sentence).
     for a in range(len(claims) - 1):
         if claims[a].source == claims[a + 1].source:
             candidates += [[a, a + 1], [a + 1, a]]
+    for source in {u.source for u in claims}:
+        whole = [i for i, u in enumerate(claims) if u.source == source]
+        if len(whole) > 2:
+            candidates.append(whole)
     used: dict[int, set[int]] = {}
     order: dict[int, list[tuple[int, int]]] = {}  # per claim: (answer clause, word) aligned
     problems: list[tuple[int, str, str]] = []  # (answer clause, rule, reason), in answer order
@@ -711,10 +740,7 @@ def derive(
                 u, k = owner[i]
                 used[u].add(k)
         q_toks = [t for _, t in qv]
-        free = [
-            i not in matched_a and _excused(_addable(a_toks[i], ctx, a_caps[i]), a_toks[i], q_toks, True)
-            for i in range(len(a_toks))
-        ]
+        free = _free(a_toks, q_toks, ctx, a_caps)
         added = [a_toks[i] for i in range(len(a_toks)) if i not in matched_a and not free[i]]
         left = [
             qv[j][1]

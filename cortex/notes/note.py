@@ -575,11 +575,12 @@ def parse_note(path: str, text: str) -> Note:
     # A successor named without a status is a superseded note: the field says so itself.
     successor = meta.get("superseded_by")
     default = "superseded" if isinstance(successor, str) and successor.strip() else "current"
-    status = str(meta.get("status") or default).strip().lower()
+    raw_status = meta.get("status")
+    status = str(raw_status or default).strip().lower()
     warnings: list[str] = []
     unknown: list[str] = [error] if error else []
-    if not status or len(status) > 40 or "\n" in status:
-        unknown.append(f"status {status[:40]!r} is not a word")
+    if not isinstance(raw_status, (str, type(None))) or len(status) > 40 or "\n" in status:
+        unknown.append(f"status {status[:40]!r} is not a word")  # a list or a mapping is no status
         status = "current"
     superseded_by = meta.get("superseded_by")
     if superseded_by is not None and not isinstance(superseded_by, str):

@@ -33,7 +33,7 @@ CASES = [
         "The neighbour waters the plants only when we are away for more than three days",
         "The neighbour waters the plants while we are away.",
         "UNVERIFIED",
-        "The neighbour waters the plants only if we're away for more than three days.",
+        "The neighbour waters the plants only when you're away for more than three days.",
     ),
     (
         "bound",
@@ -49,7 +49,7 @@ CASES = [
         "The lido is open from June",
         "The lido is open in June.",
         "UNVERIFIED",
-        "The lido's open from June on.",
+        "The lido's open from June.",
     ),
     (
         "pairing",
@@ -57,7 +57,7 @@ CASES = [
         "Bake the rice for 20 minutes with the lid on and 25 minutes with it off",
         "Bake the rice for 25 minutes with the lid on and 20 minutes with it off.",
         "UNVERIFIED",
-        "Bake the rice 20 minutes with the lid on, then 25 minutes with it off.",
+        "Bake the rice for 20 minutes with the lid on, and 25 minutes with it off.",
     ),
     (
         "voice",

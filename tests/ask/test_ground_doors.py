@@ -26,7 +26,7 @@ TRIP = (
     "## Hotel\n\nThe room at Casa Azul is booked for four nights.\n"
 )
 FLIGHT = "Flying TAP TP1337 from Berlin at 07:40"
-LISBON = "Your flight to Lisbon is at 07:40."  # every word in the quote, its note or its headings
+LISBON = "Flying TAP TP1337 from Berlin to Lisbon at 07:40."  # every word in the quote, its note or its headings
 
 
 class Scripted(StubMessagesServer):
@@ -120,7 +120,7 @@ def test_verify_at_the_sha_a_client_read_checks_that_commits_bytes(running, two_
         assert reply["stamp"] == "UNVERIFIED" and reply["sha"] == head
         assert "quote not found in notes/trip.md" in reply["stamp_reason"]
     moved = [{"path": "notes/trip.md", "quote": MOVED}]
-    for reply in on_both(running, "brain_verify", answer="At 09:15.", citations=moved, as_of=head):
+    for reply in on_both(running, "brain_verify", answer=f"{MOVED}.", citations=moved, as_of=head):
         assert reply["stamp"] == "VERIFIED" and reply["sha"] == head
 
 
@@ -140,12 +140,12 @@ def test_search_and_ask_take_a_sha(running, stub, two_versions):
 def test_an_iso_time_still_works_and_an_unknown_sha_is_a_one_line_error(running, two_versions):
     _, head = two_versions
     cites = [{"path": "notes/trip.md", "quote": MOVED}]
-    for reply in on_both(running, "brain_verify", answer="At 09:15.", citations=cites, as_of="2999-01-01T00:00:00Z"):
+    for reply in on_both(running, "brain_verify", answer=f"{MOVED}.", citations=cites, as_of="2999-01-01T00:00:00Z"):
         assert reply["sha"] == head and reply["stamp"] == "VERIFIED"
     calls = [
         ("brain_search", {"query": "TP1337"}),
         ("brain_ask", {"question": "When does my flight leave?"}),
-        ("brain_verify", {"answer": "At 09:15.", "citations": cites}),
+        ("brain_verify", {"answer": f"{MOVED}.", "citations": cites}),
     ]
     for url, token in running.doors:
         for tool, args in calls:

@@ -11,7 +11,7 @@ from stampkit import ask_both, own, serving, stamped, verify_both
 
 pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 
-ANSWER = "The launch is on Monday 9 March."
+ANSWER = "The Heron probe launch is set for Monday 9 March."
 QUOTE = "The Heron probe launch is set for Monday 9 March"
 # A quote as the editor shows it: one note per class of markup it leaves out.
 SHOWN = {

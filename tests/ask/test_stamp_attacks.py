@@ -56,7 +56,7 @@ CASES = {
         "valid_until '31/12/2025' is not a date",
     ),
     "no-such-day": (f"---\nvalid_until: 2025-02-30\n---\n{CLAIM}\n", "UNVERIFIED", "its status is unknown"),
-    "unknown-status": (f"---\nstatus: obsolete\n---\n{CLAIM}\n", "UNVERIFIED", "status 'obsolete' is not one of"),
+    "unknown-status": (f"---\nstatus: [retracted, current]\n---\n{CLAIM}\n", "UNVERIFIED", "is not a word"),
     "struck-word": (
         "I do ~~not~~ recommend the Heron probe's old launch window.\n",
         "SUPERSEDED",
@@ -240,7 +240,7 @@ def doors(tmp_path_factory, stub):
 def test_text_the_editor_shows_as_retired_or_hidden_is_never_verified(doors, stub, name):
     _, stamp, reason = CASES[name]
     quote = QUOTES.get(name, CLAIM.rstrip("."))
-    for reply in ask_both(doors, stub, name, quote, "The launch is on Monday 9 March."):
+    for reply in ask_both(doors, stub, name, quote, ANSWER):
         assert reply["stamp"] == stamp, (name, reply["stamp"], reply["stamp_reason"])
         assert reason in reply["stamp_reason"], (name, reply["stamp_reason"])
 
@@ -285,7 +285,7 @@ def test_a_note_whose_retirement_cannot_be_read_is_flagged_where_it_shows(doors)
     assert "notes/setext.md" not in page
 
 
-ANSWER = "The launch is on Monday 9 March."
+ANSWER = "The launch of the Heron probe is set for Monday 9 March."
 
 
 @pytest.mark.parametrize("name", sorted(HTML_CASES))
@@ -308,8 +308,8 @@ def test_every_shape_of_was_retires_the_old_wording(doors, stub, name):
         stamped(replies, "UNVERIFIED", "only as the retired value (the quote is CORRECTED)", name)
     # The answer resting on the current claim: CORRECTED, the reply showing the old one.
     for replies in (
-        ask_both(doors, stub, name, current, "The launch is on Friday 13 March.", secret_door=True),
-        verify_both(doors, f"notes/{name}.md", current, "The launch is on Friday 13 March.", name),
+        ask_both(doors, stub, name, current, "The launch of the Heron probe is set for Friday 13 March.", secret_door=True),
+        verify_both(doors, f"notes/{name}.md", current, "The launch of the Heron probe is set for Friday 13 March.", name),
     ):
         stamped(replies, "CORRECTED", "carries an in-place correction", name)
         for trusted in (replies[0], replies[-1]):  # a guest's reply leaves the quotes out
