@@ -308,8 +308,12 @@ def test_every_shape_of_was_retires_the_old_wording(doors, stub, name):
         stamped(replies, "UNVERIFIED", "only as the retired value (the quote is CORRECTED)", name)
     # The answer resting on the current claim: CORRECTED, the reply showing the old one.
     for replies in (
-        ask_both(doors, stub, name, current, "The launch of the Heron probe is set for Friday 13 March.", secret_door=True),
-        verify_both(doors, f"notes/{name}.md", current, "The launch of the Heron probe is set for Friday 13 March.", name),
+        ask_both(
+            doors, stub, name, current, "The launch of the Heron probe is set for Friday 13 March.", secret_door=True
+        ),
+        verify_both(
+            doors, f"notes/{name}.md", current, "The launch of the Heron probe is set for Friday 13 March.", name
+        ),
     ):
         stamped(replies, "CORRECTED", "carries an in-place correction", name)
         for trusted in (replies[0], replies[-1]):  # a guest's reply leaves the quotes out
