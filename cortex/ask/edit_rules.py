@@ -267,6 +267,8 @@ RESTRICTS = frozenset(
     first last next previous former earlier later new old current currently still already yet
     planned plan plans want wants hope hopes intend intends think thinks says said""".split()
 )
+# A number's signs, as `entail.tokens` reads them before it ("−5 °C", "minus 5 °C").
+SIGNS = frozenset("− + ± ~".split())
 # Prepositions that may bring in a word of the question or a name of the context (rule context).
 PREPOSITIONS = frozenset("to from in at on for of with".split())
 # Words whose time is the day they were written (rule relative-time).
@@ -321,6 +323,8 @@ PHRASES: dict[str, tuple[tuple[str, ...], bool]] = {
         True,
     ),
     "~": (("about", "around", "approximately", "roughly", "~", "circa", "ca"), True),
+    "−": (("minus", "negative"), True),
+    "±": (("plus or minus", "±"), True),
     "all": (("all of the", "all the", "all", "every", "each", "each of the"), False),
     "most": (("most of the", "most of", "most"), False),
     "some": (("some of the", "some of", "some"), False),

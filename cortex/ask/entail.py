@@ -54,6 +54,8 @@ _CONTRACTED = {
     "let's": ["let", "us"],
 }  # fmt: skip
 _CLITIC = {"re": "are", "ve": "have", "ll": "will", "m": "am", "d": "would"}
+# A sign written against its number, read as the word it says.
+_SIGN_CHARS = {"−": "−", "-": "−", "+": "+", "±": "±", "~": "~"}
 _FOOTNOTE = re.compile(r"\[\^[^\]\s]{1,40}\]")
 _IS_BEFORE = frozenset("it that there here what who where when he she this".split())
 
@@ -110,6 +112,8 @@ def tokens(text: str) -> list[Tok]:
             continue
         out += _words(work[pos:s])
         if spec is not None:
+            if s > 0 and work[s - 1] in _SIGN_CHARS and (s < 2 or not work[s - 2].isalnum()):
+                out.append(Tok(work[s - 1], _SIGN_CHARS[work[s - 1]]))  # "−5 °C": the sign is a word
             out.append(Tok(work[s:e], "§", spec))
         pos = e
     return _ranges(_phrases(_do_support(_clitic_s(out))))
@@ -176,9 +180,7 @@ def _phrases(toks: list[Tok]) -> list[Tok]:
     while i < len(toks):
         for words, meaning, before_number in R.PHRASE_LIST:
             n = len(words)
-            if tuple(t.key for t in toks[i : i + n]) == words and (
-                not before_number or (i + n < len(toks) and toks[i + n].spec is not None)
-            ):
+            if tuple(t.key for t in toks[i : i + n]) == words and (not before_number or _number_at(toks, i + n)):
                 out.append(Tok(" ".join(t.text for t in toks[i : i + n]), meaning))
                 i += n
                 break
@@ -186,6 +188,13 @@ def _phrases(toks: list[Tok]) -> list[Tok]:
             out.append(toks[i])
             i += 1
     return out
+
+
+def _number_at(toks: list[Tok], i: int) -> bool:
+    """Whether a number, date, time or amount starts at `toks[i]`, its sign included."""
+    if i < len(toks) and (toks[i].key in R.SIGNS or toks[i].key in ("minus", "negative")):
+        i += 1
+    return i < len(toks) and toks[i].spec is not None
 
 
 def _do_support(toks: list[Tok]) -> list[Tok]:
@@ -472,7 +481,9 @@ def _voice_active(v: _Var) -> _Var | None:
         if t.key not in R.PASSIVE_AUX:
             continue
         p = k + 1
-        if p < len(v) and v[p][1].key.endswith("ly"):
+        neg = []  # "isn't covered by": the negation goes before the active verb
+        while p < len(v) and (v[p][1].key in ("not", "never") or v[p][1].key.endswith("ly")):
+            neg.append(v[p])
             p += 1
         if p + 1 >= len(v) or v[p + 1][1].key != "by" or form_class(v[p][1].key) in ("plain", "ing"):
             continue
@@ -483,7 +494,7 @@ def _voice_active(v: _Var) -> _Var | None:
             return None
         tense = "past" if t.key in R.PAST_COPULA else "plain"
         verb = (v[p][0], Tok(v[p][1].text, v[p][1].key, tense=tense))
-        return v[p + 2 : end] + [verb] + v[:k] + v[end:]
+        return v[p + 2 : end] + neg + [verb] + v[:k] + v[end:]
     return None
 
 
@@ -610,12 +621,18 @@ def _keys(text: str) -> frozenset[str]:
     return frozenset(k for t in tokens(text) for k in (t.key, lemma(t.key)) if t.spec is None)
 
 
+def _word_key(t: Tok) -> str:
+    """What two words share when a claim is ranked for an answer clause: a lemma, or a
+    number's own text (every number is "§")."""
+    return t.text.casefold() if t.spec is not None else lemma(t.key)
+
+
 def _best(toks: list[Tok], caps: list[bool], claims: list[Unit], candidates: list[list[int]], ctx: _Ctx) -> Any:
     """The alignment of one answer clause, over the candidate claims that share most words
     with it (`CANDIDATES`) and every reordering of either side, with the fewest unaccounted
     words (then the most matched)."""
-    said = {lemma(t.key) for t in toks}
-    shared = {i: len(said & {lemma(t.key) for t in c.toks}) for i, c in enumerate(claims)}
+    said = {_word_key(t) for t in toks}
+    shared = {i: len(said & {_word_key(t) for t in c.toks}) for i, c in enumerate(claims)}
     ranked = sorted(candidates, key=lambda cand: (-sum(shared[u] for u in cand), len(cand)))[:CANDIDATES]
     answer_variants = _variants(toks, answer=True)
     best = None
@@ -668,11 +685,26 @@ def _left_over(
     return problems
 
 
+def _candidates(claims: list[Unit]) -> list[list[int]]:
+    """What one answer clause may be aligned onto: one claim; two claims of one quote, next
+    to each other, in either order; all of a quote's claims in their order (a table row's
+    cells said as a sentence)."""
+    candidates: list[list[int]] = [[i] for i in range(len(claims))]
+    for a in range(len(claims) - 1):
+        if claims[a].source == claims[a + 1].source:
+            candidates += [[a, a + 1], [a + 1, a]]
+    for source in {u.source for u in claims}:
+        whole = [i for i, u in enumerate(claims) if u.source == source]
+        if len(whole) > 2:
+            candidates.append(whole)
+    return candidates
+
+
 # A lead-in that frames the answer ("According to your notes, …"), left out before aligning.
 _FRAME = re.compile(
     r"(?i)^\s*(?:(?:yes|yep|right)\b[,.!]?\s*)?(?:(?:according to|from|per|based on) (?:your|the|my) (?:notes?|brain)"
     r"|(?:your|the) notes? (?:says?|say|shows?|states?|mentions?)(?: that)?"
-    r"|you (?:wrote|noted|recorded)(?: that)?)[,:]?\s*"
+    r"|you (?:wrote|noted|recorded)(?: that)?|here(?: is|'s) what (?:your|the) notes? (?:says?|shows?))[,:.]?\s*"
 )
 
 
@@ -710,16 +742,7 @@ def derive(
             "too-long" if claims else "word-added",
             "the answer is too long to compare with its quotes" if claims else "no quote to compare with",
         )
-    candidates: list[list[int]] = [[i] for i in range(len(claims))]
-    # Two claims of one quote, next to each other, may make one answer clause, in either order,
-    # and so may all of a quote's claims in their order (a table row's cells said as a sentence).
-    for a in range(len(claims) - 1):
-        if claims[a].source == claims[a + 1].source:
-            candidates += [[a, a + 1], [a + 1, a]]
-    for source in {u.source for u in claims}:
-        whole = [i for i, u in enumerate(claims) if u.source == source]
-        if len(whole) > 2:
-            candidates.append(whole)
+    candidates = _candidates(claims)
     used: dict[int, set[int]] = {}
     order: dict[int, list[tuple[int, int]]] = {}  # per claim: (answer clause, word) aligned
     problems: list[tuple[int, str, str]] = []  # (answer clause, rule, reason), in answer order

@@ -29,7 +29,7 @@ CASES = {
         ["The Alpina policy does not cover skiing or snowboarding"],
         "The Alpina policy covers skiing.",
         "the answer says 'covers'; the quote says 'does not cover'",
-        "Skiing isn't covered by the Alpina policy.",
+        "Skiing or snowboarding isn't covered by the Alpina policy.",
     ),
     "comparison": (
         "## Flights\n\nChecked bags over 23 kg pay a €60 surcharge.\n",
@@ -43,7 +43,7 @@ CASES = {
         ["The book club meets on the third Thursday of every month"],
         "The book club meets on the first Thursday of every month.",
         "the answer says 'first Thursday'; the quote says 'third Thursday'",
-        "Book club: the third Thursday of each month.",
+        "The book club meets on the third Thursday of each month.",
     ),
     "range": (
         "## App\n\nThe Tidewater app supports iOS 16 to 17.\n",
@@ -71,7 +71,7 @@ CASES = {
         ["| filter coffee at the kiosk | €3 | €4 |"],
         "Filter coffee at the kiosk costs €3.",
         "the answer says '€3'; the quote holds it only in the table's 'old price' column, a retired value",
-        "Filter coffee at the kiosk went up from €3 to €4.",
+        "Filter coffee at the kiosk: old price €3, new price €4.",
     ),
     "sign": (
         "## Hives\n\nKeep the hive wraps on until nights stay above −5 °C.\n",

@@ -65,7 +65,7 @@ HIVE = "The north hive was requeened on 12 May with a Buckfast queen from Alder 
 def test_a_correct_answer_with_verbatim_quotes_is_verified(brain_server):
     reply = verify(
         brain_server.mcp,
-        "The north hive got a Buckfast queen on 12 May.",
+        "The north hive was requeened on 12 May with a Buckfast queen from Alder Apiaries.",
         [{"path": "notes/hives.md", "quote": HIVE}],
         question="When was the north hive requeened?",
     )
@@ -106,9 +106,7 @@ def test_a_quote_copied_from_a_masked_reply_verifies_and_no_reply_shows_the_secr
     assert KEY not in read.text
     sentence = next(line for line in read.data["text"].splitlines() if "reader key" in line)
     assert "REDACTED" in sentence
-    reply = verify(
-        brain_server.mcp, "The lab's reader key rotates monthly.", [{"path": "notes/keys.md", "quote": sentence}]
-    )
+    reply = verify(brain_server.mcp, "It rotates monthly.", [{"path": "notes/keys.md", "quote": sentence}])
     assert reply.data["stamp"] == "VERIFIED", reply.data["stamp_reason"]
     assert A not in reply.text and A not in json.dumps(reply.data)
 
@@ -170,7 +168,7 @@ def scripted_model(params) -> CreateMessageResult:
         answer = {"answer": "", "citations": [], "not_in_brain": True}
     else:
         answer = {
-            "answer": "On 12 May, with a Buckfast queen.",
+            "answer": "On 12 May, with a Buckfast queen from Alder Apiaries.",
             "citations": [{"tag": files["notes/hives.md"], "quote": HIVE}],
             "not_in_brain": False,
         }
@@ -424,5 +422,5 @@ def test_the_typescript_sdk_client_gets_the_same_stamp(brain_server):
     assert not ts.get("isError"), ts
     assert ts["structuredContent"]["stamp"] == python.data["stamp"] == "UNVERIFIED"
     assert ts["structuredContent"]["stamp_reason"] == python.data["stamp_reason"]
-    good = dict(args, answer="The north hive got a Buckfast queen on 12 May.")
+    good = dict(args, answer="The north hive was requeened on 12 May with a Buckfast queen from Alder Apiaries.")
     assert ts_call(brain_server.mcp, "brain_verify", **good)["result"]["structuredContent"]["stamp"] == "VERIFIED"

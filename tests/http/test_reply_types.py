@@ -60,7 +60,9 @@ async def calls(owner: str, guest: str) -> tuple[dict[str, Any], dict[str, Any]]
         await call("brain_ask", question="At what temperature does the kiln fire?")
         quote = "The kiln fires at 1,240 °C for stoneware."
         await call(
-            "brain_verify", answer="It fires at 1,240 °C.", citations=[{"path": "notes/kiln.md", "quote": quote}]
+            "brain_verify",
+            answer="The kiln fires at 1,240 °C for stoneware.",
+            citations=[{"path": "notes/kiln.md", "quote": quote}],
         )
         await call("brain_context")
         await call("brain_working", action="add", kind="todo", text="order cones", project="kiln")
