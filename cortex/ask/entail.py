@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cortex.ask import edit_rules as R
+from cortex.ask.claim_words import BLOCK_START
 from cortex.ask.lexicon import form_class, lemma, same_form, same_sense
 from cortex.ask.normal_form import normalize_nfc
 from cortex.ask.specifics import Specific, located, strip_old_wording, supported
@@ -56,6 +57,8 @@ _CONTRACTED = {
 _CLITIC = {"re": "are", "ve": "have", "ll": "will", "m": "am", "d": "would"}
 # A sign written against its number, read as the word it says.
 _SIGN_CHARS = {"−": "−", "-": "−", "+": "+", "±": "±", "~": "~"}
+# A line break that is not a blank line and opens no list item, quote, heading or table row.
+_SOFT_BREAK = re.compile(rf"[ \t]*\r?\n(?![ \t]*\r?\n)(?!{BLOCK_START.pattern})")
 _FOOTNOTE = re.compile(r"\[\^[^\]\s]{1,40}\]")
 _IS_BEFORE = frozenset("it that there here what who where when he she this".split())
 
@@ -103,6 +106,7 @@ def tokens(text: str) -> list[Tok]:
     """The words and marks of `text` as the gate reads them: contractions opened ("isn't"
     -> "is not"), a possessive "'s" a word of its own, each number, date, time or amount one
     token, names and identifiers as words."""
+    text = _SOFT_BREAK.sub(" ", text)  # a paragraph's wrapped line goes on: no clause ends there
     work, found = located(_FOOTNOTE.sub("", visible(strip_old_wording(normalize_nfc(text)))))
     spans = [(s, e, spec) for s, e, spec in found if spec.kind in _NUMERIC]
     out: list[Tok] = []
@@ -632,8 +636,14 @@ def _best(toks: list[Tok], caps: list[bool], claims: list[Unit], candidates: lis
     with it (`CANDIDATES`) and every reordering of either side, with the fewest unaccounted
     words (then the most matched)."""
     said = {_word_key(t) for t in toks}
-    shared = {i: len(said & {_word_key(t) for t in c.toks}) for i, c in enumerate(claims)}
-    ranked = sorted(candidates, key=lambda cand: (-sum(shared[u] for u in cand), len(cand)))[:CANDIDATES]
+    keys = [{_word_key(t) for t in c.toks} for c in claims]
+
+    # The most of the clause's words a candidate holds, then the fewest claims.
+    def rank(cand: list[int]) -> tuple[int, int]:
+        held = set().union(*(keys[u] for u in cand))
+        return (-len(said & held), len(cand))
+
+    ranked = sorted(candidates, key=rank)[:CANDIDATES]
     answer_variants = _variants(toks, answer=True)
     best = None
     for cand in ranked:

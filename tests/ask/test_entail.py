@@ -153,3 +153,21 @@ def test_no_unaccounted_edit_of_a_real_quote_is_verified() -> None:
             assert not got, (kind, quote, edited, got)
             checked += 1
     assert checked > 300
+
+
+def test_a_quote_said_back_as_it_stands_is_verified() -> None:
+    # The offline reader answers "From the notes:" and the quote as the note wraps it.
+    cases = [json.loads(line) for line in _CLAIMS.read_text().splitlines() if line.strip()]
+    quotes = {q for c in cases for q in c["quotes"]}
+    wrapped = "The hourly rate for small\njobs is 95 EUR, minimum one hour."
+    # Several sentences, each sharing words with the others: each is said back onto its own.
+    paragraph = (
+        "The day rate is 640 EUR from 2026-07-01, for a day of 7.5 hours. The hourly rate for small jobs is 95 "
+        "EUR, minimum one hour. Existing clients keep their old rate until their current contract ends; "
+        "Harbourline's phase 2 is therefore at 580 EUR a day until it finishes. Fixed-price work is estimated "
+        "at the day rate plus a risk margin of 20%."
+    )
+    for quote in [*sorted(quotes), wrapped, paragraph]:
+        for answer in (quote, f"From the notes:\n{quote}"):
+            got = derive(answer, [quote.replace("\n", " ")])
+            assert got, (quote, got)
