@@ -57,8 +57,6 @@ _CONTRACTED = {
 _CLITIC = {"re": "are", "ve": "have", "ll": "will", "m": "am", "d": "would"}
 # A sign written against its number, read as the word it says.
 _SIGN_CHARS = {"−": "−", "-": "−", "+": "+", "±": "±", "~": "~"}
-# A line break that is not a blank line and opens no list item, quote, heading or table row.
-_SOFT_BREAK = re.compile(rf"[ \t]*\r?\n(?![ \t]*\r?\n)(?!{BLOCK_START.pattern})")
 _FOOTNOTE = re.compile(r"\[\^[^\]\s]{1,40}\]")
 _IS_BEFORE = frozenset("it that there here what who where when he she this".split())
 
@@ -102,12 +100,27 @@ class Derivation:
         return f"{self.reason} (rule {self.rule}"
 
 
+def _lines(text: str) -> str:
+    """`text` normalised line by line as quotes are (a list item's or heading's marker left
+    out); a line that opens a block, or follows a blank line, starts a clause, and any other
+    line goes on its paragraph: a wrapped line ends no clause."""
+    out: list[str] = []
+    blank = True
+    for line in text.splitlines():
+        if not line.strip():
+            blank = True
+            continue
+        opens = blank or BLOCK_START.match(line) is not None
+        out.append(("\n" if opens and out else " ") + normalize_nfc(line))
+        blank = False
+    return "".join(out).strip()
+
+
 def tokens(text: str) -> list[Tok]:
     """The words and marks of `text` as the gate reads them: contractions opened ("isn't"
     -> "is not"), a possessive "'s" a word of its own, each number, date, time or amount one
     token, names and identifiers as words."""
-    text = _SOFT_BREAK.sub(" ", text)  # a paragraph's wrapped line goes on: no clause ends there
-    work, found = located(_FOOTNOTE.sub("", visible(strip_old_wording(normalize_nfc(text)))))
+    work, found = located(_FOOTNOTE.sub("", visible(strip_old_wording(_lines(text)))))
     spans = [(s, e, spec) for s, e, spec in found if spec.kind in _NUMERIC]
     out: list[Tok] = []
     pos = 0
@@ -304,7 +317,8 @@ def restricted_rest(sentence: str, quote: str) -> bool:
     at = sentence.find(quote)
     if at < 0:
         return True
-    rest = units(f"{sentence[:at]} zzquotezz {sentence[at + len(quote) :]}")
+    ends = " | " if quote.rstrip()[-1:] in (".", "!", "?", ";") else " "  # the quote's own full stop
+    rest = units(f"{sentence[:at]} zzquotezz{ends}{sentence[at + len(quote) :]}")
     mark = next((u for u in rest if any(t.key == "zzquotezz" for t in u.toks)), None)
     return mark is None or any(t.key in R.RESTRICTS for t in mark.toks)
 
