@@ -120,6 +120,13 @@ def tokens(text: str) -> list[Tok]:
     """The words and marks of `text` as the gate reads them: contractions opened ("isn't"
     -> "is not"), a possessive "'s" a word of its own, each number, date, time or amount one
     token, names and identifiers as words."""
+    return list(_tokens(text))
+
+
+# A stamp reads a quote, its sentence and the answer more than once (each reading, the
+# sentence's rest): each text is tokenized once.
+@functools.lru_cache(maxsize=1024)
+def _tokens(text: str) -> tuple[Tok, ...]:
     work, found = located(_FOOTNOTE.sub("", visible(strip_old_wording(_lines(text)))))
     spans = [(s, e, spec) for s, e, spec in found if spec.kind in _NUMERIC]
     out: list[Tok] = []
@@ -133,7 +140,7 @@ def tokens(text: str) -> list[Tok]:
                 out.append(Tok(work[s - 1], _SIGN_CHARS[work[s - 1]]))  # "−5 °C": the sign is a word
             out.append(Tok(work[s:e], "§", spec))
         pos = e
-    return _ranges(_phrases(_do_support(_clitic_s(out))))
+    return tuple(_ranges(_phrases(_do_support(_clitic_s(out)))))
 
 
 def _clitic_s(toks: list[Tok]) -> list[Tok]:
