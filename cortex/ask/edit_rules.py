@@ -54,6 +54,7 @@ SAFE = (
         (
             ("My dentist is Dr Ahn", "Your dentist is Dr Ahn.", "", True),
             ("I was in Porto in May", "You were in Porto in May.", "", True),
+            ("The router is under the stairs", "Your router is under the stairs.", "", True),
         ),
     ),
     Rule(
@@ -150,6 +151,16 @@ SAFE = (
         "safe",
         "two coordinated words swapped, where no word claims an order",
         (("We keep bees and chickens", "You keep chickens and bees.", "", True),),
+    ),
+    Rule(
+        "reorder-adjuncts",
+        "safe",
+        "two runs of the phrases that end a clause, each opened by a preposition, swapped whole",
+        (
+            ("I sowed the parsnips on 12 April in Bed B", "You sowed the parsnips in Bed B on 12 April.", "", True),
+            ("Dave trimmed the hedge in April", "The hedge was trimmed in April by Dave.", "", True),
+            ("The train leaves Leeds at 9 for York", "The train leaves York at 9 for Leeds.", "", False),
+        ),
     ),
     Rule(
         "copula-swap",
@@ -271,6 +282,10 @@ RESTRICTS = frozenset(
 SIGNS = frozenset("− + ± ~".split())
 # Prepositions that may bring in a word of the question or a name of the context (rule context).
 PREPOSITIONS = frozenset("to from in at on for of with".split())
+# What opens a phrase that may trade places with the next one at a clause's end (rule
+# reorder-adjuncts); "of" is not here: it binds to the word before it. At most ADJUNCTS.
+ADJUNCT_OPENS = frozenset("to from in at on for with by via before after during until since under".split())
+ADJUNCTS = 4
 # Words whose time is the day they were written (rule relative-time).
 DEICTIC = frozenset("yesterday today tomorrow tonight ago".split())
 # The negations: never added, even as a column's heading.

@@ -392,6 +392,8 @@ def _addable(t: Tok, ctx: _Ctx, capital: bool) -> str:
         return "framing"
     if k in R.PRONOUN:
         return "pronoun"
+    if k == "your":
+        return "person"  # "The router is …" said to its owner as "Your router is …"
     if k in ctx.asked and k in R.PERSON.values():
         return "question-words"  # "my dentist?" answered "your dentist …"
     if t.spec is None and k not in R.NEGATIONS and k not in R.FUNCTION and lemma(k) in ctx.headed:
@@ -604,6 +606,25 @@ def _items_swapped(v: _Var) -> list[_Var]:
     ]
 
 
+def _adjuncts_swapped(v: _Var) -> list[_Var]:
+    """ "… in April by Dave" as "… by Dave in April": two runs of the phrases that end the
+    clause, each opened by a preposition, swapped whole (each keeps its own object)."""
+    starts = [k for k in range(1, len(v)) if v[k][1].key in R.ADJUNCT_OPENS and v[k - 1][1].key not in R.ADJUNCT_OPENS]
+    chain: list[int] = []
+    for k in reversed(starts):  # the phrases that run to the clause's end, no mark between
+        end = chain[0] if chain else len(v)
+        if any(t.key in R.MARKS or t.key in R.CLAUSE_JOINS for _, t in v[k:end]) or len(chain) == R.ADJUNCTS:
+            break
+        chain.insert(0, k)
+    cuts = chain + [len(v)]
+    return [
+        v[: cuts[a]] + v[cuts[b] : cuts[c]] + v[cuts[a] : cuts[b]] + v[cuts[c] :]
+        for a in range(len(cuts))
+        for b in range(a + 1, len(cuts))
+        for c in range(b + 1, len(cuts))
+    ]
+
+
 def _variants(toks: list[Tok], *, answer: bool) -> list[tuple[_Var, str]]:
     """The clause as written, and as each reordering rule may say it. An unsaid agent stands
     only in the answer (the alignment lets it stand for quote words, never the other way)."""
@@ -619,6 +640,8 @@ def _variants(toks: list[Tok], *, answer: bool) -> list[tuple[_Var, str]]:
             out.append((v, rule))
     out += [(v, "fronted-clause") for v in _front_moved(plain)]
     out += [(v, "reorder-items") for v in _items_swapped(plain)]
+    if answer:
+        out += [(v, "reorder-adjuncts") for v in _adjuncts_swapped(plain)]
     more = []
     for v, rule in out[1:]:  # one reordering on top of another: "On Sundays, X is Y-ed"
         for make, rule2 in makers[:2]:
