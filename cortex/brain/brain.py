@@ -7,8 +7,10 @@ MCP. The tool functions (cortex.tools) call it and shape the replies.
 from __future__ import annotations
 
 import datetime as dt
+import time
+from contextlib import contextmanager
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
 from cortex.brain.contents_page import (
@@ -17,6 +19,7 @@ from cortex.brain.contents_page import (
     contents_page_after,
     is_generated_contents_page,
 )
+from cortex.brain.journal import Journal
 from cortex.brain.note_writes import (
     CaptureReply,
     LinksMoved,
@@ -45,7 +48,7 @@ from cortex.store.types import Change, Changes, CommitInfo, Identity, WriteResul
 if TYPE_CHECKING:  # the arm is set after the brain is made (app.server); its import costs numpy
     from cortex.meaning.closeness import Meaning
 
-__all__ = ["INDEX_WAIT", "MOVE_TRIES", "NO_COMMITS", "NO_COMMITS_HINT", "Brain", "WorkdirHook"]
+__all__ = ["INDEX_WAIT", "MOVE_TRIES", "NO_COMMITS", "NO_COMMITS_HINT", "OWNER_GIT_WAIT", "Brain", "WorkdirHook"]
 
 # How many times a move re-takes the list of notes linking to it when another
 # writer changed that list mid-move (each try is a full compare-and-swap loop).
@@ -54,6 +57,9 @@ MOVE_TRIES = 3
 # come back (NotReady): under a typical client's 60 s tool timeout, and long
 # enough for a first build of a 300 MB brain to be most of the way done.
 INDEX_WAIT = 30.0
+# How long a write waits for an operation of the owner's (a stopped rebase, a merge with a
+# conflict) to end before it is refused with nothing written: within a client's tool timeout.
+OWNER_GIT_WAIT = 10.0
 # An empty repository is served (its first write makes the first commit); what to do about
 # it is said once at start-up, and again to a read that finds nothing to read.
 NO_COMMITS_HINT = (
@@ -132,6 +138,9 @@ class Brain:
         self.workdir_hook: WorkdirHook | None = None
         # The meaning arm (cortex.meaning.closeness.Meaning), when search and ask may use it.
         self.meaning: Meaning | None = None
+        # Every write acknowledged, and whether Git's staging index took it (brain.journal).
+        self.journal = Journal.for_store(store)
+        self.owner_git_wait = OWNER_GIT_WAIT
 
     # -- time -------------------------------------------------------------
 
@@ -360,13 +369,13 @@ class Brain:
         if req.relinks and self.store.head():
             expect = self._linking(req.path, req.target)
             touched += expect  # their hand edits are committed first
-        with self.store.staging_held():  # a hand `git commit` waits until the index follows
+        with self._writing():  # a hand `git commit` waits until the index follows
             self._before_write(touched)
             try:
                 result, expect = self._commit_write(req, actor, expect)
             except AlreadyApplied as done:
                 return self._replayed(done.sha, req.path, req.mode)
-            self._sync_workdir(result)
+            self._sync_workdir(result, actor)
         return self._said_unwritten(write_reply(req, result, expect), result)
 
     def _commit_write(self, req: WriteRequest, actor: Actor, expect: list[str]) -> tuple[WriteResult, list[str]]:
@@ -410,10 +419,10 @@ class Brain:
                 out[path] = within_cap(edit(text).encode("utf-8"), path, "replace")
             return out
 
-        with self.store.staging_held():
+        with self._writing():
             self._before_write(list(paths))
             result = self._commit(change, subject, actor, "")
-            self._sync_workdir(result)
+            self._sync_workdir(result, actor)
         first = next(iter(paths))
         reply: dict[str, Any] = {"sha": result.sha, "parent": result.parent, "path": first}
         reply["blob"] = result.new_blobs.get(first)
@@ -511,7 +520,7 @@ class Brain:
                 return {path: (start + entry).encode("utf-8")}
             return {path: append_text(strict_text(existing, path), entry).encode("utf-8")}
 
-        with self.store.staging_held():
+        with self._writing():
             self._before_write([path])
             try:
                 result = self._commit(change, f"{actor.tool}: append {path}", actor)
@@ -525,7 +534,7 @@ class Brain:
                     "replayed": True,
                     "note": r["note"],
                 }
-            self._sync_workdir(result)
+            self._sync_workdir(result, actor)
         reply: CaptureReply = {
             "sha": result.sha,
             "parent": result.parent,
@@ -564,12 +573,12 @@ class Brain:
         committed first. The working-tree watcher passes `sync=False` (its files are
         already on disk) and the owner as `author`.
         """
-        with self.store.staging_held():
+        with self._writing():
             if sync:
                 self._before_write(paths)
             result = self._commit(change, subject, actor, body, author)
             if sync:
-                self._sync_workdir(result)
+                self._sync_workdir(result, actor)
         return result
 
     def commit_files(
@@ -608,12 +617,38 @@ class Brain:
         )
         return reply
 
-    def _sync_workdir(self, result: WriteResult) -> None:
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Git's index lock for one write, taken once no operation of the owner's is stopped
+        midway in the working tree: a write made mid-rebase moved the branch, and the owner's
+        `--abort` then took it back out (`--continue` could not finish). Waits up to
+        `owner_git_wait` seconds, checking again under the lock, then refuses with nothing
+        written."""
+        deadline = time.monotonic() + self.owner_git_wait
+        while True:
+            with self.store.staging_held():
+                operation = self.store.operation_under_way()
+                if operation is None:
+                    yield
+                    return
+            if time.monotonic() >= deadline:
+                raise StoreError(
+                    f"nothing was written: {operation} of yours is under way in the working tree, and Cortex "
+                    f"does not move the branch under it; finish it (--continue) or --abort it, then try again"
+                )
+            time.sleep(0.1)
+
+    def _sync_workdir(self, result: WriteResult, actor: Actor) -> None:
+        """The working tree and Git's staging index brought to the write, and the write recorded
+        in the journal, with the files the index could not take under Git's lock."""
+        held = self.store.holds_staging()
         if self.workdir_hook is not None:  # the watcher syncs and tracks what disk holds
             self.workdir_hook.after_write(result)
-            return
-        if self.store.workdir is None:
-            return
-        updates = {p: (None if b is None else self.store.blob_bytes(b)) for p, b in result.new_blobs.items()}
-        expected = {p: (None if b is None else self.store.blob_bytes(b)) for p, b in result.old_blobs.items()}
-        self.store.update_workdir(updates, expected)
+        elif self.store.workdir is not None:
+            updates = {p: (None if b is None else self.store.blob_bytes(b)) for p, b in result.new_blobs.items()}
+            expected = {p: (None if b is None else self.store.blob_bytes(b)) for p, b in result.old_blobs.items()}
+            self.store.update_workdir(updates, expected)
+        if self.store.workdir is not None:
+            at_risk = set(result.new_blobs) if not held else set(self.store.unstaged())
+            off_disk = [p for p, b in result.new_blobs.items() if self.store.disk_blob(p) != b]
+            self.journal.record(result, tool=actor.tool, unstaged=at_risk, off_disk=off_disk, generated=CONTENTS_PAGE)

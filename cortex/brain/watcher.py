@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable
 
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
-from cortex.brain.undone import restore, undone_by
+from cortex.brain.undone import restore, rewound_writes, undone_writes
 from cortex.errors import BadInput, StoreError
 from cortex.files import read_file
 from cortex.notes.paths import check_path
@@ -46,7 +46,6 @@ log = logging.getLogger("cortex.editor")
 
 HAND = Actor(door="editor", tool="hand-edit", client="working tree")
 DEBOUNCE_MS = 300
-UNDONE_LOOK = 50  # new commits read per poll for a hand commit that took back a write
 RESTORED_SHOWN = 10  # restorations /healthz lists
 POLL_S = 0.1
 # A file modified this close to its stat may change again within the same mtime
@@ -119,9 +118,11 @@ class Editor:
         # re-checked after every change on disk until the person renames one side.
         self.held: dict[str, str] = {}
         self.first_pass = threading.Event()  # set once the start-up pass (check_all) is done
+        # How far the branch's reflog was read (entries, and the file's size).
+        self._seen_log = brain.store.reflog_size()
+        self._seen_moves: int | None = brain.store.moves_after(None)[1]
         # Hand commits that took back an acknowledged write, and the commit that put it back.
         self.restored: list[str] = []
-        self._seen_head: str | None = brain.store.head()
         brain.attach_workdir(self)
 
     # -- running ----------------------------------------------------------
@@ -155,7 +156,9 @@ class Editor:
                 # Files a commit could not put on disk (a read-only folder): retried each poll.
                 "unwritten": [f"{p}: {why}" for p, why in sorted(self.store.unwritten.items())],
                 "restored": list(self.restored),
-            }
+            },
+            # Each file's last acknowledged write against the head (brain.journal).
+            "acknowledged": self.brain.journal.account(self.store),
         }
 
     def _run(self) -> None:
@@ -207,8 +210,8 @@ class Editor:
 
     def poll_once(self) -> WriteResult | None:
         """One pass: note what changed; after the debounce, commit it."""
+        self._check_lost()  # before the staging index is synced to a head that lacks the write
         self.store.sync_staging(())  # staging entries a busy index.lock kept back last time, if any
-        self._check_undone()
         if self.store.unwritten:  # files a commit could not put on disk: try again
             with self._lock:
                 self._catch_up(sorted(self.store.unwritten), {})
@@ -227,26 +230,34 @@ class Editor:
             return self.commit_paths(paths)
         return None
 
-    def _check_undone(self) -> None:
-        """Put back what a new hand commit took out of an acknowledged write (`brain.undone`)."""
-        head = self.store.head()
-        seen, self._seen_head = self._seen_head, head
-        if head is None or seen is None or head == seen or not self.store.is_ancestor(seen, head):
-            return  # nothing new, or history rewritten: the owner's doing
-        for sha in self.store.commits_between(seen, head)[-UNDONE_LOOK:]:
-            undone = undone_by(self.brain, sha)
-            if undone is None:
-                continue
-            result = restore(self.brain, undone)  # takes Git's index lock, then this watcher's
-            if result is not None:
-                said = (
-                    f"{', '.join(undone.paths)}: the hand commit {undone.hand[:7]} took back the write "
-                    f"{undone.cortex[:7]}; restored in {result.sha[:7]}"
-                )
-                self.restored = [*self.restored, said][-RESTORED_SHOWN:]
-                self.last_error = said
-                log.warning("%s", said)
-        self._seen_head = self.store.head()
+    def _check_lost(self) -> None:
+        """Put back what a hand commit from a stale index took out of an acknowledged write
+        (`brain.undone`); nothing while an operation of the owner's is under way."""
+        if self.store.workdir_busy():
+            return  # the branch's moves are read once the operation ends
+        lost: list = []
+        size = self.store.reflog_size()
+        if size != self._seen_log:
+            # The reflog, not the head: a write and the reset that took it out can both land
+            # between two polls, and the head is then the one seen before.
+            moves, self._seen_moves = self.store.moves_after(self._seen_moves)
+            self._seen_log = size
+            lost = rewound_writes(self.brain, moves)
+            rewound = bool(lost)
+            lost += undone_writes(self.brain, moves)
+        else:
+            rewound = False
+        if not lost:
+            return
+        result = restore(self.brain, lost)  # takes Git's index lock, then this watcher's
+        if result is not None:
+            paths = ", ".join(sorted({one.path for one in lost}))
+            writes = ", ".join(sorted({one.entry.sha[:7] for one in lost}))
+            how = "a reset to HEAD (git stash)" if rewound else "a hand commit built from an index that lacked it"
+            said = f"{paths}: {how} took back the write {writes}; restored in {result.sha[:7]}"
+            self.restored = [*self.restored, said][-RESTORED_SHOWN:]
+            self.last_error = said
+            log.warning("%s", said)
 
     # -- committing ---------------------------------------------------------
 

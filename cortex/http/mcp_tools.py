@@ -46,10 +46,11 @@ from cortex import __version__
 from cortex.ask.asker import SampleNeeded
 from cortex.ask.neutralize import client_text
 from cortex.ask.readers import ClientTurn, field_of
-from cortex.errors import CortexError, NoNote
+from cortex.errors import BadInput, CortexError, NoNote
 from cortex.files import storage_error_text
 from cortex.guests.review import Review
-from cortex.notes.redact import might_hold_secret, redact_value
+from cortex.notes.paths import check_text
+from cortex.notes.redact import might_hold_secret, redact, redact_value
 from cortex.tools.context import VERIFY_ADVICE
 from cortex.tools.note_resources import NOTE_TEMPLATE, listed_notes, note_changes, read_note
 from cortex.tools.prompts import PROMPTS, BrainPrompt
@@ -403,16 +404,39 @@ def door_function(tool: Tool[Any, Any], holder: Any, caller_of: Callable[[Contex
     return _signed(call, tool.name, params + _parameters(tool.request), returns)
 
 
-def prompt_function(prompt: BrainPrompt, tools: Tools) -> Any:
-    """The function the SDK registers for a prompt: its arguments from the prompt's dataclass."""
+# A prompt's argument is a few words (a project key, a topic, a path): longer is refused.
+PROMPT_ARGUMENT_MAX = 1_000
+
+
+def prompt_of(prompt: BrainPrompt, tools: Tools) -> Prompt:
+    """The SDK's prompt for `prompt`: its arguments listed from the prompt's dataclass, and a
+    call that checks them itself, so a bad one is a one-line invalid-params error (the SDK's
+    own validation ended in "Error rendering prompt" and a traceback in the log). The text is
+    masked as every tool reply is: the boot prompt holds the log's own words."""
+    fields = {f.name for f in dataclasses.fields(prompt.arguments)}
 
     def render(**arguments: Any) -> str:
         try:
-            return prompt.render(tools, prompt.arguments(**arguments))
+            for name, value in arguments.items():
+                if name not in fields:
+                    raise BadInput(f"{prompt.name} has no argument {name[:40]!r}; it takes {', '.join(sorted(fields))}")
+                if value is not None:
+                    check_text(value, name)
+                    if len(value) > PROMPT_ARGUMENT_MAX:
+                        raise BadInput(f"{name} is longer than {PROMPT_ARGUMENT_MAX} characters")
+            text = prompt.render(tools, prompt.arguments(**arguments))
         except (CortexError, OSError) as exc:
-            raise _refusal(exc) from None
+            raise MCPError(code=INVALID_PARAMS, message=str(_refusal(exc))) from None
+        return redact(text) if might_hold_secret(text) else text
 
-    return _signed(render, prompt.name, _parameters(prompt.arguments), str)
+    made = Prompt.from_function(
+        _signed(render, prompt.name, _parameters(prompt.arguments), str),
+        name=prompt.name,
+        title=prompt.title,
+        description=prompt.description,
+    )
+    made.fn = render  # not the SDK's validate_call: `render` checks, and says what it refused
+    return made
 
 
 def register(
@@ -485,11 +509,7 @@ def trusted_server(
     register(mcp, OWNER_TOOLS, tools, caller_of)
     mcp.notes = tools  # notes as resources
     for prompt in PROMPTS:
-        mcp.add_prompt(
-            Prompt.from_function(
-                prompt_function(prompt, tools), name=prompt.name, title=prompt.title, description=prompt.description
-            )
-        )
+        mcp.add_prompt(prompt_of(prompt, tools))
     if review is not None:
         register(mcp, REVIEW_TOOLS, review, caller_of)
     return mcp

@@ -178,6 +178,13 @@ class GitStore(History, WorkingTree, Network):
             return git_dir
         return (git_dir / named).resolve()
 
+    def reflog_size(self) -> int:
+        """The size of the branch's reflog file (0 when it has none): a cheap "has it moved"."""
+        try:
+            return (self.common_dir / "logs" / self.ref).stat().st_size
+        except OSError:
+            return 0
+
     # -- reading ----------------------------------------------------------
 
     def head(self) -> str | None:

@@ -24,6 +24,7 @@ class History:
 
     _repo: pygit2.Repository
     _lock: threading.RLock
+    ref: str
 
     if TYPE_CHECKING:  # GitStore's, which this is mixed into
 
@@ -138,6 +139,21 @@ class History:
         with self._lock:
             oid = self._repo.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
             return str(oid) if oid else None
+
+    def moves_after(self, seen: int | None, limit: int = 500) -> tuple[list[tuple[str, str, str]], int]:
+        """The branch's moves (old, new, reflog message) after the first `seen` of its reflog,
+        oldest first (at most `limit`), and how many the reflog holds now. A head can come back
+        to a SHA it held before (a reset), so the count, not a SHA, says where the last read
+        ended; `seen` None, or more than the reflog holds (expired), gives no moves."""
+        with self._lock:
+            try:
+                log = list(self._repo.references[self.ref].log())  # newest first
+            except (KeyError, pygit2.GitError):
+                return [], 0
+            if seen is None or seen > len(log):
+                return [], len(log)
+            fresh = log[: len(log) - seen][:limit]
+            return [(str(e.oid_old), str(e.oid_new), e.message or "") for e in reversed(fresh)], len(log)
 
     def commits_between(self, base: str | None, tip: str) -> list[str]:
         """Commits reachable from `tip` and not from `base`, oldest first."""

@@ -24,7 +24,7 @@ import pygit2
 from cortex.files import prune_empty_folders, read_file, write_atomic
 from cortex.store.types import Identity
 
-__all__ = ["HOLD_TRIES", "STAGING_LOCK_TRIES", "WorkingTree", "hash_blob"]
+__all__ = ["HOLD_TRIES", "LOCK_GAP_S", "STAGING_LOCK_TRIES", "WorkingTree", "hash_blob"]
 
 # Tries at writing Git's staging index while a git command holds index.lock (10 ms apart).
 STAGING_LOCK_TRIES = 50
@@ -32,6 +32,24 @@ STAGING_LOCK_TRIES = 50
 # editor is open; past this the write goes on without it, and that commit then fails on its
 # own check that the branch has not moved.
 HOLD_TRIES = 100
+# Between two writes Cortex leaves index.lock free for at least this long, or as long as it
+# last held it if longer, so a hand `git commit` under a stream of writes finds it free
+# (issue 54: at 27 writes a second every hand commit failed on index.lock).
+LOCK_GAP_S = 0.015
+# What `git` leaves in the Git folder while an operation of the owner's is stopped midway.
+_OPERATIONS = {
+    pygit2.enums.RepositoryState.MERGE: "a merge",
+    pygit2.enums.RepositoryState.REVERT: "a revert",
+    pygit2.enums.RepositoryState.REVERT_SEQUENCE: "a revert",
+    pygit2.enums.RepositoryState.CHERRYPICK: "a cherry-pick",
+    pygit2.enums.RepositoryState.CHERRYPICK_SEQUENCE: "a cherry-pick",
+    pygit2.enums.RepositoryState.BISECT: "a bisect",
+    pygit2.enums.RepositoryState.REBASE: "a rebase",
+    pygit2.enums.RepositoryState.REBASE_INTERACTIVE: "a rebase",
+    pygit2.enums.RepositoryState.REBASE_MERGE: "a rebase",
+    pygit2.enums.RepositoryState.APPLY_MAILBOX: "a git am",
+    pygit2.enums.RepositoryState.APPLY_MAILBOX_OR_REBASE: "a git am or rebase",
+}
 
 
 def hash_blob(data: bytes) -> str:
@@ -48,6 +66,7 @@ class WorkingTree:
     unwritten: dict[str, str]  # files a commit could not put on disk, and why
     _holder: int | None = None  # the thread that holds index.lock, while one does
     _held_written = False  # whether this hold has written the next index into the lock file
+    _released: tuple[float, float] = (0.0, 0.0)  # when this process last let index.lock go, how long it held it
     ref: str
     branch: str
 
@@ -198,6 +217,10 @@ class WorkingTree:
             yield True
             return
         lock = Path(self._repo.path) / "index.lock"
+        at, held_for = self._released
+        gap = max(LOCK_GAP_S, held_for) - (time.monotonic() - at)
+        if gap > 0:
+            time.sleep(min(gap, 0.2))  # the owner's turn at the lock between two writes
         for _ in range(HOLD_TRIES):
             try:
                 os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
@@ -211,10 +234,12 @@ class WorkingTree:
             yield False
             return
         self._holder, self._held_written = me, False
+        taken = time.monotonic()
         try:
             yield True
         finally:
             wrote, self._holder = self._held_written, None
+            self._released = (time.monotonic(), time.monotonic() - taken)
             try:
                 if wrote:
                     os.replace(lock, Path(self._repo.path) / "index")  # Git's commit of a lock file
@@ -303,14 +328,58 @@ class WorkingTree:
         self._held_written = True
         self._staging_stat = None  # the repository's own index object reads the file again
 
+    def holds_staging(self) -> bool:
+        """Whether this thread holds index.lock (`staging_held` took it)."""
+        return self._holder == threading.get_ident()
+
+    def disk_blob(self, path: str) -> str | None:
+        """The Git blob id of the working-tree file at `path` (None: absent or not readable)."""
+        target = self.workdir_file(path)
+        data = read_file(target) if target is not None else None
+        return None if data is None else hash_blob(data)
+
+    def index_locked(self) -> bool:
+        """Whether a `git` command (or this process) holds index.lock now."""
+        return self.workdir is not None and os.path.lexists(Path(self._repo.path) / "index.lock")
+
+    def staged_blob(self, path: str) -> str | None:
+        """The blob Git's staging index holds for `path` now (None: no entry, or a git command
+        holds index.lock: ask `index_locked` first)."""
+        if self.workdir is None or self.index_locked():
+            return None
+        with self._lock:
+            try:
+                staging = self._repo.index
+                staging.read(True)
+                self._staging_stat = None
+                entry = staging[path]
+            except (KeyError, pygit2.GitError, OSError, ValueError):
+                return None
+            return str(entry.id)
+
+    def unstaged(self) -> frozenset[str]:
+        """The files Git's staging index has not taken since a busy index.lock kept them out."""
+        with self._lock:
+            return frozenset(self._unsynced)
+
+    def operation_under_way(self) -> str | None:
+        """The owner's `git` operation stopped midway in the working tree ("a rebase"), or None."""
+        if self.workdir is None:
+            return None
+        with self._lock:
+            try:
+                return _OPERATIONS.get(self._repo.state())
+            except pygit2.GitError:
+                return None
+
     def workdir_busy(self) -> str | None:
         """Why hand edits must wait (HEAD on another branch, a merge or rebase under way), or None."""
         with self._lock:
             try:
                 if self._repo.head_is_detached or self._repo.references["HEAD"].target != self.ref:
                     return "the working tree is not on " + self.branch
-                if self._repo.state() != pygit2.enums.RepositoryState.NONE:
-                    return "a merge, rebase or cherry-pick is under way"
+                if (operation := _OPERATIONS.get(self._repo.state())) is not None:
+                    return f"{operation} is under way"
             except (pygit2.GitError, KeyError):
                 return None
             return None

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Callable
 from pydantic import Field
 
 from cortex.notes.data_envelope import DATA_NOTICE, fence, new_nonce
+from cortex.notes.paths import check_path
 from cortex.tools.context import VERIFY_ADVICE, ContextRequest, context
 from cortex.tools.search import SearchRequest, search_notes
 from cortex.tools.tool import Caller
@@ -86,6 +87,8 @@ def decided(tools: Tools, args: DecidedArgs) -> str:
 
 def file_conversation(tools: Tools, args: FileArgs) -> str:
     """How to file this conversation into the notes: what to keep and which tools write it."""
+    if args.note is not None:
+        check_path(args.note)  # the rule every write obeys: refused here, in one line, not at the write
     where = (
         f"into {args.note} with brain_write (brain_read it first; append or edit, never replace it whole)"
         if args.note

@@ -219,3 +219,22 @@ def test_a_hand_edit_is_told_to_a_listening_client(server) -> None:
     heard, text = asyncio.run(go())
     assert ResourceUpdated(uri=uri) in heard and ResourcesListChanged() in heard
     assert "1,250" in text
+
+
+def test_the_boot_prompt_masks_as_tool_replies_do_and_a_bad_argument_is_one_line(server) -> None:
+    url = f"{server.url}/mcp"
+    aws, github = "AKIAIOSFODNN7EXAMPLE", "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    assert call(url, "brain_capture", text=f"rotated keys: aws {aws}, github {github}").error is None
+    with RawSession(url, {"Authorization": f"Bearer {TOKEN}"}) as s:
+        body = {"jsonrpc": "2.0", "id": 4, "method": "prompts/get"}
+        boot = s.post({**body, "params": {"name": "brain_boot", "arguments": {}}}).json()
+        bad = [
+            s.post({**body, "params": {"name": "brain_boot", "arguments": {"nope": "x"}}}).json(),
+            s.post({**body, "params": {"name": "brain_decided", "arguments": {"topic": "x" * 100_000}}}).json(),
+            s.post({**body, "params": {"name": "brain_file_conversation", "arguments": {"note": "../x.md"}}}).json(),
+        ]
+    text = boot["result"]["messages"][0]["content"]["text"]
+    assert "rotated keys" in text and aws not in text and github not in text
+    messages = [reply["error"]["message"] for reply in bad]
+    assert all("\n" not in m and "Internal" not in m and "Error rendering" not in m for m in messages), messages
+    assert "no argument 'nope'" in messages[0] and "longer than" in messages[1] and "'..' segment" in messages[2]

@@ -105,6 +105,13 @@ def _hand_edits(health: dict[str, Any], problems: list[str]) -> str | None:
         problems.append(f"A committed file could not be written to the working tree, and is out of date there: {what}.")
     for what in restored:
         problems.append(f"A hand commit took back an acknowledged write, which was put back: {what}.")
+    acked = health.get("acknowledged")
+    if isinstance(acked, dict):
+        for what in acked.get("not_in_history_files") or []:
+            problems.append(
+                f"An acknowledged write is no longer in the branch's history (a reset or rewrite of yours; "
+                f"Cortex does not undo it): {what}."
+            )
     return (
         f"in {watch.get('watching', '?')} are committed {watch.get('debounce_ms', '?')} ms after a save; "
         f"{plural(int(watch.get('commits') or 0), 'commit')} of them since the server started."
