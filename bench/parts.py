@@ -18,6 +18,7 @@ from bench.door_bench import bench_door, bench_door_tree
 from bench.index_bench import bench_long, bench_scale, bench_search
 from bench.meaning_bench import bench_meaning
 from bench.measure import machine, run_module
+from bench.owner_git_bench import bench_owner_git
 from bench.persist_bench import bench_persist, bench_persist_long
 
 __all__ = ["PARTS", "main", "run_one"]
@@ -34,6 +35,7 @@ PARTS = {
     "persist": bench_persist,
     "persist-long": bench_persist_long,
     "meaning": bench_meaning,
+    "owner-git": bench_owner_git,
 }
 
 
@@ -50,7 +52,7 @@ def run_one(part: str, n: int) -> None:
 
 def main(args: argparse.Namespace) -> int:
     sizes = [int(s) for s in str(args.sizes).split(",") if s]
-    heavy = ("scale", "long", "persist", "persist-long", "meaning", "door-tree")
+    heavy = ("scale", "long", "persist", "persist-long", "meaning", "door-tree", "owner-git")
     parts = [p for p in PARTS if p not in heavy] if args.part == "all" else [args.part]
     print(f"machine: {machine()}", flush=True)
     for part in parts:

@@ -360,7 +360,8 @@ def main(argv: list[str] | None = None) -> int:
         "--part",
         default="all",
         help="store, search, ask, editor, door, all (those five); persist, scale, long, persist-long (long notes), "
-        "meaning, door-tree (each call x the SDK's no-op)",
+        "meaning, door-tree (each call x the SDK's no-op), "
+        "owner-git (the owner's Git beside two writers; --sizes: seconds a shape)",
     )
     p.set_defaults(fn=cmd_bench)
 

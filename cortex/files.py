@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 __all__ = [
+    "private_folder",
     "prune_empty_folders",
     "read_file",
     "remove_orphans",
@@ -92,6 +93,22 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def private_folder(path: Path) -> Path:
+    """`path` made a folder, each missing folder on the way made 0700 (Python's own
+    `mkdir(parents=True)` makes the missing parents as the umask has them: a state folder
+    first made by its index or Redis folder came out 0755)."""
+    missing = []
+    at = path
+    while not at.exists():
+        missing.append(at)
+        if at.parent == at:
+            break
+        at = at.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+    return path
 
 
 def read_file(path: Path) -> bytes | None:

@@ -16,6 +16,7 @@ import stat
 from pathlib import Path
 
 from cortex.errors import BadInput
+from cortex.files import private_folder
 
 __all__ = ["DOOR_FILES", "check", "make"]
 
@@ -32,11 +33,8 @@ DOOR_FILES = (
 
 
 def make(home: Path) -> Path:
-    """The state folder, made 0700 when missing (its missing parents as the umask has them)."""
-    if not home.exists():
-        home.parent.mkdir(parents=True, exist_ok=True)
-        home.mkdir(mode=0o700, exist_ok=True)
-    return home
+    """The state folder, made 0700 when missing (and each missing folder above it)."""
+    return private_folder(home)
 
 
 def check(home: Path) -> None:

@@ -451,6 +451,9 @@ class Editor:
             if disk_blob == want:
                 self._base[path] = want
                 self.store.unwritten.pop(path, None)
+                # The file is right, the index may not be (a restore of a file the owner's
+                # stale index dropped): left out, each hand commit took the file out again.
+                self.store.sync_staging([path])
                 continue
             base = self._base.get(path, _UNKNOWN)
             if disk_blob != base and disk_blob != old_blobs.get(path, _UNKNOWN):

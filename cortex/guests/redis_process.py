@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from cortex.files import private_folder
+
 __all__ = ["LEGACY_DATA", "LOCK_NAME", "NOT_INSTALLED", "RedisProcess", "redis_server_binary"]
 
 try:
@@ -86,7 +88,7 @@ class RedisProcess:
                 f"the socket path {self.socket_path} is too long for a unix socket; "
                 "use a shorter CORTEX_HOME or set REDIS_URL"
             )
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_folder(self.folder)  # CORTEX_HOME too, when this makes it first
         _only_mine(self.folder)  # made 0755 and 0644 by earlier versions
         # The folder's lock first: a live Cortex on this folder keeps it, so whatever answers
         # on the socket while the lock is ours was left by a Cortex that is gone.

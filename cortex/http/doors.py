@@ -65,6 +65,8 @@ class OAuthEntry(Protocol):
 
     async def authenticate(self, scope: Scope, host: str) -> bool: ...
 
+    async def serve_mcp(self, scope: Scope, receive: Receive, send: Send) -> None: ...
+
     def metadata_url(self, host: str) -> str | None: ...
 
 
@@ -173,7 +175,7 @@ class DoorRouter:
                 return
             host = _header(scope, b"host")
             if self.oauth is not None and _bearer(header) and await self.oauth.authenticate(scope, host):
-                await self.oauth.mcp_app(dict(scope, path="/mcp"), receive, send)
+                await self.oauth.serve_mcp(dict(scope, path="/mcp"), receive, send)
                 return
             metadata = self.oauth.metadata_url(host) if self.oauth is not None else None
             await unauthorized(header, metadata)(scope, receive, send)

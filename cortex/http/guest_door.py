@@ -113,8 +113,14 @@ class GuestDoors:
     def _server(self) -> MCPServer:
         from cortex.http.mcp_tools import OneLineMCPServer, register
 
+        # No subscriptions/listen: a guest has no resources to hear of (it acknowledged streams
+        # that never fired, unmetered: 1,024 opened).
         mcp = OneLineMCPServer(
-            name="cortex-guest", version=__version__, instructions=GUEST_INSTRUCTIONS, log_level="WARNING"
+            name="cortex-guest",
+            version=__version__,
+            instructions=GUEST_INSTRUCTIONS,
+            log_level="WARNING",
+            subscriptions=False,
         )
 
         def caller_of(ctx: Context, tool: Tool[Any, Any]) -> Caller:

@@ -502,6 +502,9 @@ def oauth_who(ctx: Any) -> str:
     return client_text(name) if name else "unknown"
 
 
+RECHECK_S = 1.0  # how often a running request's access token is looked at again (a listen stream)
+
+
 class OAuthDoor:
     """The OAuth routes and the owner door's token check, for one issuer (CORTEX_PUBLIC_URL) or,
     without one, for each loopback Host the server is reached at."""
@@ -623,6 +626,30 @@ class OAuthDoor:
         # A records store that is away (Redis) raises inside the SDK's handler: Starlette
         # answers 500, and no token was issued.
         await app(scope, receive, send)
+
+    async def serve_mcp(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The owner's tools for a request `authenticate` let in, for as long as its access token
+        stays good: looked at again every `RECHECK_S` while the request runs, a revoked client,
+        a revoked family or an expired token ends it (a `subscriptions/listen` stream stays open
+        for hours, and went on telling a revoked client which notes changed)."""
+        token = getattr(getattr(scope.get("user"), "access_token", None), "token", None)
+        if not isinstance(token, str):
+            await self.mcp_app(scope, receive, send)
+            return
+        async with anyio.create_task_group() as group:
+
+            async def watch() -> None:
+                while True:
+                    await anyio.sleep(RECHECK_S)
+                    found = await self.provider.load_access_token(token)
+                    if found is None or (found.expires_at is not None and found.expires_at <= time.time()):
+                        log.info("oauth: a request's token lapsed while it ran; it is ended")
+                        group.cancel_scope.cancel()
+                        return
+
+            group.start_soon(watch)
+            await self.mcp_app(scope, receive, send)
+            group.cancel_scope.cancel()
 
     async def authenticate(self, scope: Scope, host: str) -> bool:
         """Whether the request's bearer is an OAuth access token issued for this door's resource

@@ -45,7 +45,7 @@ from typing import Any, BinaryIO, Callable
 
 import yaml
 
-from cortex.files import remove_orphans, write_atomic
+from cortex.files import private_folder, remove_orphans, write_atomic
 from cortex.index.bm25_file import load_index
 from cortex.index.corpus import Corpus
 from cortex.index.snapshot import Snapshot
@@ -421,7 +421,7 @@ def write_atomically(path: Path, parts: list[bytes]) -> None:
     The folder is made 0700 and the file 0600: the state folder is the owner's alone.
     Temp files left by a process killed mid-write (named with its pid) are removed.
     """
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private_folder(path.parent)
     remove_orphans(path)
     write_atomic(path, parts, mode=0o600)
 

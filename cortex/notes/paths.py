@@ -113,13 +113,13 @@ def check_path(path: str, *, for_write: bool = True) -> str:
 
     Any name Git and the common file systems accept is a note's name: accents, CJK,
     apostrophes, commas, `+`, `&`, parentheses, spaces inside. Refused, because they
-    are dangerous or do not travel: `..` and absolute paths, `.git/` (and `.cortex/`
-    for writes), control characters, bidi controls, and for writes a segment with any
-    white space or a dot at its start or end, any code point that shows nothing
-    (`invisible`), a Windows device name (`con.md`, `COM1.txt`, any case), and the
-    characters Windows forbids (`<>:"|?*\\`). Reads
-    accept any existing file except under `.git/`; writes only `.md` files, never
-    INDEX.md. One rule for tools, the watcher, guests and the console.
+    are dangerous or do not travel: `..` and absolute paths, `.git/` and `.cortex/` (Cortex's
+    own files: guest policies hold secret hashes), control characters, bidi controls, and
+    for writes a segment with any white space or a dot at its start or end, any code point
+    that shows nothing (`invisible`), a Windows device name (`con.md`, `COM1.txt`, any
+    case), and the characters Windows forbids (`<>:"|?*\\`). Reads accept any existing file
+    except under `.git/` and `.cortex/`; writes only `.md` files, never INDEX.md. One rule
+    for tools, the watcher, guests and the console.
     """
     check_text(path, "path")
     if not path or not path.strip():
@@ -143,10 +143,10 @@ def check_path(path: str, *, for_write: bool = True) -> str:
         raise BadInput("path contains a character that looks like / but is not a separator; use /")
     if any(c in _INVISIBLE for c in path):
         raise BadInput("path contains an invisible character (zero-width space, word joiner or BOM)")
+    if segments[0] == ".cortex":  # guest policies (secret hashes), receipts, tombstones
+        raise BadInput(".cortex/ holds Cortex's own files (guest policies, receipts), which no door reads or writes")
     if not for_write:
         return path
-    if segments[0] == ".cortex":
-        raise BadInput(".cortex/ holds machine files and is not writable by tools")
     if path in GENERATED:
         raise BadInput(f"{path} is generated on every write and cannot be written")
     for seg in segments:

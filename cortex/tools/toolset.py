@@ -6,6 +6,9 @@ holds only their shared parts and knows nothing of HTTP or MCP.
 
 from __future__ import annotations
 
+import secrets
+import threading
+import time
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -32,6 +35,39 @@ class Tools:
         self.asker = asker
         self.names = NameMap()  # names first: exact titles, aliases and file names, by head
         self.masks: dict[tuple, np.ndarray] = {}  # search filters' verdicts for the meaning arm
+        self.asked = Asked()  # the confirmations brain_write asked for, each answerable once
+
+
+class Asked:
+    """The owner's confirmations in flight: each names the write and the note's blob it showed,
+    is answered once (accepted or declined, never again), and lapses after `TTL_S`. The state a
+    client sends back carries only its key, so a declined round re-sent with "accept", a
+    replayed accepted one, or one for a note changed since cannot write."""
+
+    TTL_S = 600.0
+    MAX = 1_000  # asked and not answered: the oldest lapse first
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: dict[str, tuple[str, str, float]] = {}  # key -> (write digest, blob, deadline)
+
+    def ask(self, write: str, blob: str) -> str:
+        key = secrets.token_urlsafe(16)
+        with self._lock:
+            now = time.monotonic()
+            self._open = {k: v for k, v in self._open.items() if v[2] > now}
+            while len(self._open) >= self.MAX:
+                del self._open[next(iter(self._open))]
+            self._open[key] = (write, blob, now + self.TTL_S)
+        return key
+
+    def answer(self, key: object) -> tuple[str, str] | None:
+        """(write digest, blob) of the open confirmation `key`, closing it; None when there is none."""
+        with self._lock:
+            found = self._open.pop(key, None) if isinstance(key, str) else None
+        if found is None or found[2] < time.monotonic():
+            return None
+        return found[0], found[1]
 
 
 NOTE_URI = "cortex://note/"  # a note as an MCP resource: cortex://note/<path>[?as_of=<sha>]

@@ -76,10 +76,11 @@ def write(tools: Tools, request: WriteRequest, caller: Caller) -> WriteReply | C
     r = request
     actor = caller.actor(TOOL.name, r.request_id)
     asking = ask_first(tools, r, caller)
-    if asking is not None:
+    if isinstance(asking, ConfirmNeeded):
         return asking
+    pinned = r.expected_blob or asking  # a confirmed write replaces only the note the owner was shown
     reply = tools.brain.write(
-        r.path, r.mode, actor, content=r.content, find=r.find, to=r.to, expected_blob=r.expected_blob, reason=r.reason
+        r.path, r.mode, actor, content=r.content, find=r.find, to=r.to, expected_blob=pinned, reason=r.reason
     )
     if r.mode != "delete" and not reply.get("replayed"):
         reply.update(_dangling(tools, reply["sha"], reply.get("to") or reply["path"]))
@@ -94,26 +95,35 @@ def _dangling(tools: Tools, sha: str, path: str) -> Dangling:
     return dangling_reply(corpus.peek(sha), path)
 
 
-def ask_first(tools: Tools, r: WriteRequest, caller: Caller) -> ConfirmNeeded | None:
+def ask_first(tools: Tools, r: WriteRequest, caller: Caller) -> ConfirmNeeded | str | None:
     """The question for the owner before a write that loses text, on its first round; None to
     write now (not such a write, no such note, the client cannot be asked, or CORTEX_CONFIRM_WRITES
-    is off). On the second round: None when the owner confirmed this very write, else `Declined`."""
+    is off). On the second round: the blob the owner was shown when they confirmed this very
+    write (the write is pinned to it), else `Declined` or BadInput."""
     confirm = caller.confirm
     losing = r.mode in ("delete", "move") or (r.mode == "replace" and r.expected_blob is None)
     if not losing or not tools.confirm_writes or confirm is None or confirm.unable:
         return None
     try:
-        _, _, note = tools.brain.read(r.path)
+        _, blob, note = tools.brain.read(r.path)
     except (NoNote, BadInput):
         return None  # nothing there to lose: the write says what is wrong, as it always has
     digest = hashlib.sha256(json.dumps([r.path, r.mode, r.content, r.find, r.to, r.reason]).encode()).hexdigest()[:16]
     if confirm.action is None:
-        return ConfirmNeeded(_question(r, note.path, len(note.text.encode())), {"write": digest})
-    if (confirm.state or {}).get("write") != digest:
-        raise BadInput("the confirmation is not of this write: nothing changed; call brain_write again")
+        key = tools.asked.ask(digest, blob)
+        return ConfirmNeeded(_question(r, note.path, len(note.text.encode())), {"confirmation": key})
+    shown = tools.asked.answer((confirm.state or {}).get("confirmation"))  # answered once, either way
+    if shown is None or shown[0] != digest:
+        raise BadInput(
+            "the confirmation is not of this write, or was answered already: nothing changed; call brain_write again"
+        )
     if confirm.action != "accept" or not confirm.confirmed:
         raise Declined(f"not written: the owner did not confirm the {r.mode} of {note.path}; nothing changed")
-    return None
+    if blob != shown[1]:
+        raise BadInput(
+            f"{note.path} changed after the owner was asked: nothing changed; call brain_write again to ask anew"
+        )
+    return shown[1]
 
 
 def _question(r: WriteRequest, path: str, size: int) -> str:

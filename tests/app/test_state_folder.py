@@ -40,6 +40,25 @@ def test_a_new_state_folder_is_0700_and_its_secrets_0600(tmp_path: Path, brain_p
         assert all(_mode(p) == 0o600 for p in made), {p.name: oct(_mode(p)) for p in made}
 
 
+def test_a_state_folder_another_part_makes_first_is_0700_too(tmp_path: Path) -> None:
+    """The saved index and the private Redis make their folders under CORTEX_HOME; when one
+    of them makes CORTEX_HOME itself, it is 0700 as the start-up makes it (it was 0755)."""
+    from cortex.guests.redis_process import RedisProcess
+    from cortex.index.saved import write_atomically
+
+    home = tmp_path / "fresh" / "home"
+    write_atomically(home / "index" / "abc" / "index.bin", [b"x"])
+    assert _mode(home) == _mode(home / "index") == _mode(tmp_path / "fresh") == 0o700
+    other = tmp_path / "other" / "home"
+    redis = RedisProcess.for_brain(other, tmp_path / "brain")
+    if redis.binary is not None:
+        try:
+            redis.start()
+        finally:
+            redis.stop()
+        assert _mode(other) == 0o700 and _mode(other / "redis") == 0o700
+
+
 @pytest.mark.parametrize("where", ["folder", "owner-token", "oauth.json"])
 def test_a_folder_or_door_file_others_can_write_refuses_the_start(tmp_path: Path, brain_path: Path, where) -> None:
     home = tmp_path / "home"

@@ -129,7 +129,8 @@ def test_revoked_guest_gets_404(gserver):
 def test_a_broken_policy_closes_only_that_door_and_shows_in_healthz(gserver):
     alice = gserver.guest("alice", ["notes/public/"])
     eve_secret = "eve-secret-0123456789abcdefghij"
-    good = json.loads(gserver.brain.read(".cortex/guests/alice.json")[2].text)
+    store = gserver.brain.store
+    good = json.loads(store.blob_bytes(store.blob_at(store.head(), ".cortex/guests/alice.json")))
     eve = dict(good, name="eve", scopes=["/"], secret_sha256=hash_secret(eve_secret))
     mallory = dict(
         good, name="mallory", scopes=["notes/public/"], secret_sha256=hash_secret("mallory-secret-xyz"), max_k="lots"
@@ -495,3 +496,24 @@ def test_daily_ask_meter_and_free_cache_hits(populated):
     assert call(g.url, "brain_ask", token=None, question="Where do the tomatoes grow?").error is None
     r = call(g.url, "brain_ask", token=None, question="When do we water the garden?")
     assert "daily ask limit reached (2 per day)" in r.error
+
+
+def test_the_cortex_folder_is_hidden_from_every_owner_read(gserver) -> None:
+    """`.cortex/` holds the guest policies with their secret hashes: brain_read, fetch, a
+    resource read and brain_list refuse it on the owner's door, as SECURITY.md says (issue 54)."""
+    from reliakit import RawSession
+    from serverkit import TOKEN, call
+
+    gserver.guest("alice", ["notes/public/"])
+    url = f"{gserver.url}/mcp"
+    for tool, args in (
+        ("brain_read", {"path": ".cortex/guests/alice.json"}),
+        ("fetch", {"id": ".cortex/guests/alice.json"}),
+        ("brain_list", {"folder": ".cortex/"}),
+    ):
+        reply = call(url, tool, **args)
+        assert reply.error and ".cortex/" in reply.error and "sha256" not in reply.error, (tool, reply)
+    with RawSession(url, {"Authorization": f"Bearer {TOKEN}"}) as s:
+        uri = "cortex://note/.cortex/guests/alice.json"
+        got = s.post({"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": uri}}).json()
+    assert "error" in got and ".cortex/" in got["error"]["message"], got

@@ -358,3 +358,50 @@ def test_open_registration_is_bounded(oserver, monkeypatch):
     Flow(oserver.url).register()
     r = httpx.post(f"{oserver.url}/register", json={"redirect_uris": ["http://127.0.0.1:9/cb"]})
     assert r.status_code == 400 and "revoke some" in r.json()["error_description"]
+
+
+def test_a_revoked_clients_listen_stream_is_closed_and_hears_nothing_after(oserver):
+    """A `subscriptions/listen` stream opened with an OAuth access token is checked against it
+    while open: revoked on the console, the stream ends, and a note changed after that is not
+    told to it (it went on hearing every change, issue 54)."""
+    import asyncio
+
+    import anyio
+    from serverkit import client
+
+    flow = Flow(oserver.url)
+    tokens = flow.tokens()
+    url = f"{oserver.url}/mcp"
+    assert call(url, "brain_write", path="notes/kiln.md", mode="create", content="# Kiln\n").error is None
+    store = oserver.parts.brain.store
+    time.sleep(2.5)  # the create's own events go out before the stream opens
+
+    def revoke() -> None:
+        console = owner(oserver.url)
+        page = console.get("/console/clients")
+        done = console.post("/console/clients/revoke", data={"csrf": csrf_of(page.text), "client_id": flow.client_id})
+        assert done.status_code == 200
+
+    async def go() -> tuple[list, str]:
+        heard: list = []
+        ended = ""
+        async with client(url, tokens["access_token"]) as c:
+            try:
+                async with c.listen(
+                    resources_list_changed=True, resource_subscriptions=["cortex://note/notes/kiln.md"]
+                ) as sub:
+                    await anyio.to_thread.run_sync(revoke)
+                    await anyio.sleep(2.5)  # past the stream's next look at its token
+                    await anyio.to_thread.run_sync(
+                        lambda: store.commit(lambda v: {"notes/kiln.md": b"# Kiln\n\nsecret plans\n"}, "hand edit")
+                    )
+                    with anyio.fail_after(10):
+                        async for event in sub:
+                            heard.append(event)
+            except Exception as exc:  # the stream's end, as the SDK raises it
+                ended = str(exc)
+        return heard, ended
+
+    heard, ended = asyncio.run(go())
+    assert heard == [], heard
+    assert "ended" in ended, ended  # the SDK's SubscriptionLost: the stream was cut, not left open

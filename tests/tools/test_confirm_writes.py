@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx2
 import mcp_types as types
+import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from reliakit import RawSession
@@ -106,3 +107,47 @@ def test_the_setting_turns_the_question_off(tmp_path, brain_path) -> None:
         asked: list[str] = []
         delete = {"path": "notes/kiln.md", "mode": "delete", "reason": "gone"}
         assert asyncio.run(_with_owner(url, None, delete, asked)).error is None and not asked
+
+
+def test_a_confirmation_is_pinned_to_the_note_shown_and_answered_once(tmp_path) -> None:
+    """The state a client sends back names an open question, not the write: a declined round
+    re-sent with "accept", an accepted one replayed, and one for a note changed since are
+    refused with nothing written (issue 54)."""
+    from cortex.app.brain_setup import init_brain
+    from cortex.ask.asker import Asker
+    from cortex.ask.readers import OfflineReader
+    from cortex.brain.brain import Brain
+    from cortex.errors import BadInput, Declined
+    from cortex.store.git import GitStore
+    from cortex.tools.tool import Caller, Confirmation, ConfirmNeeded
+    from cortex.tools.toolset import Tools
+    from cortex.tools.write import WriteRequest, write
+
+    init_brain(tmp_path / "b", bare=True)
+    brain = Brain(GitStore(tmp_path / "b"))
+    tools = Tools(brain, Asker(brain, OfflineReader()))
+    me = Caller(door="owner")
+    brain.write("notes/c4.md", "create", me.actor("brain_write", None), content="# C4\n")
+    replace = WriteRequest(path="notes/c4.md", mode="replace", content="# C4\n\nall new\n")
+
+    def round_(confirm: Confirmation) -> Any:
+        return write(tools, replace, Caller(door="owner", confirm=confirm))
+
+    asked = round_(Confirmation(""))
+    assert isinstance(asked, ConfirmNeeded) and set(asked.state) == {"confirmation"}
+    with pytest.raises(Declined):
+        round_(Confirmation("", "decline", False, asked.state))
+    with pytest.raises(BadInput, match="answered already"):
+        round_(Confirmation("", "accept", True, asked.state))  # the declined round, replayed as accept
+
+    asked = round_(Confirmation(""))
+    brain.write("notes/c4.md", "append", me.actor("brain_write", None), content="a line written meanwhile\n")
+    with pytest.raises(BadInput, match="changed after the owner was asked"):
+        round_(Confirmation("", "accept", True, asked.state))
+    assert "meanwhile" in brain.read("notes/c4.md")[2].text
+
+    asked = round_(Confirmation(""))
+    done = round_(Confirmation("", "accept", True, asked.state))
+    assert done["mode"] == "replace" and "all new" in brain.read("notes/c4.md")[2].text
+    with pytest.raises(BadInput, match="answered already"):
+        round_(Confirmation("", "accept", True, asked.state))  # an accepted round, replayed
