@@ -41,7 +41,7 @@ from cortex.index.snapshot import Snapshot
 from cortex.notes.links import LinkResolver, link_text, rewrite_links
 from cortex.notes.nearest import did_you_mean, nearest
 from cortex.notes.note import Note, decode, link_key, parse_note
-from cortex.notes.paths import check_content, check_path, check_text, is_note_path
+from cortex.notes.paths import check_content, check_path, check_text, is_note_path, tool_readable
 from cortex.store.git import GitStore, View
 from cortex.store.types import Change, Changes, CommitInfo, Identity, WriteResult
 
@@ -211,9 +211,12 @@ class Brain:
             state.update({k: full[k] for k in ("meaning_left", "meaning_eta_s") if k in full})  # how long it will take
         return state
 
-    def read(self, path: str, at: str | None = None) -> tuple[str, str, Note]:
-        """(sha, blob, note) for one file at the head or at `at`; archive/ included."""
+    def read(self, path: str, at: str | None = None, *, own_files: bool = False) -> tuple[str, str, Note]:
+        """(sha, blob, note) for one file at the head or at `at`; archive/ included; `.cortex/`
+        only with `own_files` (the console's tombstone and receipt pages)."""
         path = check_path(path, for_write=False)
+        if not own_files:
+            tool_readable(path)
         sha = self.resolve_at(at) if at else self.store.head()
         if sha is None:
             raise StoreError(NO_COMMITS)

@@ -108,17 +108,26 @@ def invisible(seg: str) -> str | None:
     return None
 
 
+def tool_readable(path: str) -> str:
+    """`path` for a tool's read, or BadInput: `.cortex/` holds Cortex's own files (guest policies
+    with their secret hashes, receipts, tombstones), which no tool reads; the owner's console
+    shows a tombstone or a receipt it links to."""
+    if path.split("/", 1)[0] == ".cortex":
+        raise BadInput(".cortex/ holds Cortex's own files (guest policies, receipts), which no tool reads")
+    return path
+
+
 def check_path(path: str, *, for_write: bool = True) -> str:
     """A note path as given, or BadInput saying in one line what is wrong with it.
 
     Any name Git and the common file systems accept is a note's name: accents, CJK,
     apostrophes, commas, `+`, `&`, parentheses, spaces inside. Refused, because they
-    are dangerous or do not travel: `..` and absolute paths, `.git/` and `.cortex/` (Cortex's
-    own files: guest policies hold secret hashes), control characters, bidi controls, and
+    are dangerous or do not travel: `..` and absolute paths, `.git/` (and `.cortex/` for
+    writes; `tool_readable` for reads), control characters, bidi controls, and
     for writes a segment with any white space or a dot at its start or end, any code point
     that shows nothing (`invisible`), a Windows device name (`con.md`, `COM1.txt`, any
     case), and the characters Windows forbids (`<>:"|?*\\`). Reads accept any existing file
-    except under `.git/` and `.cortex/`; writes only `.md` files, never INDEX.md. One rule
+    except under `.git/`; writes only `.md` files, never INDEX.md. One rule
     for tools, the watcher, guests and the console.
     """
     check_text(path, "path")
@@ -143,10 +152,10 @@ def check_path(path: str, *, for_write: bool = True) -> str:
         raise BadInput("path contains a character that looks like / but is not a separator; use /")
     if any(c in _INVISIBLE for c in path):
         raise BadInput("path contains an invisible character (zero-width space, word joiner or BOM)")
-    if segments[0] == ".cortex":  # guest policies (secret hashes), receipts, tombstones
-        raise BadInput(".cortex/ holds Cortex's own files (guest policies, receipts), which no door reads or writes")
     if not for_write:
         return path
+    if segments[0] == ".cortex":
+        raise BadInput(".cortex/ holds machine files and is not writable by tools")
     if path in GENERATED:
         raise BadInput(f"{path} is generated on every write and cannot be written")
     for seg in segments:

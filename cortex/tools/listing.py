@@ -18,7 +18,7 @@ from typing_extensions import NotRequired, TypedDict
 from cortex.errors import BadInput
 from cortex.index.snapshot import Snapshot
 from cortex.notes.nearest import did_you_mean, nearest
-from cortex.notes.paths import check_path, check_text
+from cortex.notes.paths import check_path, check_text, tool_readable
 from cortex.notes.redact import redact
 from cortex.tools.paging import REPLY_FIELDS_BYTES, fit
 from cortex.tools.tool import READ, Caller, Tool, When
@@ -51,7 +51,7 @@ def check_folder(folder: str | None) -> str:
     name = folder.strip().strip("/")
     if not name:
         return ""
-    check_path(name, for_write=False)
+    tool_readable(check_path(name, for_write=False))
     return name + "/"
 
 

@@ -129,8 +129,7 @@ def test_revoked_guest_gets_404(gserver):
 def test_a_broken_policy_closes_only_that_door_and_shows_in_healthz(gserver):
     alice = gserver.guest("alice", ["notes/public/"])
     eve_secret = "eve-secret-0123456789abcdefghij"
-    store = gserver.brain.store
-    good = json.loads(store.blob_bytes(store.blob_at(store.head(), ".cortex/guests/alice.json")))
+    good = json.loads(gserver.brain.read(".cortex/guests/alice.json", own_files=True)[2].text)
     eve = dict(good, name="eve", scopes=["/"], secret_sha256=hash_secret(eve_secret))
     mallory = dict(
         good, name="mallory", scopes=["notes/public/"], secret_sha256=hash_secret("mallory-secret-xyz"), max_k="lots"

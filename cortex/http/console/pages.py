@@ -276,7 +276,7 @@ class Pages:
         }
 
     def note(self, path: str) -> dict[str, Any]:
-        sha, blob, note = self.brain.read(path)
+        sha, blob, note = self.brain.read(path, own_files=True)
         today = self.brain.today()
         markdown = path.endswith(".md")
         superseded = None
