@@ -20,6 +20,11 @@ async def main(base: str, token_file: str) -> None:
             if time.monotonic() > deadline:
                 raise SystemExit("wheel check: cortex serve did not answer /healthz")
             await asyncio.sleep(0.2)
+    # The port answers while the server is still being built; the token file comes with it.
+    while not Path(token_file).exists():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"wheel check: cortex serve made no {token_file}")
+        await asyncio.sleep(0.2)
     token = Path(token_file).read_text().strip()
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
     async with Client(streamable_http_client(f"{base}/mcp", http_client=http)) as client:

@@ -36,6 +36,11 @@ HOLD_TRIES = 100
 # last held it if longer, so a hand `git commit` under a stream of writes finds it free
 # (issue 54: at 27 writes a second every hand commit failed on index.lock).
 LOCK_GAP_S = 0.015
+# Once a git command of the owner's was found holding index.lock, the gap is OWNER_GAP_S for
+# OWNER_WINDOW_S after: a merge, a stash or a pull takes the lock several times in a row, and
+# with a 15 ms gap at 40 writes a second a merge failed at one step or another for 10 s.
+OWNER_GAP_S = 0.25
+OWNER_WINDOW_S = 2.0
 # What `git` leaves in the Git folder while an operation of the owner's is stopped midway.
 _OPERATIONS = {
     pygit2.enums.RepositoryState.MERGE: "a merge",
@@ -67,6 +72,7 @@ class WorkingTree:
     _holder: int | None = None  # the thread that holds index.lock, while one does
     _held_written = False  # whether this hold has written the next index into the lock file
     _released: tuple[float, float] = (0.0, 0.0)  # when this process last let index.lock go, how long it held it
+    _owner_seen = 0.0  # when a git command of the owner's last held index.lock as a write came for it
     ref: str
     branch: str
 
@@ -218,14 +224,17 @@ class WorkingTree:
             return
         lock = Path(self._repo.path) / "index.lock"
         at, held_for = self._released
-        gap = max(LOCK_GAP_S, held_for) - (time.monotonic() - at)
+        owner_busy = time.monotonic() - self._owner_seen < OWNER_WINDOW_S
+        gap = max(OWNER_GAP_S if owner_busy else LOCK_GAP_S, held_for) - (time.monotonic() - at)
         if gap > 0:
-            time.sleep(min(gap, 0.2))  # the owner's turn at the lock between two writes
+            time.sleep(min(gap, OWNER_GAP_S))  # the owner's turn at the lock between two writes
         for _ in range(HOLD_TRIES):
             try:
                 os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
                 break
             except FileExistsError:
+                if self._holder is None:  # not another thread of ours: a git command
+                    self._owner_seen = time.monotonic()
                 time.sleep(0.01)
             except OSError:
                 yield False  # a read-only .git: the write itself says so
