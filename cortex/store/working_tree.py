@@ -24,7 +24,7 @@ import pygit2
 from cortex.files import prune_empty_folders, read_file, write_atomic
 from cortex.store.types import Identity
 
-__all__ = ["HOLD_TRIES", "LOCK_GAP_S", "STAGING_LOCK_TRIES", "WorkingTree", "hash_blob"]
+__all__ = ["HOLD_TRIES", "LOCK_GAP_S", "STAGING_LOCK_TRIES", "WorkingTree", "git_running", "hash_blob"]
 
 # Tries at writing Git's staging index while a git command holds index.lock (10 ms apart).
 STAGING_LOCK_TRIES = 50
@@ -41,6 +41,11 @@ LOCK_GAP_S = 0.015
 # with a 15 ms gap at 40 writes a second a merge failed at one step or another for 10 s.
 OWNER_GAP_S = 0.25
 OWNER_WINDOW_S = 2.0
+# Within that window a write also waits, up to OWNER_WAIT_S, while a git command that changes
+# the repository runs in the working tree (Linux: read from /proc): a merge takes the lock at
+# several steps, and one that lost the lock after writing MERGE_HEAD stopped midway.
+OWNER_WAIT_S = 5.0
+_READ_ONLY_GIT = frozenset("log show diff status ls-files rev-parse cat-file config reflog blame grep".split())
 # What `git` leaves in the Git folder while an operation of the owner's is stopped midway.
 _OPERATIONS = {
     pygit2.enums.RepositoryState.MERGE: "a merge",
@@ -55,6 +60,43 @@ _OPERATIONS = {
     pygit2.enums.RepositoryState.APPLY_MAILBOX: "a git am",
     pygit2.enums.RepositoryState.APPLY_MAILBOX_OR_REBASE: "a git am or rebase",
 }
+
+
+def git_running(workdir: Path) -> bool:
+    """Whether a `git` command that may change the repository runs with its working folder in
+    `workdir` (Linux's /proc; False where there is none, or a process cannot be read)."""
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return False
+    root = os.path.realpath(workdir)
+    for pid in pids:
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            if not argv or os.path.basename(argv[0]) != b"git":
+                continue
+            if _git_command(argv[1:]) in _READ_ONLY_GIT:
+                continue
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if cwd == root or cwd.startswith(root + os.sep):
+            return True
+    return False
+
+
+def _git_command(args: list[bytes]) -> str:
+    """The subcommand of a git command line: its first word that is not an option (nor the
+    value of `-c` or `-C`)."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in (b"-c", b"-C"):
+            skip = True
+        elif arg and not arg.startswith(b"-"):
+            return arg.decode("utf-8", "replace")
+    return ""
 
 
 def hash_blob(data: bytes) -> str:
@@ -228,6 +270,10 @@ class WorkingTree:
         gap = max(OWNER_GAP_S if owner_busy else LOCK_GAP_S, held_for) - (time.monotonic() - at)
         if gap > 0:
             time.sleep(min(gap, OWNER_GAP_S))  # the owner's turn at the lock between two writes
+        if owner_busy:
+            until = time.monotonic() + OWNER_WAIT_S
+            while time.monotonic() < until and git_running(self.workdir):
+                time.sleep(0.02)
         for _ in range(HOLD_TRIES):
             try:
                 os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))

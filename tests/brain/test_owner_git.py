@@ -215,3 +215,34 @@ def test_hand_commits_and_adds_beside_two_writers_lose_no_acknowledged_write(
     missing += [c for c in captured if f"\n{c}\n" not in logs]
     assert not missing, missing
     _account_agrees(editor)
+
+
+def test_a_git_command_running_in_the_tree_is_seen(tree: Path) -> None:
+    """`git_running` reads /proc: a `git commit` waiting for its editor runs in the tree, and
+    not once it has ended; a read-only command is told by its subcommand, options skipped."""
+    from cortex.store.working_tree import _git_command, git_running
+
+    assert _git_command([b"-c", b"core.pager=less", b"log"]) == "log"
+    assert _git_command([b"-C", b"/tmp/x", b"--no-pager", b"merge", b"origin/main"]) == "merge"
+
+    assert not git_running(tree)
+    env = {"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(tree.parent), "GIT_CONFIG_NOSYSTEM": "1"}
+    env |= {
+        "GIT_AUTHOR_NAME": "Ada",
+        "GIT_AUTHOR_EMAIL": "a@e",
+        "GIT_COMMITTER_NAME": "Ada",
+        "GIT_COMMITTER_EMAIL": "a@e",
+    }
+    commit = subprocess.Popen(
+        ["git", "-c", "core.editor=sleep 30", "commit", "--allow-empty"], cwd=tree, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 5
+        while not git_running(tree) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert git_running(tree)
+    finally:
+        commit.kill()
+        commit.wait()
+    assert not git_running(tree)
