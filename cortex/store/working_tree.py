@@ -24,7 +24,7 @@ import pygit2
 from cortex.files import prune_empty_folders, read_file, write_atomic
 from cortex.store.types import Identity
 
-__all__ = ["HOLD_TRIES", "LOCK_GAP_S", "STAGING_LOCK_TRIES", "WorkingTree", "git_running", "hash_blob"]
+__all__ = ["HOLD_TRIES", "LOCK_GAP_S", "STAGING_LOCK_TRIES", "WorkingTree", "git_command", "git_running", "hash_blob"]
 
 # Tries at writing Git's staging index while a git command holds index.lock (10 ms apart).
 STAGING_LOCK_TRIES = 50
@@ -75,7 +75,7 @@ def git_running(workdir: Path) -> bool:
             argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
             if not argv or os.path.basename(argv[0]) != b"git":
                 continue
-            if _git_command(argv[1:]) in _READ_ONLY_GIT:
+            if git_command(argv[1:]) in _READ_ONLY_GIT:
                 continue
             cwd = os.readlink(f"/proc/{pid}/cwd")
         except OSError:
@@ -85,7 +85,7 @@ def git_running(workdir: Path) -> bool:
     return False
 
 
-def _git_command(args: list[bytes]) -> str:
+def git_command(args: list[bytes]) -> str:
     """The subcommand of a git command line: its first word that is not an option (nor the
     value of `-c` or `-C`)."""
     skip = False

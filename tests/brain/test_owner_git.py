@@ -220,10 +220,10 @@ def test_hand_commits_and_adds_beside_two_writers_lose_no_acknowledged_write(
 def test_a_git_command_running_in_the_tree_is_seen(tree: Path) -> None:
     """`git_running` reads /proc: a `git commit` waiting for its editor runs in the tree, and
     not once it has ended; a read-only command is told by its subcommand, options skipped."""
-    from cortex.store.working_tree import _git_command, git_running
+    from cortex.store.working_tree import git_command, git_running
 
-    assert _git_command([b"-c", b"core.pager=less", b"log"]) == "log"
-    assert _git_command([b"-C", b"/tmp/x", b"--no-pager", b"merge", b"origin/main"]) == "merge"
+    assert git_command([b"-c", b"core.pager=less", b"log"]) == "log"
+    assert git_command([b"-C", b"/tmp/x", b"--no-pager", b"merge", b"origin/main"]) == "merge"
 
     assert not git_running(tree)
     env = {"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(tree.parent), "GIT_CONFIG_NOSYSTEM": "1"}
@@ -234,14 +234,16 @@ def test_a_git_command_running_in_the_tree_is_seen(tree: Path) -> None:
         "GIT_COMMITTER_EMAIL": "a@e",
     }
     commit = subprocess.Popen(
-        ["git", "-c", "core.editor=sleep 30", "commit", "--allow-empty"], cwd=tree, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        ["git", "-c", "core.editor=sleep 30 #", "commit", "--allow-empty"], cwd=tree, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 20
+        while not (tree / ".git" / "COMMIT_EDITMSG").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)  # the commit is in its editor
         while not git_running(tree) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert git_running(tree)
+        assert git_running(tree), (commit.poll(), commit.stderr.read() if commit.stderr else "")
     finally:
         commit.kill()
         commit.wait()
