@@ -652,6 +652,6 @@ class Brain:
             expected = {p: (None if b is None else self.store.blob_bytes(b)) for p, b in result.old_blobs.items()}
             self.store.update_workdir(updates, expected)
         if self.store.workdir is not None:
-            at_risk = set(result.new_blobs) if not held else set(self.store.unstaged())
+            missed = set(result.new_blobs) if not held else set(self.store.unstaged())
             off_disk = [p for p, b in result.new_blobs.items() if self.store.disk_blob(p) != b]
-            self.journal.record(result, tool=actor.tool, unstaged=at_risk, off_disk=off_disk, generated=CONTENTS_PAGE)
+            self.journal.record(result, tool=actor.tool, unstaged=missed, off_disk=off_disk, generated=CONTENTS_PAGE)

@@ -393,25 +393,6 @@ class WorkingTree:
         data = read_file(target) if target is not None else None
         return None if data is None else hash_blob(data)
 
-    def index_locked(self) -> bool:
-        """Whether a `git` command (or this process) holds index.lock now."""
-        return self.workdir is not None and os.path.lexists(Path(self._repo.path) / "index.lock")
-
-    def staged_blob(self, path: str) -> str | None:
-        """The blob Git's staging index holds for `path` now (None: no entry, or a git command
-        holds index.lock: ask `index_locked` first)."""
-        if self.workdir is None or self.index_locked():
-            return None
-        with self._lock:
-            try:
-                staging = self._repo.index
-                staging.read(True)
-                self._staging_stat = None
-                entry = staging[path]
-            except (KeyError, pygit2.GitError, OSError, ValueError):
-                return None
-            return str(entry.id)
-
     def unstaged(self) -> frozenset[str]:
         """The files Git's staging index has not taken since a busy index.lock kept them out."""
         with self._lock:

@@ -157,6 +157,9 @@ def test_a_write_a_stash_rewound_is_put_back(tree: Path, brain: Brain, editor: E
     took = brain.write("notes/late.md", "create", WRITE, content="# Late\n")
     _git(tree, "update-ref", "-m", "reset: moving to HEAD", "refs/heads/main", stashed_on)
     _git(tree, "read-tree", "-u", "--reset", "HEAD")
+    deadline = time.monotonic() + 15  # the watcher's next polls (slower on a loaded machine)
+    while _text(brain, "notes/late.md") != "# Late\n" and time.monotonic() < deadline:
+        time.sleep(0.1)
     _settled(editor)
     assert _text(brain, "notes/late.md") == "# Late\n"
     said = editor.status()["hand_edits"]["restored"]
