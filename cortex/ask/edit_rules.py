@@ -104,6 +104,13 @@ SAFE = (
                 True,
             ),
             ("My dentist is Dr Ahn", "Your dentist is Dr Ahn.", "Who is my dentist?", True),
+            (
+                "Mrs Patel at number 9 has our spare key",
+                "Mrs Patel at number 9 has it.",
+                "Who has our spare key?",
+                True,
+            ),
+            ("Mrs Patel at number 9 has our spare key", "Mrs Patel has it.", "Who has our spare key?", False),
         ),
     ),
     Rule(
@@ -123,6 +130,29 @@ SAFE = (
                 "When does the pharmacy open on Sundays?",
                 True,
             ),
+            (
+                "The Sunday ride leaves from the church at 8am",
+                "It leaves at 8am.",
+                "When does the Sunday ride leave?",
+                False,
+            ),
+            (
+                "The Sunday ride leaves from the church at 8am",
+                "It leaves from the church at 8am.",
+                "When does the Sunday ride leave?",
+                True,
+            ),
+            ("Lessons with Mr Grant are £30", "They are £30.", "How much are Mr Grant's lessons?", True),
+            ("The Saturday ride leaves at 8am", "It leaves at 8am.", "When does the Sunday ride leave?", False),
+        ),
+    ),
+    Rule(
+        "struck-text",
+        "safe",
+        "text struck through (~~£28~~ £30) is the owner's old value: the quote claims what stands beside it",
+        (
+            ("Lessons are now ~~£28~~ £30 per half hour", "Lessons are now £30 per half hour.", "", True),
+            ("Lessons are now ~~£28~~ £30 per half hour", "Lessons are now £28 per half hour.", "", False),
         ),
     ),
     Rule(
@@ -149,8 +179,25 @@ SAFE = (
     Rule(
         "reorder-items",
         "safe",
-        "two coordinated words swapped, where no word claims an order",
-        (("We keep bees and chickens", "You keep chickens and bees.", "", True),),
+        "coordinated items said in another order, each kept whole, where no word claims an order",
+        (
+            ("We keep bees and chickens", "You keep chickens and bees.", "", True),
+            (
+                "Ella needs goggles, a swim cap and a towel every Tuesday",
+                "Ella needs a towel, goggles and a swim cap every Tuesday.",
+                "",
+                True,
+            ),
+            (
+                "The landlord fixed the fan and replaced the lock",
+                "The landlord replaced the lock and fixed the fan.",
+                "",
+                True,
+            ),
+            ("Ana feeds the cat and Ben walks the dog", "Ana walks the dog and Ben feeds the cat.", "", False),
+            ("Pay £10 to Tom and £20 to Ann", "Pay £20 to Tom and £10 to Ann.", "", False),
+            ("First boil the kettle and then add the rice", "First add the rice and then boil the kettle.", "", False),
+        ),
     ),
     Rule(
         "reorder-adjuncts",
@@ -183,6 +230,15 @@ SAFE = (
                 True,
             ),
             ("Anna lent Ben the ladder", "Ben lent Anna the ladder.", "", False),
+            (
+                "The warfarin dose was changed to 3mg by the clinic on 5 May",
+                "The clinic changed the warfarin dose to 3mg on 5 May.",
+                "",
+                True,
+            ),
+            ("The shed roof was re-felted by Ken in April", "Ken re-felted the shed roof in April.", "", True),
+            ("The laptop is backed up by the NAS", "The NAS backs up the laptop.", "", True),
+            ("The dose was changed to 3mg by the clinic", "The clinic changed the dose to 5mg.", "", False),
         ),
     ),
     Rule(
@@ -253,7 +309,7 @@ PAST_COPULA = {"was": "was", "were": "was"}
 PASSIVE_AUX = frozenset("is are am be been being was were gets get got".split())
 # Where the agent after "by" ends in the voice rule.
 AGENT_END = frozenset(
-    "all as so because unless except only if and or but ≤ ≥ > < ~ in on "
+    "all as so because unless except only if and or but ≤ ≥ > < ~ in on via by "
     "at for from to with every each during until since before after when if , | ( ) :".split()
 )
 # The owner's words said to the owner.
@@ -286,6 +342,18 @@ PREPOSITIONS = frozenset("to from in at on for of with".split())
 # reorder-adjuncts); "of" is not here: it binds to the word before it. At most ADJUNCTS.
 ADJUNCT_OPENS = frozenset("to from in at on for with by via before after during until since under".split())
 ADJUNCTS = 4
+# Words a passive may hold between its verb and "by" ("changed to 3mg by the clinic").
+ADJUNCT_WORDS = 4
+# A verb's particle, which may stay with it ("backed up the laptop") or go behind its object.
+PARTICLES = frozenset("up down out off in over back away".split())
+# How many reorderings on top of another a clause is aligned in (a fronted phrase, then voice).
+REORDERINGS = 12
+# A coordinated list said in another order (rule reorder-items): at most ITEMS items of at
+# most ITEM_WORDS words each.
+ITEMS = 4
+ITEM_WORDS = 6
+# How many of a list's orderings (the first and last items' lengths tried) are aligned.
+ITEM_TRIES = 36
 # Words whose time is the day they were written (rule relative-time).
 DEICTIC = frozenset("yesterday today tomorrow tonight ago".split())
 # The negations: never added, even as a column's heading.

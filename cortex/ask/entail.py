@@ -23,7 +23,7 @@ from typing import Any
 
 from cortex.ask import edit_rules as R
 from cortex.ask.claim_words import BLOCK_START
-from cortex.ask.lexicon import form_class, lemma, same_form, same_sense
+from cortex.ask.lexicon import PREFIXES, form_class, lemma, same_form, same_sense
 from cortex.ask.normal_form import normalize_nfc
 from cortex.ask.specifics import Specific, located, strip_old_wording, supported
 from cortex.notes.shown import visible
@@ -44,7 +44,7 @@ QUOTE_TOKENS = 2_000
 CANDIDATES = 4
 _NUMERIC = frozenset({"date", "time", "amount", "number"})
 _TOKEN = re.compile(
-    r"(?P<w>[^\W_]+(?:['’][^\W_]+)*)|(?P<p>[;:,()|]|[.!?](?=\s|$)|\s[-–—]\s|\n)",
+    r"(?P<w>[^\W_]+(?:['’-][^\W_]+)*)|(?P<p>[;:,()|]|[.!?](?=\s|$)|\s[-–—]\s|\n)",
 )
 _CONTRACTED = {
     "isn't": ["is", "not"], "aren't": ["are", "not"], "wasn't": ["was", "not"], "weren't": ["were", "not"],
@@ -58,6 +58,8 @@ _CLITIC = {"re": "are", "ve": "have", "ll": "will", "m": "am", "d": "would"}
 # A sign written against its number, read as the word it says.
 _SIGN_CHARS = {"−": "−", "-": "−", "+": "+", "±": "±", "~": "~"}
 _FOOTNOTE = re.compile(r"\[\^[^\]\s]{1,40}\]")
+# Struck text (~~£28~~ £30): the owner's old value, which the quote no longer claims.
+_STRUCK = re.compile(r"~~[^~\n]+~~")
 _IS_BEFORE = frozenset("it that there here what who where when he she this".split())
 
 
@@ -127,7 +129,7 @@ def tokens(text: str) -> list[Tok]:
 # sentence's rest): each text is tokenized once.
 @functools.lru_cache(maxsize=1024)
 def _tokens(text: str) -> tuple[Tok, ...]:
-    work, found = located(_FOOTNOTE.sub("", visible(strip_old_wording(_lines(text)))))
+    work, found = located(_FOOTNOTE.sub("", visible(strip_old_wording(_lines(_STRUCK.sub("", text))))))
     spans = [(s, e, spec) for s, e, spec in found if spec.kind in _NUMERIC]
     out: list[Tok] = []
     pos = 0
@@ -264,7 +266,10 @@ def _words(text: str) -> list[Tok]:
         elif head and tail in _CLITIC:
             out += [Tok(raw, head), Tok(raw, _CLITIC[tail])]
         else:
-            out += [Tok(raw, part) for part in re.split(r"['-]", low) if part]
+            parts = [part for part in re.split(r"['-]", low) if part]
+            if len(parts) == 2 and parts[0] in PREFIXES:
+                parts = ["-".join(parts)]  # "re-felted" is one verb, so voice can read it
+            out += [Tok(raw, part) for part in parts]
     return out
 
 
@@ -272,6 +277,10 @@ def units(text: str, source: int = 0) -> list[Unit]:
     """The claims of a quote: its sentences, each cut at a clause joined by a comma and a
     joining word (", and", ", but", ", which"), at a bracketed aside, and at "and"/"but"
     before a new subject. Conditions ("if", "unless", "only when") stay with their clause."""
+    return _units(tokens(text), source)
+
+
+def _units(toks: list[Tok], source: int = 0) -> list[Unit]:
     out: list[Unit] = []
     cur: list[Tok] = []
     cur_drop = True
@@ -283,7 +292,6 @@ def units(text: str, source: int = 0) -> list[Unit]:
             out.append(Unit(cur, drop, source))
         cur = []
 
-    toks = tokens(text)
     for i, t in enumerate(toks):
         nxt = toks[i + 1].key if i + 1 < len(toks) else ""
         if aside is not None:
@@ -379,6 +387,7 @@ class _Ctx:
     asked: frozenset[str]
     named: frozenset[str]
     headed: frozenset[str]
+    asked_specs: frozenset[str] = frozenset()  # the question's numbers and dates, as written
 
 
 def _addable(t: Tok, ctx: _Ctx, capital: bool) -> str:
@@ -413,7 +422,20 @@ def _droppable(t: Tok, ctx: _Ctx) -> str:
         return "empty-word"
     if t.spec is None and k not in R.RESTRICTS and (lemma(k) in ctx.asked or k in ctx.asked):
         return "question-words"
+    if t.spec is not None and t.text.casefold() in ctx.asked_specs:
+        return "question-words"  # "When does the Sunday ride leave?" answered "It leaves at 8am"
     return ""
+
+
+def _drops(quote: list[Tok], ans: list[Tok], ctx: _Ctx) -> list[bool]:
+    """Which quote words a safe edit lets the answer leave out: `_droppable` and `_excused`,
+    and a preposition between two words of the question ("lessons with Mr Grant" said "they")."""
+    drop = [_excused(_droppable(t, ctx), t, ans, False) for t in quote]
+    for j in range(1, len(quote) - 1):
+        if not drop[j] and quote[j].key in R.PREPOSITIONS and drop[j - 1] and drop[j + 1]:
+            asked = [_droppable(quote[x], ctx) == "question-words" for x in (j - 1, j + 1)]
+            drop[j] = all(asked)
+    return drop
 
 
 def _excused(rule: str, t: Tok, other: list[Tok], answer_side: bool) -> bool:
@@ -453,7 +475,7 @@ def _align(ans: list[Tok], quote: list[Tok], ctx: _Ctx, caps: list[bool]) -> _Al
     # The question's words excuse a word only where the other side lacks it: a word both
     # sides hold is aligned, or it has moved.
     add = [0 if free else 1 for free in _free(ans, quote, ctx, caps)]
-    drop = [0 if _excused(_droppable(quote[j], ctx), quote[j], ans, False) else 1 for j in range(m)]
+    drop = [0 if free else 1 for free in _drops(quote, ans, ctx)]
     inf = (1 << 30, 0)
     best = [[inf] * (m + 1) for _ in range(n + 1)]
     best[n][m] = (0, 0)
@@ -502,8 +524,10 @@ def _agent_word(t: Tok) -> bool:
 _Var = list[tuple[int, Tok]]
 
 
-def _voice_active(v: _Var) -> _Var | None:
-    """ "X is serviced by Y …" as "Y service X …" (the verb keeps the auxiliary's tense)."""
+def _voice_active(v: _Var) -> list[_Var]:
+    """ "X is serviced [in May] by Y …" as "Y service X [in May] …": the verb keeps the
+    auxiliary's tense, a particle ("backed up") stays with it or goes behind X, and the agent
+    ends where a phrase of its own opens, or runs to the clause's end."""
     for k, (_, t) in enumerate(v):
         if t.key not in R.PASSIVE_AUX:
             continue
@@ -512,17 +536,29 @@ def _voice_active(v: _Var) -> _Var | None:
         while p < len(v) and (v[p][1].key in ("not", "never") or v[p][1].key.endswith("ly")):
             neg.append(v[p])
             p += 1
-        if p + 1 >= len(v) or v[p + 1][1].key != "by" or form_class(v[p][1].key) in ("plain", "ing"):
+        by = next((b for b in range(p + 1, min(p + 2 + R.ADJUNCT_WORDS, len(v))) if v[b][1].key == "by"), None)
+        if by is None or form_class(v[p][1].key) in ("plain", "ing"):
             continue
-        end = p + 2
+        if any(x.key in R.MARKS or x.key in R.CLAUSE_JOINS for _, x in v[p + 1 : by]):
+            return []
+        end = by + 1
         while end < len(v) and v[end][1].key not in R.AGENT_END and v[end][1].spec is None:
             end += 1
-        if end == p + 2:
-            return None
+        if end == by + 1:
+            return []
         tense = "past" if t.key in R.PAST_COPULA else "plain"
-        verb = (v[p][0], Tok(v[p][1].text, v[p][1].key, tense=tense))
-        return v[p + 2 : end] + neg + [verb] + v[:k] + v[end:]
-    return None
+        verb = [(v[p][0], Tok(v[p][1].text, v[p][1].key, tense=tense))]
+        between, ends = v[p + 1 : by], {end}
+        if not any(x.key in R.MARKS for _, x in v[end:]):
+            ends.add(len(v))
+        out = []
+        for e in sorted(ends):
+            agent, rest = v[by + 1 : e], v[e:]
+            out.append(agent + neg + verb + v[:k] + between + rest)
+            if between and between[0][1].key in R.PARTICLES:
+                out.append(agent + neg + verb + between[:1] + v[:k] + between[1:] + rest)
+        return out
+    return []
 
 
 def _agentless_active(v: _Var) -> _Var | None:
@@ -594,16 +630,69 @@ def _fronted(v: _Var) -> _Var | None:
     return v[comma + 1 :] + v[:comma]
 
 
-def _items_swapped(v: _Var) -> list[_Var]:
-    """ "A and B" as "B and A", one coordinated word each side, where no word of the clause
-    claims an order."""
+def _items_sorted(v: _Var, quote: list[Tok]) -> list[_Var]:
+    """ "A, B and C" said in the quote's order of its items, each item a run of up to
+    `ITEM_WORDS` words kept whole, the commas and the "and" or "or" where they stand, where no
+    word of the clause claims an order. The first and last items' lengths are tried each."""
     if any(t.key in R.ORDER for _, t in v):
         return []
-    return [
-        v[: k - 1] + [v[k + 1], v[k], v[k - 1]] + v[k + 2 :]
-        for k, (_, t) in enumerate(v)
-        if t.key in ("and", "or") and 0 < k < len(v) - 1
-    ]
+    out: list[_Var] = []
+    for k, (_, t) in enumerate(v):
+        if t.key not in ("and", "or") or not 0 < k < len(v) - 1:
+            continue
+        inner, end = _inner_items(v, k)
+        for first in _runs(v, end, -1):
+            for last in _runs(v, k + 1, 1):
+                items = [first, *inner, last]
+                order = [_first_at(v[s:e], quote) for s, e in items]
+                if None in order or len(set(order)) < len(order) or order == sorted(order):  # type: ignore[type-var]
+                    continue
+                ranked = [items[i] for i in sorted(range(len(items)), key=lambda i: order[i])]  # type: ignore[arg-type, return-value]
+                listed: _Var = []
+                for i, (s, e) in enumerate(ranked):
+                    listed += v[s:e] + (v[items[i][1] : items[i + 1][0]] if i + 1 < len(items) else [])
+                if _holds(quote, [t for _, t in listed]):  # the quote says this very list
+                    out.append(v[: first[0]] + listed + v[last[1] :])
+    return out
+
+
+def _holds(quote: list[Tok], run: list[Tok]) -> bool:
+    """Whether `run` stands in `quote` word for word (`_same`), as one stretch."""
+    n = len(run)
+    return any(all(_same(a, q) for a, q in zip(run, quote[j : j + n])) for j in range(len(quote) - n + 1))
+
+
+def _inner_items(v: _Var, k: int) -> tuple[list[tuple[int, int]], int]:
+    """The items between commas before the "and" at `k`, and where the first item ends."""
+    end = k - 1 if v[k - 1][1].key == "," else k
+    inner: list[tuple[int, int]] = []
+    while len(inner) < R.ITEMS - 2:
+        start = end
+        while start > 0 and end - start < R.ITEM_WORDS and v[start - 1][1].key not in R.MARKS | {"and", "or"}:
+            start -= 1
+        if not (0 < start < end and v[start - 1][1].key == ","):
+            break
+        inner.insert(0, (start, end))
+        end = start - 1
+    return inner, end
+
+
+def _runs(v: _Var, at: int, way: int) -> list[tuple[int, int]]:
+    """The runs of 1 to `ITEM_WORDS` words from `at` forward (way 1) or ending at `at`
+    (way -1), none crossing a mark or another "and"/"or"."""
+    out = []
+    for n in range(1, R.ITEM_WORDS + 1):
+        s, e = (at, at + n) if way == 1 else (at - n, at)
+        if s < 0 or e > len(v) or any(t.key in R.MARKS or t.key in ("and", "or") for _, t in v[s:e]):
+            break
+        out.append((s, e))
+    return out
+
+
+def _first_at(run: _Var, quote: list[Tok]) -> int | None:
+    """Where in the quote the first word of `run` that is not an empty word stands."""
+    word = next((t for _, t in run if t.key not in R.EMPTY), None)
+    return None if word is None else next((j for j, q in enumerate(quote) if _same(word, q)), None)
 
 
 def _adjuncts_swapped(v: _Var) -> list[_Var]:
@@ -635,30 +724,36 @@ def _variants(toks: list[Tok], *, answer: bool) -> list[tuple[_Var, str]]:
         (_fronted, "fronted-clause"), (_halves_swapped, "reorder-clauses"),
     )  # fmt: skip
     for make, rule in makers:
-        v = make(plain) if answer or make is not _agentless_active else None
-        if v is not None:
-            out.append((v, rule))
+        if answer or make is not _agentless_active:
+            out += [(v, rule) for v in _listed(make(plain))]
     out += [(v, "fronted-clause") for v in _front_moved(plain)]
-    out += [(v, "reorder-items") for v in _items_swapped(plain)]
     if answer:
         out += [(v, "reorder-adjuncts") for v in _adjuncts_swapped(plain)]
     more = []
     for v, rule in out[1:]:  # one reordering on top of another: "On Sundays, X is Y-ed"
+        if rule == "voice":
+            continue
         for make, rule2 in makers[:2]:
-            w = make(v) if answer or make is not _agentless_active else None
-            if w is not None:
-                more.append((w, f"{rule}+{rule2}"))
-    return out + more[:6]
+            if answer or make is not _agentless_active:
+                more += [(w, f"{rule}+{rule2}") for w in _listed(make(v))]
+    return out + more[: R.REORDERINGS]
+
+
+def _listed(made: _Var | list[_Var] | None) -> list[_Var]:
+    """A reordering rule's variants as a list: a rule makes one, several or none."""
+    if not made:
+        return []
+    return made if made and isinstance(made[0], list) else [made]  # type: ignore[list-item]
 
 
 # --- the gate -----------------------------------------------------------------------------
 
 
-def _clauses(text: str) -> list[tuple[list[Tok], list[bool]]]:
+def _clauses(answer: list[Tok]) -> list[tuple[list[Tok], list[bool]]]:
     """The answer's clauses (cut as `units` cuts a quote), each with which words were
     written with a capital."""
     out = []
-    for u in units(text):
+    for u in _units(answer):
         toks = [t for t in u.toks if t.key not in ("(", ")")]
         caps = [t.text[:1].isupper() for t in toks]
         out.append((toks, caps))
@@ -729,11 +824,8 @@ def _left_over(
             )
     said = [t for toks, _ in answer_clauses for t in toks]
     for u, seen in used.items():
-        left = [
-            t
-            for k, t in enumerate(claims[u].toks)
-            if k not in seen and not _excused(_droppable(t, ctx), t, said, False)
-        ]
+        drops = _drops(claims[u].toks, said, ctx)
+        left = [t for k, t in enumerate(claims[u].toks) if k not in seen and not drops[k]]
         if left:
             problems.append((len(answer_clauses), "word-left-out", f"the answer leaves out '{_said(left)}'"))
     return problems
@@ -776,10 +868,28 @@ def derive(
         return Derivation(True)
     asked = _keys(question)
     person = {R.PERSON[k] for k in asked if k in R.PERSON}  # the question's "my", said back as "your"
-    ctx = _Ctx((asked - R.FUNCTION) | person, _keys(" ".join(named)), _keys(" ".join(headings)))
+    specs = frozenset(t.text.casefold() for t in tokens(question) if t.spec is not None)
+    ctx = _Ctx(
+        (asked - R.FUNCTION) | person | (asked & R.PERSON.keys()),
+        _keys(" ".join(named)),
+        _keys(" ".join(headings)),
+        specs,
+    )
     claims = [u for i, q in enumerate(quotes) if isinstance(q, str) for u in units(q, i)]
-    answer = _FRAME.sub("", answer, count=1)
-    answer_clauses = [c for c in _clauses(answer) if any(_addable(t, ctx, False) not in _NO_CLAIM for t in c[0])]
+    said = tokens(_FRAME.sub("", answer, count=1))
+    verdict = _judge(said, claims, ctx)
+    if not verdict and verdict.rule not in ("relative-time", "too-long"):
+        # rule reorder-items: the answer's lists said in the quotes' order of their items
+        quoted = [t for u in claims for t in u.toks]
+        for v in _items_sorted(list(enumerate(said)), quoted)[: R.ITEM_TRIES]:
+            if _judge([t for _, t in v], claims, ctx):
+                return Derivation(True)
+    return verdict
+
+
+def _judge(said: list[Tok], claims: list[Unit], ctx: _Ctx) -> Derivation:
+    """The gate on the answer's words `said`: each of its clauses aligned onto the claims."""
+    answer_clauses = [c for c in _clauses(said) if any(_addable(t, ctx, False) not in _NO_CLAIM for t in c[0])]
     if not answer_clauses:
         return Derivation(True)
     deictic = next((t for c, _ in answer_clauses for t in c if t.key in R.DEICTIC), None)
@@ -819,11 +929,8 @@ def derive(
         q_toks = [t for _, t in qv]
         free = _free(a_toks, q_toks, ctx, a_caps)
         added = [a_toks[i] for i in range(len(a_toks)) if i not in matched_a and not free[i]]
-        left = [
-            qv[j][1]
-            for j in range(len(qv))
-            if j not in matched_q and not _excused(_droppable(qv[j][1], ctx), qv[j][1], a_toks, False)
-        ]
+        drops = _drops(q_toks, a_toks, ctx)
+        left = [q_toks[j] for j in range(len(qv)) if j not in matched_q and not drops[j]]
         if added:
             problems.append(_added_reason(ci, added, left, [t for _, t in qv]))
     problems += _left_over(claims, used, order, answer_clauses, ctx)

@@ -24,12 +24,15 @@ from pathlib import Path
 
 import simplemma
 
-__all__ = ["form_class", "lemma", "same_form", "same_sense", "wordnet_dir"]
+__all__ = ["PREFIXES", "form_class", "lemma", "same_form", "same_sense", "wordnet_dir"]
 
 # The commonest senses of a word that its synonyms are read from: the first sense alone
 # missed "shut" for "closed"; three admitted "live" for "hot".
 SENSES = 2
 _POS = ("noun", "verb", "adj", "adv")
+# A prefix a hyphen joins to its stem ("re-felted", "pre-booked"): the tokenizer keeps the
+# two one word, and its lemma is the prefix on the stem's lemma.
+PREFIXES = ("re", "pre", "co", "un", "non", "mis", "over", "under", "out", "sub")
 _SEARCH = (Path("/usr/share/wordnet"), Path("/usr/local/share/wordnet"), Path("/opt/homebrew/share/wordnet"))
 
 
@@ -40,9 +43,13 @@ def lemma(word: str) -> str:
     if not word.isascii():
         return word
     try:
-        return str(simplemma.lemmatize(word, lang="en")).casefold()
+        base = str(simplemma.lemmatize(word, lang="en")).casefold()
     except Exception:  # the dictionary failed to load: fall back on the word itself
         return word
+    prefix, hyphen, stem = word.partition("-")
+    if hyphen and prefix in PREFIXES:  # "re-felted": the prefix on its stem's lemma
+        return f"{prefix}-{lemma(stem)}"
+    return base
 
 
 def form_class(word: str) -> str:
