@@ -64,6 +64,15 @@ SAFE = (
         (
             ("The course lasts three weeks", "The course lasts 3 weeks.", "", True),
             ("The course lasts three weeks", "The course lasts 4 weeks.", "", False),
+            (
+                "Leo | judo at the leisure centre | Thursday",
+                "Leo does judo at the leisure centre on Thursday.",
+                "",
+                True,
+            ),
+            ("Rest the batter 30 minutes before frying", "Rest the batter for thirty minutes before frying.", "", True),
+            ("We got married on 14/06/2014 in Whitby", "You got married on 14 June 2014 in Whitby.", "", True),
+            ("We got married on 03/04/2014 in Whitby", "You got married on 3 April 2014 in Whitby.", "", False),
         ),
     ),
     Rule(
@@ -219,6 +228,23 @@ SAFE = (
         ),
     ),
     Rule(
+        "converse",
+        "safe",
+        "'X is above Z' as 'Z is below X': one relation said from its other side (edit_rules.CONVERSE)",
+        (
+            (
+                "The club race is the week after the Harbour 10k",
+                "The Harbour 10k is the week before the club race.",
+                "",
+                True,
+            ),
+            ("The lodge is above the pass", "The pass is below the lodge.", "", True),
+            ("The lodge is above the pass", "The pass is above the lodge.", "", False),
+            ("Ben is older than Ana", "Ben is younger than Ana.", "", False),
+            ("Ben is older than Ana", "Ana is younger than Ben.", "", True),
+        ),
+    ),
+    Rule(
         "voice",
         "safe",
         "passive as active and back, the agent after 'by' made the subject",
@@ -317,7 +343,7 @@ PERSON = {
     "i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
     "we": "you", "us": "you", "our": "your", "ours": "yours", "ourselves": "yourselves",
 }  # fmt: skip
-PRONOUN = frozenset("it its they them their he him his she her this these those one".split())
+PRONOUN = frozenset("it its they them their he him his she her this these those one which who".split())
 FRAMING = frozenset(
     """according note notes brain say says said state states stated mention mentions mentioned write
     writes wrote written record records recorded yes quote quoted per""".split()
@@ -338,6 +364,20 @@ RESTRICTS = frozenset(
 SIGNS = frozenset("− + ± ~".split())
 # Prepositions that may bring in a word of the question or a name of the context (rule context).
 PREPOSITIONS = frozenset("to from in at on for of with".split())
+# The preposition a date, time or quantity takes in a sentence, added to one the quote
+# states bare ("Leo | judo | Thursday" said "on Thursday"; "rest 30 minutes", "for 30 minutes").
+BEFORE_NUMBER = {"on": ("date",), "in": ("date",), "at": ("time",), "for": ("number", "amount")}
+# Words that say one relation from its other side (rule converse): "X is above Z" is "Z is
+# below X". Each word's converses.
+_CONVERSE_PAIRS = (
+    ("above", "below"), ("before", "after"), ("earlier", "later"), ("older", "younger"),
+    ("taller", "shorter"), ("bigger", "smaller"), ("larger", "smaller"), ("heavier", "lighter"),
+    ("higher", "lower"), ("north", "south"), ("east", "west"), ("left", "right"), ("ahead", "behind"),
+)  # fmt: skip
+CONVERSE: dict[str, tuple[str, ...]] = {}
+for _a, _b in _CONVERSE_PAIRS:
+    CONVERSE[_a] = (*CONVERSE.get(_a, ()), _b)
+    CONVERSE[_b] = (*CONVERSE.get(_b, ()), _a)
 # What opens a phrase that may trade places with the next one at a clause's end (rule
 # reorder-adjuncts); "of" is not here: it binds to the word before it. At most ADJUNCTS.
 ADJUNCT_OPENS = frozenset("to from in at on for with by via before after during until since under".split())

@@ -83,6 +83,7 @@ class Unit:
     toks: list[Tok]
     droppable: bool
     source: int  # which quote
+    cell: bool = False  # a table row's cell: left out only when the answer names its columns
 
 
 @dataclass
@@ -136,10 +137,13 @@ def _tokens(text: str) -> tuple[Tok, ...]:
     for s, e, spec in [*spans, (len(work), len(work), None)]:
         if s < pos:
             continue
-        out += _words(work[pos:s])
+        if out and out[-1].spec and spec is not None and work[pos:s].strip() in ("-", "–", "—"):
+            out.append(Tok(work[pos:s].strip(), "–"))  # "6–9", "Mon-Thu": a span
+        else:
+            out += _words(work[pos:s])
         if spec is not None:
-            if s > 0 and work[s - 1] in _SIGN_CHARS and (s < 2 or not work[s - 2].isalnum()):
-                out.append(Tok(work[s - 1], _SIGN_CHARS[work[s - 1]]))  # "−5 °C": the sign is a word
+            if s > 0 and work[s - 1] in _SIGN_CHARS and (s < 2 or not work[s - 2].isdigit()):
+                out.append(Tok(work[s - 1], _SIGN_CHARS[work[s - 1]]))  # "−5 °C", "UTC+9": the sign is a word
             out.append(Tok(work[s:e], "§", spec))
         pos = e
     return tuple(_ranges(_phrases(_do_support(_clitic_s(out)))))
@@ -162,7 +166,7 @@ def _clitic_s(toks: list[Tok]) -> list[Tok]:
 
 def _ranges(toks: list[Tok]) -> list[Tok]:
     """A span of two numbers or dates said any way ("from 6 to 9", "between 6 and 9", "6–9",
-    "Monday through Thursday") as the two alone, and a bound after its number ("£40 or
+    "Monday through Thursday") as the two with "–" between, and a bound after its number ("£40 or
     more", "by 10:00 at the latest") before it: the claims check compares both."""
     out: list[Tok] = []
     k = 0
@@ -175,9 +179,12 @@ def _ranges(toks: list[Tok]) -> list[Tok]:
             and toks[k + 2].key in R.SPAN_JOIN
             and toks[k + 3].spec
         ):
-            k += 1
+            out += [toks[k + 1], Tok(toks[k + 2].text, "–")]
+            k += 3
             continue
-        if t.key in R.SPAN_JOIN and out and out[-1].spec and k + 1 < len(toks) and toks[k + 1].spec:
+        spans = t.key in R.SPAN_JOIN and t.key != "and"  # "Monday and Thursday" is two days, no span
+        if spans and out and out[-1].spec and k + 1 < len(toks) and toks[k + 1].spec:
+            out.append(Tok(t.text, "–"))
             k += 1
             continue
         if t.spec is not None:
@@ -284,12 +291,13 @@ def _units(toks: list[Tok], source: int = 0) -> list[Unit]:
     out: list[Unit] = []
     cur: list[Tok] = []
     cur_drop = True
+    cell = False  # the last unit closed at a table's "|"
     aside: list[Tok] | None = None
 
-    def close(drop: bool) -> None:
+    def close(drop: bool, in_row: bool = False) -> None:
         nonlocal cur
         if any(t.key not in R.MARKS for t in cur):
-            out.append(Unit(cur, drop, source))
+            out.append(Unit(cur, drop, source, in_row))
         cur = []
 
     for i, t in enumerate(toks):
@@ -307,8 +315,12 @@ def _units(toks: list[Tok], source: int = 0) -> list[Unit]:
             continue
         if t.key == "(":
             aside = []
+        elif t.key == "|" and t.text == "?":
+            cur = []  # a question claims nothing: no answer follows from it
         elif t.key == "|":
-            close(cur_drop)
+            in_row = t.text == "|" or cell
+            close(cur_drop and not in_row, in_row)  # a table's cell is no claim of its own
+            cell = t.text == "|"
             cur_drop = True
         elif t.key == "," and nxt in R.CLAUSE_JOINS:
             close(cur_drop)
@@ -458,6 +470,9 @@ def _free(ans: list[Tok], quote: list[Tok], ctx: _Ctx, caps: list[bool]) -> list
         brings = rules[i + 1] in ("question-words", "context") and free[i + 1]
         if not free[i] and ans[i].key in R.PREPOSITIONS and brings:
             free[i] = True
+        nxt = ans[i + 2] if ans[i + 1].key == "the" and i + 2 < len(ans) else ans[i + 1]
+        if not free[i] and nxt.spec is not None and nxt.spec.kind in R.BEFORE_NUMBER.get(ans[i].key, ()):
+            free[i] = True  # rule number-form: "on the 17th" for a table's "17th", "for 30 minutes"
     return free
 
 
@@ -620,6 +635,27 @@ def _copula_swapped(v: _Var) -> _Var | None:
     return v[k + 1 :] + [v[k]] + v[:k]
 
 
+def _converse(v: _Var) -> list[_Var]:
+    """ "X is [the week] after Z" as "Z is [the week] before X": the two sides of the clause's
+    one copula traded round a word of `edit_rules.CONVERSE`, said as its converse."""
+    at = [k for k, (_, t) in enumerate(v) if t.key in R.COPULA or t.key in R.PAST_COPULA]
+    if len(at) != 1 or at[0] == 0:
+        return []
+    k = at[0]
+    out = []
+    for c in range(k + 1, min(k + 1 + R.ADJUNCT_WORDS, len(v) - 1)):
+        if v[c][1].key in R.MARKS:
+            break
+        for other in R.CONVERSE.get(v[c][1].key, ()):
+            tie = c + 1 if v[c + 1][1].key in ("than", "of") else c  # "older than", "north of"
+            end = next((e for e in range(tie + 1, len(v)) if v[e][1].key in R.MARKS), len(v))
+            if end == tie + 1:
+                continue
+            said = (v[c][0], Tok(other, other))
+            out.append(v[tie + 1 : end] + v[k:c] + [said] + v[c + 1 : tie + 1] + v[:k] + v[end:])
+    return out
+
+
 def _fronted(v: _Var) -> _Var | None:
     """ "If A, B" as "B if A": a fronted condition or time clause moved behind its clause."""
     if not v or v[0][1].key not in R.SUBORDINATE:
@@ -721,7 +757,7 @@ def _variants(toks: list[Tok], *, answer: bool) -> list[tuple[_Var, str]]:
     out: list[tuple[_Var, str]] = [(plain, "")]
     makers = (
         (_voice_active, "voice"), (_agentless_active, "voice"), (_copula_swapped, "copula-swap"),
-        (_fronted, "fronted-clause"), (_halves_swapped, "reorder-clauses"),
+        (_fronted, "fronted-clause"), (_halves_swapped, "reorder-clauses"), (_converse, "converse"),
     )  # fmt: skip
     for make, rule in makers:
         if answer or make is not _agentless_active:
@@ -866,7 +902,7 @@ def derive(
     titles and headings (a name may come from them), `headings`: a table's column headings."""
     if not isinstance(answer, str) or not answer.strip():
         return Derivation(True)
-    asked = _keys(question)
+    asked = _keys(question) - R.SIGNS - R.PHRASES.keys() - {"–"}  # a sign, bound or span is never restated
     person = {R.PERSON[k] for k in asked if k in R.PERSON}  # the question's "my", said back as "your"
     specs = frozenset(t.text.casefold() for t in tokens(question) if t.spec is not None)
     ctx = _Ctx(
@@ -921,7 +957,8 @@ def _judge(said: list[Tok], claims: list[Unit], ctx: _Ctx) -> Derivation:
         for j in matched_q:
             u, k = owner[qv[j][0]]
             used[u].add(k)
-            order.setdefault(u, []).append((ci, k))
+            if qv[j][1].key not in R.EMPTY:  # an empty word keeps no order ("which is reached")
+                order.setdefault(u, []).append((ci, k))
         for i in range(len(owner)):
             if i not in present:  # left out by the reordering rule itself ("by")
                 u, k = owner[i]
@@ -934,8 +971,10 @@ def _judge(said: list[Tok], claims: list[Unit], ctx: _Ctx) -> Derivation:
         if added:
             problems.append(_added_reason(ci, added, left, [t for _, t in qv]))
     problems += _left_over(claims, used, order, answer_clauses, ctx)
+    # A row's cell may be left out when the answer says which column each value it keeps is in.
+    columns = any(lemma(t.key) in ctx.headed for toks, _ in answer_clauses for t in toks if t.key not in R.FUNCTION)
     for u in range(len(claims)):
-        if u not in used and not claims[u].droppable:  # a claim left out whole: rule whole-clause
+        if u not in used and not claims[u].droppable and not (claims[u].cell and columns):  # rule whole-clause
             problems.append((len(answer_clauses), "word-left-out", f"the answer leaves out '{_said(claims[u].toks)}'"))
     if problems:
         _, rule, reason = min(problems, key=lambda p: p[0])

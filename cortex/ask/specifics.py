@@ -88,6 +88,8 @@ _DATES = [
     re.compile(p)
     for p in (
         rf"{_WD}{_NOT_NUM_BEFORE}(?P<y>\d{{4}})-(?P<m>\d{{2}})-(?P<d>\d{{2}}){_NOT_NUM_AFTER}",
+        # 14/06/2014: day first, read only where no month-first reading exists (day > 12)
+        rf"{_NOT_NUM_BEFORE}(?P<sd>\d{{1,2}})[/.](?P<m>\d{{1,2}})[/.](?P<y>\d{{4}}){_NOT_NUM_AFTER}",
         rf"{_WD}(?<![\w.])(?P<d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<mn>{_MONTH})\b\.?"
         rf"(?:,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER})?",
         rf"{_WD}(?<![\w.])(?P<mn>{_MONTH})\.?\s+(?P<d>\d{{1,2}}){_ORD}(?![{_DIGIT}:.])"
@@ -328,6 +330,10 @@ def _date_key(m: re.Match) -> tuple | None:
     y = int(g["y"]) if g.get("y") else None
     mo = _MONTHS.get((g.get("mn") or "").casefold()) if g.get("mn") else (int(g["m"]) if g.get("m") else None)
     d = int(g["d"]) if g.get("d") else None
+    if g.get("sd"):
+        d = int(g["sd"])
+        if d <= 12 and d != mo:  # 03/04/2026: the 3rd of April or March the 4th
+            return None
     wd = _WEEKDAYS.get(g["wd"].casefold()) if g.get("wd") else None
     if mo is not None and not 1 <= mo <= 12 or d is not None and not 1 <= d <= 31:
         return None

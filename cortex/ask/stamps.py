@@ -269,13 +269,16 @@ def overall_stamp(
                 coded = _code_reason(checks, answer)
                 if coded:
                     return UNVERIFIED, one_line(f"{coded} ({quoted} {stamp})")
-                found = _contradicted(checks, answer)
-                if found:
-                    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-                    return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted} {stamp})")
+                # The gate decides (`entail.derive`); a contradiction is the reason a refused
+                # answer reads, since it says more than "a word changed".
                 derived = _derived(checks, answer, question)
-                if not derived:
-                    return BEYOND_QUOTES, one_line(f"{derived.said}; {quoted} {stamp}); {HOW_TO_VERIFY}")
+                if not derived or any(c.row for c in checks):  # the gate cannot read a row's columns
+                    found = _contradicted(checks, answer)
+                    if found:
+                        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+                        return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted} {stamp})")
+                    if not derived:
+                        return BEYOND_QUOTES, one_line(f"{derived.said}; {quoted} {stamp}); {HOW_TO_VERIFY}")
             if not_in_brain_claimed:
                 reason += " (the reader also said the brain does not hold the answer)"
             return stamp, reason
