@@ -98,7 +98,7 @@ from cortex.ask.pack import variants
 from cortex.ask.specifics import Specific, located
 from cortex.index.tokenize import STOPWORDS, tokenize
 
-__all__ = ["Clause", "Value", "forms", "group", "keys_of", "read", "row_clauses", "stated_spans"]
+__all__ = ["Clause", "Value", "forms", "group", "keys_of", "read", "row_clauses"]
 
 
 @dataclass(frozen=True)
@@ -631,17 +631,6 @@ def _line_breaks(text: str, work: str) -> set[int]:
             out.add(at)
         at += 1
     return out
-
-
-def stated_spans(text: str) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
-    """(`text` as clauses read it, the spans of its specifics with the bound and sign words
-    on them, the spans of its recurrences): what `cortex.ask.claims` compares as values, so
-    `cortex.ask.wording` need not ask for their words ("heavier than 23 kg", "minus 5 °C")."""
-    if not isinstance(text, str):
-        return "", [], []
-    work, found = located(text)
-    values, taken = _values(work, found)
-    return work, _protected(values, taken), [(m.start(), m.end()) for m in claim_words.RECURRENCE.finditer(work)]
 
 
 def read(text: str, sentence: int = 0, whole: bool = False) -> list[Clause]:

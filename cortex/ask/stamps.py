@@ -13,19 +13,12 @@ identifier in that quote's note title, aliases or heading path. See
 `cortex.ask.specifics.specifics` for what counts as a specific and which spellings count
 as the same.
 
-Claims (`cortex.ask.claims.contradictions`, used by `overall_stamp` after grounding): an
-answer keeps VERIFIED or CORRECTED only when no clause of it contradicts the quote clause
-it rests on: the same polarity, bounds, ranges, signs, ordinals, recurrences,
-quantifiers, and pairing of names and values with their roles and table columns.
-
-Code (`_code_reason`, before the claims): a quote from a code block the note gives as a
-template or example carries nothing; from any other code block, only an answer about code.
-
-Wording (`cortex.ask.wording.unquoted`, last): an answer keeps VERIFIED or CORRECTED only
-when every content word of it is, in some form, in a verified quote or the question (a name
-may be in the quoted note's title, aliases or headings, a cell's word in its column's
-heading). One whose quotes are live but whose words go beyond them is BEYOND QUOTES, and
-the reason names those words: the quotes are real, the answer says more than they do.
+The gate (`cortex.ask.entail.derive`, last): an answer keeps VERIFIED or CORRECTED only when
+it is its live quotes up to the safe edits of `cortex.ask.edit_rules`; otherwise it is
+BEYOND QUOTES, the reason naming the rule, or UNVERIFIED where a contradiction detector
+(`cortex.ask.claims.contradictions`: polarity, bounds, ranges, signs, ordinals, recurrences,
+quantifiers, roles, table columns) reads one and names both sides. A quoted table row is
+read by the detectors even when the gate passes it: the gate cannot tell a value's column.
 
 Pure functions, no I/O, never raise.
 """
@@ -218,6 +211,20 @@ def _derived(checks: list[QuoteCheck], answer: str, question: str) -> Derivation
     return first if first is not None else derive(answer, [], question=question)
 
 
+def _refused(checks: list[QuoteCheck], answer: str, question: str, quoted: str) -> tuple[Stamp, str] | None:
+    """The gate decides (`entail.derive`); a contradiction is the reason a refused answer
+    reads, since it says more than "a word changed". A quoted table row is read by the
+    detectors either way: the gate cannot tell which column a value stands under."""
+    derived = _derived(checks, answer, question)
+    if derived and not any(c.row for c in checks):
+        return None
+    found = _contradicted(checks, answer)
+    if found:
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted})")
+    return None if derived else (BEYOND_QUOTES, one_line(f"{derived.said}; {quoted}); {HOW_TO_VERIFY}"))
+
+
 def overall_stamp(
     checks: list[QuoteCheck],
     not_in_brain_claimed: bool,
@@ -269,16 +276,9 @@ def overall_stamp(
                 coded = _code_reason(checks, answer)
                 if coded:
                     return UNVERIFIED, one_line(f"{coded} ({quoted} {stamp})")
-                # The gate decides (`entail.derive`); a contradiction is the reason a refused
-                # answer reads, since it says more than "a word changed".
-                derived = _derived(checks, answer, question)
-                if not derived or any(c.row for c in checks):  # the gate cannot read a row's columns
-                    found = _contradicted(checks, answer)
-                    if found:
-                        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-                        return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted} {stamp})")
-                    if not derived:
-                        return BEYOND_QUOTES, one_line(f"{derived.said}; {quoted} {stamp}); {HOW_TO_VERIFY}")
+                refused = _refused(checks, answer, question, f"{quoted} {stamp}")
+                if refused:
+                    return refused
             if not_in_brain_claimed:
                 reason += " (the reader also said the brain does not hold the answer)"
             return stamp, reason
