@@ -316,6 +316,27 @@ REFUSE = (
         "a time said from the note's own day ('yesterday', 'next week'), which means another day today",
         (("Paid the plumber yesterday for the bathroom job", "You paid the plumber yesterday.", "", False),),
     ),
+    Rule(
+        "reply-word",
+        "refuse",
+        "a 'yes' or 'no' alone, or one the rest of the answer does not bear out: it claims what the question asks",
+        (
+            ("The Alpina policy does not cover skiing", "Yes.", "Does the Alpina policy cover skiing?", False),
+            ("The Alpina policy covers skiing", "No, the Alpina policy covers skiing.", "Does it cover skiing?", False),
+            (
+                "The Alpina policy does not cover skiing",
+                "No, the Alpina policy does not cover skiing.",
+                "Does the Alpina policy cover skiing?",
+                True,
+            ),
+            (
+                "The pool is open on Sundays",
+                "Yes, the pool is open on Sundays.",
+                "Isn't the pool shut on Sundays?",
+                False,
+            ),
+        ),
+    ),
     Rule("too-long", "refuse", "an answer too long to align fails closed", ()),
 )
 
@@ -372,6 +393,7 @@ BEFORE_NUMBER = {"on": ("date",), "in": ("date",), "at": ("time",), "for": ("num
 _CONVERSE_PAIRS = (
     ("above", "below"), ("before", "after"), ("earlier", "later"), ("older", "younger"),
     ("taller", "shorter"), ("bigger", "smaller"), ("larger", "smaller"), ("heavier", "lighter"),
+    ("faster", "slower"), ("cheaper", "dearer"), ("nearer", "farther"), ("closer", "further"),
     ("higher", "lower"), ("north", "south"), ("east", "west"), ("left", "right"), ("ahead", "behind"),
 )  # fmt: skip
 CONVERSE: dict[str, tuple[str, ...]] = {}
@@ -394,6 +416,8 @@ ITEMS = 4
 ITEM_WORDS = 6
 # How many of a list's orderings (the first and last items' lengths tried) are aligned.
 ITEM_TRIES = 36
+# The "no" of a reply (rule reply-word): the rest of the answer must deny.
+REPLY_NO = frozenset({"no", "nope"})
 # Words whose time is the day they were written (rule relative-time).
 DEICTIC = frozenset("yesterday today tomorrow tonight ago".split())
 # The negations: never added, even as a column's heading.

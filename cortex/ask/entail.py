@@ -146,6 +146,8 @@ def _tokens(text: str) -> tuple[Tok, ...]:
                 out.append(Tok(work[s - 1], _SIGN_CHARS[work[s - 1]]))  # "−5 °C", "UTC+9": the sign is a word
             out.append(Tok(work[s:e], "§", spec))
         pos = e
+        if spec is not None and re.match(r"(?:st|nd|rd|th)\b", work[e : e + 3]):
+            pos = e + 2  # "the 22nd": the ordinal's suffix is the number's
     return tuple(_ranges(_phrases(_do_support(_clitic_s(out)))))
 
 
@@ -890,6 +892,9 @@ _FRAME = re.compile(
 )
 
 
+_REPLY = re.compile(r"(?i)^\s*(yes|yeah|yep|no|nope)\b[,.!;:]?\s*")
+
+
 def derive(
     answer: str,
     quotes: Sequence[str],
@@ -912,7 +917,10 @@ def derive(
         specs,
     )
     claims = [u for i, q in enumerate(quotes) if isinstance(q, str) for u in units(q, i)]
-    said = tokens(_FRAME.sub("", answer, count=1))
+    reply = _REPLY.match(answer)
+    said = tokens(_FRAME.sub("", answer[reply.end() :] if reply else answer, count=1))
+    if reply and (refused := _replied(reply.group(1).casefold(), said, question, ctx)) is not None:
+        return refused
     verdict = _judge(said, claims, ctx)
     if not verdict and verdict.rule not in ("relative-time", "too-long"):
         # rule reorder-items: the answer's lists said in the quotes' order of their items
@@ -921,6 +929,20 @@ def derive(
             if _judge([t for _, t in v], claims, ctx):
                 return Derivation(True)
     return verdict
+
+
+def _replied(word: str, said: list[Tok], question: str, ctx: _Ctx) -> Derivation | None:
+    """A "yes" or "no" claims what the question asks (rule reply-word): kept only before a
+    claim of the answer's own whose negation agrees with it (none after "yes", one after
+    "no"), and never to a question that holds a negation of its own ("Isn't it open?")."""
+    shown = word.capitalize()
+    if not any(_addable(t, ctx, False) not in _NO_CLAIM for t in said):
+        return Derivation(False, "reply-word", f"the answer says only '{shown}': say what the quote says")
+    denies = any(t.key in R.NEGATIONS for t in said)
+    asked_no = any(t.key in R.NEGATIONS for t in tokens(question))
+    if asked_no or denies != (word in R.REPLY_NO):
+        return Derivation(False, "reply-word", f"the answer's '{shown}' is not what the rest of it says")
+    return None
 
 
 def _judge(said: list[Tok], claims: list[Unit], ctx: _Ctx) -> Derivation:
