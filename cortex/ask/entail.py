@@ -808,7 +808,9 @@ def _word_key(t: Tok) -> str:
     return t.text.casefold() if t.spec is not None else lemma(t.key)
 
 
-def _best(toks: list[Tok], caps: list[bool], claims: list[Unit], candidates: list[list[int]], ctx: _Ctx) -> Any:
+def _best(
+    toks: list[Tok], caps: list[bool], claims: list[Unit], candidates: list[list[int]], ctx: _Ctx, used: Any = ()
+) -> Any:
     """The alignment of one answer clause, over the candidate claims that share most words
     with it (`CANDIDATES`) and every reordering of either side, with the fewest unaccounted
     words (then the most matched)."""
@@ -835,7 +837,8 @@ def _best(toks: list[Tok], caps: list[bool], claims: list[Unit], candidates: lis
                 a_toks = [t for _, t in av]
                 a_caps = [caps[i] for i, _ in av]
                 got = _align(a_toks, q_toks, ctx, a_caps)
-                score = (got.cost, -got.matches, len(cand))
+                # Of equal alignments, a claim no earlier clause used ("| 6 | Dunmere | 6 |": each "6" its own cell).
+                score = (got.cost, -got.matches, sum(u in used for u in cand), len(cand))
                 if best is None or score < best[0]:
                     best = (score, cand, got, a_toks, a_caps, qv, owner)
     return best
@@ -969,7 +972,7 @@ def _judge(said: list[Tok], claims: list[Unit], ctx: _Ctx) -> Derivation:
     order: dict[int, list[tuple[int, int]]] = {}  # per claim: (answer clause, word) aligned
     problems: list[tuple[int, str, str]] = []  # (answer clause, rule, reason), in answer order
     for ci, (toks, caps) in enumerate(answer_clauses):
-        best = _best(toks, caps, claims, candidates, ctx)
+        best = _best(toks, caps, claims, candidates, ctx, used)
         assert best is not None
         _, cand, got, a_toks, a_caps, qv, owner = best
         matched_a = {i for i, _, _ in got.pairs}

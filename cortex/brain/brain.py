@@ -38,7 +38,7 @@ from cortex.brain.trailers import REQUEST_LOOKBACK, REQUEST_TRAILER, Actor, comm
 from cortex.errors import AlreadyApplied, BadInput, NoNote, StoreError
 from cortex.index.corpus import Corpus, SavedSnapshot
 from cortex.index.snapshot import Snapshot
-from cortex.notes.links import LinkResolver, link_text, rewrite_links
+from cortex.notes.links import LinkResolver, link_text, rewrite_links, url_to
 from cortex.notes.nearest import did_you_mean, nearest
 from cortex.notes.note import Note, decode, link_key, parse_note
 from cortex.notes.paths import check_content, check_path, check_text, is_note_path, tool_readable
@@ -462,7 +462,13 @@ class Brain:
         links_of: dict[str, list[Any]] = {}
         for meant, entries in back.items():
             for source, link in entries:
-                if meant == path:
+                if link.url is not None:  # a Markdown link: its url, relative to where its note now is
+                    if path not in (meant, source):
+                        continue
+                    text = url_to(target if meant == path else meant, target if source == path else source, link.url)
+                    if text == link.url:
+                        continue
+                elif meant == path:
                     how = before.find(link.target, source)
                     if how is not None and how[1] in ("alias", "title", "name"):
                         found = after.find(link.target, target if source == path else source)

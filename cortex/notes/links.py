@@ -7,12 +7,13 @@ point to depends on every other note's path, title and aliases, so it is worked 
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable, Mapping
 
 from cortex.notes.note import Note, WikiLink, derived_title, link_key
 
-__all__ = ["HOW", "LinkResolver", "link_text", "name_key", "name_slug", "own_names", "rewrite_links"]
+__all__ = ["HOW", "LinkResolver", "link_text", "name_key", "name_slug", "own_names", "rewrite_links", "url_to"]
 
 
 def _stem(path: str) -> str:
@@ -174,6 +175,17 @@ def link_text(new_path: str, old_target: str, resolver: LinkResolver) -> str:
     else:
         name = new_path[:-3] if new_path.lower().endswith(".md") else new_path
     return name + ".md" if keep_md else name
+
+
+def url_to(new_path: str, source: str, old_url: str) -> str:
+    """The url a Markdown link in the note at `source` should now say to reach `new_path`,
+    in the old url's style: from the root when it was ("/x.md"), else relative to the
+    source's folder; spaces as "%20" unless the old url held them as written (`<a b.md>`)."""
+    if old_url.startswith("/"):
+        url = "/" + new_path
+    else:
+        url = posixpath.relpath(new_path, _folder(source) or ".")
+    return url if " " in old_url else url.replace(" ", "%20")
 
 
 def rewrite_links(text: str, body_offset: int, links: Iterable[WikiLink], replacement: dict[int, str]) -> str:

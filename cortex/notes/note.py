@@ -10,8 +10,10 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import os
+import posixpath
 import re
 import unicodedata
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -46,6 +48,7 @@ __all__ = [
     "sections",
     "split_frontmatter",
     "wikilinks",
+    "markdown_links",
 ]
 
 # libyaml's safe loader when present: about 10x faster than the pure-Python one,
@@ -469,7 +472,10 @@ def body_tags(body: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class WikiLink:
-    """One `[[target#heading|alias]]`; `start`/`end` bound the target text in the note's body."""
+    """One `[[target#heading|alias]]`, or a Markdown link to a note `[alias](url.md#heading)`
+    (`url` set: the link as written; `target` is then the note's path from the vault's root,
+    with a leading "/", so it resolves by path); `start`/`end` bound the target text (the
+    url's path) in the note's body."""
 
     target: str
     heading: str | None
@@ -477,9 +483,10 @@ class WikiLink:
     start: int
     end: int
     embed: bool = False
+    url: str | None = None
 
     def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"target": self.target}
+        out: dict[str, Any] = {"target": self.url if self.url is not None else self.target}
         if self.heading:
             out["heading"] = self.heading
         if self.alias:
@@ -521,6 +528,44 @@ def wikilinks(body: str) -> tuple[WikiLink, ...]:
         heading = m.group(3)[1:].strip() if m.group(3) else None
         alias = m.group(4).strip() if m.group(4) is not None else None
         out.append(WikiLink(target, heading or None, alias or None, start, start + len(target), embed=bool(m.group(1))))
+    return tuple(out)
+
+
+# A Markdown link to a note: `[text](path.md)`, `[text](<path with spaces.md>)`, with an
+# optional `#heading` and title; not an image (`![…](…)`), not a URL with a scheme.
+MDLINK = re.compile(
+    r"(?<![!\]\\])\[(?P<text>[^\[\]\n]*)\]\(\s*(?:<(?P<angled>[^<>\n]+?\.md)>|(?P<url>[^\s()<>]+?\.md))"
+    r"(?P<heading>#[^\s()]*)?(?:\s+\"[^\"\n]*\")?\s*\)",
+    re.IGNORECASE,
+)
+
+
+def markdown_links(body: str, path: str) -> tuple[WikiLink, ...]:
+    """Every Markdown link of `body` (the note at `path`) to a note, outside code: its url
+    read relative to the note's folder (`../`, `%20` and a leading `/` for the root), a
+    `#heading` kept. A url with a scheme (`https:`) or leaving the vault is no note's link."""
+    if "](" not in body:
+        return ()
+    out: list[WikiLink] = []
+    spans = None
+    folder = PurePosixPath(path).parent.as_posix()
+    for m in MDLINK.finditer(body):
+        group = "angled" if m.group("angled") else "url"
+        url = m.group(group)
+        if re.match(r"[a-z][a-z0-9+.-]*:", url, re.IGNORECASE):
+            continue
+        if spans is None:
+            spans = code_spans(body)
+        if not _outside(spans, m.start()):
+            continue
+        decoded = urllib.parse.unquote(url)
+        joined = decoded.lstrip("/") if decoded.startswith("/") else posixpath.join(folder, decoded)
+        where = posixpath.normpath(joined)
+        if where.startswith("../") or where == "..":
+            continue
+        heading = urllib.parse.unquote(m.group("heading")[1:]) if m.group("heading") else None
+        text = m.group("text").strip()
+        out.append(WikiLink("/" + where, heading or None, text or None, m.start(group), m.end(group), url=url))
     return tuple(out)
 
 
@@ -610,7 +655,7 @@ def parse_note(path: str, text: str) -> Note:
         warnings=tuple(warnings),
         unreadable=_unreadable(unknown, error),
         aliases=_as_aliases(meta),
-        links=wikilinks(body),
+        links=tuple(sorted(wikilinks(body) + markdown_links(body, path), key=lambda link: link.start)),
         might_hold_secret=might_hold_secret(text) or might_hold_secret(path),
     )
 

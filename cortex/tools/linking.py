@@ -1,5 +1,6 @@
-"""What a note's [[links]] point to, for replies: brain_read's links and backlinks, and the
-links of a note just written that point to no note (said in the write's reply).
+"""What a note's links ([[wikilinks]] and Markdown links to notes) point to, for replies:
+brain_read's links and backlinks, and the links of a note just written that point to no note
+(said in the write's reply).
 
 Resolution is `cortex.notes.links.LinkResolver`'s (file name, path, alias, then title); a
 snapshot's link map holds it. Every list is bounded and says what it left out.
@@ -70,8 +71,9 @@ def dangling(snap: Snapshot, path: str) -> list[str]:
     resolver, _ = snap.link_map()
     out: list[str] = []
     for link in note.links:
-        if link.target not in out and resolver.find(link.target, path) is None:
-            out.append(link.target)
+        shown = link.url if link.url is not None else link.target  # a Markdown link as written
+        if shown not in out and resolver.find(link.target, path) is None:
+            out.append(shown)
     return out
 
 
@@ -88,7 +90,9 @@ def dangling_reply(snap: Snapshot, path: str) -> Dangling:
     targets = dangling(snap, path)
     if not targets:
         return {}
-    named = ", ".join(f"[[{t}]]" for t in targets[:5]) + (f" and {len(targets) - 5} more" if len(targets) > 5 else "")
+    named = ", ".join(t if t.lower().endswith(".md") else f"[[{t}]]" for t in targets[:5]) + (
+        f" and {len(targets) - 5} more" if len(targets) > 5 else ""
+    )
     out: Dangling = {
         "links_missing": targets[:MAX_DANGLING],
         "links_note": (
