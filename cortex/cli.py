@@ -24,6 +24,7 @@ __all__ = [
     "add_guest_commands",
     "brain_option",
     "cmd_bench",
+    "cmd_stdio",
     "cmd_eval",
     "cmd_guest_add",
     "cmd_guest_list",
@@ -72,6 +73,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env(brain=args.brain, host=args.host, port=args.port)
     return serve(settings)
+
+
+def cmd_stdio(args: argparse.Namespace) -> int:
+    from cortex.app.stdio_door import run_stdio
+
+    return run_stdio(Settings.from_env(brain=args.brain, port=args.port))
 
 
 def cmd_token(args: argparse.Namespace) -> int:
@@ -333,6 +340,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--host", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", help="port, 1 to 65535 (default 8765, or PORT)")  # checked as CORTEX_PORT is
     p.set_defaults(fn=cmd_serve)
+
+    p = sub.add_parser(
+        "stdio", help="the owner door over stdio, for desktop clients (attaches to, or starts, the server)"
+    )
+    brain_option(p)
+    p.add_argument("--port", help="the port a server it starts listens on (default 8765, or PORT)")
+    p.set_defaults(fn=cmd_stdio)
 
     p = sub.add_parser("token", help="print the owner token the server uses (from CORTEX_TOKEN or the state folder)")
     p.add_argument("--url-secret", action="store_true", help="print the secret of the /s/<secret>/mcp URL instead")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -15,7 +16,6 @@ from cortex.brain.brain import NO_COMMITS_HINT
 from cortex.http.server_parts import ServerParts
 from cortex.index.saved import IndexFile
 from cortex.settings import (
-    HEADER_FILE,
     SECRET_FILES,
     Settings,
     check_door_secrets,
@@ -307,10 +307,15 @@ def client_snippets(parts: ServerParts, base: str) -> list[str]:
         ]
     header = f"Authorization: Bearer {token}"
     lines += ["Claude Code:", f'  claude mcp add --transport http cortex {url} --header "{header}"']
-    desktop = {"command": "npx", "args": ["mcp-remote", url, "--header-file", str(s.home / HEADER_FILE)]}
+    # `cortex stdio` attaches to this server (or starts one): no Node, and no token in the config.
+    desktop = {
+        "command": sys.executable,
+        "args": ["-m", "cortex.cli", "stdio"],
+        "env": {"CORTEX_HOME": str(s.home), "CORTEX_BRAIN": str(s.brain)},
+    }
     lines += http_config + secret_url
     lines += [
-        "Claude Desktop (claude_desktop_config.json; the mcp-remote bridge reads the header from the file):",
+        "Claude Desktop, Cursor, VS Code (over stdio with cortex stdio; claude_desktop_config.json):",
         "  " + json.dumps({"mcpServers": {"cortex": desktop}}),
     ]
     if parts.editor is not None:

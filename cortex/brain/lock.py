@@ -65,6 +65,23 @@ class BrainLock:
         os.pwrite(fd, (json.dumps(record) + "\n").encode(), 0)
         return cls(path, fd)
 
+    @staticmethod
+    def holder(git_dir: Path) -> dict | None:
+        """What the process that holds the lock on this brain wrote (its PID, role, brain and
+        URL), or None when no process holds it (or the platform has no flock)."""
+        path = Path(git_dir) / LOCK_NAME
+        if fcntl is None or not path.exists():
+            return None
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:
+                return _holder(fd)
+            return None  # free: taken and dropped at once
+        finally:
+            os.close(fd)
+
     def release(self) -> None:
         if self._fd is not None:
             os.close(self._fd)  # closing the descriptor drops the flock

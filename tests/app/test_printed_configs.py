@@ -3,7 +3,8 @@
 Every client config of the banner, on the first start (the new token shown once) and on a
 restart (the token read by `$(cortex token)`, or by mcp-remote from the header file), gets
 the owner's tools/list: the shell lines through bash, exactly as pasted into a terminal;
-the Claude Desktop config through the real mcp-remote, spawned as Desktop spawns it. A
+the desktop config through `cortex stdio`, spawned as Desktop spawns it (and the README's
+remote config through the real mcp-remote). A
 banner once printed `${CORTEX_TOKEN}`, which nobody had set: mcp-remote got a 401. Also
 `cortex token` itself, and the README's MCP Inspector line as it works on Node 20.
 """
@@ -264,4 +265,33 @@ def test_with_the_default_state_folder_the_lines_say_plain_cortex_token(tmp_path
     assert '--header "Authorization: Bearer $(cortex token)"' in again
     assert 'echo "http://127.0.0.1:8765/s/$(cortex token --url-secret)/mcp"' in again
     assert "CORTEX_HOME=" not in again
-    assert f'"--header-file", "{tmp_path / ".cortex" / "owner-header"}"' in again
+    assert '"args": ["-m", "cortex.cli", "stdio"]' in again  # desktop clients over cortex stdio
+    assert f'"CORTEX_HOME": "{tmp_path / ".cortex"}"' in again and "npx" not in again
+
+
+def test_the_readme_desktop_configs_work_as_pasted(tmp_path):
+    """The README's two desktop configs, run as Desktop runs them against a real server: the
+    stdio one (`cortex stdio` attaching), the Python path and state folder put in; and the
+    remote one through the pinned mcp-remote, with `-y` as npx needs it to ask nobody."""
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```json\n(\{\"mcpServers\".*?)\n```", readme, re.S)
+    stdio = next(b for b in blocks if "cortex.cli" in b)
+    remote = next(b for b in blocks if "mcp-remote" in b)
+    assert '"-y", "mcp-remote"' in remote
+    brain = tmp_path / "brain.git"
+    init_brain(brain, bare=True)
+    home = tmp_path / "home"
+    server, _ = start(tmp_path, home, brain, "readme-desktop")
+    try:
+        line = stdio.replace("/home/you/.venvs/cortex/bin/python", sys.executable).replace(
+            "/home/you/.cortex", str(home)
+        )
+        config = json.loads(line)
+        config["mcpServers"]["cortex"]["env"]["CORTEX_BRAIN"] = str(brain)  # the README's brain is the default one
+        assert OWNER_TOOLS <= desktop(json.dumps(config), tmp_path)
+        line = remote.replace("https://notes.example.org/mcp", f"{server.url}/mcp").replace(
+            "/home/you/.cortex", str(home)
+        )
+        assert OWNER_TOOLS <= desktop(line, tmp_path)
+    finally:
+        server.stop()
