@@ -57,6 +57,7 @@ __all__ = [
     "DEFAULT_K",
     "DEFAULT_SWEEP",
     "MAX_ANSWER_CHARS",
+    "NEAR_SAID",
     "MAX_CITATIONS",
     "MAX_QUOTE_CHARS",
     "Asker",
@@ -187,6 +188,10 @@ def evidence(
 
 
 DEFAULT_SWEEP = 2  # two more packs reached every matching note of the 176-note eval brain
+
+
+# How a miss names its leads: passages near the question that the reader found no answer in.
+NEAR_SAID = "the closest passages, which do not answer it, are"
 
 
 class Asker:
@@ -574,9 +579,10 @@ class Asker:
         if missed and near:
             stamp = UNVERIFIED
             why = (
-                f"not answered; the closest passages are {leads_line(near[:LEADS])}: NOT IN BRAIN needs every "
+                f"not found in your notes: the reader read all {len(read)} note(s) holding the question's terms "
+                f"and none answers it; {NEAR_SAID} {leads_line(near[:LEADS])}: NOT IN BRAIN needs every "
                 f"passage of the scope under {WORDS_NEAR:.0%} of the question's words and under cosine "
-                f"{MEANING_NEAR:.2f}, so the notes may hold the answer, in these words or others"
+                f"{MEANING_NEAR:.2f}, so the notes may still hold the answer in other words"
             )
         if missed and said[1] is None:
             why += f"; judged by words only ({words_only(said[0])})"

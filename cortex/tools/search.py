@@ -36,8 +36,9 @@ Allow = Callable[[str], bool]  # a search filter: whether a note's path may be a
 SUMMARY = (
     "hits with score, the passage that best matches the query and its heading, tags, aliases, status; "
     "counts what `archive/` and retired notes it left out; a `meaning` line says whether meaning search "
-    "is on yet; a `prefix` that starts no note's path is said in `prefix_note`, with the nearest folders; "
-    "`include_working` adds the open items of `working/`"
+    "is on yet, each hit's `found_by` whether it holds a word of the query or is only close in meaning "
+    "(`meaning_only` says when every hit is); a `prefix` that starts no note's path is said in "
+    "`prefix_note`, with the nearest folders; `include_working` adds the open items of `working/`"
 )
 
 
@@ -46,7 +47,9 @@ DESCRIPTION = (
     "passage_state says whether its passage is live, retired (under a banner, a retiring heading, or a "
     "retired note) or partly retired, and passage_marks names each part that is not live text (struck, the "
     "old wording of a (was: …) with the current claim, hidden in the note): do not answer from those. "
-    "archive/ and retired notes are left out (and counted) unless include_retired. A prefix no note's path "
+    "A hit's found_by is 'meaning only' when the note holds none of the query's words: it is only close in "
+    "meaning, and may be unrelated. archive/ and retired notes are left out (and counted) unless "
+    "include_retired. A prefix no note's path "
     "starts with is said in prefix_note, with the nearest folders."
 )
 
@@ -89,6 +92,7 @@ class SearchHit(TypedDict):
     unreadable: NotRequired[str]
     retired: NotRequired[str]
     archived: NotRequired[bool]
+    found_by: NotRequired[str]
 
 
 class SearchReply(TypedDict):
@@ -102,6 +106,7 @@ class SearchReply(TypedDict):
     prefix_note: NotRequired[str]
     left_out: NotRequired[str]
     more: NotRequired[str]
+    meaning_only: NotRequired[str]
 
 
 class FilterKey(NamedTuple):
@@ -151,8 +156,9 @@ def search_notes(tools: Tools, request: SearchRequest, *, scope: list[str] | Non
     meaning = brain.meaning
     # A scope (a guest's) is scored over its own rows only: its timing owes nothing to the rest.
     close = meaning.closeness(snap, query, within, private=scope is not None) if meaning is not None else None
+    worded: set[str] | None = None  # with the meaning arm: the notes holding a word of the query
     if close is not None:
-        found = _by_meaning(
+        found, worded = _by_meaning(
             tools, snap, k, close, query=query, weights=weights, allow=allow, wider=wider, within=within, key=key
         )
     else:
@@ -176,6 +182,14 @@ def search_notes(tools: Tools, request: SearchRequest, *, scope: list[str] | Non
             f"{left} matching note(s) in archive/ or retired were left out; pass include_retired=true to see them"
         )
     hits = [_hit(snap.notes[path], score, weights, close, day) for path, score in found.hits]
+    if worded is not None:
+        for hit in hits:
+            hit["found_by"] = "words" if hit["path"] in worded or hit["path"] in named else "meaning only"
+        if hits and all(h["found_by"] == "meaning only" for h in hits):
+            reply["meaning_only"] = (
+                f"no hit holds a word of the query: each is only close to it in meaning (a passage at cosine "
+                f"{RELATED:.2f} or more), and may be unrelated"
+            )
     reply["hits"] = hits
     if found.total > len(hits):
         reply["more"] = f"{found.total - len(hits)} more matching note(s); raise k (max {MAX_K}) or narrow with prefix"
@@ -215,12 +229,13 @@ def _by_meaning(
     wider: tuple[Allow, FilterKey] | None,
     within: list[str] | None,
     key: FilterKey,
-) -> SearchResult:
-    """Hits ordered by `ranking.hybrid`: the closest passage's cosine, plus the share of
-    the query's words the note holds, plus its rare ones. A match is a note holding a
-    query term or with a passage at RELATED or closer; `reach` counts those the default
-    filters left out. Only `within` (a prefix or scope, when given) was scored. A note
-    without vectors yet ranks no lower than words alone would rank it (`keep_word_ranks`)."""
+) -> tuple[SearchResult, set[str]]:
+    """Hits ordered by `ranking.hybrid`, and which of them hold a word of the query: the
+    closest passage's cosine, plus the share of the query's words the note holds, plus its
+    rare ones. A match is a note holding a query term or with a passage at RELATED or
+    closer; `reach` counts those the default filters left out. Only `within` (a prefix or
+    scope, when given) was scored. A note without vectors yet ranks no lower than words alone
+    would rank it (`keep_word_ranks`)."""
     scope = set(within) if within is not None else None
     matrix = close.matrix
     # While a first embed runs, the notes not embedded yet follow the embedded ones: each
@@ -242,7 +257,8 @@ def _by_meaning(
         at = {p: i for i, p in enumerate(paths)}
         order = [at[p] for p in keep_word_ranks([paths[i] for i in order], words, set(matrix.absent))[:k]]
     reach = len(kept) if wider is None else int((match & _mask(tools, snap, matrix, paths, *wider)).sum())
-    return SearchResult([(paths[i], float(scores[i])) for i in order], len(kept), reach)
+    hits = [(paths[i], float(scores[i])) for i in order]
+    return SearchResult(hits, len(kept), reach), {paths[i] for i in order if cover[i] > 0}
 
 
 def _mask(

@@ -210,7 +210,7 @@ def test_guest_door_stamps_by_the_same_rules_with_quotes_hidden(brain: Brain, mo
     )
     # Issue 41: "capital" is in the house rules ("in capitals"), a passage near enough by
     # words that the miss names it as a lead rather than saying NOT IN BRAIN.
-    assert r["stamp"] == "UNVERIFIED" and r["stamp_reason"].startswith("not answered"), r
+    assert r["stamp"] == "UNVERIFIED" and r["stamp_reason"].startswith("not found in your notes"), r
     assert "australia: 0 notes" in r["coverage"], r
 
 
@@ -259,13 +259,13 @@ def test_not_in_brain_only_when_every_note_holding_a_distinctive_term_was_read(b
     r = Asker(brain, stub_reader).ask("north hive staging server", k=1)  # the default sweep reads them
     # All read, and notes/hives.md holds half the question's words: a miss with leads (issue 41).
     assert r["stamp"] == "UNVERIFIED" and "all read" in r["coverage"], r
-    assert r["stamp_reason"].startswith("not answered") and r["leads"][0]["path"] == "notes/hives.md", r
+    assert r["stamp_reason"].startswith("not found in your notes") and r["leads"][0]["path"] == "notes/hives.md", r
     assert "in 2 packs" in r["coverage"], r["coverage"]  # one sweep pack holds the rest
 
 
 def test_offline_reader_reads_every_note_holding_a_distinctive_term(brain: Brain):
     r = Asker(brain, OfflineReader()).ask("What is the capital of Australia?", k=1)
-    assert r["stamp"] == "UNVERIFIED" and r["stamp_reason"].startswith("not answered"), r  # "in capitals"
+    assert r["stamp"] == "UNVERIFIED" and r["stamp_reason"].startswith("not found in your notes"), r  # "in capitals"
     assert "australia: 0 notes" in r["coverage"] and "all read" in r["coverage"], r["coverage"]
 
 

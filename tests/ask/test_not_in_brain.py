@@ -88,7 +88,7 @@ def test_the_new_user_s_questions_are_answered_or_lead_to_their_note_and_absent_
             r = _ask(url, question)
             assert r["stamp"] in ("VERIFIED", "UNVERIFIED"), (question, r["stamp_reason"])
             if r["stamp"] == "UNVERIFIED":
-                assert r["stamp_reason"].startswith("not answered; the closest passages are "), r["stamp_reason"]
+                assert r["stamp_reason"].startswith("not found in your notes: "), r["stamp_reason"]
                 assert note in [lead["path"] for lead in r["leads"]] and note in r["stamp_reason"], r
             else:
                 assert r["quotes"][0]["path"] == note
@@ -105,7 +105,7 @@ def test_the_new_user_s_questions_are_answered_or_lead_to_their_note_and_absent_
             if r["stamp"] == "NOT IN BRAIN":
                 assert "leads" not in r and "words only" not in r["stamp_reason"]
             else:
-                assert r["stamp_reason"].startswith("not answered; the closest passages are ") and r["leads"]
+                assert r["stamp_reason"].startswith("not found in your notes: ") and r["leads"]
         assert _ask(url, "Who is my GP?")["stamp"] == "VERIFIED"  # the line that says it still answers
         running.parts.brain.meaning.stop()
 

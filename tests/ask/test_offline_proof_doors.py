@@ -69,7 +69,7 @@ def test_the_offline_reader_verifies_only_what_one_sentence_proves(tmp_path: Pat
             assert reply.error is None, reply.error
             r = reply.data
             assert r["stamp"] == "UNVERIFIED", (question, why, r)
-            assert r["stamp_reason"].startswith("not answered; the closest passages are "), r["stamp_reason"]
+            assert r["stamp_reason"].startswith("not found in your notes: "), r["stamp_reason"]
             assert note in [lead["path"] for lead in r["leads"]], (question, r["leads"])
         for question, said in PROVEN.items():
             r = call(url, "brain_ask", question=question).data

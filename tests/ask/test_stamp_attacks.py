@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow  # every test here takes 0.3 s or more
 CLAIM = "The launch of the Heron probe is set for Monday 9 March."
 # Nothing answers, and a note of the brain shares a sixth of the question's words: a miss that
 # names it as a lead, not NOT IN BRAIN (issue 41).
-MISSED = ("UNVERIFIED", "not answered; the closest passages are")
+MISSED = ("UNVERIFIED", "not found in your notes: ")
 CASES = {
     "fence": (
         "## Launch\n\n````markdown\nAn example of a fence line inside a longer fence:\n```\n````\n\n"
