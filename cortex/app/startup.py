@@ -201,6 +201,10 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+# How long `cortex serve` waits for a stopping server of the same brain to let go of it.
+LET_GO_WAIT_S = 60.0
+
+
 def claim_brain(settings: Settings, url: str) -> Any:
     """Before the port: the local brain exists, can be served, and no other process serves it
     (its lock, held from here on). StoreError in one line otherwise: a second `cortex serve`
@@ -211,11 +215,42 @@ def claim_brain(settings: Settings, url: str) -> Any:
         return None
     from cortex.app.brain_store import open_local_store
     from cortex.brain.lock import BrainLock
+    from cortex.errors import StoreError
 
     store = open_local_store(settings)
     if store is None:
         return None
-    return BrainLock.acquire(store.common_dir, settings.brain, "served", url)
+    deadline = time.monotonic() + LET_GO_WAIT_S
+    said = False
+    while True:
+        try:
+            return BrainLock.acquire(store.common_dir, settings.brain, "served", url)
+        except StoreError:
+            holder = BrainLock.holder(store.common_dir) or {}
+            where = holder.get("url")
+            # A server still answering is serving: refused at once. One whose port is closed is
+            # stopping (Ctrl-C, then saving its index): wait for it to let go.
+            if (isinstance(where, str) and _answers(where)) or time.monotonic() > deadline:
+                raise
+            if not said:
+                _say(f"Waiting for PID {holder.get('pid')} to let go of {settings.brain} (it is stopping) …")
+                said = True
+            time.sleep(0.2)
+
+
+def _answers(url: str) -> bool:
+    """Whether a server answers at `url` (any HTTP reply counts; a closed port does not)."""
+    import urllib.error
+    import urllib.request
+
+    base = url.rstrip("/").removesuffix("/mcp")
+    try:
+        urllib.request.urlopen(f"{base}/healthz", timeout=2).close()
+    except urllib.error.HTTPError:
+        return True
+    except OSError:
+        return False
+    return True
 
 
 def _say(line: str) -> None:

@@ -683,6 +683,7 @@ class Meaning:
             initializer=_start_worker,
             initargs=(files, self.threads, self.worker_memory, self.traffic.quiet),
         )
+        first: tuple[float, int] | None = None  # (when, embedded) at the first batch done
         try:
             pending: dict[Future, bool] = {}  # -> whether it embeds (else it only cuts)
             while (fill.busy() or pending) and not self._stop.is_set():
@@ -694,9 +695,13 @@ class Meaning:
                     self._stop.wait(0.5)  # only other instances' passages are left: wait for them
                 for fut in finished:
                     fill.finished(fut.result(), pending.pop(fut), index)
-                    self.eta = time_left(
-                        fill.passages_left(), self.counts["embedded"] - embedded_before, time.monotonic() - started
-                    )
+                    # The rate counts from the first batch done: with the workers' start-up in it,
+                    # a first estimate said "about 60 min" of an embed that took 10 (issue 55).
+                    if first is None:
+                        first = (time.monotonic(), self.counts["embedded"])
+                    else:
+                        made, spent = self.counts["embedded"] - first[1], time.monotonic() - first[0]
+                        self.eta = time_left(fill.passages_left(), made, spent)
                     if self.progress is not None:
                         self.progress(self._target[1], self._target[2])
                 if fill.deferred and (not pending or time.monotonic() - fill.last_look > 2.0):

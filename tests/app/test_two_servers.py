@@ -65,6 +65,42 @@ def test_a_second_serve_of_one_brain_names_the_first_before_it_takes_any_port(tm
         first.stop()
 
 
+def test_a_restart_waits_for_a_stopping_server_to_let_go_of_the_brain(tmp_path):
+    """Issue 55: Ctrl-C then an immediate restart was refused while the old process still saved
+    its index. A holder whose port no longer answers is stopping: the new serve waits for it."""
+    brain = tmp_path / "brain.git"
+    init_brain(brain, bare=True)
+    from reliakit import free_port
+
+    gone = free_port()  # nothing listens there: the holder has closed its port, as a stopping server has
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from cortex.brain.lock import BrainLock; "
+            f"BrainLock.acquire(Path(sys.argv[1]), Path(sys.argv[1]), 'served', 'http://127.0.0.1:{gone}/mcp'); "
+            "print('held', flush=True); time.sleep(3)",
+            str(brain),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        started = time.monotonic()
+        again = server(tmp_path, tmp_path / "home", brain, "again")
+        again.start()
+        try:
+            assert time.monotonic() - started >= 1.5  # it waited for the holder to end
+            assert f"Waiting for PID {holder.pid} to let go of {brain} (it is stopping)" in again.output()
+            assert call(f"{again.url}/mcp", "brain_list", folder="").error is None
+        finally:
+            again.stop()
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 def test_a_port_another_server_holds_is_refused_naming_that_process(tmp_path):
     one, two = tmp_path / "one.git", tmp_path / "two.git"
     init_brain(one, bare=True)
