@@ -1,7 +1,7 @@
 # The README's commands live here so CI and people run exactly the same thing.
 PY ?= python3
 
-.PHONY: serve test test-fast lint figures wheel-check
+.PHONY: serve test test-fast lint figures wheel-check bundle
 
 # Quick start 1: install and serve the embedded default brain. Without redis-server
 # (no root, no sudo) it still serves; only the guest door is disabled, and says so.
@@ -42,3 +42,8 @@ figures:
 # The built wheel works with nothing else present (CI runs this after the tests).
 wheel-check:
 	bash ops/wheel-check.sh
+
+# Cortex as an MCP Bundle (dist/cortex-<version>.mcpb, one click in Claude Desktop) and the MCP
+# registry's server.json, both from the package's metadata (ops/bundle.py).
+bundle:
+	$(PY) ops/bundle.py --out dist

@@ -18,6 +18,7 @@ Logs go to stderr (stdout is the protocol's); the server it starts logs to
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -25,6 +26,7 @@ import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import IO, Any
 
 from cortex.errors import CortexError
@@ -62,12 +64,16 @@ def _server(settings: Settings) -> tuple[str, subprocess.Popen | None]:
         return running, None
     log = settings.home / "stdio-server.log"
     settings.home.mkdir(parents=True, exist_ok=True)
+    # The server runs the code this door runs (a bundle's own copy, or the installed one).
+    here = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)}
     with open(log, "ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "cortex.cli", "serve", "--port", str(settings.port)],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
+            env=env,
         )
     url = f"http://127.0.0.1:{settings.port}"
     _say(f"cortex stdio: no server of {settings.brain} ran; started one at {url} (its log: {log})")
