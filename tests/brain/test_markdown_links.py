@@ -11,6 +11,7 @@ from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
 from cortex.notes.note import markdown_links
 from cortex.store.git import GitStore
+from cortex.tools.context import router_order
 from cortex.tools.linking import dangling_reply
 from cortex.tools.read import ReadRequest, read
 from cortex.tools.tool import Caller
@@ -81,6 +82,16 @@ def test_a_markdown_vault_has_the_links_and_backlinks_of_a_wikilink_vault(tmp_pa
     md.brain.write("notes/new.md", "create", ME, content="See [x](../tools/obsidian.md) and [y](../nope.md).\n")
     reply = dangling_reply(md.brain.snapshot(), "notes/new.md")
     assert reply["links_missing"] == ["../nope.md"] and "../nope.md" in reply["links_note"]
+
+
+def test_the_router_orders_a_markdown_vault_as_a_wikilink_vault(tmp_path: Path) -> None:
+    hub = {"profile.md": b"# Me\n\nMy tools: [Obsidian](tools/obsidian.md).\n"}
+    wiki_hub = {"profile.md": b"# Me\n\nMy tools: [[obsidian|Obsidian]].\n"}
+    md, wiki = make(tmp_path / "md", {**MARKDOWN, **hub}), make(tmp_path / "wiki", {**WIKI, **wiki_hub})
+    md_snap, wiki_snap = md.brain.snapshot(), wiki.brain.snapshot()
+    order = router_order(md_snap, sorted(md_snap.notes))
+    assert order == router_order(wiki_snap, sorted(wiki_snap.notes))
+    assert order.index("tools/obsidian.md") < order.index("tools/My Setup.md")  # the profile links it
 
 
 def test_a_move_rewrites_markdown_links_to_the_note_and_from_it(tmp_path: Path) -> None:
