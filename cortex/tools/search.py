@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 __all__ = ["FilterKey", "SearchHit", "SearchReply", "SearchRequest", "TOOL", "search", "search_notes"]
 
 Allow = Callable[[str], bool]  # a search filter: whether a note's path may be a hit
+# When no hit holds a word of the query, they stand only if the closest comes this near in
+# meaning; else the query found nothing (a nonsense query came to 0.41 on the eval brain).
+ALONE_FLOOR = 0.45
 
 # The README's row for it (`cortex tools` prints the table).
 SUMMARY = (
@@ -186,10 +189,18 @@ def search_notes(tools: Tools, request: SearchRequest, *, scope: list[str] | Non
         for hit in hits:
             hit["found_by"] = "words" if hit["path"] in worded or hit["path"] in named else "meaning only"
         if hits and all(h["found_by"] == "meaning only" for h in hits):
-            reply["meaning_only"] = (
-                f"no hit holds a word of the query: each is only close to it in meaning (a passage at cosine "
-                f"{RELATED:.2f} or more), and may be unrelated"
-            )
+            best = max(h.get("closeness", 0.0) for h in hits)
+            if best < ALONE_FLOOR:
+                reply["meaning_only"] = (
+                    f"nothing found: no note holds a word of the query, and none comes closer to it in meaning "
+                    f"than cosine {best:.2f} (a hit found by meaning alone needs {ALONE_FLOOR:.2f})"
+                )
+                hits, reply["total"] = [], 0
+            else:
+                reply["meaning_only"] = (
+                    f"no hit holds a word of the query: each is only close to it in meaning (a passage at cosine "
+                    f"{RELATED:.2f} or more), and may be unrelated"
+                )
     reply["hits"] = hits
     if found.total > len(hits):
         reply["more"] = f"{found.total - len(hits)} more matching note(s); raise k (max {MAX_K}) or narrow with prefix"

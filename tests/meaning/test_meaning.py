@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from meaningkit import CACHE, need_model
 from serverkit import TOKEN, call
 
+import cortex.tools.search as search_module
 from cortex.ask.asker import Asker
 from cortex.ask.readers import OfflineReader
 from cortex.brain.brain import Brain
@@ -295,7 +296,7 @@ def test_a_question_in_other_words_finds_its_note(tmp_path: Path, model: ModelFi
         assert "closeness" in reply["hits"][0]
 
 
-def test_a_hit_found_only_by_meaning_says_so(tmp_path: Path, model: ModelFiles) -> None:
+def test_a_hit_found_only_by_meaning_says_so(tmp_path: Path, model: ModelFiles, monkeypatch) -> None:
     """Issue 55: "zzqxv nonexistentword" gave two unrelated notes, nothing saying why."""
     tools = Tools(brain := _armed(tmp_path, model), Asker(brain, OfflineReader()))
     reply = search_notes(tools, SearchRequest(query="what vehicle do we own", k=3))
@@ -306,6 +307,10 @@ def test_a_hit_found_only_by_meaning_says_so(tmp_path: Path, model: ModelFiles) 
     nonsense = search_notes(tools, SearchRequest(query="zzqxv nonexistentword", k=3))
     assert all(h["found_by"] == "meaning only" for h in nonsense["hits"])  # none here: all under the floor
     alone = search_notes(tools, SearchRequest(query="automobile", k=3))  # a word no note holds
+    assert alone["hits"] == [] and alone["total"] == 0  # the car note comes under the floor for meaning alone
+    assert alone["meaning_only"].startswith("nothing found: no note holds a word of the query, and none comes closer")
+    monkeypatch.setattr(search_module, "ALONE_FLOOR", 0.0)
+    alone = search_notes(tools, SearchRequest(query="automobile", k=3))
     assert alone["hits"] and [h["found_by"] for h in alone["hits"]] == ["meaning only"] * len(alone["hits"])
     assert alone["meaning_only"].startswith("no hit holds a word of the query: each is only close to it in meaning")
 
