@@ -77,6 +77,8 @@ def test_the_local_steps_as_written(tmp_path, brain_path, browser) -> None:
                 except httpx.HTTPError:
                     time.sleep(0.2)
             assert health is not None and health.status_code == 200 and health.json()["ok"], health
+            plain = httpx.get(f"http://localhost:{http}/console?x=1", timeout=5)  # issue 55: the port was lost
+            assert plain.status_code in (301, 308) and plain.headers["location"] == f"{base}/console?x=1"
             meta = httpx.get(f"{base}/.well-known/oauth-protected-resource/mcp", verify=str(root), timeout=5).json()
             assert meta["authorization_servers"] == [f"{base}/"] or meta["authorization_servers"] == [base]
             outcome = sdk_client_reads(f"{base}/mcp", browser, verify=str(root))
