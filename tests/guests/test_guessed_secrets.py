@@ -130,4 +130,4 @@ def test_the_owner_still_finds_counts_and_quotes_the_text(lexical):
     guest = lexical.guest("guesser", ["notes/public/"], daily_asks=10)
     told = call(guest.url, "brain_ask", token=None, question=question.format(guess=secret))
     assert f"{secret}: 0 notes" in told.data["coverage"] and told.data["stamp"] in ("NOT IN BRAIN", "UNVERIFIED")
-    assert told.data["stamp_reason"].startswith("not answered") or told.data["stamp"] == "NOT IN BRAIN"
+    assert told.data["stamp_reason"].startswith("not found in your notes") or told.data["stamp"] == "NOT IN BRAIN"
