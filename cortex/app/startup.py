@@ -230,7 +230,7 @@ def claim_brain(settings: Settings, url: str) -> Any:
             where = holder.get("url")
             # A server still answering is serving: refused at once. One whose port is closed is
             # stopping (Ctrl-C, then saving its index): wait for it to let go.
-            if (isinstance(where, str) and _answers(where)) or time.monotonic() > deadline:
+            if (isinstance(where, str) and healthz(where) is not None) or time.monotonic() > deadline:
                 raise
             if not said:
                 _say(f"Waiting for PID {holder.get('pid')} to let go of {settings.brain} (it is stopping) …")
@@ -238,19 +238,20 @@ def claim_brain(settings: Settings, url: str) -> Any:
             time.sleep(0.2)
 
 
-def _answers(url: str) -> bool:
-    """Whether a server answers at `url` (any HTTP reply counts; a closed port does not)."""
+def healthz(url: str) -> int | None:
+    """The HTTP status of `/healthz` of the server at `url` (its base or its `/mcp`), or None
+    when nothing answers there (a closed port: no server, or one that is stopping)."""
     import urllib.error
     import urllib.request
 
     base = url.rstrip("/").removesuffix("/mcp")
     try:
-        urllib.request.urlopen(f"{base}/healthz", timeout=2).close()
-    except urllib.error.HTTPError:
-        return True
+        with urllib.request.urlopen(f"{base}/healthz", timeout=2) as reply:
+            return int(reply.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
     except OSError:
-        return False
-    return True
+        return None
 
 
 def _say(line: str) -> None:

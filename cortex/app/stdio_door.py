@@ -29,8 +29,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
+from cortex.app.startup import healthz
 from cortex.errors import CortexError
 from cortex.settings import Settings
+from cortex.state_folder import make as make_state_folder
 
 __all__ = ["READY_WAIT_S", "Bridge", "run_stdio"]
 
@@ -62,8 +64,7 @@ def _server(settings: Settings) -> tuple[str, subprocess.Popen | None]:
     if running is not None:
         _say(f"cortex stdio: attached to the server of {settings.brain} at {running}")
         return running, None
-    log = settings.home / "stdio-server.log"
-    settings.home.mkdir(parents=True, exist_ok=True)
+    log = make_state_folder(settings.home) / "stdio-server.log"  # 0700, as every part makes it
     # The server runs the code this door runs (a bundle's own copy, or the installed one).
     here = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)}
@@ -81,7 +82,7 @@ def _server(settings: Settings) -> tuple[str, subprocess.Popen | None]:
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise CortexError(f"cortex stdio: the server it started stopped (exit {proc.returncode}); see {log}")
-        if _ready(url):
+        if healthz(url) == 200:
             return url, proc
         time.sleep(0.25)
     proc.terminate()
@@ -106,14 +107,6 @@ def _running_url(settings: Settings) -> str | None:
         role, pid = holder.get("role", "held"), holder.get("pid")
         raise CortexError(f"cortex stdio: this brain is {role} by PID {pid}; try again when it is done")
     return url.rstrip("/").removesuffix("/mcp")
-
-
-def _ready(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/healthz", timeout=2) as r:
-            return bool(r.status == 200)
-    except (OSError, urllib.error.URLError):
-        return False
 
 
 def _token(settings: Settings) -> str:

@@ -159,9 +159,10 @@ def search_notes(tools: Tools, request: SearchRequest, *, scope: list[str] | Non
     meaning = brain.meaning
     # A scope (a guest's) is scored over its own rows only: its timing owes nothing to the rest.
     close = meaning.closeness(snap, query, within, private=scope is not None) if meaning is not None else None
-    worded: set[str] | None = None  # with the meaning arm: the notes holding a word of the query
+    worded: set[str] | None = None  # with the meaning arm: the hits holding a word of the query
+    any_worded = True  # whether any match does, beyond the hits too
     if close is not None:
-        found, worded = _by_meaning(
+        found, worded, any_worded = _by_meaning(
             tools, snap, k, close, query=query, weights=weights, allow=allow, wider=wider, within=within, key=key
         )
     else:
@@ -190,12 +191,12 @@ def search_notes(tools: Tools, request: SearchRequest, *, scope: list[str] | Non
             hit["found_by"] = "words" if hit["path"] in worded or hit["path"] in named else "meaning only"
         if hits and all(h["found_by"] == "meaning only" for h in hits):
             best = max(h.get("closeness", 0.0) for h in hits)
-            if best < ALONE_FLOOR:
+            if best < ALONE_FLOOR and not any_worded:
                 reply["meaning_only"] = (
                     f"nothing found: no note holds a word of the query, and none comes closer to it in meaning "
                     f"than cosine {best:.2f} (a hit found by meaning alone needs {ALONE_FLOOR:.2f})"
                 )
-                hits, reply["total"] = [], 0
+                hits, reply["total"], found = [], 0, replace(found, total=0)  # nothing more to raise k for
             else:
                 reply["meaning_only"] = (
                     f"no hit holds a word of the query: each is only close to it in meaning (a passage at cosine "
@@ -240,8 +241,9 @@ def _by_meaning(
     wider: tuple[Allow, FilterKey] | None,
     within: list[str] | None,
     key: FilterKey,
-) -> tuple[SearchResult, set[str]]:
-    """Hits ordered by `ranking.hybrid`, and which of them hold a word of the query: the
+) -> tuple[SearchResult, set[str], bool]:
+    """Hits ordered by `ranking.hybrid`, which of them hold a word of the query, and whether
+    any match does (beyond the hits too). The order: the
     closest passage's cosine, plus the share of the query's words the note holds, plus its
     rare ones. A match is a note holding a query term or with a passage at RELATED or
     closer; `reach` counts those the default filters left out. Only `within` (a prefix or
@@ -269,7 +271,8 @@ def _by_meaning(
         order = [at[p] for p in keep_word_ranks([paths[i] for i in order], words, set(matrix.absent))[:k]]
     reach = len(kept) if wider is None else int((match & _mask(tools, snap, matrix, paths, *wider)).sum())
     hits = [(paths[i], float(scores[i])) for i in order]
-    return SearchResult(hits, len(kept), reach), {paths[i] for i in order if cover[i] > 0}
+    worded = {paths[i] for i in order if cover[i] > 0}
+    return SearchResult(hits, len(kept), reach), worded, bool((cover[kept] > 0).any())
 
 
 def _mask(

@@ -84,4 +84,5 @@ def test_stdio_starts_a_server_when_none_runs_and_stops_it_after(tmp_path: Path)
     assert not wrote.is_error, wrote.content
     assert any("notes/alone.md" in s for s in log(brain))
     assert BrainLock.holder(brain) is None  # the server it started let go of the brain
+    assert oct((tmp_path / "home").stat().st_mode & 0o777) == "0o700"  # the state folder stdio made
     assert "Cortex serving" in (tmp_path / "home" / "stdio-server.log").read_text()  # its log, in the state folder

@@ -308,6 +308,7 @@ def test_a_hit_found_only_by_meaning_says_so(tmp_path: Path, model: ModelFiles, 
     assert all(h["found_by"] == "meaning only" for h in nonsense["hits"])  # none here: all under the floor
     alone = search_notes(tools, SearchRequest(query="automobile", k=3))  # a word no note holds
     assert alone["hits"] == [] and alone["total"] == 0  # the car note comes under the floor for meaning alone
+    assert "more" not in alone  # nothing found is not "raise k"
     assert alone["meaning_only"].startswith("nothing found: no note holds a word of the query, and none comes closer")
     monkeypatch.setattr(search_module, "ALONE_FLOOR", 0.0)
     alone = search_notes(tools, SearchRequest(query="automobile", k=3))
