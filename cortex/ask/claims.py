@@ -653,12 +653,13 @@ def _swap(a: Clause, q: Clause, quoted: list[Clause]) -> bool:
         if moved(holders, x) and any(y not in a_words | a.lent_capitals and not _word_in(y, a) for y in q.capitals):
             return True
     # A word of another named clause paired with this clause's name ("Ben is the plumber"
-    # where the plumber is Ana): the word belongs to someone the answer does not name.
+    # where the plumber is Ana): the word belongs to someone the answer does not name. Not
+    # another cell of q's own row: a row's cells are one fact's columns.
     if any(_word_in(y, a) for y in q.capitals):
         for w in a.words - a.capitals:
             if _word_in(w, q):
                 continue
-            holders = [c for c in others if _word_in(w, c, borrowed=False)]
+            holders = [c for c in others if _word_in(w, c, borrowed=False) and not (q.row and c.row == q.row)]
             if moved(holders, w) and all(any(not _word_in(z, a) for z in c.capitals) for c in holders):
                 return True
     # A word of another clause in place of one of this clause's own, the rest this clause's

@@ -73,6 +73,8 @@ SAFE = (
             ("Rest the batter 30 minutes before frying", "Rest the batter for thirty minutes before frying.", "", True),
             ("We got married on 14/06/2014 in Whitby", "You got married on 14 June 2014 in Whitby.", "", True),
             ("We got married on 03/04/2014 in Whitby", "You got married on 3 April 2014 in Whitby.", "", False),
+            ("Rent due: 1st", "Rent is due on the 1st.", "", True),
+            ("Rent due: 1st", "Rent is due at the 1st.", "", False),
         ),
     ),
     Rule(
@@ -120,6 +122,20 @@ SAFE = (
                 True,
             ),
             ("Mrs Patel at number 9 has our spare key", "Mrs Patel has it.", "Who has our spare key?", False),
+            # Left out only in the question's own form: "Is …?" leaves no "was" out.
+            (
+                "The boiler was under warranty until March 2024",
+                "Yes, the boiler is under warranty until March 2024.",
+                "Is the boiler under warranty?",
+                False,
+            ),
+            # Never a clause of their own: that claims what the question asks.
+            (
+                "Skin test on 4 June. Probably allergic to cats, the test was borderline",
+                "You're allergic to cats; the test was borderline.",
+                "Am I allergic to cats?",
+                False,
+            ),
         ),
     ),
     Rule(
@@ -387,7 +403,7 @@ SIGNS = frozenset("− + ± ~".split())
 PREPOSITIONS = frozenset("to from in at on for of with".split())
 # The preposition a date, time or quantity takes in a sentence, added to one the quote
 # states bare ("Leo | judo | Thursday" said "on Thursday"; "rest 30 minutes", "for 30 minutes").
-BEFORE_NUMBER = {"on": ("date",), "in": ("date",), "at": ("time",), "for": ("number", "amount")}
+BEFORE_NUMBER = {"on": ("date", "ordinal"), "in": ("date",), "at": ("time",), "for": ("number", "amount")}
 # Words that say one relation from its other side (rule converse): "X is above Z" is "Z is
 # below X". Each word's converses.
 _CONVERSE_PAIRS = (

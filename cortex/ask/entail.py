@@ -137,6 +137,8 @@ def _tokens(text: str) -> tuple[Tok, ...]:
     for s, e, spec in [*spans, (len(work), len(work), None)]:
         if s < pos:
             continue
+        if e - s > 1 and work[e - 1] == "." and re.match(r"\s+[A-Z]", work[e:]):
+            e -= 1  # "test 4 June. Probably …": the full stop ends the sentence, not the date
         if out and out[-1].spec and spec is not None and work[pos:s].strip() in ("-", "–", "—"):
             out.append(Tok(work[pos:s].strip(), "–"))  # "6–9", "Mon-Thu": a span
         else:
@@ -147,7 +149,8 @@ def _tokens(text: str) -> tuple[Tok, ...]:
             out.append(Tok(work[s:e], "§", spec))
         pos = e
         if spec is not None and re.match(r"(?:st|nd|rd|th)\b", work[e : e + 3]):
-            pos = e + 2  # "the 22nd": the ordinal's suffix is the number's
+            pos = e + 2  # "the 22nd": the ordinal's suffix is the number's, kept in its text
+            out[-1] = Tok(work[s:pos], "§", spec)
     return tuple(_ranges(_phrases(_do_support(_clitic_s(out)))))
 
 
@@ -402,6 +405,7 @@ class _Ctx:
     named: frozenset[str]
     headed: frozenset[str]
     asked_specs: frozenset[str] = frozenset()  # the question's numbers and dates, as written
+    asked_words: frozenset[str] = frozenset()  # the question's words as written (casefolded)
 
 
 def _addable(t: Tok, ctx: _Ctx, capital: bool) -> str:
@@ -434,8 +438,8 @@ def _droppable(t: Tok, ctx: _Ctx) -> str:
     k = t.key
     if k in R.MARKS or k in R.EMPTY:
         return "empty-word"
-    if t.spec is None and k not in R.RESTRICTS and (lemma(k) in ctx.asked or k in ctx.asked):
-        return "question-words"
+    if t.spec is None and k not in R.RESTRICTS and any(same_form(k, w) for w in ctx.asked_words):
+        return "question-words"  # in the same tense: "Is it …?" leaves no quote's "was" out
     if t.spec is not None and t.text.casefold() in ctx.asked_specs:
         return "question-words"  # "When does the Sunday ride leave?" answered "It leaves at 8am"
     return ""
@@ -473,7 +477,9 @@ def _free(ans: list[Tok], quote: list[Tok], ctx: _Ctx, caps: list[bool]) -> list
         if not free[i] and ans[i].key in R.PREPOSITIONS and brings:
             free[i] = True
         nxt = ans[i + 2] if ans[i + 1].key == "the" and i + 2 < len(ans) else ans[i + 1]
-        if not free[i] and nxt.spec is not None and nxt.spec.kind in R.BEFORE_NUMBER.get(ans[i].key, ()):
+        ordinal = nxt.spec is not None and re.fullmatch(r"\d+(?:st|nd|rd|th)", nxt.text, re.IGNORECASE)
+        kind = "ordinal" if ordinal else nxt.spec and nxt.spec.kind
+        if not free[i] and kind in R.BEFORE_NUMBER.get(ans[i].key, ()):
             free[i] = True  # rule number-form: "on the 17th" for a table's "17th", "for 30 minutes"
     return free
 
@@ -875,15 +881,18 @@ def _left_over(
 def _candidates(claims: list[Unit]) -> list[list[int]]:
     """What one answer clause may be aligned onto: one claim; two claims of one quote, next
     to each other, in either order; all of a quote's claims in their order (a table row's
-    cells said as a sentence)."""
+    cells said as a sentence), or of two quoted rows one after the other."""
     candidates: list[list[int]] = [[i] for i in range(len(claims))]
     for a in range(len(claims) - 1):
         if claims[a].source == claims[a + 1].source:
             candidates += [[a, a + 1], [a + 1, a]]
-    for source in {u.source for u in claims}:
-        whole = [i for i, u in enumerate(claims) if u.source == source]
-        if len(whole) > 2:
-            candidates.append(whole)
+    sources = sorted({u.source for u in claims})
+    wholes = {s: [i for i, u in enumerate(claims) if u.source == s] for s in sources}
+    candidates += [whole for whole in wholes.values() if len(whole) > 2]
+    # Two quoted table rows said in one sentence, in their order ("Zoe does gymnastics on
+    # Tuesday and Noah chess on Thursday").
+    rows = [s for s in sources if all(claims[i].cell for i in wholes[s])]
+    candidates += [wholes[a] + wholes[b] for a, b in zip(rows, rows[1:])]
     return candidates
 
 
@@ -918,6 +927,8 @@ def derive(
         _keys(" ".join(named)),
         _keys(" ".join(headings)),
         specs,
+        frozenset(t.key for t in tokens(question) if t.key in asked and (t.key not in R.FUNCTION or t.key in R.PERSON))
+        | person,
     )
     claims = [u for i, q in enumerate(quotes) if isinstance(q, str) for u in units(q, i)]
     reply = _REPLY.match(answer)
@@ -995,6 +1006,10 @@ def _judge(said: list[Tok], claims: list[Unit], ctx: _Ctx) -> Derivation:
         left = [q_toks[j] for j in range(len(qv)) if j not in matched_q and not drops[j]]
         if added:
             problems.append(_added_reason(ci, added, left, [t for _, t in qv]))
+        elif not any(qv[j][1].key not in R.EMPTY for j in matched_q):
+            # rule question-words: restated beside the quote's words, never alone ("Am I
+            # allergic to cats?" answered "You're allergic to cats" from no quote of it)
+            problems.append((ci, "question-words", f"the answer says '{_said(toks)}', which no quote states"))
     problems += _left_over(claims, used, order, answer_clauses, ctx)
     # A row's cell may be left out when the answer says which column each value it keeps is in.
     columns = any(lemma(t.key) in ctx.headed for toks, _ in answer_clauses for t in toks if t.key not in R.FUNCTION)

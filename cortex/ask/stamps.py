@@ -177,8 +177,20 @@ def _code_reason(checks: list[QuoteCheck], answer: str) -> str:
 def _contradicted(checks: list[QuoteCheck], answer: str) -> list[Conflict]:
     """The answer's claims its quotes contradict; a table's header row names its columns
     and states no fact of its own."""
-    facts = [c for c in checks if not (c.row and all(h == v for h, v in c.row))]
-    return contradictions(answer, [(c.quote, c.row) for c in facts])
+    return contradictions(answer, [(c.quote, c.row) for c in _facts(checks)])
+
+
+def _facts(checks: list[QuoteCheck]) -> list[QuoteCheck]:
+    """The quotes that state facts: not a table's heading row, quoted beside its rows (it
+    names their columns and claims nothing)."""
+    heads = {tuple(h for h, _ in c.row) for c in checks if c.row}
+    return [c for c in checks if not (c.row and all(h == v for h, v in c.row)) and _cells(c.quote) not in heads]
+
+
+def _cells(quote: str) -> tuple[str, ...]:
+    """A quoted table row's cells, stripped ("| a | b |" -> ("a", "b")); () for other text."""
+    q = quote.strip()
+    return tuple(x.strip() for x in q[1:-1].split("|")) if len(q) > 1 and q[0] == q[-1] == "|" else ()
 
 
 def _names_the_template(answer: str, quote: str) -> bool:
@@ -192,7 +204,7 @@ def _derived(checks: list[QuoteCheck], answer: str, question: str) -> Derivation
     """Whether the answer is its live quotes up to the safe edits (`entail.derive`): a table
     cell's words read under its column's heading, a code block's under its lead-in, a name
     from the quoted note's title, aliases or headings."""
-    live = [c for c in checks if c.stamp in (VERIFIED, CORRECTED)]
+    live = [c for c in _facts(checks) if c.stamp in (VERIFIED, CORRECTED)]
     headings = [heading for c in checks for heading, _ in c.row] + [c.lead_in for c in live if c.lead_in]
     headings += [part for c in live if c.code in ("example", "template") for part in c.context]  # "the trip template"
     named = [part for c in checks for part in c.context]

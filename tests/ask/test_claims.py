@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from cortex.ask.claims import MAX_PAIRS, Conflict, contradictions
 from cortex.ask.clauses import read, row_clauses
 from cortex.ask.quotes import check_quote
-from cortex.ask.stamps import BEYOND_QUOTES, UNVERIFIED, VERIFIED, overall_stamp
+from cortex.ask.stamps import BEYOND_QUOTES, CORRECTED, UNVERIFIED, VERIFIED, overall_stamp
 from cortex.notes.note import parse_note
 
 # Issue 53: an answer no contradiction or missing specific refuses may still be BEYOND QUOTES,
@@ -686,6 +686,19 @@ def test_a_row_s_headings_may_follow_its_values_and_a_header_row_states_nothing(
     run = "## Run\n\n| day | drop-off | pick-up |\n|---|---|---|\n| Friday | Dad at 08:15 | Gran at 15:20 |\n"
     friday = "| Friday | Dad at 08:15 | Gran at 15:20 |"
     assert stamp(run, [friday], "Friday drop-off: Dad at 08:15; pick-up: Gran at 15:20.")[0] == VERIFIED
+
+
+def test_two_quoted_rows_said_in_one_sentence_keep_each_value_in_its_own_row_and_column() -> None:
+    body = "## Clubs\n\n| Child | Club | Day |\n|---|---|---|\n| Zoe | gymnastics | Tuesday |\n| Noah | chess | Thursday |\n"
+    quotes = ["| Child | Club | Day |", "| Zoe | gymnastics | Tuesday |", "| Noah | chess | Thursday |"]
+    assert stamp(body, quotes, "Zoe does gymnastics on Tuesday and Noah does chess on Thursday.")[0] == VERIFIED
+    assert stamp(body, quotes, "Noah does chess on Thursday and Zoe does gymnastics on Tuesday.")[0] == VERIFIED
+    for wrong in (
+        "Zoe does chess on Tuesday and Noah does gymnastics on Thursday.",
+        "Zoe does gymnastics on Thursday and Noah does chess on Tuesday.",
+        "Zoe does gymnastics on Tuesday and Noah does chess on Tuesday.",
+    ):
+        assert stamp(body, quotes, wrong)[0] not in (VERIFIED, CORRECTED), wrong
 
 
 def test_a_section_given_as_a_template_is_no_fact_unless_the_answer_says_template() -> None:
