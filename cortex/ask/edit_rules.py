@@ -129,6 +129,11 @@ SAFE = (
                 "Is the boiler under warranty?",
                 False,
             ),
+            ("Tom sells the car", "Tom sold the car.", "Did Tom sell the car?", False),
+            ("Nothing in the shed is insured", "Nothing in the shed was insured.", "Was the shed insured?", False),
+            ("The hive was requeened on 12 May", "On 12 May.", "When was the hive requeened?", True),
+            ("The boiler was under warranty until 2024", "It is under warranty until 2024.", "Was it under warranty?", False),
+            ("The policy does not cover skiing", "The policy did not cover skiing.", "Does it cover skiing?", False),
             # Never a clause of their own: that claims what the question asks.
             (
                 "Skin test on 4 June. Probably allergic to cats, the test was borderline",
@@ -370,6 +375,8 @@ COPULA = frozenset({"is", "are", "am", "be", ":"})
 # The past copula: "was" and "were" are one word said to another person.
 PAST_COPULA = {"was": "was", "were": "was"}
 PASSIVE_AUX = frozenset("is are am be been being was were gets get got".split())
+# Words that carry a clause's tense: never restated from the question, never left out for it.
+TENSE_WORDS = PASSIVE_AUX | frozenset("has have had do does did".split())
 # Where the agent after "by" ends in the voice rule.
 AGENT_END = frozenset(
     "all as so because unless except only if and or but ≤ ≥ > < ~ in on via by "

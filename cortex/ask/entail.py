@@ -405,7 +405,8 @@ class _Ctx:
     named: frozenset[str]
     headed: frozenset[str]
     asked_specs: frozenset[str] = frozenset()  # the question's numbers and dates, as written
-    asked_words: frozenset[str] = frozenset()  # the question's words as written (casefolded)
+    # The question's words as written (casefolded), each with the tense "did" gave it.
+    asked_words: frozenset[tuple[str, str]] = frozenset()
 
 
 def _addable(t: Tok, ctx: _Ctx, capital: bool) -> str:
@@ -426,11 +427,17 @@ def _addable(t: Tok, ctx: _Ctx, capital: bool) -> str:
     if t.spec is None and k not in R.NEGATIONS and k not in R.FUNCTION and lemma(k) in ctx.headed:
         return "context"  # a column's heading said with its cell ("new price €4"); the claims check pairs them
     if t.spec is None and k not in R.RESTRICTS and k not in R.FUNCTION:
-        if lemma(k) in ctx.asked or k in ctx.asked:
-            return "question-words"
+        if _asked_form(t, ctx) and k not in R.TENSE_WORDS:  # "Was it insured?" adds no "was" to "is insured"
+            return "question-words"  # in the question's tense: "Did Tom sell …?" adds no "sold"
         if capital and lemma(k) in ctx.named:
             return "context"
     return ""
+
+
+def _asked_form(t: Tok, ctx: _Ctx) -> bool:
+    """Whether word `t` is a word of the question in the same form and tense ("Does it
+    cover …?" restates no "did not cover")."""
+    return any(same_form(t.key, w) and t.tense == tense for w, tense in ctx.asked_words)
 
 
 def _droppable(t: Tok, ctx: _Ctx) -> str:
@@ -438,7 +445,7 @@ def _droppable(t: Tok, ctx: _Ctx) -> str:
     k = t.key
     if k in R.MARKS or k in R.EMPTY:
         return "empty-word"
-    if t.spec is None and k not in R.RESTRICTS and any(same_form(k, w) for w in ctx.asked_words):
+    if t.spec is None and k not in R.RESTRICTS and _asked_form(t, ctx):
         return "question-words"  # in the same tense: "Is it …?" leaves no quote's "was" out
     if t.spec is not None and t.text.casefold() in ctx.asked_specs:
         return "question-words"  # "When does the Sunday ride leave?" answered "It leaves at 8am"
@@ -449,6 +456,8 @@ def _drops(quote: list[Tok], ans: list[Tok], ctx: _Ctx) -> list[bool]:
     """Which quote words a safe edit lets the answer leave out: `_droppable` and `_excused`,
     and a preposition between two words of the question ("lessons with Mr Grant" said "they")."""
     drop = [_excused(_droppable(t, ctx), t, ans, False) for t in quote]
+    if any(t.key in R.TENSE_WORDS for t in ans):  # the answer says a tense: the quote's is kept
+        drop = [d and not (t.key in R.TENSE_WORDS and _droppable(t, ctx) == "question-words") for d, t in zip(drop, quote)]
     for j in range(1, len(quote) - 1):
         if not drop[j] and quote[j].key in R.PREPOSITIONS and drop[j - 1] and drop[j + 1]:
             asked = [_droppable(quote[x], ctx) == "question-words" for x in (j - 1, j + 1)]
@@ -927,8 +936,8 @@ def derive(
         _keys(" ".join(named)),
         _keys(" ".join(headings)),
         specs,
-        frozenset(t.key for t in tokens(question) if t.key in asked and (t.key not in R.FUNCTION or t.key in R.PERSON))
-        | person,
+        frozenset((t.key, t.tense) for t in tokens(question) if t.key in asked and (t.key not in R.FUNCTION or t.key in R.PERSON))
+        | {(w, "") for w in person},
     )
     claims = [u for i, q in enumerate(quotes) if isinstance(q, str) for u in units(q, i)]
     reply = _REPLY.match(answer)

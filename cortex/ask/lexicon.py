@@ -69,13 +69,18 @@ def form_class(word: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _irregular_pasts() -> frozenset[str]:
-    """The irregular verb forms WordNet lists ("bought", "went"), less the -s and -ing ones."""
+    """The irregular verb forms WordNet lists ("bought", "went"), less the -s and -ing ones and
+    the present of "be" it lists too ("am", "are": "were" is no form of "are")."""
     place = wordnet_dir()
     try:
         lines = (place / "verb.exc").read_text(encoding="utf-8").splitlines() if place else []
     except OSError:
         return frozenset()
-    return frozenset(w for line in lines if (w := line.split(" ", 1)[0]) and not w.endswith(("s", "ing")))
+    forms = (line.split(" ", 1)[0] for line in lines)
+    return frozenset(w for w in forms if w and not w.endswith(("s", "ing")) and w not in _PRESENT_BE)
+
+
+_PRESENT_BE = frozenset({"am", "are"})
 
 
 def same_form(a: str, b: str) -> bool:

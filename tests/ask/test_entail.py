@@ -155,6 +155,28 @@ def test_no_unaccounted_edit_of_a_real_quote_is_verified() -> None:
     assert checked > 300
 
 
+_TENSES = {"is": "was", "was": "is", "are": "were", "were": "are", "has": "had", "have": "had", "does": "did", "did": "does"}
+
+
+def test_no_quote_said_back_in_another_tense_is_verified_whatever_the_question_asks() -> None:
+    # Each of a quote's auxiliaries put in the other tense, asked in either tense: the question's
+    # words restate nothing in a tense the quote does not state (held-out set D: "Is the boiler
+    # under warranty?" let "was under warranty until March 2024" be said "is").
+    checked = 0
+    for quote in _quotes():
+        words = quote.split()
+        for i, word in enumerate(words):
+            other = _TENSES.get(word.casefold())
+            if other is None:
+                continue
+            edited = " ".join([*words[:i], other, *words[i + 1 :]])
+            for question in (f"{quote}?", f"{edited}?"):
+                got = derive(edited, [quote], question=question)
+                assert not got, (quote, edited, question, got)
+                checked += 1
+    assert checked > 100
+
+
 def test_a_quote_said_back_as_it_stands_is_verified() -> None:
     # The offline reader answers "From the notes:" and the quote as the note wraps it.
     cases = [json.loads(line) for line in _CLAIMS.read_text().splitlines() if line.strip()]
