@@ -132,7 +132,7 @@ SAFE = (
             ("Tom sells the car", "Tom sold the car.", "Did Tom sell the car?", False),
             ("Nothing in the shed is insured", "Nothing in the shed was insured.", "Was the shed insured?", False),
             ("The hive was requeened on 12 May", "On 12 May.", "When was the hive requeened?", True),
-            ("The boiler was under warranty until 2024", "It is under warranty until 2024.", "Was it under warranty?", False),
+            ("The boiler was insured until 2024", "It is insured until 2024.", "Was it insured?", False),
             ("The policy does not cover skiing", "The policy did not cover skiing.", "Does it cover skiing?", False),
             # Never a clause of their own: that claims what the question asks.
             (

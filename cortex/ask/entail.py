@@ -457,7 +457,8 @@ def _drops(quote: list[Tok], ans: list[Tok], ctx: _Ctx) -> list[bool]:
     and a preposition between two words of the question ("lessons with Mr Grant" said "they")."""
     drop = [_excused(_droppable(t, ctx), t, ans, False) for t in quote]
     if any(t.key in R.TENSE_WORDS for t in ans):  # the answer says a tense: the quote's is kept
-        drop = [d and not (t.key in R.TENSE_WORDS and _droppable(t, ctx) == "question-words") for d, t in zip(drop, quote)]
+        kept = [t.key in R.TENSE_WORDS and _droppable(t, ctx) == "question-words" for t in quote]
+        drop = [d and not k for d, k in zip(drop, kept)]
     for j in range(1, len(quote) - 1):
         if not drop[j] and quote[j].key in R.PREPOSITIONS and drop[j - 1] and drop[j + 1]:
             asked = [_droppable(quote[x], ctx) == "question-words" for x in (j - 1, j + 1)]
@@ -936,7 +937,7 @@ def derive(
         _keys(" ".join(named)),
         _keys(" ".join(headings)),
         specs,
-        frozenset((t.key, t.tense) for t in tokens(question) if t.key in asked and (t.key not in R.FUNCTION or t.key in R.PERSON))
+        frozenset((t.key, t.tense) for t in tokens(question) if t.key in asked - (R.FUNCTION - R.PERSON.keys()))
         | {(w, "") for w in person},
     )
     claims = [u for i, q in enumerate(quotes) if isinstance(q, str) for u in units(q, i)]

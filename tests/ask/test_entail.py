@@ -155,7 +155,7 @@ def test_no_unaccounted_edit_of_a_real_quote_is_verified() -> None:
     assert checked > 300
 
 
-_TENSES = {"is": "was", "was": "is", "are": "were", "were": "are", "has": "had", "have": "had", "does": "did", "did": "does"}
+_TENSES = dict(zip("is was are were has have does did".split(), "was is were are had had did does".split()))
 
 
 def test_no_quote_said_back_in_another_tense_is_verified_whatever_the_question_asks() -> None:
