@@ -1,7 +1,9 @@
 """The owner's own Git beside two writers (issue 54): acknowledged writes against HEAD.
 
 For each shape of the owner's Git (`git commit <path>`, `git commit -am`, `git add -A` +
-commit, `git stash` + `pop`, a pull (fetch + merge) from another clone, `git reset --hard HEAD~1`), a
+commit, `git stash` + `pop`, a pull (fetch + merge) from another clone, `git reset --hard HEAD~1`,
+and three that meet a conflict with the other clone: `git pull --rebase` stopped and aborted,
+stopped, resolved and continued, and a merge stopped, resolved and committed), a
 working-tree brain with its watcher takes a create and a capture as fast as two threads
 write, while a loop makes a hand edit and runs the shape, retrying it until it succeeds.
 Printed per shape: writes acknowledged, in HEAD at the end, refused, removed by the owner's
@@ -29,7 +31,12 @@ __all__ = ["SHAPES", "bench_owner_git"]
 
 WRITE = Actor(door="owner", tool="brain_write", client="bench")
 CAPTURE = Actor(door="owner", tool="brain_capture", client="bench")
-SHAPES = ("commit-path", "commit-am", "add-all", "stash-pop", "pull", "reset-hard")
+SHAPES = (
+    "commit-path", "commit-am", "add-all", "stash-pop", "pull", "reset-hard",
+    "rebase-abort", "rebase-continue", "merge-conflict",
+)  # fmt: skip
+# The shapes that pull from another clone; the last three meet a conflict on notes/shared.md.
+_REMOTE = ("pull", "rebase-abort", "rebase-continue", "merge-conflict")
 RETRY_S = 0.05
 
 
@@ -55,7 +62,52 @@ def _owner_step(shape: str, tree: Path, other: Path, k: int) -> bool:
             return True
         _git(tree, "merge", "--abort")  # a merge stopped by a busy index.lock: the owner aborts, retries
         return False
+    if shape in ("rebase-abort", "rebase-continue"):
+        _git(tree, "pull", "-q", "--rebase", "--no-autostash", "origin", "main")
+        if not (tree / ".git/rebase-merge").exists():
+            return False  # refused before it began (a busy index.lock, a file not yet committed)
+        if shape == "rebase-abort":
+            return _until(tree, "rebase", "--abort")
+        return _resolve(tree) and _until(tree, "rebase", "--continue") and _pushed(tree)
+    if shape == "merge-conflict":
+        _git(tree, "fetch", "-q", "origin")
+        _git(tree, "merge", "-q", "--no-edit", "origin/main")
+        if not (tree / ".git/MERGE_HEAD").exists():
+            return False
+        return _resolve(tree) and _until(tree, "commit", "-q", "--no-edit") and _pushed(tree)
     return _git(tree, "reset", "-q", "--hard", "HEAD~1")
+
+
+def _pushed(tree: Path) -> bool:
+    """The owner pushes what they resolved, so the other clone's next change meets it."""
+    return _git(tree, "push", "-q", "origin", "main")
+
+
+def _until(tree: Path, *args: str) -> bool:
+    """A git command of the owner's retried while it fails (a busy index.lock), 10 s at most."""
+    began = time.monotonic()
+    while not _git(tree, *args):
+        if time.monotonic() - began > 10:
+            return False
+        time.sleep(RETRY_S)
+    return True
+
+
+def _commit_shared(tree: Path, message: str) -> None:
+    """The owner commits notes/shared.md, unless the watcher committed the save first."""
+    began = time.monotonic()
+    while not _git(tree, "add", "notes/shared.md") or not _git(tree, "commit", "-qm", message, "notes/shared.md"):
+        if _git(tree, "diff", "--quiet", "HEAD", "--", "notes/shared.md") or time.monotonic() - began > 10:
+            return
+        time.sleep(RETRY_S)
+
+
+def _resolve(tree: Path) -> bool:
+    """The owner's resolution of the conflict on notes/shared.md: both sides' lines kept."""
+    shared = tree / "notes/shared.md"
+    lines = shared.read_text(encoding="utf-8").splitlines(keepends=True)
+    shared.write_text("".join(x for x in lines if not x.startswith(("<<<<<<<", "=======", ">>>>>>>"))))
+    return _until(tree, "add", "notes/shared.md")
 
 
 def _shape(root: Path, shape: str, seconds: float) -> dict[str, Any]:
@@ -64,7 +116,9 @@ def _shape(root: Path, shape: str, seconds: float) -> dict[str, Any]:
     brain = Brain(GitStore(tree))
     editor = Editor(brain).start()
     remote, other = root / shape / "remote.git", root / shape / "other"
-    if shape == "pull":
+    if shape in _REMOTE:
+        (tree / "notes/shared.md").write_text("# Shared\n")
+        _commit_shared(tree, "shared")
         _git(root / shape, "clone", "-q", "--bare", str(tree), str(remote))
         _git(tree, "remote", "add", "origin", str(remote))
         _git(tree, "fetch", "-q", "origin")
@@ -97,8 +151,15 @@ def _shape(root: Path, shape: str, seconds: float) -> dict[str, Any]:
     k = 0
     while time.monotonic() < stop:
         k += 1
-        if shape == "pull":
+        if shape in _REMOTE:
+            _git(other, "pull", "-q", "--ff-only", "origin", "main")  # what the owner pushed last
             (other / f"laptop{k}.md").write_text(f"# Laptop {k}\n")
+            if shape != "pull":  # both clones change the same line: a conflict
+                with open(other / "notes/shared.md", "a", encoding="utf-8") as f:
+                    f.write(f"laptop {k}\n")
+                with open(tree / "notes/shared.md", "a", encoding="utf-8") as f:
+                    f.write(f"desk {k}\n")
+                _commit_shared(tree, f"desk {k}")
             _git(other, "add", "-A")
             _git(other, "commit", "-qm", f"laptop {k}")
             _git(other, "push", "-q", "origin", "main")

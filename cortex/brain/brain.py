@@ -635,11 +635,15 @@ class Brain:
         written."""
         deadline = time.monotonic() + self.owner_git_wait
         while True:
-            with self.store.staging_held():
-                operation = self.store.operation_under_way()
-                if operation is None:
-                    yield
-                    return
+            # Looked at first without the lock: taking it every try failed the owner's own
+            # `git add` and `git commit` that end the operation.
+            operation = self.store.operation_under_way()
+            if operation is None:
+                with self.store.staging_held():
+                    operation = self.store.operation_under_way()
+                    if operation is None:
+                        yield
+                        return
             if time.monotonic() >= deadline:
                 raise StoreError(
                     f"nothing was written: {operation} of yours is under way in the working tree, and Cortex "

@@ -250,6 +250,21 @@ class WorkingTree:
             return None
         return target
 
+    def _operation_began(self) -> bool:
+        """Whether a git command of the owner's wrote FETCH_HEAD or ORIG_HEAD within
+        OWNER_WINDOW_S: a pull's fetch writes one, and its merge, a rebase or a reset the other,
+        before taking index.lock, and a branch moved under a merge meanwhile stopped it midway
+        (10 s stalls in the pull benchmark, gone with FETCH_HEAD; ORIG_HEAD alone came too
+        late). Cortex's own fetches are a bare clone's, with no working tree. Two stats a write."""
+        now = time.time()
+        for name in ("FETCH_HEAD", "ORIG_HEAD"):
+            try:
+                if now - os.stat(Path(self._repo.path) / name).st_mtime < OWNER_WINDOW_S:
+                    return True
+            except OSError:
+                continue
+        return False
+
     @contextmanager
     def staging_held(self) -> Iterator[bool]:
         """Hold Git's own index.lock while a write moves the branch and the index and files
@@ -266,13 +281,17 @@ class WorkingTree:
             return
         lock = Path(self._repo.path) / "index.lock"
         at, held_for = self._released
-        owner_busy = time.monotonic() - self._owner_seen < OWNER_WINDOW_S
+        owner_busy = time.monotonic() - self._owner_seen < OWNER_WINDOW_S or self._operation_began()
         gap = max(OWNER_GAP_S if owner_busy else LOCK_GAP_S, held_for) - (time.monotonic() - at)
         if gap > 0:
             time.sleep(min(gap, OWNER_GAP_S))  # the owner's turn at the lock between two writes
-        if owner_busy:
-            until = time.monotonic() + OWNER_WAIT_S
-            while time.monotonic() < until and git_running(self.workdir):
+        if owner_busy:  # until no git command has run for OWNER_GAP_S: the owner's next may follow
+            until, seen = time.monotonic() + OWNER_WAIT_S, 0.0
+            while time.monotonic() < until:
+                if git_running(self.workdir):
+                    seen = time.monotonic()
+                elif not seen or time.monotonic() - seen >= OWNER_GAP_S:
+                    break
                 time.sleep(0.02)
         for _ in range(HOLD_TRIES):
             try:
