@@ -942,7 +942,11 @@ def derive(
     )
     claims = [u for i, q in enumerate(quotes) if isinstance(q, str) for u in units(q, i)]
     reply = _REPLY.match(answer)
-    said = tokens(_FRAME.sub("", answer[reply.end() :] if reply else answer, count=1))
+    rest = _FRAME.sub("", answer[reply.end() :] if reply else answer, count=1)
+    said = tokens(rest)
+    if not said and any(c.isalnum() for c in rest):  # fail closed: text the tokenizer could not read
+        shown = " ".join(rest.split())[:60]
+        return Derivation(False, "word-added", f"the answer says '{shown}', which the gate cannot read")
     if reply and (refused := _replied(reply.group(1).casefold(), said, question, ctx)) is not None:
         return refused
     verdict = _judge(said, claims, ctx)

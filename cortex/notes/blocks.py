@@ -116,7 +116,9 @@ _QUOTE_HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+|$)")
 _QUOTE_FENCE = re.compile(r"[ \t]*(?:```|~~~)")
 _QUOTE_MARKS = re.compile(r"(?:>[ \t]*)+")
 _BULLET = re.compile(r"[-*+](?:[ \t]+|$)")
-_ORDERED = re.compile(r"\d{1,9}[.)](?:[ \t]+|$)")
+# An ordered marker needs text after it: "4818." alone is a number (an answer of a code), not an
+# empty item whose marker is left out (the gate then read the answer as saying nothing).
+_ORDERED = re.compile(r"\d{1,9}[.)][ \t]+(?=\S)")
 
 _SINGLE_QUOTES = "‘’‚‛‹›"
 _DOUBLE_QUOTES = "“”„‟«»"
