@@ -265,6 +265,30 @@ class WorkingTree:
                 continue
         return False
 
+    @staticmethod
+    def _owner_quiet(workdir: Path, until: float) -> None:
+        """Wait, until `until` at most, for no git command to have run in the working tree for
+        OWNER_GAP_S: the owner's next command of a sequence may follow the last."""
+        seen = 0.0
+        while time.monotonic() < until:
+            if git_running(workdir):
+                seen = time.monotonic()
+            elif not seen or time.monotonic() - seen >= OWNER_GAP_S:
+                return
+            time.sleep(0.02)
+
+    def _take(self, lock: Path) -> bool:
+        """Create index.lock, trying HOLD_TRIES times 10 ms apart; OSError on a read-only .git."""
+        for _ in range(HOLD_TRIES):
+            try:
+                os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+                return True
+            except FileExistsError:
+                if self._holder is None:  # not another thread of ours: a git command
+                    self._owner_seen = time.monotonic()
+                time.sleep(0.01)
+        return False
+
     @contextmanager
     def staging_held(self) -> Iterator[bool]:
         """Hold Git's own index.lock while a write moves the branch and the index and files
@@ -285,35 +309,30 @@ class WorkingTree:
         gap = max(OWNER_GAP_S if owner_busy else LOCK_GAP_S, held_for) - (time.monotonic() - at)
         if gap > 0:
             time.sleep(min(gap, OWNER_GAP_S))  # the owner's turn at the lock between two writes
-        if owner_busy:  # until no git command has run for OWNER_GAP_S: the owner's next may follow
-            until, seen = time.monotonic() + OWNER_WAIT_S, 0.0
-            while time.monotonic() < until:
-                if git_running(self.workdir):
-                    seen = time.monotonic()
-                elif not seen or time.monotonic() - seen >= OWNER_GAP_S:
-                    break
-                time.sleep(0.02)
-        for _ in range(HOLD_TRIES):
+        until = time.monotonic() + OWNER_WAIT_S
+        while True:
+            if owner_busy:
+                self._owner_quiet(self.workdir, until)
             try:
-                os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
-                break
-            except FileExistsError:
-                if self._holder is None:  # not another thread of ours: a git command
-                    self._owner_seen = time.monotonic()
-                time.sleep(0.01)
+                got = self._take(lock)
             except OSError:
                 yield False  # a read-only .git: the write itself says so
                 return
-        else:
-            yield False
-            return
+            if not got:
+                yield False
+                return
+            # Looked at again with the lock held: a merge that began meanwhile has read the
+            # branch this write would move.
+            if not owner_busy or time.monotonic() >= until or not git_running(self.workdir):
+                break
+            lock.unlink(missing_ok=True)
         self._holder, self._held_written = me, False
-        taken = time.monotonic()
+        held_at = time.monotonic()
         try:
             yield True
         finally:
             wrote, self._holder = self._held_written, None
-            self._released = (time.monotonic(), time.monotonic() - taken)
+            self._released = (time.monotonic(), time.monotonic() - held_at)
             try:
                 if wrote:
                     os.replace(lock, Path(self._repo.path) / "index")  # Git's commit of a lock file
