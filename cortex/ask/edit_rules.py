@@ -191,7 +191,8 @@ SAFE = (
     Rule(
         "whole-clause",
         "safe",
-        "a whole sentence, a clause joined by ', and' / ', but' / ', which', or an aside in brackets left out",
+        "a whole sentence, a clause joined by ', and' / ', but' / ', which', or an aside in brackets "
+        "or between commas ('X, which …, is') left out",
         (
             (
                 "The bins go out on Tuesday. Recycling goes out every other Friday.",
@@ -201,6 +202,9 @@ SAFE = (
             ),
             ("Dr Ahn (my dentist) is on Quay Street", "Dr Ahn is on Quay Street.", "", True),
             ("The bins go out on Tuesday (not in August)", "The bins go out on Tuesday.", "", False),
+            ("The stopcock, which is quite stiff, is under the sink", "The stopcock is under the sink.", "", True),
+            ("The van, which only runs on diesel, is in the yard", "The van is in the yard.", "", False),
+            ("The van, which only runs on diesel, is in the yard", "The van runs on diesel.", "", False),
         ),
     ),
     Rule(
@@ -455,6 +459,9 @@ FUNCTION = frozenset(
     while because although though unless whether which who whom whose that this these those
     there here it its they them their he him his she her we us our you your i me my not no""".split()
 )
+# A comma then one of these opens a relative clause; closed by a comma inside its sentence it is
+# an aside (rule whole-clause: "The stopcock, which is quite stiff, is under the sink").
+RELATIVES = frozenset("which who whose".split())
 # A comma then one of these opens a clause of its own (rule whole-clause).
 CLAUSE_JOINS = frozenset("and but so while whereas although though which who yet plus".split())
 # "and"/"but" then one of these opens a clause with its own subject.

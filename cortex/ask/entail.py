@@ -305,8 +305,17 @@ def _units(toks: list[Tok], source: int = 0) -> list[Unit]:
             out.append(Unit(cur, drop, source, in_row))
         cur = []
 
+    skip = -1
     for i, t in enumerate(toks):
         nxt = toks[i + 1].key if i + 1 < len(toks) else ""
+        if i <= skip:
+            continue
+        if aside is None and t.key == "," and nxt in R.RELATIVES and (end := _relative_end(toks, i)):
+            # ", which is quite stiff," inside a sentence: an aside the main clause goes on after
+            held = toks[i + 1 : end]
+            out.append(Unit(held, not any(a.spec or a.key in R.RESTRICTS for a in held), source))
+            skip = end
+            continue
         if aside is not None:
             if t.key == ")":
                 keep = any(a.spec or a.key in R.RESTRICTS for a in aside)
@@ -340,6 +349,19 @@ def _units(toks: list[Tok], source: int = 0) -> list[Unit]:
         cur += aside
     close(cur_drop)
     return out
+
+
+def _relative_end(toks: list[Tok], at: int) -> int:
+    """Where a relative clause opened by the comma at `at` ends with a comma of its own that
+    the main clause goes on after ("The stopcock, which is quite stiff, is under the sink"),
+    or 0: it runs to its sentence's end, or a joining word follows ("…, and Sam")."""
+    for j in range(at + 2, len(toks) - 1):
+        if toks[j].key == "|":
+            return 0
+        if toks[j].key == ",":
+            following = toks[j + 1].key
+            return 0 if following in R.CLAUSE_JOINS or following in ("or", "|", ",") else j
+    return 0
 
 
 def restricted_rest(sentence: str, quote: str) -> bool:
