@@ -256,6 +256,16 @@ SAFE = (
         ),
     ),
     Rule(
+        "possessive",
+        "safe",
+        "'X's Y' said 'the Y of X', 'the Y for X' or 'the Y belonging to X' (one word each)",
+        (
+            ("The car's MOT is due in May", "The MOT for the car is due in May.", "", True),
+            ("The car's MOT is due in May", "The MOT for the van is due in May.", "", False),
+            ("Grandad's medals are in the loft", "The medals belonging to Grandad are in the loft.", "", True),
+        ),
+    ),
+    Rule(
         "converse",
         "safe",
         "'X is above Z' as 'Z is below X': one relation said from its other side (edit_rules.CONVERSE)",
@@ -459,6 +469,8 @@ FUNCTION = frozenset(
     while because although though unless whether which who whom whose that this these those
     there here it its they them their he him his she her we us our you your i me my not no""".split()
 )
+# "the Y of X" / "the Y for X": Y is X's (rule possessive).
+OWNED_BY = frozenset({"of", "for"})
 # A comma then one of these opens a relative clause; closed by a comma inside its sentence it is
 # an aside (rule whole-clause: "The stopcock, which is quite stiff, is under the sink").
 RELATIVES = frozenset("which who whose".split())

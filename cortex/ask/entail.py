@@ -973,12 +973,30 @@ def derive(
         return refused
     verdict = _judge(said, claims, ctx)
     if not verdict and verdict.rule not in ("relative-time", "too-long"):
-        # rule reorder-items: the answer's lists said in the quotes' order of their items
         quoted = [t for u in claims for t in u.toks]
-        for v in _items_sorted(list(enumerate(said)), quoted)[: R.ITEM_TRIES]:
-            if _judge([t for _, t in v], claims, ctx):
-                return Derivation(True)
+        # rule reorder-items: the answer's lists said in the quotes' order of their items
+        variants = [[t for _, t in v] for v in _items_sorted(list(enumerate(said)), quoted)[: R.ITEM_TRIES]]
+        variants += _possessive(said, quoted)  # rule possessive: "the MOT for the car" as "the car's MOT"
+        if any(_judge(v, claims, ctx) for v in variants):
+            return Derivation(True)
     return verdict
+
+
+def _possessive(said: list[Tok], quoted: list[Tok]) -> list[list[Tok]]:
+    """The answer with each "[the] Y of/for [the] X" or "Y belonging to X" said "X's Y" where a
+    quote says "X's Y" (one word each, by lemma): one relation of owner and owned."""
+    pairs = zip(quoted, quoted[1:], quoted[2:])
+    owned = {(lemma(x.key), lemma(y.key)) for x, s, y in pairs if s.key == "'s"}
+    out = []
+    for i in range(1, len(said) - 1):
+        link = 2 if said[i].key == "belonging" and said[i + 1].key == "to" else 1 if said[i].key in R.OWNED_BY else 0
+        if not link:
+            continue
+        j = i + link + (i + link < len(said) and said[i + link].key == "the")
+        if j < len(said) and (lemma(said[j].key), lemma(said[i - 1].key)) in owned:
+            k = i - 1 - (i >= 2 and said[i - 2].key == "the")
+            out.append([*said[:k], said[j], Tok("'s", "'s"), said[i - 1], *said[j + 1 :]])
+    return out
 
 
 def _replied(word: str, said: list[Tok], question: str, ctx: _Ctx) -> Derivation | None:
