@@ -75,6 +75,7 @@ SAFE = (
             ("We got married on 03/04/2014 in Whitby", "You got married on 3 April 2014 in Whitby.", "", False),
             ("Rent due: 1st", "Rent is due on the 1st.", "", True),
             ("Rent due: 1st", "Rent is due at the 1st.", "", False),
+            ("Bake for 25 minutes at 180°C fan", "Bake 25 mins at 180°C fan.", "", True),  # and left out
             # A number alone with a full stop is a number, not an empty list item's marker.
             ("Bike lock code: 4817", "4817.", "What's the bike lock code?", True),
             ("Bike lock code: 4817", "4818.", "What's the bike lock code?", False),

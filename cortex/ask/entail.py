@@ -481,6 +481,7 @@ def _drops(quote: list[Tok], ans: list[Tok], ctx: _Ctx) -> list[bool]:
     if any(t.key in R.TENSE_WORDS for t in ans):  # the answer says a tense: the quote's is kept
         kept = [t.key in R.TENSE_WORDS and _droppable(t, ctx) == "question-words" for t in quote]
         drop = [d and not k for d, k in zip(drop, kept)]
+    drop = [d or _takes_number(quote, j) for j, d in enumerate(drop)]  # "for 25 minutes" said "25 mins"
     for j in range(1, len(quote) - 1):
         if not drop[j] and quote[j].key in R.PREPOSITIONS and drop[j - 1] and drop[j + 1]:
             asked = [_droppable(quote[x], ctx) == "question-words" for x in (j - 1, j + 1)]
@@ -508,12 +509,20 @@ def _free(ans: list[Tok], quote: list[Tok], ctx: _Ctx, caps: list[bool]) -> list
         brings = rules[i + 1] in ("question-words", "context") and free[i + 1]
         if not free[i] and ans[i].key in R.PREPOSITIONS and brings:
             free[i] = True
-        nxt = ans[i + 2] if ans[i + 1].key == "the" and i + 2 < len(ans) else ans[i + 1]
-        ordinal = nxt.spec is not None and re.fullmatch(r"\d+(?:st|nd|rd|th)", nxt.text, re.IGNORECASE)
-        kind = "ordinal" if ordinal else nxt.spec and nxt.spec.kind
-        if not free[i] and kind in R.BEFORE_NUMBER.get(ans[i].key, ()):
+        if not free[i] and _takes_number(ans, i):
             free[i] = True  # rule number-form: "on the 17th" for a table's "17th", "for 30 minutes"
     return free
+
+
+def _takes_number(toks: list[Tok], i: int) -> bool:
+    """Whether `toks[i]` is the preposition the date, time or quantity after it takes
+    (`edit_rules.BEFORE_NUMBER`): added to a quote's bare one, or left out of it."""
+    if i + 1 >= len(toks):
+        return False
+    nxt = toks[i + 2] if toks[i + 1].key == "the" and i + 2 < len(toks) else toks[i + 1]
+    ordinal = nxt.spec is not None and re.fullmatch(r"\d+(?:st|nd|rd|th)", nxt.text, re.IGNORECASE)
+    kind = "ordinal" if ordinal else nxt.spec and nxt.spec.kind
+    return kind in R.BEFORE_NUMBER.get(toks[i].key, ())
 
 
 @dataclass
