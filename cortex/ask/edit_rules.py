@@ -220,6 +220,8 @@ SAFE = (
         "coordinated items said in another order, each kept whole, where no word claims an order",
         (
             ("We keep bees and chickens", "You keep chickens and bees.", "", True),
+            ("Take: waterproofs, midge net, head torch", "Take a head torch, a midge net and waterproofs.", "", True),
+            ("Take: waterproofs, midge net, head torch", "Take a head net, a midge torch and waterproofs.", "", False),
             (
                 "Ella needs goggles, a swim cap and a towel every Tuesday",
                 "Ella needs a towel, goggles and a swim cap every Tuesday.",
