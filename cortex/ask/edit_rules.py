@@ -389,7 +389,8 @@ RULES = {r.name: r for r in (*SAFE, *REFUSE)}
 MARKS = frozenset({",", ":", "(", ")", "|"})
 # Words whose adding or leaving out changes no claim (rule empty-word). "was" is not here:
 # a past state is no present one.
-EMPTY = frozenset("a an the and is are am be that".split()) | MARKS
+ARTICLES = frozenset("a an the".split())
+EMPTY = ARTICLES | frozenset("and is are am be that".split()) | MARKS
 # The present copula and what stands for it ("Dentist: Dr Ahn").
 COPULA = frozenset({"is", "are", "am", "be", ":"})
 # The past copula: "was" and "were" are one word said to another person.

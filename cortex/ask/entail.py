@@ -741,11 +741,14 @@ def _items_sorted(v: _Var, quote: list[Tok]) -> list[_Var]:
     return out
 
 
+_COMMA = Tok(",", ",")
+
+
 def _holds(quote: list[Tok], run: list[Tok]) -> bool:
-    """Whether `run` stands in `quote` word for word (`_same`), as one stretch, its empty
-    words and commas aside ("a midge net, walking boots and a head torch" for the quote's
-    "midge net, walking boots, head torch")."""
-    quote, run = ([t for t in x if t.key not in R.EMPTY and t.key != ","] for x in (quote, run))
+    """Whether `run` stands in `quote` word for word (`_same`), as one stretch, articles
+    aside and an "and" where a comma stands ("a midge net, walking boots and a head torch"
+    for the quote's "midge net, walking boots, head torch")."""
+    quote, run = ([_COMMA if t.key == "and" else t for t in x if t.key not in R.ARTICLES] for x in (quote, run))
     n = len(run)
     return any(all(_same(a, q) for a, q in zip(run, quote[j : j + n])) for j in range(len(quote) - n + 1))
 
