@@ -76,6 +76,7 @@ SAFE = (
             ("Rent due: 1st", "Rent is due on the 1st.", "", True),
             ("Rent due: 1st", "Rent is due at the 1st.", "", False),
             ("Bake for 25 minutes at 180°C fan", "Bake 25 mins at 180°C fan.", "", True),  # and left out
+            ("Wedding anniversary: 21st June", "The wedding anniversary is on June 21.", "", True),
             # A number alone with a full stop is a number, not an empty list item's marker.
             ("Bike lock code: 4817", "4817.", "What's the bike lock code?", True),
             ("Bike lock code: 4817", "4818.", "What's the bike lock code?", False),
@@ -158,6 +159,7 @@ SAFE = (
         "safe",
         "a pronoun for words the question names",
         (
+            ("Mum's operation is on 3 October", "Her operation is on 3 October.", "When is my mum's operation?", True),
             (
                 "The pharmacy opens at 9 on Sundays",
                 "It opens at 9 on Sundays.",

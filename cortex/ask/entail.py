@@ -496,6 +496,8 @@ def _excused(rule: str, t: Tok, other: list[Tok], answer_side: bool) -> bool:
         return False
     if rule not in ("question-words", "context"):
         return True
+    if t.key == "'s":  # a possessive: the other side's "is" is no "'s" of its own
+        return not any(o.key == "'s" for o in other)
     return not any(_same(t, o) if answer_side else _same(o, t) for o in other)
 
 

@@ -92,7 +92,8 @@ _DATES = [
         rf"{_NOT_NUM_BEFORE}(?P<sd>\d{{1,2}})[/.](?P<m>\d{{1,2}})[/.](?P<y>\d{{4}}){_NOT_NUM_AFTER}",
         rf"{_WD}(?<![\w.])(?P<d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<mn>{_MONTH})\b\.?"
         rf"(?:,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER})?",
-        rf"{_WD}(?<![\w.])(?P<mn>{_MONTH})\.?\s+(?P<d>\d{{1,2}}){_ORD}(?![{_DIGIT}:.])"
+        # "June 21." ends a sentence; "June 21.5" and "June 21:30" are no dates
+        rf"{_WD}(?<![\w.])(?P<mn>{_MONTH})\.?\s+(?P<d>\d{{1,2}}){_ORD}(?![{_DIGIT}:])(?!\.[{_DIGIT}])"
         rf"(?:,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER})?",
         rf"(?<![\w.])(?P<mn>{_MONTH})\.?,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER}",
         rf"{_NOT_NUM_BEFORE}(?P<y>\d{{4}})-(?P<m>0[1-9]|1[0-2])(?![{_DIGIT}-])",
