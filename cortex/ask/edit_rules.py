@@ -77,6 +77,8 @@ SAFE = (
             ("Rent due: 1st", "Rent is due at the 1st.", "", False),
             ("Bake for 25 minutes at 180°C fan", "Bake 25 mins at 180°C fan.", "", True),  # and left out
             ("Wedding anniversary: 21st June", "The wedding anniversary is on June 21.", "", True),
+            ("Fridge: Bosch, bought 2021", "The fridge is a Bosch, bought in 2021.", "", True),
+            ("Fridge: Bosch, bought 2021", "The fridge is a Bosch, bought in 2022.", "", False),
             # A number alone with a full stop is a number, not an empty list item's marker.
             ("Bike lock code: 4817", "4817.", "What's the bike lock code?", True),
             ("Bike lock code: 4817", "4818.", "What's the bike lock code?", False),
@@ -433,7 +435,7 @@ SIGNS = frozenset("− + ± ~".split())
 PREPOSITIONS = frozenset("to from in at on for of with".split())
 # The preposition a date, time or quantity takes in a sentence, added to one the quote
 # states bare ("Leo | judo | Thursday" said "on Thursday"; "rest 30 minutes", "for 30 minutes").
-BEFORE_NUMBER = {"on": ("date", "ordinal"), "in": ("date",), "at": ("time",), "for": ("number", "amount")}
+BEFORE_NUMBER = {"on": ("date", "ordinal"), "in": ("date", "year"), "at": ("time",), "for": ("number", "amount")}
 # Words that say one relation from its other side (rule converse): "X is above Z" is "Z is
 # below X". Each word's converses.
 _CONVERSE_PAIRS = (

@@ -522,8 +522,11 @@ def _takes_number(toks: list[Tok], i: int) -> bool:
     if i + 1 >= len(toks):
         return False
     nxt = toks[i + 2] if toks[i + 1].key == "the" and i + 2 < len(toks) else toks[i + 1]
-    ordinal = nxt.spec is not None and re.fullmatch(r"\d+(?:st|nd|rd|th)", nxt.text, re.IGNORECASE)
-    kind = "ordinal" if ordinal else nxt.spec and nxt.spec.kind
+    kind = nxt.spec and nxt.spec.kind
+    if kind == "number" and re.fullmatch(r"\d+(?:st|nd|rd|th)", nxt.text, re.IGNORECASE):
+        kind = "ordinal"  # "on the 22nd"
+    elif kind == "number" and re.fullmatch(r"(?:1[6-9]|20)\d\d", nxt.text):
+        kind = "year"  # "in 2021"
     return kind in R.BEFORE_NUMBER.get(toks[i].key, ())
 
 
