@@ -880,7 +880,17 @@ def _best(
         held = set().union(*(keys[u] for u in cand))
         return (-len(said & held), len(cand))
 
-    ranked = sorted(candidates, key=rank)[:CANDIDATES]
+    # A table row's cells in the answer's order: a row's columns claim no order of their own
+    # (which column a value is under stays the column rule's, `claims`).
+    in_answer = []
+    for cand in candidates:
+        if len(cand) > 1 and all(claims[u].cell for u in cand):
+            at = {u: min((i for i, t in enumerate(toks) if _word_key(t) in keys[u]), default=len(toks)) for u in cand}
+            rows = list(dict.fromkeys(claims[u].source for u in cand))  # each row's own cells, rows kept in order
+            ordered = [u for r in rows for u in sorted((u for u in cand if claims[u].source == r), key=at.__getitem__)]
+            if ordered != cand:
+                in_answer.append(ordered)
+    ranked = sorted(in_answer + candidates, key=rank)[:CANDIDATES]
     answer_variants = _variants(toks, answer=True)
     best = None
     for cand in ranked:

@@ -699,6 +699,10 @@ def test_two_quoted_rows_said_in_one_sentence_keep_each_value_in_its_own_row_and
         "Zoe does gymnastics on Tuesday and Noah does chess on Tuesday.",
     ):
         assert stamp(body, quotes, wrong)[0] not in (VERIFIED, CORRECTED), wrong
+    # A row's cells in another order than its columns: the column rule still reads each value.
+    kit = "## Kitchen\n\n| Appliance | Bought | Make |\n|---|---|---|\n| Fridge | 2021 | Bosch |\n"
+    assert stamp(kit, ["| Fridge | 2021 | Bosch |"], "The fridge is a Bosch, bought in 2021.")[0] == VERIFIED
+    assert stamp(kit, ["| Fridge | 2021 | Bosch |"], "The fridge is a 2021, bought in Bosch.")[0] != VERIFIED
 
 
 def test_a_section_given_as_a_template_is_no_fact_unless_the_answer_says_template() -> None:
