@@ -1,9 +1,10 @@
 """The owner's own Git beside two writers (issue 54): acknowledged writes against HEAD.
 
 For each shape of the owner's Git (`git commit <path>`, `git commit -am`, `git add -A` +
-commit, `git stash` + `pop`, a pull (fetch + merge) from another clone, `git reset --hard HEAD~1`,
-and three that meet a conflict with the other clone: `git pull --rebase` stopped and aborted,
-stopped, resolved and continued, and a merge stopped, resolved and committed), a
+commit, `git stash` + `pop` (and the two together), a pull (fetch + merge) from another
+clone, `git reset --hard HEAD~1`, and three that meet a conflict with the other clone:
+`git pull --rebase` stopped and aborted, stopped, resolved and continued, and a merge
+stopped, resolved and committed), a
 working-tree brain with its watcher takes a create and a capture as fast as two threads
 write, while a loop makes a hand edit and runs the shape, retrying it until it succeeds.
 Printed per shape: writes acknowledged, in HEAD at the end, refused, removed by the owner's
@@ -32,7 +33,7 @@ __all__ = ["SHAPES", "bench_owner_git"]
 WRITE = Actor(door="owner", tool="brain_write", client="bench")
 CAPTURE = Actor(door="owner", tool="brain_capture", client="bench")
 SHAPES = (
-    "commit-path", "commit-am", "add-all", "stash-pop", "pull", "reset-hard",
+    "commit-path", "commit-am", "add-all", "stash-pop", "stash-add", "pull", "reset-hard",
     "rebase-abort", "rebase-continue", "merge-conflict",
 )  # fmt: skip
 # The shapes that pull from another clone; the last three meet a conflict on notes/shared.md.
@@ -57,6 +58,9 @@ def _owner_step(shape: str, tree: Path, other: Path, k: int) -> bool:
         return _git(tree, "add", "-A") and _git(tree, "commit", "-qm", f"mine {k}")
     if shape == "stash-pop":
         return _git(tree, "stash", "-q") and _git(tree, "stash", "pop", "-q")
+    if shape == "stash-add":  # the two together: a pop then `add -A` and a commit
+        stashed = _git(tree, "stash", "-q") and _git(tree, "stash", "pop", "-q")
+        return stashed and _git(tree, "add", "-A") and _git(tree, "commit", "-qm", f"mine {k}")
     if shape == "pull":
         if _git(tree, "fetch", "-q", "origin") and _git(tree, "merge", "-q", "--no-edit", "origin/main"):
             return True
