@@ -294,6 +294,8 @@ SAFE = (
         "safe",
         "passive as active and back, the agent after 'by' made the subject",
         (
+            # An unsaid agent stands for a subject, never for a plan's "going to" (held-out set E).
+            ("Going to book The Olive Tree for 12", "The Olive Tree is booked for 12.", "", False),
             (
                 "The boiler is serviced by Hughes Heating every March",
                 "Hughes Heating services the boiler every March.",

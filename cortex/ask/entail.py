@@ -582,8 +582,9 @@ def _align(ans: list[Tok], quote: list[Tok], ctx: _Ctx, caps: list[bool]) -> _Al
 
 
 def _agent_word(t: Tok) -> bool:
-    """A word an unsaid agent may stand for: no auxiliary, modal, restriction or number."""
-    return t.spec is None and t.key not in R.PASSIVE_AUX and t.key not in R.RESTRICTS and t.key not in R.MARKS
+    """A word an unsaid agent may stand for: no auxiliary, modal, restriction or number, and
+    no "to": "Going to book the Olive Tree" is a plan, not "the Olive Tree is booked"."""
+    return t.spec is None and t.key not in R.PASSIVE_AUX | R.RESTRICTS | R.MARKS and t.key != "to"
 
 
 # --- the variants the reordering rules allow ------------------------------------------------
