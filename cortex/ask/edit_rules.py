@@ -370,6 +370,8 @@ REFUSE = (
         (
             ("The Alpina policy does not cover skiing", "Yes.", "Does the Alpina policy cover skiing?", False),
             ("The Alpina policy covers skiing", "No, the Alpina policy covers skiing.", "Does it cover skiing?", False),
+            # "No. 16" is a house number, no reply (the offline reader's answer of the eval's q117).
+            ("No. 16: Mr Lusk keeps the back gate key", "No. 16: Mr Lusk keeps the back gate key.", "", True),
             (
                 "The Alpina policy does not cover skiing",
                 "No, the Alpina policy does not cover skiing.",

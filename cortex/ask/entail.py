@@ -126,10 +126,14 @@ def tokens(text: str) -> list[Tok]:
     return list(_tokens(text))
 
 
+_NUMBER_SIGN = re.compile(r"\b(?:No|no|Nr|nr)\.(?=\s?\d)")
+
+
 # A stamp reads a quote, its sentence and the answer more than once (each reading, the
 # sentence's rest): each text is tokenized once.
 @functools.lru_cache(maxsize=1024)
 def _tokens(text: str) -> tuple[Tok, ...]:
+    text = _NUMBER_SIGN.sub("number", text)  # "No. 16" is number 16: no "no", no sentence end
     work, found = located(_FOOTNOTE.sub("", visible(strip_old_wording(_lines(_STRUCK.sub("", text))))))
     spans = [(s, e, spec) for s, e, spec in found if spec.kind in _NUMERIC]
     out: list[Tok] = []
@@ -967,7 +971,7 @@ _FRAME = re.compile(
 )
 
 
-_REPLY = re.compile(r"(?i)^\s*(yes|yeah|yep|no|nope)\b[,.!;:]?\s*")
+_REPLY = re.compile(r"(?i)^\s*(yes|yeah|yep|no|nope)\b(?!\.\s?\d)[,.!;:]?\s*")  # not "No. 16"
 
 
 def derive(
