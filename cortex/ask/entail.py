@@ -28,7 +28,7 @@ from cortex.ask.normal_form import normalize_nfc
 from cortex.ask.specifics import Specific, located, strip_old_wording, supported
 from cortex.notes.shown import visible
 
-__all__ = ["Derivation", "Tok", "derive", "tokens", "units"]
+__all__ = ["Derivation", "Tok", "derive", "takes_number", "tokens", "units"]
 
 # The subject an agentless passive leaves unsaid: it stands for any words before the verb.
 AGENT = "*agent*"
@@ -485,7 +485,7 @@ def _drops(quote: list[Tok], ans: list[Tok], ctx: _Ctx) -> list[bool]:
     if any(t.key in R.TENSE_WORDS for t in ans):  # the answer says a tense: the quote's is kept
         kept = [t.key in R.TENSE_WORDS and _droppable(t, ctx) == "question-words" for t in quote]
         drop = [d and not k for d, k in zip(drop, kept)]
-    drop = [d or _takes_number(quote, j) for j, d in enumerate(drop)]  # "for 25 minutes" said "25 mins"
+    drop = [d or takes_number(quote, j) for j, d in enumerate(drop)]  # "for 25 minutes" said "25 mins"
     for j in range(1, len(quote) - 1):
         if not drop[j] and quote[j].key in R.PREPOSITIONS and drop[j - 1] and drop[j + 1]:
             asked = [_droppable(quote[x], ctx) == "question-words" for x in (j - 1, j + 1)]
@@ -515,12 +515,12 @@ def _free(ans: list[Tok], quote: list[Tok], ctx: _Ctx, caps: list[bool]) -> list
         brings = rules[i + 1] in ("question-words", "context") and free[i + 1]
         if not free[i] and ans[i].key in R.PREPOSITIONS and brings:
             free[i] = True
-        if not free[i] and _takes_number(ans, i):
+        if not free[i] and takes_number(ans, i):
             free[i] = True  # rule number-form: "on the 17th" for a table's "17th", "for 30 minutes"
     return free
 
 
-def _takes_number(toks: list[Tok], i: int) -> bool:
+def takes_number(toks: list[Tok], i: int) -> bool:
     """Whether `toks[i]` is the preposition the date, time or quantity after it takes
     (`edit_rules.BEFORE_NUMBER`): added to a quote's bare one, or left out of it."""
     if i + 1 >= len(toks):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cortex.ask import edit_rules as R
-from cortex.ask.entail import _takes_number, derive, tokens, units
+from cortex.ask.entail import derive, takes_number, tokens, units
 from cortex.ask.lexicon import same_form, same_sense, wordnet_dir
 
 EXAMPLES = [(rule.name, *example) for rule in R.RULES.values() for example in rule.examples]
@@ -142,7 +142,7 @@ def _accounted(kind: str, quote: str, edited: str) -> bool:
     words = quote.split()
     for i, word in enumerate(words):  # "on Wednesdays" said "Wednesdays": rule number-form
         if kind == "left out" and word in R.BEFORE_NUMBER and words[:i] + words[i + 1 :] == edited.split():
-            return _takes_number(tokens(" ".join(words[i : i + 4])), 0)
+            return takes_number(tokens(" ".join(words[i : i + 4])), 0)
     return kind == "swapped" and (" and " in quote or " or " in quote)
 
 
