@@ -1095,7 +1095,9 @@ def _judge(said: list[Tok], claims: list[Unit], ctx: _Ctx) -> Derivation:
         left = [q_toks[j] for j in range(len(qv)) if j not in matched_q and not drops[j]]
         if added:
             problems.append(_added_reason(ci, added, left, [t for _, t in qv]))
-        elif not any(qv[j][1].key not in R.EMPTY and qv[j][1].key not in R.FUNCTION for j in matched_q):
+        elif not any(qv[j][1].key not in R.EMPTY | R.FUNCTION for j in matched_q) and any(
+            _addable(t, ctx, False) == "question-words" for t in a_toks
+        ):
             # rule question-words: restated beside the quote's words, never alone ("Am I
             # allergic to cats?" answered "You're allergic to cats" from no quote of it)
             problems.append((ci, "question-words", f"the answer says '{_said(toks)}', which no quote states"))
