@@ -48,6 +48,17 @@ SAFE = (
         ),
     ),
     Rule(
+        "phrase",
+        "safe",
+        "a bound, quantifier or modal said in another of its phrases (PHRASES: 'at most' / 'up to', 'must' / 'has to')",
+        (
+            ("Guests may stay at most 3 nights", "Guests can stay up to 3 nights.", "", True),
+            ("Hand luggage must weigh less than 8 kg", "Hand luggage has to weigh under 8 kg.", "", True),
+            ("Hand luggage must weigh less than 8 kg", "Hand luggage can weigh under 8 kg.", "", False),
+            ("You may need to book two weeks ahead", "You must book two weeks ahead.", "", False),
+        ),
+    ),
+    Rule(
         "person",
         "safe",
         "the owner's words said to the owner: I, my, we, our as you, your",
@@ -82,6 +93,16 @@ SAFE = (
             # A number alone with a full stop is a number, not an empty list item's marker.
             ("Bike lock code: 4817", "4817.", "What's the bike lock code?", True),
             ("Bike lock code: 4817", "4818.", "What's the bike lock code?", False),
+            # An amount in another unit of its measure, exactly; a month or a span of months abbreviated.
+            ("Simmer the lentils in 800ml water", "Simmer the lentils in 0.8 litres of water.", "", True),
+            ("Simmer the lentils in 800ml water", "Simmer the lentils in 8 litres of water.", "", False),
+            ("Keep the bedroom at 18°C", "Keep the bedroom at 18 degrees Celsius.", "", True),
+            ("Window cleaner comes every 4 wks", "The window cleaner comes every four weeks.", "", True),
+            ("Brown bin collected Mar–Nov only", "The brown bin is collected from March to November only.", "", True),
+            ("Brown bin collected Mar–Nov only", "The brown bin is collected from March to October only.", "", False),
+            ("Physio moved to 28/03 16:30", "Physio moved to 28 March at 4:30pm.", "", True),
+            ("Keys from the agent after 12 noon", "Keys from the agent after midday.", "", True),
+            ("Keys from the agent after 12 noon", "Keys from the agent after midnight.", "", False),
         ),
     ),
     Rule(
@@ -216,7 +237,12 @@ SAFE = (
         "reorder-clauses",
         "safe",
         "the answer's clauses in another order than the quote's",
-        (("Ben walks the dog. Ana feeds the cat.", "Ana feeds the cat, and Ben walks the dog.", "", True),),
+        (
+            ("Ben walks the dog. Ana feeds the cat.", "Ana feeds the cat, and Ben walks the dog.", "", True),
+            ("Ana walks the dog and Ben feeds the cat", "Ben feeds the cat, and Ana walks the dog.", "", True),
+            ("Ana walks the dog and Ben feeds the cat", "Ben walks the dog, and Ana feeds the cat.", "", False),
+            ("Ana walks the dog first and Ben feeds the cat", "Ben feeds the cat, and Ana walks the dog.", "", False),
+        ),
     ),
     Rule(
         "reorder-items",
@@ -254,6 +280,17 @@ SAFE = (
         ),
     ),
     Rule(
+        "only-moved",
+        "safe",
+        "an 'only' before the clause's verb said before the condition or phrase after it, never before a subject",
+        (
+            ("Mira feeds the cat only when we're away", "Mira only feeds the cat when you're away.", "", True),
+            ("Add the third yolk only if the dough is dry", "Only add the third yolk if the dough is dry.", "", True),
+            ("Ana walks the dog only on Sundays", "Only Ana walks the dog on Sundays.", "", False),
+            ("Ben eats only fish on Fridays", "Ben eats fish only on Fridays.", "", False),
+        ),
+    ),
+    Rule(
         "copula-swap",
         "safe",
         "'X is Y' as 'Y is X', each side kept whole",
@@ -265,11 +302,13 @@ SAFE = (
     Rule(
         "possessive",
         "safe",
-        "'X's Y' said 'the Y of X', 'the Y for X' or 'the Y belonging to X' (one word each)",
+        "'X's Y' said 'the Y of X', 'the Y for X' or 'the Y belonging to X', either way round",
         (
             ("The car's MOT is due in May", "The MOT for the car is due in May.", "", True),
             ("The car's MOT is due in May", "The MOT for the van is due in May.", "", False),
             ("Grandad's medals are in the loft", "The medals belonging to Grandad are in the loft.", "", True),
+            ("Payday is the last working day of the month", "Payday is the month's last working day.", "", True),
+            ("Payday is the last working day of the month", "Payday is the month's first working day.", "", False),
         ),
     ),
     Rule(
@@ -317,10 +356,16 @@ SAFE = (
     Rule(
         "fronted-clause",
         "safe",
-        "a fronted 'if' or 'when' clause moved behind its clause",
+        "a fronted 'if' or 'when' clause, or a phrase of time or place, moved behind its clause",
         (
             ("If it rains, the match moves to Sunday", "The match moves to Sunday if it rains.", "", True),
             ("If it rains, the match moves to Sunday", "The match moves to Sunday.", "", False),
+            (
+                "The NAS backs up the laptop every night at 01:00",
+                "Every night at 01:00 the laptop is backed up by the NAS.",
+                "",
+                True,
+            ),
         ),
     ),
 )
@@ -490,6 +535,8 @@ RELATIVES = frozenset("which who whose".split())
 CLAUSE_JOINS = frozenset("and but so while whereas although though which who yet plus".split())
 # "and"/"but" then one of these opens a clause with its own subject.
 NEW_SUBJECT = frozenset("the a an my his her their our its your i he she we they it there this".split())
+# What opens a verb's object: an imperative's verb stands before one (rule only-moved).
+DETERMINERS = frozenset("the a an my your our his her their its this that these those some any".split())
 # A clause with one of these relates its coordinated parts together: none may be left out.
 COLLECTIVE = frozenset("between mix mixed mixing combine combined together both share shared shares compare".split())
 # A fronted clause opening with one of these may move behind its clause (rule fronted-clause).
@@ -534,6 +581,9 @@ PHRASES: dict[str, tuple[tuple[str, ...], bool]] = {
     "some": (("some of the", "some of", "some"), False),
     "except": (("except", "but not", "excluding", "apart from", "other than"), False),
     "until": (("until", "till", "til", "up until", "up till"), False),
+    # A modal and the verbs that say it ("has to" is "must"; "may" of leave is "can").
+    "must": (("must", "have to", "has to", "need to", "needs to"), False),
+    "can": (("can", "may", "is allowed to", "are allowed to"), False),
 }
 PHRASE_LIST = sorted(
     ((tuple(p.split()), meaning, before) for meaning, (phrases, before) in PHRASES.items() for p in phrases),

@@ -23,7 +23,7 @@ from typing import Any
 
 from cortex.ask import edit_rules as R
 from cortex.ask.claim_words import BLOCK_START
-from cortex.ask.lexicon import PREFIXES, form_class, lemma, same_form, same_sense
+from cortex.ask.lexicon import PREFIXES, form_class, lemma, same_form, same_sense, verb_weight
 from cortex.ask.normal_form import normalize_nfc
 from cortex.ask.specifics import Specific, located, strip_old_wording, supported
 from cortex.notes.shown import visible
@@ -143,12 +143,14 @@ def _tokens(text: str) -> tuple[Tok, ...]:
             continue
         if e - s > 1 and work[e - 1] == "." and re.match(r"\s+[A-Z]", work[e:]):
             e -= 1  # "test 4 June. Probably …": the full stop ends the sentence, not the date
-        if out and out[-1].spec and spec is not None and work[pos:s].strip() in ("-", "–", "—"):
-            out.append(Tok(work[pos:s].strip(), "–"))  # "6–9", "Mon-Thu": a span
+        span = bool(out and out[-1].spec and spec is not None and work[pos:s].strip() in ("-", "–", "—"))
+        if span:
+            out.append(Tok(work[pos:s].strip(), "–"))  # "6–9", "Mon-Thu", "Mar–Nov": a span
         else:
             out += _words(work[pos:s])
         if spec is not None:
-            if s > 0 and work[s - 1] in _SIGN_CHARS and (s < 2 or not work[s - 2].isdigit()):
+            signed = not span and spec.kind != "date" and s > 0 and work[s - 1] in _SIGN_CHARS
+            if signed and (s < 2 or not work[s - 2].isdigit()):
                 out.append(Tok(work[s - 1], _SIGN_CHARS[work[s - 1]]))  # "−5 °C", "UTC+9": the sign is a word
             out.append(Tok(work[s:e], "§", spec))
         pos = e
@@ -522,7 +524,8 @@ def _free(ans: list[Tok], quote: list[Tok], ctx: _Ctx, caps: list[bool]) -> list
 
 def takes_number(toks: list[Tok], i: int) -> bool:
     """Whether `toks[i]` is the preposition the date, time or quantity after it takes
-    (`edit_rules.BEFORE_NUMBER`): added to a quote's bare one, or left out of it."""
+    (`edit_rules.BEFORE_NUMBER`), or the "of" after an amount: added to a quote's bare one,
+    or left out of it."""
     if i + 1 >= len(toks):
         return False
     nxt = toks[i + 2] if toks[i + 1].key == "the" and i + 2 < len(toks) else toks[i + 1]
@@ -531,6 +534,9 @@ def takes_number(toks: list[Tok], i: int) -> bool:
         kind = "ordinal"  # "on the 22nd"
     elif kind == "number" and re.fullmatch(r"(?:1[6-9]|20)\d\d", nxt.text):
         kind = "year"  # "in 2021"
+    if toks[i].key == "of":  # "0.8 litres of water" for "800ml water"
+        before = toks[i - 1].spec if i > 0 else None
+        return before is not None and before.kind == "amount"
     return kind in R.BEFORE_NUMBER.get(toks[i].key, ())
 
 
@@ -663,13 +669,14 @@ def _front_moved(v: _Var) -> list[_Var]:
         return []
     comma = next((k for k, (_, t) in enumerate(v[:8]) if t.key == ","), None)
     cuts = [comma] if comma is not None and 0 < comma < len(v) - 1 else list(range(2, min(5, len(v) - 1)))
-    out = []
+    ends, inside = [], []
     for cut in cuts:  # the phrase put behind the clause, or inside it before any word
         front, rest = v[:cut], v[cut + 1 :] if cut == comma else v[cut:]
-        if sum(t.key not in R.EMPTY for _, t in front) < 2:
+        if sum(t.key not in R.EMPTY for _, t in front) < 2 or len(rest) > 30:
             continue  # one word is no phrase: moving it is rule word-moved
-        out += [rest[:at] + front + rest[at:] for at in range(len(rest), 0, -1) if len(rest) <= 30]
-    return out
+        ends.append(rest + front)
+        inside += [rest[:at] + front + rest[at:] for at in range(len(rest) - 1, 0, -1)]
+    return ends + inside  # the clause's end first: another rule may build on those (`REORDERINGS`)
 
 
 def _halves_swapped(v: _Var) -> _Var | None:
@@ -815,6 +822,29 @@ def _adjuncts_swapped(v: _Var) -> list[_Var]:
     ]
 
 
+def _only_moved(v: _Var) -> _Var | None:
+    """ "X only feeds the cat when …" as "X feeds the cat only when …": an "only" before the
+    clause's verb said before the condition or phrase it restricts, the first after it. The
+    word after "only" must be mostly a verb and the word before it not ("eats only fish" is
+    no such "only"); never an "only" before a subject ("Only Ana walks the dog"): at the
+    clause's front, only an imperative's ("Only add the yolk if …": a verb, then a determiner)."""
+    at = [k for k, (_, t) in enumerate(v) if t.key == "only"]
+    if len(at) != 1 or at[0] + 2 >= len(v):
+        return None
+    k = at[0]
+    verb, after = v[k + 1][1], v[k + 2][1]
+    if verb.key in R.NEW_SUBJECT or not verb.key.isalpha() or verb.text[:1].isupper() or verb_weight(verb.key) < 0:
+        return None
+    if k > 0 and verb_weight(v[k - 1][1].key) > 0:
+        return None
+    if k == 0 and not (after.key in R.DETERMINERS or after.spec is not None):
+        return None
+    to = next((e for e in range(k + 2, len(v)) if v[e][1].key in R.SUBORDINATE | R.ADJUNCT_OPENS), None)
+    if to is None or any(t.key in R.MARKS for _, t in v[k:to]):
+        return None
+    return v[:k] + v[k + 1 : to] + [v[k]] + v[to:]
+
+
 def _variants(toks: list[Tok], *, answer: bool) -> list[tuple[_Var, str]]:
     """The clause as written, and as each reordering rule may say it. An unsaid agent stands
     only in the answer (the alignment lets it stand for quote words, never the other way)."""
@@ -823,6 +853,7 @@ def _variants(toks: list[Tok], *, answer: bool) -> list[tuple[_Var, str]]:
     makers = (
         (_voice_active, "voice"), (_agentless_active, "voice"), (_copula_swapped, "copula-swap"),
         (_fronted, "fronted-clause"), (_halves_swapped, "reorder-clauses"), (_converse, "converse"),
+        (_only_moved, "only-moved"),
     )  # fmt: skip
     for make, rule in makers:
         if answer or make is not _agentless_active:
@@ -932,7 +963,7 @@ def _left_over(
             lo, hi = spans.get(ci, (k, k))
             spans[ci] = (min(lo, k), max(hi, k))
         ranges = [spans[ci] for ci in sorted(spans)]
-        if any(a[1] > b[0] for a, b in zip(ranges, ranges[1:])):
+        if any(a[1] > b[0] for a, b in zip(ranges, ranges[1:])) and not _halves_apart(claims[u].toks, ranges):
             problems.append(
                 (len(answer_clauses), "word-moved", f"the answer says '{_said(claims[u].toks)}' in another order")
             )
@@ -943,6 +974,18 @@ def _left_over(
         if left:
             problems.append((len(answer_clauses), "word-left-out", f"the answer leaves out '{_said(left)}'"))
     return problems
+
+
+def _halves_apart(toks: list[Tok], ranges: list[tuple[int, int]]) -> bool:
+    """Rule reorder-clauses over two answer clauses: "A and B" said as "B, and A", each answer
+    clause wholly on one side of the claim's one "and" or ";", each side in its own order."""
+    joins = [k for k, t in enumerate(toks) if t.key in ("and", ";")]
+    if len(joins) != 1 or any(t.key in R.ORDER for t in toks):
+        return False
+    j = joins[0]
+    sides = [[r for r in ranges if r[1] < j], [r for r in ranges if r[0] > j]]
+    in_order = all(a[1] <= b[0] for side in sides for a, b in zip(side, side[1:]))
+    return in_order and len(sides[0]) + len(sides[1]) == len(ranges)
 
 
 def _candidates(claims: list[Unit]) -> list[list[int]]:
@@ -1031,6 +1074,24 @@ def _possessive(said: list[Tok], quoted: list[Tok]) -> list[list[Tok]]:
         if j < len(said) and (lemma(said[j].key), lemma(said[i - 1].key)) in owned:
             k = i - 1 - (i >= 2 and said[i - 2].key == "the")
             out.append([*said[:k], said[j], Tok("'s", "'s"), said[i - 1], *said[j + 1 :]])
+    return out + _of_owner(said, quoted)
+
+
+def _of_owner(said: list[Tok], quoted: list[Tok]) -> list[list[Tok]]:
+    """The other way round: the answer's "X's Y" said "the Y of the X" where a quote says
+    so, Y up to `ITEM_WORDS` words ("the month's last working day")."""
+    out = []
+    for i in range(1, len(said) - 1):
+        if said[i].text.replace("’", "'") != "'s":  # "'s" read as "is" too: the quote decides
+            continue
+        owner, k = said[i - 1], i - 1 - (i >= 2 and said[i - 2].key in R.ARTICLES)
+        for n in range(1, min(R.ITEM_WORDS, len(said) - i - 1) + 1):
+            owned = said[i + 1 : i + 1 + n]
+            if any(t.key in R.MARKS for t in owned):
+                break
+            of = [*owned, Tok("of", "of"), Tok("the", "the"), owner]
+            if _holds(quoted, of):
+                out.append([*said[:k], Tok("the", "the"), *of, *said[i + 1 + n :]])
     return out
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import simplemma
 
-__all__ = ["PREFIXES", "form_class", "lemma", "same_form", "same_sense", "wordnet_dir"]
+__all__ = ["PREFIXES", "form_class", "lemma", "same_form", "same_sense", "verb_weight", "wordnet_dir"]
 
 # The commonest senses of a word that its synonyms are read from: the first sense alone
 # missed "shut" for "closed"; three admitted "live" for "hot".
@@ -101,6 +101,24 @@ def same_sense(a: str, b: str) -> bool:
     if la == lb:
         return True
     return bool(_synsets(la) & _synsets(lb))
+
+
+def verb_weight(word: str) -> int:
+    """How much more often `word`'s lemma is a verb than a noun in WordNet's tagged senses
+    (its index's tag counts): above 0 mostly a verb ("feed", "add"), below mostly a noun
+    ("fish", "cat"); 0 without the database, or a tie ("dog")."""
+    files = _files()
+    if files is None:
+        return 0
+    counts = []
+    for pos in ("verb", "noun"):
+        line = _index_line(files[pos], lemma(word).encode())
+        fields = line.split() if line else []
+        try:
+            counts.append(int(fields[5 + int(fields[3])]))
+        except (IndexError, ValueError):
+            counts.append(-1 if pos == "verb" else 0)  # no verb at all weighs below a tie
+    return counts[0] - counts[1]
 
 
 def wordnet_dir() -> Path | None:

@@ -16,6 +16,7 @@ import datetime as dt
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 from cortex.ask.normal_form import normalize_nfc
 from cortex.index.tokenize import STOPWORDS
@@ -76,10 +77,13 @@ _WEEKDAYS = {
     for d in names.split()
 }
 # Month and weekday names count only capitalised ("May", "MAY"), so "may" the verb and
-# "sat" the verb are not dates; an abbreviation alone ("Mar", "Sun") is not a date either.
+# "sat" the verb are not dates. Alone, a month's abbreviation is a date ("review in Jan",
+# "Mar–Nov"); a weekday's only where it is no word ("Sun", "Sat" and "Wed" are words).
 _MONTH = "|".join(sorted({m.capitalize() for m in _MONTHS} | {m.upper() for m in _MONTHS}, key=len, reverse=True))
-_MONTH_FULL = "|".join(m.capitalize() for m in _MONTHS if len(m) > 3 or m == "may")
+_MONTH_ALONE = "|".join(sorted({m.capitalize() for m in _MONTHS}, key=len, reverse=True))
 _WEEKDAY = "|".join(sorted({d.capitalize() for d in _WEEKDAYS}, key=len, reverse=True))
+_ALONE = {d.capitalize() for d in _WEEKDAYS if len(d) > 3 or d in ("mon", "tue", "thu", "fri")}
+_WEEKDAY_ALONE = "|".join(sorted(_ALONE, key=len, reverse=True))
 _WD = rf"(?:(?P<wd>{_WEEKDAY})\.?,?\s+)?"
 _ORD = r"(?:st|nd|rd|th)?"
 _NOT_NUM_BEFORE = rf"(?<![{_DIGIT}.,/])"
@@ -97,8 +101,12 @@ _DATES = [
         rf"(?:,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER})?",
         rf"(?<![\w.])(?P<mn>{_MONTH})\.?,?\s+(?P<y>\d{{4}}){_NOT_NUM_AFTER}",
         rf"{_NOT_NUM_BEFORE}(?P<y>\d{{4}})-(?P<m>0[1-9]|1[0-2])(?![{_DIGIT}-])",
-        rf"(?<![\w.])(?P<mn>{_MONTH_FULL})\b",
-        rf"(?<![\w.])(?P<wd>{_WEEKDAY})s?\b",  # "Tuesdays" names the day "Tuesday" does
+        # 05/2025: a month and its year
+        rf"{_NOT_NUM_BEFORE}(?P<m>0?[1-9]|1[0-2])/(?P<y>\d{{4}}){_NOT_NUM_AFTER}",
+        # 26/03 or 03/26 with no year: read only where one order alone makes a date
+        rf"{_NOT_NUM_BEFORE}(?P<a>\d{{1,2}})/(?P<b>\d{{1,2}}){_NOT_NUM_AFTER}",
+        rf"(?<![\w.])(?P<mn>{_MONTH_ALONE})\b",
+        rf"(?<![\w.])(?P<wd>{_WEEKDAY_ALONE})s?\b",  # "Tuesdays" names the day "Tuesday" does
     )
 ]
 _AMPM = r"(?P<ap>[AaPp]\.?[Mm]\.?)(?![\w])"
@@ -107,6 +115,7 @@ _TIMES = [
     for p in (
         rf"(?<![{_DIGIT}:.,])(?P<h>\d{{1,2}}):(?P<mi>\d{{2}})(?::(?P<s>\d{{2}}))?(?![{_DIGIT}:])(?:\s?{_AMPM})?",
         rf"(?<![{_DIGIT}:.,])(?P<h>\d{{1,2}})(?:\.(?P<mi>\d{{2}}))?\s?{_AMPM}",
+        r"(?i)(?<![\w:.,])(?:12\s?)?(?P<noon>noon|midday|midnight)\b",  # "12 noon" is "midday"
     )
 ]
 # Units that make a number an amount: "15 kg" is not "15 lb". Spellings of one unit
@@ -152,10 +161,14 @@ _UNIT_KEYS = {
     "days": "day",
     "week": "week",
     "weeks": "week",
+    "wk": "week",
+    "wks": "week",
     "month": "month",
     "months": "month",
     "year": "year",
     "years": "year",
+    "yr": "year",
+    "yrs": "year",
     "b": "B",
     "kb": "kB",
     "mb": "MB",
@@ -183,6 +196,9 @@ _UNIT_KEYS = {
     "bar": "bar",
     "°c": "°C",
     "°f": "°F",
+    "degrees celsius": "°C",
+    "degrees centigrade": "°C",
+    "degrees fahrenheit": "°F",
     "°": "°",
     "w": "W",
     "kw": "kW",
@@ -331,6 +347,11 @@ def _date_key(m: re.Match) -> tuple | None:
     y = int(g["y"]) if g.get("y") else None
     mo = _MONTHS.get((g.get("mn") or "").casefold()) if g.get("mn") else (int(g["m"]) if g.get("m") else None)
     d = int(g["d"]) if g.get("d") else None
+    if g.get("a"):  # day and month with no year, in the one order that makes a date
+        a, b = int(g["a"]), int(g["b"])
+        if (a > 12) == (b > 12) or a == 0 or b == 0:
+            return None
+        d, mo = (a, b) if a > 12 else (b, a)
     if g.get("sd"):
         d = int(g["sd"])
         if d <= 12 and d != mo:  # 03/04/2026: the 3rd of April or March the 4th
@@ -347,6 +368,8 @@ def _date_key(m: re.Match) -> tuple | None:
 
 
 def _time_key(m: re.Match) -> tuple | None:
+    if m.groupdict().get("noon"):
+        return (0 if m["noon"].casefold() == "midnight" else 12, 0, None)
     h, mi = int(m["h"]), int(m["mi"] or 0)
     sec = int(m["s"]) if m.groupdict().get("s") else None
     ap = (m["ap"] or "").replace(".", "").casefold()
@@ -569,10 +592,38 @@ def _date_covers(answer: tuple, quote: tuple) -> bool:
     return all(a is None or a == q for a, q in zip(answer, quote))
 
 
+# Units one amount may be said in another of, exactly: each unit's measure and size in its
+# measure's base ("800 ml" is "0.8 litres", "60cm" is "0.6 m", "2 weeks" is "14 days").
+_SCALES = {
+    "mm": ("m", "0.001"), "cm": ("m", "0.01"), "m": ("m", "1"), "km": ("m", "1000"),
+    "mg": ("g", "0.001"), "g": ("g", "1"), "kg": ("g", "1000"), "t": ("g", "1000000"),
+    "ml": ("l", "0.001"), "l": ("l", "1"),
+    "ms": ("s", "0.001"), "s": ("s", "1"), "min": ("s", "60"), "h": ("s", "3600"),
+    "day": ("day", "1"), "week": ("day", "7"),
+}  # fmt: skip
+
+
+def _measure(key: tuple) -> tuple[str, Decimal] | None:
+    """An amount's (measure, size in the measure's base), or None: another unit, or a number
+    not written with digits and one decimal point."""
+    number, unit = key
+    if unit not in _SCALES or not re.fullmatch(r"\d+(?:\.\d+)?", number):
+        return None
+    measure, size = _SCALES[unit]
+    return measure, Decimal(number) * Decimal(size)
+
+
+def _same_amount(a: tuple, b: tuple) -> bool:
+    """Two amounts' keys state one quantity: equal, or one converted exactly into the other's unit."""
+    return a == b or (_measure(a) is not None and _measure(a) == _measure(b))
+
+
 def supported(spec: Specific, text: str, facts: list[Specific]) -> bool:
     if spec.kind == "date":
         return any(f.kind == "date" and _date_covers(spec.key, f.key) for f in facts)
-    if spec.kind in ("time", "amount"):
+    if spec.kind == "amount":
+        return any(f.kind == "amount" and _same_amount(spec.key, f.key) for f in facts) or _unit_gapped(spec, text)
+    if spec.kind == "time":
         return any(f.kind == spec.kind and f.key == spec.key for f in facts) or _unit_gapped(spec, text)
     if spec.kind == "number":
         return _number_occurs(spec.key[0], text) or any(f.kind == "number" and f.key == spec.key for f in facts)
