@@ -266,8 +266,9 @@ SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*\s+|\n\s*|;\s*|\s+-\s+")
 # A line that opens a block of its own (a list item, a quote, a heading, a table row):
 # before it a line break ends a sentence; any other line break is a hard wrap.
 BLOCK_START = re.compile(r"[ \t]*(?:[-*+][ \t]|\d{1,9}[.)][ \t]|>|#|\|)")
+# "not yet booked" is one claim: "yet" after a negation is no contrast.
 CUT = re.compile(
-    r"(?P<contrast>,?\s+(?=(?:but|yet|whereas|while|although|though|however)\b))"
+    r"(?P<contrast>(?<!\bnot)(?<!\bno)(?<!n't),?\s+(?=(?:but|yet|whereas|while|although|though|however)\b))"
     r"|(?P<neg>,\s+(?=(?:not|never)\b)|,?\s+(?=(?:except|excluding|without|instead of|rather than)\b))"
     r"|(?P<and>,?\s+(?=and\b))"
     r"|(?P<rel>,\s+(?=(?:who|which|whom|whose|where)\b))"

@@ -418,7 +418,7 @@ def _against(a: Clause, q: Clause, quoted: list[Clause], ordinals: set[int]) -> 
     """What `a` claims against the quote clause `q` it is aligned with (`ordinals`: every
     ordinal the quotes state)."""
     out: list[Conflict] = []
-    if bool(a.negation) != bool(q.negation):
+    if bool(a.negation) != bool(q.negation) and _negation_against(a, q, quoted):
         out.append(Conflict("polarity", a.negation or _echo(a, q), q.negation or _echo(q, a)))
     for pair, side, said in a.directions:
         sides = {s for p, s, _ in q.directions if p == pair}
@@ -442,6 +442,36 @@ def _against(a: Clause, q: Clause, quoted: list[Clause], ordinals: set[int]) -> 
         if stale:
             out.append(Conflict("column", stale, q.column))
     return out
+
+
+def _negation_against(a: Clause, q: Clause, quoted: list[Clause]) -> bool:
+    """Whether the one negation between `a` and `q` bears on what the other says: not where
+    the word it negates is absent from the other ("water is fine" beside "no food"), nor
+    where another quote clause negates that word as the answer does ("not calls" aligned
+    with "Jenny Marsh, 07700 900123" while "no calls" stands beside it)."""
+    negated, other = (a, q) if a.negation else (q, a)
+    word = _negated_word(negated.negation)
+    if word is None:
+        return True
+    said = re.findall(r"[^\W\d_]+", other.text.casefold())  # a date's name too ("not on Sundays")
+    if not _word_in(word, other, borrowed=False) and word not in said:
+        return False
+    return not (a.negation and any(c is not q and c.negation and _word_in(word, c) for c in quoted))
+
+
+_WORD_NEGATIONS = frozenset("neither nor nobody none nothing nowhere".split())  # a clause's, not a word's
+
+
+def _negated_word(negation: str) -> str | None:
+    """The word a negation bears on ("does not cover" -> "cover"), or None when it names none
+    or bears on its whole clause ("Neither Ana nor Ben has a key")."""
+    words = [w.strip(".,;:!?()\"'").casefold() for w in negation.split()]
+    if not words or not _WORD_NEGATIONS.isdisjoint(words):
+        return None
+    last = words[-1]
+    if not last.isalpha() or last in claim_words.AUX or claim_words.NEGATION.fullmatch(last):
+        return None
+    return last
 
 
 def _echo(a: Clause, negated: Clause) -> str:
@@ -740,7 +770,8 @@ def _values_against(a: Clause, aligned: list[Clause], quoted: list[Clause]) -> l
         said_by = everywhere + [(c, w) for c in quoted for w in c.borrowed_values if _same(v, w)]
         if everywhere and all(bool(c.negation) != bool(a.negation) for c, _ in said_by):
             c, w = everywhere[0]
-            out.append(Conflict("polarity", a.negation or _echo(a, c), c.negation or _echo(c, a)))
+            if _negation_against(a, c, quoted):
+                out.append(Conflict("polarity", a.negation or _echo(a, c), c.negation or _echo(c, a)))
         if everywhere and not _looks_back(a, v) and all(c.retired for c, _ in everywhere):
             if not any(c.retired for c in aligned):  # said once already, by the aligned clause
                 out.append(Conflict("column", v.said, everywhere[0][0].column))

@@ -153,6 +153,25 @@ def test_a_fragment_that_denies_something_denies_just_that() -> None:
     )
 
 
+def test_a_negation_contradicts_only_what_it_bears_on() -> None:
+    """A negation is held against a clause that says the word it negates, and not where
+    another quote clause negates that word as the answer does (faithful answers of a
+    held-out set came back UNVERIFIED through both)."""
+    phone = "Physio: Jenny Marsh, 07700 900123 (texts only, no calls)"
+    blood = "Blood test: fasting, no food after midnight, water fine"
+    tap = "Plumber (Dave, 07700 900123) quoted £140 to replace the tap, not yet booked"
+    check(
+        [
+            (phone, "Jenny Marsh only takes texts, not calls, so message her on 07700 900123.", None, ""),
+            (phone, "She takes calls.", "polarity", "no calls"),
+            (blood, "Water is fine.", None, ""),
+            (blood, "Food is fine after midnight.", "polarity", "no food"),
+            (tap, "Dave quoted £140 to replace the tap, but it isn't booked.", None, ""),
+            ("Neither Ana nor Ben has a key to the shed.", "Ben has a key to the shed.", "polarity", "Neither"),
+        ]
+    )
+
+
 def test_a_condition_said_first_is_cut_as_one_said_last() -> None:
     quote = "The hotel shuttle runs to the airport every 30 minutes, except on Sundays."
     assert [c.text for c in read("Except on Sundays, the shuttle runs.")] == ["Except on Sundays", "the shuttle runs"]
