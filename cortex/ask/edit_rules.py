@@ -90,6 +90,7 @@ SAFE = (
             ("Wedding anniversary: 21st June", "The wedding anniversary is on June 21.", "", True),
             ("Fridge: Bosch, bought 2021", "The fridge is a Bosch, bought in 2021.", "", True),
             ("Fridge: Bosch, bought 2021", "The fridge is a Bosch, bought in 2022.", "", False),
+            ("Rear brake pads ~50%", "The rear brake pads are at about 50%.", "", True),
             # A number alone with a full stop is a number, not an empty list item's marker.
             ("Bike lock code: 4817", "4817.", "What's the bike lock code?", True),
             ("Bike lock code: 4817", "4818.", "What's the bike lock code?", False),
@@ -160,6 +161,9 @@ SAFE = (
             ("Tom sells the car", "Tom sold the car.", "Did Tom sell the car?", False),
             ("Nothing in the shed is insured", "Nothing in the shed was insured.", "Was the shed insured?", False),
             ("The hive was requeened on 12 May", "On 12 May.", "When was the hive requeened?", True),
+            # With the preposition the question strands after the same word.
+            ("Escalate billing problems to Mark", "Mark.", "Who do I escalate billing problems to?", True),
+            ("Give the spare keys to Ben on Fridays", "Ben.", "Who do I give the spare keys to?", False),
             ("The boiler was insured until 2024", "It is insured until 2024.", "Was it insured?", False),
             ("The policy does not cover skiing", "The policy did not cover skiing.", "Does it cover skiing?", False),
             # Never a clause of their own: that claims what the question asks.
@@ -484,7 +488,9 @@ SIGNS = frozenset("− + ± ~".split())
 PREPOSITIONS = frozenset("to from in at on for of with".split())
 # The preposition a date, time or quantity takes in a sentence, added to one the quote
 # states bare ("Leo | judo | Thursday" said "on Thursday"; "rest 30 minutes", "for 30 minutes").
-BEFORE_NUMBER = {"on": ("date", "ordinal"), "in": ("date", "year"), "at": ("time",), "for": ("number", "amount")}
+BEFORE_NUMBER = {
+    "on": ("date", "ordinal"), "in": ("date", "year"), "at": ("time", "amount"), "for": ("number", "amount"),
+}  # fmt: skip
 # Words that say one relation from its other side (rule converse): "X is above Z" is "Z is
 # below X". Each word's converses.
 _CONVERSE_PAIRS = (

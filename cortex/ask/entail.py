@@ -435,6 +435,8 @@ class _Ctx:
     asked_specs: frozenset[str] = frozenset()  # the question's numbers and dates, as written
     # The question's words as written (casefolded), each with the tense "did" gave it.
     asked_words: frozenset[tuple[str, str]] = frozenset()
+    # The question's words each with the preposition after it ("escalate to"), as lemmas.
+    asked_pairs: frozenset[tuple[str, str]] = frozenset()
 
 
 def _addable(t: Tok, ctx: _Ctx, capital: bool) -> str:
@@ -482,7 +484,8 @@ def _droppable(t: Tok, ctx: _Ctx) -> str:
 
 def _drops(quote: list[Tok], ans: list[Tok], ctx: _Ctx) -> list[bool]:
     """Which quote words a safe edit lets the answer leave out: `_droppable` and `_excused`,
-    and a preposition between two words of the question ("lessons with Mr Grant" said "they")."""
+    a preposition between two words of the question ("lessons with Mr Grant" said "they"),
+    and one the question says after the same word ("escalate to" of "Who do I escalate to?")."""
     drop = [_excused(_droppable(t, ctx), t, ans, False) for t in quote]
     if any(t.key in R.TENSE_WORDS for t in ans):  # the answer says a tense: the quote's is kept
         kept = [t.key in R.TENSE_WORDS and _droppable(t, ctx) == "question-words" for t in quote]
@@ -492,6 +495,9 @@ def _drops(quote: list[Tok], ans: list[Tok], ctx: _Ctx) -> list[bool]:
         if not drop[j] and quote[j].key in R.PREPOSITIONS and drop[j - 1] and drop[j + 1]:
             asked = [_droppable(quote[x], ctx) == "question-words" for x in (j - 1, j + 1)]
             drop[j] = all(asked)
+    for j in range(1, len(quote)):  # "Who do I escalate to?" answered "Mark" from "escalate to Mark"
+        if not drop[j] and drop[j - 1] and (lemma(quote[j - 1].key), quote[j].key) in ctx.asked_pairs:
+            drop[j] = _droppable(quote[j - 1], ctx) == "question-words"
     return drop
 
 
@@ -528,7 +534,8 @@ def takes_number(toks: list[Tok], i: int) -> bool:
     or left out of it."""
     if i + 1 >= len(toks):
         return False
-    nxt = toks[i + 2] if toks[i + 1].key == "the" and i + 2 < len(toks) else toks[i + 1]
+    skip = toks[i + 1].key in ("the", "~") and i + 2 < len(toks)  # "on the 22nd", "at ~50%"
+    nxt = toks[i + 2] if skip else toks[i + 1]
     kind = nxt.spec and nxt.spec.kind
     if kind == "number" and re.fullmatch(r"\d+(?:st|nd|rd|th)", nxt.text, re.IGNORECASE):
         kind = "ordinal"  # "on the 22nd"
@@ -1031,7 +1038,8 @@ def derive(
         return Derivation(True)
     asked = _keys(question) - R.SIGNS - R.PHRASES.keys() - {"–"}  # a sign, bound or span is never restated
     person = {R.PERSON[k] for k in asked if k in R.PERSON}  # the question's "my", said back as "your"
-    specs = frozenset(t.text.casefold() for t in tokens(question) if t.spec is not None)
+    asked_toks = tokens(question)
+    specs = frozenset(t.text.casefold() for t in asked_toks if t.spec is not None)
     ctx = _Ctx(
         (asked - R.FUNCTION) | person | (asked & R.PERSON.keys()),
         _keys(" ".join(named)),
@@ -1039,6 +1047,7 @@ def derive(
         specs,
         frozenset((t.key, t.tense) for t in tokens(question) if t.key in asked - (R.FUNCTION - R.PERSON.keys()))
         | {(w, "") for w in person},
+        frozenset((lemma(a.key), b.key) for a, b in zip(asked_toks, asked_toks[1:]) if b.key in R.PREPOSITIONS),
     )
     claims = [u for i, q in enumerate(quotes) if isinstance(q, str) for u in units(q, i)]
     reply = _REPLY.match(answer)
