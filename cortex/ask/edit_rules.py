@@ -91,6 +91,11 @@ SAFE = (
             ("Fridge: Bosch, bought 2021", "The fridge is a Bosch, bought in 2021.", "", True),
             ("Fridge: Bosch, bought 2021", "The fridge is a Bosch, bought in 2022.", "", False),
             ("Rear brake pads ~50%", "The rear brake pads are at about 50%.", "", True),
+            # A date is said with fewer parts only where no bound bears on it.
+            ("The pool reopens on 3 June after repairs", "The pool reopens in June after repairs.", "", True),
+            ("Book the MOT before 14 March", "Book the MOT before March.", "", False),
+            ("Anna is on leave from 1 May to 31 August", "Anna is on leave from May to 31 August.", "", False),
+            ("Anna is on leave from 1 May to 31 August", "Anna is on leave from 1 May to 31 Aug.", "", True),
             # A number alone with a full stop is a number, not an empty list item's marker.
             ("Bike lock code: 4817", "4817.", "What's the bike lock code?", True),
             ("Bike lock code: 4817", "4818.", "What's the bike lock code?", False),
@@ -553,6 +558,8 @@ ORDER = frozenset("then first second third last before after next followed final
 FRONTABLE = frozenset(
     "on in at during every each by after before under for from since until last next this except all ≤ ≥ > < ~".split()
 )
+# Words that bound a date or end a span of dates: such a date is said whole (rule number-form).
+DATE_BOUNDS = frozenset("≤ ≥ < > – before after until since by from till".split())
 # What joins the two ends of a span of numbers or dates ("6 to 9", "Monday through Thursday").
 SPAN_JOIN = frozenset("to through thru till until and – - —".split())
 # A bound said after its number, read as the bound before it ("£40 or more" is "≥ £40").

@@ -72,6 +72,7 @@ class Tok:
     key: str
     spec: Specific | None = None
     tense: str = ""  # set on a verb the voice rule made active: its tense class
+    bounded: bool = False  # a date a bound or span bears on ("before 14 March", "1 May–31 Aug")
 
 
 @dataclass
@@ -157,7 +158,19 @@ def _tokens(text: str) -> tuple[Tok, ...]:
         if spec is not None and re.match(r"(?:st|nd|rd|th)\b", work[e : e + 3]):
             pos = e + 2  # "the 22nd": the ordinal's suffix is the number's, kept in its text
             out[-1] = Tok(work[s:pos], "§", spec)
-    return tuple(_ranges(_phrases(_do_support(_clitic_s(out)))))
+    return tuple(_bounded(_ranges(_phrases(_do_support(_clitic_s(out))))))
+
+
+def _bounded(toks: list[Tok]) -> list[Tok]:
+    """Each date a bound or span bears on, marked: "before March" says more than "before 14
+    March", so such a date is said whole (`_same`)."""
+    out = list(toks)
+    for k, t in enumerate(toks):
+        if t.spec is not None and t.spec.kind == "date":
+            before = toks[k - 1].key if k else ""
+            if before in R.DATE_BOUNDS or (k + 1 < len(toks) and toks[k + 1].key == "–"):
+                out[k] = Tok(t.text, t.key, t.spec, t.tense, bounded=True)
+    return out
 
 
 def _clitic_s(toks: list[Tok]) -> list[Tok]:
@@ -395,6 +408,8 @@ def _same(a: Tok, q: Tok) -> str:
     """The safe edit that makes answer word `a` quote word `q`, or "" when none does."""
     if a.spec is not None or q.spec is not None:
         if a.spec is not None and q.spec is not None and a.spec.kind == q.spec.kind:
+            if (a.bounded or q.bounded) and not supported(q.spec, a.text, [a.spec]):
+                return ""  # a bounded date is said whole: every part the quote states
             return "number-form" if supported(a.spec, q.text, [q.spec]) else ""
         return ""
     if a.key == q.key and not (a.tense or q.tense):
