@@ -169,6 +169,9 @@ SAFE = (
             # With the preposition the question strands after the same word.
             ("Escalate billing problems to Mark", "Mark.", "Who do I escalate billing problems to?", True),
             ("Give the spare keys to Ben on Fridays", "Ben.", "Who do I give the spare keys to?", False),
+            # A table cell of the question's words alone claims nothing more: it may go unsaid.
+            ("| Tue | Intervals 6×800m | 7 km |", "Intervals 6×800m, 7 km.", "What's my Tuesday session?", True),
+            ("| Tue | Intervals 6×800m | 7 km |", "Intervals 6×800m, 7 km.", "What's my Wednesday session?", False),
             ("The boiler was insured until 2024", "It is insured until 2024.", "Was it insured?", False),
             ("The policy does not cover skiing", "The policy did not cover skiing.", "Does it cover skiing?", False),
             # Never a clause of their own: that claims what the question asks.

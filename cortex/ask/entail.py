@@ -448,6 +448,7 @@ class _Ctx:
     named: frozenset[str]
     headed: frozenset[str]
     asked_specs: frozenset[str] = frozenset()  # the question's numbers and dates, as written
+    asked_dates: frozenset[tuple] = frozenset()  # and its dates as read ("Tuesday" is "Tue")
     # The question's words as written (casefolded), each with the tense "did" gave it.
     asked_words: frozenset[tuple[str, str]] = frozenset()
     # The question's words each with the preposition after it ("escalate to"), as lemmas.
@@ -492,7 +493,7 @@ def _droppable(t: Tok, ctx: _Ctx) -> str:
         return "empty-word"
     if t.spec is None and k not in R.RESTRICTS and _asked_form(t, ctx):
         return "question-words"  # in the same tense: "Is it …?" leaves no quote's "was" out
-    if t.spec is not None and t.text.casefold() in ctx.asked_specs:
+    if t.spec is not None and (t.text.casefold() in ctx.asked_specs or t.spec.key in ctx.asked_dates):
         return "question-words"  # "When does the Sunday ride leave?" answered "It leaves at 8am"
     return ""
 
@@ -1056,13 +1057,16 @@ def derive(
     asked_toks = tokens(question)
     specs = frozenset(t.text.casefold() for t in asked_toks if t.spec is not None)
     ctx = _Ctx(
-        (asked - R.FUNCTION) | person | (asked & R.PERSON.keys()),
-        _keys(" ".join(named)),
-        _keys(" ".join(headings)),
-        specs,
-        frozenset((t.key, t.tense) for t in tokens(question) if t.key in asked - (R.FUNCTION - R.PERSON.keys()))
+        asked=(asked - R.FUNCTION) | person | (asked & R.PERSON.keys()),
+        named=_keys(" ".join(named)),
+        headed=_keys(" ".join(headings)),
+        asked_specs=specs,
+        asked_dates=frozenset(t.spec.key for t in asked_toks if t.spec is not None and t.spec.kind == "date"),
+        asked_words=frozenset((t.key, t.tense) for t in asked_toks if t.key in asked - (R.FUNCTION - R.PERSON.keys()))
         | {(w, "") for w in person},
-        frozenset((lemma(a.key), b.key) for a, b in zip(asked_toks, asked_toks[1:]) if b.key in R.PREPOSITIONS),
+        asked_pairs=frozenset(
+            (lemma(a.key), b.key) for a, b in zip(asked_toks, asked_toks[1:]) if b.key in R.PREPOSITIONS
+        ),
     )
     claims = [u for i, q in enumerate(quotes) if isinstance(q, str) for u in units(q, i)]
     reply = _REPLY.match(answer)
@@ -1190,7 +1194,9 @@ def _judge(said: list[Tok], claims: list[Unit], ctx: _Ctx) -> Derivation:
     # A row's cell may be left out when the answer says which column each value it keeps is in.
     columns = any(lemma(t.key) in ctx.headed for toks, _ in answer_clauses for t in toks if t.key not in R.FUNCTION)
     for u in range(len(claims)):
-        if u not in used and not claims[u].droppable and not (claims[u].cell and columns):  # rule whole-clause
+        # rule whole-clause; a claim of the question's words alone ("| Tue |") says nothing more
+        asked = all(_drops(claims[u].toks, [], ctx))
+        if u not in used and not claims[u].droppable and not (claims[u].cell and columns) and not asked:
             problems.append((len(answer_clauses), "word-left-out", f"the answer leaves out '{_said(claims[u].toks)}'"))
     if problems:
         _, rule, reason = min(problems, key=lambda p: p[0])
