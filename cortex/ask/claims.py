@@ -95,7 +95,7 @@ from dataclasses import dataclass
 
 from cortex.ask import claim_words
 from cortex.ask.clauses import Clause, Value, forms, group, keys_of, read, row_clauses
-from cortex.ask.lexicon import lemma
+from cortex.ask.lexicon import irregular_past, lemma
 from cortex.ask.specifics import Specific, located, strip_old_wording
 from cortex.index.tokenize import STOPWORDS, tokenize
 
@@ -621,7 +621,7 @@ def _sides(text: str, verbs: frozenset[str] = frozenset()) -> dict[str, tuple[fr
         if (
             i
             and words[i - 1] not in _NOT_BEFORE_VERB
-            and (w.endswith(("s", "ed")) and not w.endswith("ss") or lemma(w) in verbs or _irregular_past(w))
+            and (w.endswith(("s", "ed")) and not w.endswith("ss") or lemma(w) in verbs or irregular_past(w))
         ):
             agent, patient = content(words[:i]), content(words[i + 1 :])  # "the NAS backs up the laptop"
             if agent and patient:
@@ -629,17 +629,6 @@ def _sides(text: str, verbs: frozenset[str] = frozenset()) -> dict[str, tuple[fr
     # A clause read as passive has its verb found: the -s words before it are nouns
     # ("Hana's shifts are covered by Ben").
     return passive or out
-
-
-def _irregular_past(word: str) -> bool:
-    """Whether `word` is a verb's irregular past ("sold", "taught", "gave"): its lemma is
-    another word, a verb. Nouns whose lemma differs ("children", "men") are listed out."""
-    base = lemma(word)
-    return base != word and not word.endswith("s") and base not in _NOT_VERBS
-
-
-# Lemmas of irregular forms that are no verbs: "children", "men", "better".
-_NOT_VERBS = frozenset("child man woman person foot tooth mouse goose good bad far well".split())
 
 
 def _apart(agent: frozenset[str], patient: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:

@@ -94,7 +94,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cortex.ask import claim_words
-from cortex.ask.pack import variants
+from cortex.ask.lexicon import lemma
 from cortex.ask.specifics import Specific, located
 from cortex.index.tokenize import STOPWORDS, tokenize
 
@@ -169,8 +169,8 @@ class Clause:
 
 @functools.lru_cache(maxsize=8192)
 def forms(word: str) -> frozenset[str]:
-    """A word and its forms as Cortex matches words (`cortex.ask.pack.variants`)."""
-    return variants(word) | {word}
+    """A word and its lemma (`cortex.ask.lexicon`): two words are forms of one when these meet."""
+    return frozenset({word, lemma(word)})
 
 
 def keys_of(words: frozenset[str]) -> frozenset[str]:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import simplemma
 
-__all__ = ["PREFIXES", "form_class", "lemma", "same_form", "same_sense", "verb_weight", "wordnet_dir"]
+__all__ = ["PREFIXES", "form_class", "irregular_past", "lemma", "same_form", "same_sense", "verb_weight", "wordnet_dir"]
 
 # The commonest senses of a word that its synonyms are read from: the first sense alone
 # missed "shut" for "closed"; three admitted "live" for "hot".
@@ -81,6 +81,12 @@ def _irregular_pasts() -> frozenset[str]:
 
 
 _PRESENT_BE = frozenset({"am", "are"})
+
+
+def irregular_past(word: str) -> bool:
+    """Whether WordNet lists `word` as a verb's irregular past ("sold", "taught", "gave");
+    "children" and "better" are no verbs' forms. False without the database."""
+    return word in _irregular_pasts()
 
 
 def same_form(a: str, b: str) -> bool:
