@@ -303,6 +303,16 @@ SAFE = (
         ),
     ),
     Rule(
+        "amount-moved",
+        "safe",
+        "an amount before the one to three words it measures said after them ('the £1,067 deposit')",
+        (
+            ("Deposit £1,067 held with DPS", "The £1,067 deposit is held with DPS.", "", True),
+            ("Deposit £1,067 held with DPS", "The £1,076 deposit is held with DPS.", "", False),
+            ("Tea £3, coffee £4 at the kiosk", "The £3 coffee at the kiosk.", "", False),
+        ),
+    ),
+    Rule(
         "copula-swap",
         "safe",
         "'X is Y' as 'Y is X', each side kept whole",

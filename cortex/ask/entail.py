@@ -868,6 +868,21 @@ def _only_moved(v: _Var) -> _Var | None:
     return v[:k] + v[k + 1 : to] + [v[k]] + v[to:]
 
 
+def _amount_after(v: _Var) -> list[_Var]:
+    """ "the £1,067 deposit" as "deposit £1,067": an amount before the one to three words it
+    measures said after them, as a note's "Deposit £1,067" does (rule amount-moved)."""
+    out = []
+    for k in range(len(v) - 1):
+        if v[k][1].spec is None or v[k][1].spec.kind != "amount" or (k and v[k - 1][1].key not in R.DETERMINERS):
+            continue  # an amount that opens a noun phrase: "the £1,067 deposit", not "is 1.2 m draft"
+        for n in range(1, 4):
+            run = v[k + 1 : k + 1 + n]
+            if len(run) < n or any(t.key in R.FUNCTION or t.key in R.MARKS or t.spec is not None for _, t in run):
+                break
+            out.append(v[:k] + run + [v[k]] + v[k + 1 + n :])
+    return out
+
+
 def _variants(toks: list[Tok], *, answer: bool) -> list[tuple[_Var, str]]:
     """The clause as written, and as each reordering rule may say it. An unsaid agent stands
     only in the answer (the alignment lets it stand for quote words, never the other way)."""
@@ -884,6 +899,7 @@ def _variants(toks: list[Tok], *, answer: bool) -> list[tuple[_Var, str]]:
     out += [(v, "fronted-clause") for v in _front_moved(plain)]
     if answer:
         out += [(v, "reorder-adjuncts") for v in _adjuncts_swapped(plain)]
+        out += [(v, "amount-moved") for v in _amount_after(plain)]
     more = []
     for v, rule in out[1:]:  # one reordering on top of another: "On Sundays, X is Y-ed"
         if rule == "voice":
