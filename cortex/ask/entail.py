@@ -873,7 +873,8 @@ def _amount_after(v: _Var) -> list[_Var]:
     measures said after them, as a note's "Deposit £1,067" does (rule amount-moved)."""
     out = []
     for k in range(len(v) - 1):
-        if v[k][1].spec is None or v[k][1].spec.kind != "amount" or (k and v[k - 1][1].key not in R.DETERMINERS):
+        spec = v[k][1].spec
+        if spec is None or spec.kind != "amount" or (k and v[k - 1][1].key not in R.DETERMINERS):
             continue  # an amount that opens a noun phrase: "the £1,067 deposit", not "is 1.2 m draft"
         for n in range(1, 4):
             run = v[k + 1 : k + 1 + n]
