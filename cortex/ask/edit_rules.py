@@ -262,6 +262,10 @@ SAFE = (
         "coordinated items said in another order, each kept whole, where no word claims an order",
         (
             ("We keep bees and chickens", "You keep chickens and bees.", "", True),
+            ("Ana and Ben walk the dog", "Ben and Ana walk the dog.", "", True),
+            # "and" between two clauses joins no list: the object and the next subject stay put.
+            ("Ana walks the dog and Ben feeds the cat", "Ana walks Ben and the dog feeds the cat.", "", False),
+            ("Ana feeds the cat and Ben walks the dog", "Ana feeds Ben and the cat walks the dog.", "", False),
             ("Take: waterproofs, midge net, head torch", "Take a head torch, a midge net and waterproofs.", "", True),
             ("Take: waterproofs, midge net, head torch", "Take a head net, a midge torch and waterproofs.", "", False),
             (
@@ -559,6 +563,8 @@ RELATIVES = frozenset("which who whose".split())
 CLAUSE_JOINS = frozenset("and but so while whereas although though which who yet plus".split())
 # "and"/"but" then one of these opens a clause with its own subject.
 NEW_SUBJECT = frozenset("the a an my his her their our its your i he she we they it there this".split())
+# The modals ("must" and "can" also as PHRASES read them): a verb's, after a list (rule reorder-items).
+MODALS = frozenset("can could may might must shall should will would".split())
 # What opens a verb's object: an imperative's verb stands before one (rule only-moved).
 DETERMINERS = frozenset("the a an my your our his her their its this that these those some any".split())
 # A clause with one of these relates its coordinated parts together: none may be left out.

@@ -23,7 +23,7 @@ from typing import Any
 
 from cortex.ask import edit_rules as R
 from cortex.ask.claim_words import BLOCK_START
-from cortex.ask.lexicon import PREFIXES, form_class, lemma, same_form, same_sense, verb_weight
+from cortex.ask.lexicon import PREFIXES, form_class, is_verb, lemma, same_form, same_sense, verb_weight
 from cortex.ask.normal_form import normalize_nfc
 from cortex.ask.specifics import Specific, located, strip_old_wording, supported
 from cortex.notes.shown import visible
@@ -776,7 +776,7 @@ def _items_sorted(v: _Var, quote: list[Tok]) -> list[_Var]:
                 listed: _Var = []
                 for i, (s, e) in enumerate(ranked):
                     listed += v[s:e] + (v[items[i][1] : items[i + 1][0]] if i + 1 < len(items) else [])
-                if _holds(quote, [t for _, t in listed]):  # the quote says this very list
+                if _holds(quote, [t for _, t in listed], as_list=True):  # the quote says this very list
                     out.append(v[: first[0]] + listed + v[last[1] :])
     return out
 
@@ -784,13 +784,23 @@ def _items_sorted(v: _Var, quote: list[Tok]) -> list[_Var]:
 _COMMA = Tok(",", ",")
 
 
-def _holds(quote: list[Tok], run: list[Tok]) -> bool:
+def _holds(quote: list[Tok], run: list[Tok], *, as_list: bool = False) -> bool:
     """Whether `run` stands in `quote` word for word (`_same`), as one stretch, articles
     aside and an "and" where a comma stands ("a midge net, walking boots and a head torch"
-    for the quote's "midge net, walking boots, head torch")."""
+    for the quote's "midge net, walking boots, head torch"). `as_list`: a stretch that is no
+    list of its own does not count: one that opens after the clause's first word and runs
+    up to a verb is an object, "and" and the next clause's subject ("Ana walks the dog and
+    Ben feeds the cat" holds no list "the dog and Ben")."""
     quote, run = ([_COMMA if t.key == "and" else t for t in x if t.key not in R.ARTICLES] for x in (quote, run))
     n = len(run)
-    return any(all(_same(a, q) for a, q in zip(run, quote[j : j + n])) for j in range(len(quote) - n + 1))
+    for j in range(len(quote) - n + 1):
+        if all(_same(a, q) for a, q in zip(run, quote[j : j + n])):
+            after = quote[j + n] if j + n < len(quote) else None
+            opens = j == 0 or quote[j - 1].key in R.MARKS
+            verb = after is not None and (after.key in R.TENSE_WORDS | R.MODALS or is_verb(after.key))
+            if not (as_list and verb and not opens):
+                return True
+    return False
 
 
 def _inner_items(v: _Var, k: int) -> tuple[list[tuple[int, int]], int]:

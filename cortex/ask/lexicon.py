@@ -24,7 +24,17 @@ from pathlib import Path
 
 import simplemma
 
-__all__ = ["PREFIXES", "form_class", "irregular_past", "lemma", "same_form", "same_sense", "verb_weight", "wordnet_dir"]
+__all__ = [
+    "PREFIXES",
+    "form_class",
+    "irregular_past",
+    "is_verb",
+    "lemma",
+    "same_form",
+    "same_sense",
+    "verb_weight",
+    "wordnet_dir",
+]
 
 # The commonest senses of a word that its synonyms are read from: the first sense alone
 # missed "shut" for "closed"; three admitted "live" for "hot".
@@ -107,6 +117,12 @@ def same_sense(a: str, b: str) -> bool:
     if la == lb:
         return True
     return bool(_synsets(la) & _synsets(lb))
+
+
+def is_verb(word: str) -> bool:
+    """Whether WordNet holds `word`'s lemma as a verb at all (without the database: no word is)."""
+    files = _files()
+    return files is not None and word.isalpha() and _index_line(files["verb"], lemma(word).encode()) is not None
 
 
 def verb_weight(word: str) -> int:
