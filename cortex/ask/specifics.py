@@ -349,7 +349,7 @@ def _date_key(m: re.Match) -> tuple | None:
     d = int(g["d"]) if g.get("d") else None
     if g.get("a"):  # day and month with no year, in the one order that makes a date
         a, b = int(g["a"]), int(g["b"])
-        if (a > 12) == (b > 12) or a == 0 or b == 0:
+        if (a > 12) == (b > 12) or a == 0 or b == 0 or {a, b} == {24, 7}:  # "24/7" is all the time
             return None
         d, mo = (a, b) if a > 12 else (b, a)
     if g.get("sd"):
