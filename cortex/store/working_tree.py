@@ -356,6 +356,11 @@ class WorkingTree:
             paths = set(paths) | self._unsynced
             if not paths or self.workdir is None:
                 return  # the watcher's every poll lands here when nothing was kept back
+            if self._holder is None and _OPERATIONS.get(self._repo.state()) is not None:
+                # The owner's stopped merge or rebase owns the index, its conflicts included: a
+                # sync between their `git add` and `git commit` held index.lock as the commit began.
+                self._unsynced = paths
+                return
             head = self.head()
             if head is None:
                 return
