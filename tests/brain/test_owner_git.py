@@ -137,6 +137,26 @@ def test_a_merge_with_a_conflict_is_waited_for(tree: Path, tmp_path: Path, brain
     _account_agrees(editor)
 
 
+def test_a_stopped_merge_keeps_its_index_from_the_staging_sync(tree: Path, tmp_path: Path, brain: Brain) -> None:
+    """Staging entries a busy index.lock kept back wait while a merge stands stopped: the
+    index is the merge's (its conflict entries), and syncing it between the owner's `git add`
+    and `git commit` held the lock as the commit began (a CI run's failure)."""
+    _conflicting_upstream(tree, tmp_path, brain)
+    pulled = _git(tree, "pull", "-q", "--no-rebase", check=False)
+    assert pulled.returncode != 0 and brain.store.operation_under_way() == "a merge", pulled.stderr
+    conflicted = _git(tree, "ls-files", "-u").stdout
+    assert "notes/plan.md" in conflicted
+    brain.store._unsynced = {"notes/plan.md"}  # as a busy lock leaves them
+    brain.store.sync_staging(())
+    assert _git(tree, "ls-files", "-u").stdout == conflicted
+    assert brain.store._unsynced == {"notes/plan.md"}
+    (tree / "notes/plan.md").write_text("# Plan\nboth\n")
+    _git(tree, "add", "notes/plan.md")
+    _git(tree, "commit", "-qm", "merge the laptop's plan")
+    brain.store.sync_staging(())  # the merge over: kept-back entries follow the head
+    assert brain.store._unsynced == set() and _git(tree, "status", "--porcelain").stdout == ""
+
+
 def test_a_reset_by_the_owner_is_reported_and_not_undone(tree: Path, brain: Brain, editor: Editor) -> None:
     brain.write("notes/keep.md", "create", WRITE, content="# Keep\n")
     gone = brain.write("notes/gone.md", "create", WRITE, content="# Gone\n")
