@@ -453,9 +453,8 @@ def _negation_against(a: Clause, q: Clause, quoted: list[Clause]) -> bool:
     word = _negated_word(negated.negation)
     if word is None:
         return True
-    said = re.findall(r"[^\W\d_]+", other.text.casefold())  # a date's name too ("not on Sundays")
-    if not _word_in(word, other, borrowed=False) and word not in said:
-        return False
+    if not _word_in(word, other, borrowed=False) and word not in re.findall(r"[^\W\d_]+", other.text.casefold()):
+        return False  # a date's name counts too ("not on Sundays")
     return not (a.negation and any(c is not q and c.negation and _word_in(word, c) for c in quoted))
 
 

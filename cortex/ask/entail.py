@@ -797,7 +797,7 @@ def _holds(quote: list[Tok], run: list[Tok], *, as_list: bool = False) -> bool:
         if all(_same(a, q) for a, q in zip(run, quote[j : j + n])):
             after = quote[j + n] if j + n < len(quote) else None
             opens = j == 0 or quote[j - 1].key in R.MARKS
-            verb = after is not None and (after.key in R.TENSE_WORDS | R.MODALS or is_verb(after.key))
+            verb = after is not None and (after.key in R.TENSE_WORDS or after.key in R.MODALS or is_verb(after.key))
             if not (as_list and verb and not opens):
                 return True
     return False
@@ -1222,8 +1222,8 @@ def _judge(said: list[Tok], claims: list[Unit], ctx: _Ctx) -> Derivation:
     columns = any(lemma(t.key) in ctx.headed for toks, _ in answer_clauses for t in toks if t.key not in R.FUNCTION)
     for u in range(len(claims)):
         # rule whole-clause; a claim of the question's words alone ("| Tue |") says nothing more
-        asked = all(_drops(claims[u].toks, [], ctx))
-        if u not in used and not claims[u].droppable and not (claims[u].cell and columns) and not asked:
+        left_out = u not in used and not claims[u].droppable and not (claims[u].cell and columns)
+        if left_out and not all(_drops(claims[u].toks, [], ctx)):
             problems.append((len(answer_clauses), "word-left-out", f"the answer leaves out '{_said(claims[u].toks)}'"))
     if problems:
         _, rule, reason = min(problems, key=lambda p: p[0])

@@ -121,26 +121,30 @@ def same_sense(a: str, b: str) -> bool:
 
 def is_verb(word: str) -> bool:
     """Whether WordNet holds `word`'s lemma as a verb at all (without the database: no word is)."""
-    files = _files()
-    return files is not None and word.isalpha() and _index_line(files["verb"], lemma(word).encode()) is not None
+    return word.isalpha() and _tag_count(lemma(word), "verb") is not None
 
 
 def verb_weight(word: str) -> int:
     """How much more often `word`'s lemma is a verb than a noun in WordNet's tagged senses
     (its index's tag counts): above 0 mostly a verb ("feed", "add"), below mostly a noun
     ("fish", "cat"); 0 without the database, or a tie ("dog")."""
-    files = _files()
-    if files is None:
+    if _files() is None:
         return 0
-    counts = []
-    for pos in ("verb", "noun"):
-        line = _index_line(files[pos], lemma(word).encode())
-        fields = line.split() if line else []
-        try:
-            counts.append(int(fields[5 + int(fields[3])]))
-        except (IndexError, ValueError):
-            counts.append(-1 if pos == "verb" else 0)  # no verb at all weighs below a tie
-    return counts[0] - counts[1]
+    verb, noun = _tag_count(lemma(word), "verb"), _tag_count(lemma(word), "noun")
+    return (-1 if verb is None else verb) - (noun or 0)  # no verb at all weighs below a tie
+
+
+@functools.lru_cache(maxsize=32768)
+def _tag_count(base: str, pos: str) -> int | None:
+    """How many of `base`'s senses as `pos` WordNet's index counts as tagged in its corpus, or
+    None when the index has no such entry (or there is no database)."""
+    files = _files()
+    line = _index_line(files[pos], base.encode()) if files is not None and base else None
+    fields = line.split() if line else []
+    try:
+        return int(fields[5 + int(fields[3])])
+    except (IndexError, ValueError):
+        return None
 
 
 def wordnet_dir() -> Path | None:

@@ -615,7 +615,10 @@ def _measure(key: tuple) -> tuple[str, Decimal] | None:
 
 def _same_amount(a: tuple, b: tuple) -> bool:
     """Two amounts' keys state one quantity: equal, or one converted exactly into the other's unit."""
-    return a == b or (_measure(a) is not None and _measure(a) == _measure(b))
+    if a == b:
+        return True
+    measure = _measure(a)
+    return measure is not None and measure == _measure(b)
 
 
 def supported(spec: Specific, text: str, facts: list[Specific]) -> bool:

@@ -77,14 +77,14 @@ def test_without_wordnet_only_forms_count(monkeypatch: pytest.MonkeyPatch, tmp_p
     from cortex.ask import lexicon
 
     monkeypatch.setenv("WORDNET_DIR", str(tmp_path))
-    for cached in (lexicon._files, lexicon._synsets, lexicon._irregular_pasts):
+    for cached in (lexicon._files, lexicon._synsets, lexicon._irregular_pasts, lexicon._tag_count):
         cached.cache_clear()
     try:
         assert not lexicon.same_sense("car", "automobile")
         assert lexicon.same_sense("cars", "car")
     finally:
         monkeypatch.undo()
-        for cached in (lexicon._files, lexicon._synsets, lexicon._irregular_pasts):
+        for cached in (lexicon._files, lexicon._synsets, lexicon._irregular_pasts, lexicon._tag_count):
             cached.cache_clear()
 
 
