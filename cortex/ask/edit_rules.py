@@ -108,6 +108,8 @@ SAFE = (
             ("Brown bin collected Mar–Nov only", "The brown bin is collected from March to October only.", "", False),
             ("Physio moved to 28/03 16:30", "Physio moved to 28 March at 4:30pm.", "", True),
             ("The helpline is open 24/7", "The helpline is open on 24 July.", "", False),
+            # "Jan" alone is a month only where a word of time or a span says so: here a name.
+            ("The boiler was serviced before 14 March by Jan", "Jan serviced the boiler before 14 March.", "", True),
             ("Keys from the agent after 12 noon", "Keys from the agent after midday.", "", True),
             ("Keys from the agent after 12 noon", "Keys from the agent after midnight.", "", False),
         ),

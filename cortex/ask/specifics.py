@@ -77,10 +77,20 @@ _WEEKDAYS = {
     for d in names.split()
 }
 # Month and weekday names count only capitalised ("May", "MAY"), so "may" the verb and
-# "sat" the verb are not dates. Alone, a month's abbreviation is a date ("review in Jan",
-# "Mar–Nov"); a weekday's only where it is no word ("Sun", "Sat" and "Wed" are words).
+# "sat" the verb are not dates. Alone, a month's full name is a date; its abbreviation only
+# where a word of time, a bracket, a cell or a span says so ("review in Jan", "(Apr)",
+# "Mar–Nov"), since "Jan" is also a name ("serviced by Jan"). A weekday's abbreviation alone
+# counts only where it is no word ("Sun", "Sat" and "Wed" are words).
 _MONTH = "|".join(sorted({m.capitalize() for m in _MONTHS} | {m.upper() for m in _MONTHS}, key=len, reverse=True))
-_MONTH_ALONE = "|".join(sorted({m.capitalize() for m in _MONTHS}, key=len, reverse=True))
+_MONTH_FULL = "|".join(m.capitalize() for m in _MONTHS if len(m) > 3 or m == "may")
+_MONTH_ABBR = "|".join(sorted((m.capitalize() for m in _MONTHS if len(m) <= 4 and m != "may"), key=len, reverse=True))
+_MONTH_CUE = (
+    "".join(
+        rf"(?<=\b[{w[0].upper()}{w[0]}]{w[1:]} )|"
+        for w in "in until till from since before after early late mid of end".split()
+    )
+    + r"(?<=\()|(?<=[–/|-])|(?<=[–/|-] )"
+)
 _WEEKDAY = "|".join(sorted({d.capitalize() for d in _WEEKDAYS}, key=len, reverse=True))
 _ALONE = {d.capitalize() for d in _WEEKDAYS if len(d) > 3 or d in ("mon", "tue", "thu", "fri")}
 _WEEKDAY_ALONE = "|".join(sorted(_ALONE, key=len, reverse=True))
@@ -105,7 +115,9 @@ _DATES = [
         rf"{_NOT_NUM_BEFORE}(?P<m>0?[1-9]|1[0-2])/(?P<y>\d{{4}}){_NOT_NUM_AFTER}",
         # 26/03 or 03/26 with no year: read only where one order alone makes a date
         rf"{_NOT_NUM_BEFORE}(?P<a>\d{{1,2}})/(?P<b>\d{{1,2}}){_NOT_NUM_AFTER}",
-        rf"(?<![\w.])(?P<mn>{_MONTH_ALONE})\b",
+        rf"(?<![\w.])(?P<mn>{_MONTH_FULL})\b",
+        rf"(?:{_MONTH_CUE})(?P<mn>{_MONTH_ABBR})\b\.?",
+        rf"(?<![\w.])(?P<mn>{_MONTH_ABBR})\b(?=\s?[–-])",  # the first month of a span
         rf"(?<![\w.])(?P<wd>{_WEEKDAY_ALONE})s?\b",  # "Tuesdays" names the day "Tuesday" does
     )
 ]
