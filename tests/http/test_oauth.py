@@ -178,6 +178,69 @@ def test_a_reused_refresh_token_revokes_the_family(oserver):
         assert r.status_code == 401
 
 
+def refused(server, access: str) -> bool:
+    """Whether the owner door turns this access token away (401)."""
+    bearer = {"Authorization": f"Bearer {access}"}
+    return httpx.post(f"{server.url}/mcp", headers=bearer, json={}).status_code == 401
+
+
+def test_a_public_client_revokes_its_own_token_and_a_confidential_one_must_authenticate(oserver):
+    """RFC 7009 at /revoke (issue 62): a public client sends `token` and `client_id`, no secret (the
+    SDK's handler answered "client_secret: Field required" and the token stayed live); another
+    client cannot revoke it; a confidential client's revoke without its secret is refused."""
+    url = f"{oserver.url}/mcp"
+    flow = Flow(oserver.url)
+    tokens = flow.tokens()
+    other = Flow(oserver.url)
+    other.register(name="Other client")
+    meta = httpx.get(f"{oserver.url}/.well-known/oauth-authorization-server").json()
+    assert "none" in meta["revocation_endpoint_auth_methods_supported"]
+    theirs = flow.http.post("/revoke", data={"token": tokens["access_token"], "client_id": other.client_id})
+    assert theirs.status_code == 200  # the same answer, and nothing revoked
+    assert call(url, "brain_read", token=tokens["access_token"], path="profile.md").error is None
+    no_token = flow.http.post("/revoke", data={"client_id": flow.client_id})
+    assert no_token.status_code == 400 and no_token.json()["error"] == "invalid_request"
+    done = flow.http.post("/revoke", data={"token": tokens["access_token"], "client_id": flow.client_id})
+    assert done.status_code == 200 and done.headers["cache-control"] == "no-store", done.text
+    assert refused(oserver, tokens["access_token"])
+    assert flow.refresh(tokens["refresh_token"]).status_code == 400  # the whole family
+
+    r = flow.http.post(
+        "/register",
+        json={
+            "redirect_uris": [flow.redirect],
+            "client_name": "Server app",
+            "token_endpoint_auth_method": "client_secret_post",
+        },
+    )
+    assert r.status_code == 201, r.text
+    confidential = Flow(oserver.url, client_id=r.json()["client_id"])
+    secret = r.json()["client_secret"]
+    code = confidential.code()
+    exchanged = confidential.http.post(
+        "/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": confidential.redirect,
+            "client_id": confidential.client_id,
+            "client_secret": secret,
+            "code_verifier": confidential.verifier,
+            "resource": f"{oserver.url}/mcp",
+        },
+    )
+    assert exchanged.status_code == 200, exchanged.text
+    access = exchanged.json()["access_token"]
+    for wrong in ({}, {"client_secret": "not-the-secret"}):
+        r = confidential.http.post("/revoke", data={"token": access, "client_id": confidential.client_id, **wrong})
+        assert r.status_code == 401 and r.json()["error"] == "invalid_client", r.text
+        assert not refused(oserver, access)
+    r = confidential.http.post(
+        "/revoke", data={"token": access, "client_id": confidential.client_id, "client_secret": secret}
+    )
+    assert r.status_code == 200 and refused(oserver, access)
+
+
 def test_a_consent_form_posted_cross_site_is_refused(oserver):
     flow = Flow(oserver.url)
     flow.register()
