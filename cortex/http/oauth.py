@@ -456,8 +456,11 @@ class CortexProvider:
         return self._issue(client.client_id, scopes, record["resource"], record["family"])
 
     async def load_access_token(self, token: str) -> AccessToken | None:
+        """The access token's grant, or None: unknown, revoked, or expired. Expired from its
+        `expires_at` second on (the SDK's bearer check compares it with `int(time.time())` by `<`,
+        which let a token through for up to a second past it)."""
         record = self.records.get(f"access:{digest(token)}")
-        if record is None:
+        if record is None or self.clock() >= record["expires_at"]:
             return None
         family, client = self.records.get_many([f"family:{record['family']}", f"client:{record['client_id']}"])
         if family is None or client is None:
@@ -645,10 +648,12 @@ class OAuthDoor:
 
     async def serve_mcp(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The owner's tools for a request `authenticate` let in, for as long as its access token
-        stays good: looked at again every `RECHECK_S` while the request runs, a revoked client,
-        a revoked family or an expired token ends it (a `subscriptions/listen` stream stays open
-        for hours, and went on telling a revoked client which notes changed)."""
-        token = getattr(getattr(scope.get("user"), "access_token", None), "token", None)
+        stays good: looked at again every `RECHECK_S` while the request runs, and at its expiry
+        itself, a revoked client, a revoked family or an expired token ends it (a
+        `subscriptions/listen` stream stays open for hours, and went on telling a revoked client
+        which notes changed; a look once a second let it run up to a second past its expiry)."""
+        access = getattr(scope.get("user"), "access_token", None)
+        token, expires = getattr(access, "token", None), getattr(access, "expires_at", None)
         if not isinstance(token, str):
             await self.mcp_app(scope, receive, send)
             return
@@ -656,9 +661,9 @@ class OAuthDoor:
 
             async def watch() -> None:
                 while True:
-                    await anyio.sleep(RECHECK_S)
-                    found = await self.provider.load_access_token(token)
-                    if found is None or (found.expires_at is not None and found.expires_at <= time.time()):
+                    left = RECHECK_S if expires is None else expires - self.provider.clock()
+                    await anyio.sleep(min(RECHECK_S, max(left, 0.0)))
+                    if await self.provider.load_access_token(token) is None:  # revoked or expired
                         log.info("oauth: a request's token lapsed while it ran; it is ended")
                         group.cancel_scope.cancel()
                         return

@@ -468,3 +468,51 @@ def test_a_revoked_clients_listen_stream_is_closed_and_hears_nothing_after(oserv
     heard, ended = asyncio.run(go())
     assert heard == [], heard
     assert "ended" in ended, ended  # the SDK's SubscriptionLost: the stream was cut, not left open
+
+
+def test_an_access_token_is_refused_from_its_expiry_second_and_its_listen_stream_ends_then(oserver, monkeypatch):
+    """A token is good until its `expires_at`, not up to a second past it (the SDK's check is
+    `expires_at < int(time.time())`), and a listen stream it opened ends at that moment, not at the
+    watch's next look (issue 62). The provider's clock is moved; the server and its watch are real."""
+    import asyncio
+
+    import anyio
+    from serverkit import client
+
+    import cortex.http.oauth as oauth
+
+    shift = [0.0]
+    oserver.parts.oauth.provider.clock = lambda: time.time() + shift[0]  # before the door copies it
+    flow = Flow(oserver.url)
+    tokens = flow.tokens()
+    [(_, record)] = oserver.parts.oauth.provider.records.scan("access:")
+    expires, access = record["expires_at"], tokens["access_token"]
+    assert isinstance(expires, int)
+
+    shift[0] = expires - time.time() - 0.5  # half a second before: still good
+    assert not refused(oserver, access)
+    shift[0] = expires - time.time()  # its expiry second itself: refused
+    assert refused(oserver, access)
+
+    # A stream opened 1.5 s before expiry ends then; the watch's regular look is set far apart
+    # (5 s), so a stream cut only at a regular look would run on well past its token.
+    monkeypatch.setattr(oauth, "RECHECK_S", 5.0)
+    url = f"{oserver.url}/mcp"
+
+    async def go() -> tuple[str, float]:
+        ended, opened = "", time.monotonic()
+        async with client(url, access) as c:
+            try:
+                async with c.listen(resources_list_changed=True) as sub:
+                    opened = time.monotonic()
+                    with anyio.fail_after(8):
+                        async for _ in sub:
+                            pass
+            except Exception as exc:  # the stream's end, as the SDK raises it
+                ended = str(exc)
+        return ended, time.monotonic() - opened
+
+    shift[0] = expires - time.time() - 1.5
+    ended, lasted = asyncio.run(go())
+    assert "ended" in ended, ended
+    assert 0.8 < lasted < 3.0, lasted
