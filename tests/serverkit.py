@@ -126,6 +126,26 @@ def serve(tmp_path: Path, brain_path: Path, **env: str) -> RunningServer:
     return running
 
 
+def hosted(tmp_path: Path, name: str, remote: Path, redis_url: str) -> RunningServer:
+    """A started hosted instance: its own clone of `remote` under tmp_path/name, and the Redis at
+    `redis_url`, which several instances share as they would behind a load balancer. Stop it
+    with `__exit__` and then `parts.remote.stop()`."""
+    settings = make_settings(
+        tmp_path / name,
+        tmp_path / name / "unused",
+        env={
+            "CORTEX_REMOTE": str(remote),
+            "REDIS_URL": redis_url,
+            "CORTEX_MEANING": "off",
+            "CORTEX_FETCH_INTERVAL": "30",
+        },
+    )
+    parts = assemble(settings)
+    running = RunningServer(make_app(parts), parts.settings).__enter__()
+    running.parts = parts
+    return running
+
+
 TS = Path(__file__).parent / "tsclient"
 
 

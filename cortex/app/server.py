@@ -23,7 +23,7 @@ from cortex.settings import (
     keep_header_file,
     load_or_make_secret,
 )
-from cortex.tools.toolset import Tools
+from cortex.tools.toolset import Asked, Confirmations, Tools
 
 if TYPE_CHECKING:  # the HTTP side is imported where the app is made (`cortex serve`, tests)
     from cortex.http.doors import DoorRouter
@@ -34,6 +34,7 @@ __all__ = [
     "assemble",
     "banner",
     "client_snippets",
+    "confirmations",
     "make_app",
     "make_reader",
     "oauth_line",
@@ -68,7 +69,13 @@ def assemble(settings: Settings) -> ServerParts:
     parts = ServerParts(
         settings,
         brain,
-        Tools(brain, asker, public_url=settings.public_url, confirm_writes=settings.confirm_writes == "on"),
+        Tools(
+            brain,
+            asker,
+            public_url=settings.public_url,
+            confirm_writes=settings.confirm_writes == "on",
+            asked=confirmations(settings),
+        ),
         token,
         url_secret,
         new,
@@ -108,6 +115,16 @@ def sync_parts(parts: ServerParts, app_args: dict[str, Any]) -> dict[str, Any]:
     parts.health = combined_health  # the console's Status page shows it to the signed-in owner
     app_args.update(extra_routes=routes, health=combined_health, on_startup=startup + [r.start for r in runners])
     return app_args
+
+
+def confirmations(settings: Settings) -> Confirmations:
+    """brain_write's open confirmations: in Redis in hosted mode with REDIS_URL, where any
+    instance behind a load balancer answers one another asked; else in this process."""
+    if settings.remote and settings.redis_url:
+        from cortex.guests.queue import RedisConfirmations
+
+        return RedisConfirmations(settings.redis_url)
+    return Asked()
 
 
 def answer_cache(settings: Settings) -> AnswerCache:
@@ -215,9 +232,11 @@ def make_app(parts: ServerParts) -> DoorRouter:
     from cortex.http.console.routes import console_routes
     from cortex.http.doors import build_app
     from cortex.http.guest_door import guest_parts
+    from cortex.http.mcp_tools import request_state
     from cortex.http.oauth import make_oauth
 
     guest = guest_parts(parts)  # first: it makes parts.queue from REDIS_URL, which the console shares
+    parts.request_state = request_state(parts.settings)  # shared by every owner door, the OAuth one too
     parts.oauth = make_oauth(parts, guest["review"])  # before the console: its consent page uses it
     return build_app(
         parts.settings,
@@ -225,6 +244,7 @@ def make_app(parts: ServerParts) -> DoorRouter:
         parts.owner_token,
         parts.url_secret,
         oauth=parts.oauth,
+        request_state=parts.request_state,
         **sync_parts(parts, dict(guest, extra_routes=console_routes(parts))),
     )
 

@@ -35,10 +35,12 @@ __all__ = [
     "Proposal",
     "ProposalQueue",
     "RedisAnswerCache",
+    "RedisConfirmations",
     "RedisRecords",
     "RedisVectors",
     "SOCKET_TIMEOUT",
     "content_digest",
+    "shared_secret",
     "tomb_key",
 ]
 
@@ -559,6 +561,66 @@ class RedisRecords:
 
     def close(self) -> None:
         self.r.close()
+
+
+class RedisConfirmations:
+    """brain_write's open confirmations (the tools.toolset.Confirmations protocol) in Redis, for
+    hosted mode: one instance asks, any instance answers, once (GET and DEL in one transaction),
+    and an unanswered one lapses after TTL_S. Each holds the write's digest and the note's blob
+    the owner was shown. Lives here because this is the one module that talks to Redis. While
+    Redis is away a write that would ask is refused in one line, never made unasked."""
+
+    TTL_S = 600
+    MAX_KEY = 64  # the keys `ask` makes are 22 characters
+    AWAY = "the owner's confirmation cannot be kept: Redis is not answering; nothing changed, try again later"
+
+    def __init__(self, url: str, prefix: str = "cortex:confirm:"):
+        self.r = _connect(url)
+        self.prefix = prefix
+
+    def ask(self, write: str, blob: str) -> str:
+        key = secrets.token_urlsafe(16)
+        try:
+            self.r.set(self.prefix + key, json.dumps([write, blob]), ex=self.TTL_S)
+        except redis.exceptions.RedisError as exc:
+            raise QueueUnavailable(self.AWAY) from exc
+        return key
+
+    def answer(self, key: object) -> tuple[str, str] | None:
+        """(write digest, blob) of the open confirmation `key`, closing it; None when there is none."""
+        if not isinstance(key, str) or not key or len(key) > self.MAX_KEY:
+            return None
+        try:
+            pipe = self.r.pipeline(transaction=True)
+            pipe.get(self.prefix + key)
+            pipe.delete(self.prefix + key)
+            raw, _ = pipe.execute()
+        except redis.exceptions.RedisError as exc:
+            raise QueueUnavailable(self.AWAY) from exc
+        if not raw:
+            return None
+        write, blob = json.loads(raw)
+        return str(write), str(blob)
+
+    def close(self) -> None:
+        self.r.close()
+
+
+@_guard
+def shared_secret(url: str, name: str) -> bytes:
+    """A secret every instance on the Redis at `url` shares, under `cortex:secret:<name>`: 32
+    random bytes (as hex) made by the first to ask, read by the rest (SET NX and GET in one
+    transaction). QueueUnavailable while Redis is away."""
+    r = _connect(url)
+    key = f"cortex:secret:{name}"
+    try:
+        pipe = r.pipeline(transaction=True)
+        pipe.set(key, secrets.token_hex(32), nx=True)
+        pipe.get(key)
+        _, value = pipe.execute()
+    finally:
+        r.close()
+    return str(value).encode()
 
 
 class RedisVectors:

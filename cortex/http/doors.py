@@ -33,6 +33,7 @@ from typing import Any, AsyncIterator, Callable, Protocol
 
 import anyio
 from mcp.server import MCPServer
+from mcp.server.request_state import RequestStateSecurity
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import INVALID_REQUEST
 from starlette.applications import Starlette
@@ -327,12 +328,13 @@ def build_app(
     health: Callable[[], dict[str, Any]] | None = None,
     on_startup: list[Callable[[], Any]] | None = None,
     oauth: OAuthEntry | None = None,
+    request_state: RequestStateSecurity | None = None,
 ) -> DoorRouter:
     """The whole HTTP app. Build a fresh one per server: each MCP session manager runs once.
-    `oauth`: the OAuth door (`http.oauth.make_oauth`), or None for the owner token alone."""
+    `oauth`: the OAuth door (`http.oauth.make_oauth`), or None for the owner token alone;
+    `request_state`: how the owner's doors seal requestState (`mcp_tools.request_state`)."""
     security = transport_security(settings)
-    owner = trusted_server(tools, "owner", review)
-    url = trusted_server(tools, "owner-url", review)
+    owner, url = (trusted_server(tools, door, review, state=request_state) for door in ("owner", "owner-url"))
     owner_app, url_app = door_app(owner, security), door_app(url, security)
     servers = [owner, url] + ([oauth.server] if oauth else []) + (list(guest_doors.servers()) if guest_doors else [])
 

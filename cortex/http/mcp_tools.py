@@ -12,6 +12,8 @@ import inspect
 import json
 import logging
 import math
+import secrets
+import time
 import typing
 import weakref
 from collections.abc import Mapping
@@ -24,6 +26,7 @@ from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError, UnexpectedToolError
 from mcp.server.mcpserver.prompts.base import Prompt
+from mcp.server.request_state import AESGCMRequestStateCodec, InvalidRequestState, RequestStateSecurity
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, ResourceLink, TextContent, ToolAnnotations
@@ -51,6 +54,7 @@ from cortex.files import storage_error_text
 from cortex.guests.review import Review
 from cortex.notes.paths import check_text
 from cortex.notes.redact import might_hold_secret, redact, redact_value
+from cortex.settings import Settings
 from cortex.tools.context import VERIFY_ADVICE
 from cortex.tools.note_resources import NOTE_TEMPLATE, listed_notes, note_changes, read_note
 from cortex.tools.prompts import PROMPTS, BrainPrompt
@@ -64,6 +68,7 @@ __all__ = [
     "INSTRUCTIONS",
     "MODERN",
     "OneLineMCPServer",
+    "SharedStateCodec",
     "asked",
     "client_confirmation",
     "client_name",
@@ -74,6 +79,7 @@ __all__ = [
     "note_bus",
     "register",
     "reply_text",
+    "request_state",
     "run_asking",
     "run_tool",
     "storage_error",
@@ -499,18 +505,77 @@ async def follow_notes(tools: Tools, every: float = NOTE_POLL_S) -> None:
             await bus.publish(ResourcesListChanged())
 
 
+class SharedStateCodec:
+    """The SDK's `requestState` codec (AES-256-GCM) under a key every hosted instance on one Redis
+    shares, so the second round of a call (brain_write's confirmation, brain_ask's sampled reply)
+    may reach any instance behind a load balancer. Under the SDK's default, a key each process
+    makes for itself, another instance refused it: "Invalid or expired requestState".
+
+    `fetch` reads the shared key (`guests.queue.shared_secret`). Until it can (Redis away at
+    start), this process's own key seals, and is tried after the shared one when unsealing, so a
+    call still completes on the instance that asked. Once read, the key is held: the read blocks
+    the event loop only until it succeeds, tried at most every RETRY_S."""
+
+    RETRY_S = 5.0
+
+    def __init__(self, fetch: Callable[[], bytes]) -> None:
+        self._fetch = fetch
+        self._own = AESGCMRequestStateCodec([secrets.token_bytes(32)])
+        self._shared: AESGCMRequestStateCodec | None = None
+        self._next_try = 0.0
+        self._ring()
+
+    def _ring(self) -> AESGCMRequestStateCodec | None:
+        if self._shared is None and time.monotonic() >= self._next_try:
+            try:
+                self._shared = AESGCMRequestStateCodec([self._fetch()])
+            except CortexError as exc:
+                self._next_try = time.monotonic() + self.RETRY_S
+                log.warning("requestState: the shared key cannot be read (%s); this instance's own seals", exc)
+        return self._shared
+
+    def seal(self, payload: bytes) -> str:
+        return (self._ring() or self._own).seal(payload)
+
+    def unseal(self, token: str) -> bytes:
+        shared = self._ring()
+        if shared is not None:
+            try:
+                return shared.unseal(token)
+            except InvalidRequestState:
+                pass  # sealed by this process's own key while the shared one was away
+        return self._own.unseal(token)
+
+
+def request_state(settings: Settings) -> RequestStateSecurity | None:
+    """How the owner's doors seal `requestState`: in hosted mode with REDIS_URL under the key every
+    instance on that Redis shares (`SharedStateCodec`); else None, the SDK's key of this process
+    (one server a brain)."""
+    if not (settings.remote and settings.redis_url):
+        return None
+    from cortex.guests.queue import shared_secret
+
+    url = settings.redis_url
+    return RequestStateSecurity(codec=SharedStateCodec(lambda: shared_secret(url, "request-state")))
+
+
 def trusted_server(
-    tools: Tools, door: str, review: Review | None = None, who: Callable[[Context], str] = client_name
+    tools: Tools,
+    door: str,
+    review: Review | None = None,
+    who: Callable[[Context], str] = client_name,
+    state: RequestStateSecurity | None = None,
 ) -> MCPServer:
     """An MCPServer with the owner's full tool set, recording `door` and `who` (the client's
     self-reported name; an OAuth client's registered one on the OAuth door) in commits; with
-    `review`, the review tools too."""
+    `review`, the review tools too; `state`: how `requestState` is sealed (`request_state`)."""
     mcp = OneLineMCPServer(
         name="cortex",
         version=__version__,
         instructions=INSTRUCTIONS,
         log_level="WARNING",
         subscriptions=note_bus(tools),
+        request_state_security=state,
     )
 
     def caller_of(ctx: Context, tool: Tool[Any, Any]) -> Caller:

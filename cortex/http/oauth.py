@@ -782,5 +782,5 @@ def make_oauth(parts: ServerParts, review: Review | None) -> OAuthDoor | None:
         records = RedisRecords(s.redis_url)
     else:
         records = FileRecords(s.home / "oauth.json")
-    server = trusted_server(parts.tools, "owner-oauth", review, who=oauth_who)
+    server = trusted_server(parts.tools, "owner-oauth", review, who=oauth_who, state=parts.request_state)
     return OAuthDoor(CortexProvider(records), s.public_url, server, door_app(server, transport_security(s)))

@@ -46,3 +46,6 @@ class ServerParts:
     # The OAuth door (http.oauth.OAuthDoor, made from these parts by make_oauth) unless
     # CORTEX_OAUTH=off; the console's consent page uses it.
     oauth: Any = None
+    # How the owner's doors seal requestState (mcp_tools.request_state): a key shared through
+    # Redis in hosted mode, else None (the SDK's key of this process). Set by make_app.
+    request_state: Any = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import quote
 
 from cortex.brain.brain import Brain
@@ -21,13 +21,30 @@ if TYPE_CHECKING:
 
     from cortex.ask.asker import Asker
 
-__all__ = ["NOTE_URI", "Tools", "note_uri", "note_url"]
+__all__ = ["NOTE_URI", "Asked", "Confirmations", "Tools", "note_uri", "note_url"]
+
+
+class Confirmations(Protocol):
+    """Where brain_write's open confirmations are kept: `Asked` in this process, or
+    `guests.queue.RedisConfirmations` in hosted mode, where any instance answers one another asked."""
+
+    def ask(self, write: str, blob: str) -> str: ...
+
+    def answer(self, key: object) -> tuple[str, str] | None: ...
 
 
 class Tools:
     """The trusted tool set over one brain."""
 
-    def __init__(self, brain: Brain, asker: Asker, *, public_url: str | None = None, confirm_writes: bool = True):
+    def __init__(
+        self,
+        brain: Brain,
+        asker: Asker,
+        *,
+        public_url: str | None = None,
+        confirm_writes: bool = True,
+        asked: Confirmations | None = None,
+    ):
         self.brain = brain
         self.confirm_writes = confirm_writes  # CORTEX_CONFIRM_WRITES: a destructive write asks the owner first
         self.public_url = public_url  # CORTEX_PUBLIC_URL: where a note's console page is, for search/fetch
@@ -35,7 +52,7 @@ class Tools:
         self.asker = asker
         self.names = NameMap()  # names first: exact titles, aliases and file names, by head
         self.masks: dict[tuple, np.ndarray] = {}  # search filters' verdicts for the meaning arm
-        self.asked = Asked()  # the confirmations brain_write asked for, each answerable once
+        self.asked = asked or Asked()  # the confirmations brain_write asked for, each answerable once
 
 
 class Asked:

@@ -8,29 +8,11 @@ import time
 import httpx
 import pytest
 from oauthkit import Flow
-from serverkit import RunningServer, call, make_settings
+from serverkit import call, hosted
 
 from cortex.app.brain_setup import init_brain
-from cortex.app.server import assemble, make_app
 
 pytestmark = pytest.mark.slow
-
-
-def hosted(tmp_path, name: str, remote, redis_url: str) -> RunningServer:
-    settings = make_settings(
-        tmp_path / name,
-        tmp_path / name / "unused",
-        env={
-            "CORTEX_REMOTE": str(remote),
-            "REDIS_URL": redis_url,
-            "CORTEX_MEANING": "off",
-            "CORTEX_FETCH_INTERVAL": "30",
-        },
-    )
-    parts = assemble(settings)
-    running = RunningServer(make_app(parts), parts.settings).__enter__()
-    running.parts = parts
-    return running
 
 
 def test_two_hosted_instances_share_tokens_and_a_revoke(tmp_path, redis_proc):

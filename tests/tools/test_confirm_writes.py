@@ -15,20 +15,28 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from reliakit import RawSession
-from serverkit import TOKEN, acall, call, client, serve
+from serverkit import TOKEN, acall, call, client, hosted, serve
 
 KILN = "# Kiln\n\nThe kiln fires at 1,240 °C.\n"
 
 
-async def _with_owner(url: str, answer: dict[str, Any] | None, tool_args: dict[str, Any], asked: list[str]) -> Any:
-    """One brain_write from a client that answers elicitation with `answer` (action, content)."""
+async def _with_owner(
+    url: str,
+    answer: dict[str, Any] | None,
+    tool_args: dict[str, Any],
+    asked: list[str],
+    transport: httpx2.AsyncBaseTransport | None = None,
+) -> Any:
+    """One brain_write from a client that answers elicitation with `answer` (action, content);
+    `transport`: how its requests travel (`Balancer`: through a load balancer)."""
 
     async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         asked.append(params.message)
         assert answer is not None
         return types.ElicitResult(**answer)
 
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http:
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with httpx2.AsyncClient(headers=headers, timeout=60, transport=transport) as http:
         async with Client(streamable_http_client(url, http_client=http), elicitation_callback=elicit) as c:
             return await acall(c, "brain_write", **tool_args)
 
@@ -151,3 +159,78 @@ def test_a_confirmation_is_pinned_to_the_note_shown_and_answered_once(tmp_path) 
     assert done["mode"] == "replace" and "all new" in brain.read("notes/c4.md")[2].text
     with pytest.raises(BadInput, match="answered already"):
         round_(Confirmation("", "accept", True, asked.state))  # an accepted round, replayed
+
+
+class Balancer(httpx2.AsyncBaseTransport):
+    """A round-robin load balancer in front of hosted instances, as the client's transport: each
+    tools/call goes to the next instance in turn (anything else to the first), over real HTTP,
+    the Host header left as the client sent it. Every tools/call is kept: (instance, headers, body)."""
+
+    def __init__(self, urls: list[str]):
+        self.urls = urls
+        self.inner = httpx2.AsyncHTTPTransport()
+        self.calls: list[tuple[str, dict[str, str], bytes]] = []
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        target = self.urls[0]
+        if request.headers.get("mcp-method") == "tools/call":
+            target = self.urls[len(self.calls) % len(self.urls)]
+            self.calls.append((target, dict(request.headers), request.content))
+        port = int(target.rsplit(":", 1)[1])
+        sent = httpx2.Request(
+            request.method,
+            request.url.copy_with(port=port),
+            headers=request.headers,
+            content=request.content,
+            extensions=request.extensions,
+        )
+        return await self.inner.handle_async_request(sent)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+@pytest.mark.slow
+def test_a_confirmation_asked_on_one_hosted_instance_is_answered_on_another(tmp_path, redis_proc) -> None:
+    """Two hosted instances on one remote and one Redis behind a round-robin balancer: the
+    question asked by one, the owner's answer reaching the other, writes once (issue 62: it was
+    "Invalid or expired requestState", each process sealing under its own key, and then its own
+    memory of the question). The answered round replayed to either instance writes nothing, and
+    with Redis away a write that would ask is refused in one line."""
+    from cortex.app.brain_setup import init_brain
+    from cortex.store.git import GitStore
+
+    remote = tmp_path / "remote.git"
+    init_brain(remote, bare=True)
+    one = hosted(tmp_path, "one", remote, redis_proc.url)
+    servers = [one]
+    try:
+        assert call(f"{one.url}/mcp", "brain_write", path="notes/kiln.md", mode="create", content=KILN).error is None
+        two = hosted(tmp_path, "two", remote, redis_proc.url)  # its clone has the note
+        servers.append(two)
+        balancer, asked = Balancer([one.url, two.url]), []
+        yes = {"action": "accept", "content": {"confirm": True}}
+        replace = {"path": "notes/kiln.md", "mode": "replace", "content": "# Kiln\n\nAll new.\n"}
+        done = asyncio.run(_with_owner(f"{one.url}/mcp", yes, replace, asked, transport=balancer))
+        assert done.error is None, done.error
+        assert [target for target, _, _ in balancer.calls] == [one.url, two.url]  # asked on one, answered on two
+        assert asked and "Replace the whole of notes/kiln.md" in asked[0]
+        head = GitStore(remote).head()
+        assert head == done.data["sha"]
+
+        _, headers, answered = balancer.calls[1]
+        headers = {k: v for k, v in headers.items() if k.lower() not in ("host", "content-length")}
+        for server in (one, two):  # the instance that asked, and the one that answered
+            replay = httpx2.post(f"{server.url}/mcp", content=answered, headers=headers, timeout=30).json()
+            result = replay["result"]
+            assert result["isError"] and "answered already" in result["content"][0]["text"], replay
+        assert GitStore(remote).head() == head
+
+        redis_proc.stop()  # with Redis away, a write that would ask is refused, never made unasked
+        away = asyncio.run(_with_owner(f"{one.url}/mcp", yes, replace, asked))
+        assert away.error and "Redis is not answering; nothing changed" in away.error and "\n" not in away.error
+        assert GitStore(remote).head() == head
+    finally:
+        for server in servers:
+            server.__exit__(None, None, None)
+            server.parts.remote.stop()
