@@ -55,7 +55,7 @@ def candidates():
         found.append((home / "python").read_text().strip())
     except OSError:
         pass
-    return [c for c in found if c and os.path.realpath(c) != os.path.realpath(sys.executable)]
+    return [c for c in found if c and os.path.abspath(c) != os.path.abspath(sys.executable)]
 
 
 missing = lacks(NEEDS)
