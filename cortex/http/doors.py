@@ -308,6 +308,13 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     )
 
 
+def _proof(challenge: str, owner_token: str, settings: Settings) -> dict[str, str]:
+    """`proof` for a well-formed `?challenge=`: what `cortex stdio` checks before its token crosses."""
+    if not CHALLENGE.fullmatch(challenge):
+        return {}
+    return {"proof": identity_proof(owner_token, challenge, settings.brain)}
+
+
 def _behind(health: dict[str, Any]) -> str | None:
     """What public /healthz says while committed files are behind on disk (a read-only
     folder), until mended: how many, never which (?detail=1 names them)."""
@@ -352,9 +359,7 @@ def build_app(
             )
         head = tools.brain.head()
         body: dict[str, Any] = {"ok": True, "sha": head}
-        challenge = request.query_params.get("challenge", "")
-        if CHALLENGE.fullmatch(challenge):  # cortex stdio asks before its token crosses
-            body["proof"] = identity_proof(owner_token, challenge, settings.brain)
+        body.update(_proof(request.query_params.get("challenge", ""), owner_token, settings))
         # Never waits for the index: during a first build it says how far it has got.
         body.update(tools.brain.index_state())
         extra = health() if health else {}
