@@ -262,6 +262,18 @@ class OneLineMCPServer(MCPServer):
             raise ResourceError(str(_refusal(exc))) from None
         return [ReadResourceContents(content=text, mime_type="text/markdown", meta=meta)]
 
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+        """A prompt this door has, rendered; any other name is a one-line invalid-params error. The
+        SDK raised a ValueError, answered as error code 0 (2025 protocol) or "Internal server
+        error" (2026), with a traceback in the log for each call: on the guest door, which has no
+        prompts, a guest could write one a request, at no cost to its meters. The refusal does
+        no work and logs nothing, as a call to a tool the door does not list."""
+        names = [prompt.name for prompt in await self.list_prompts()]
+        if name not in names:
+            has = f"its prompts are {', '.join(names)}" if names else "this door has no prompts"
+            raise MCPError(code=INVALID_PARAMS, message=f"unknown prompt {client_text(name, 60)!r}: {has}")
+        return await super().get_prompt(name, arguments, context)
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         if self._takes is None or name not in self._takes:
             self._takes = {t.name: list(t.input_schema.get("properties", {})) for t in await self.list_tools()}

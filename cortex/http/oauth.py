@@ -1,7 +1,8 @@
 """OAuth 2.1 for the owner door: Cortex is its own authorization server and resource server.
 
-The protocol is the MCP SDK's (`mcp.server.auth`): its authorize, token, register and revoke
-handlers, its metadata routes and its bearer backend. This module supplies what the SDK
+The protocol is the MCP SDK's (`mcp.server.auth`): its authorize, token and register handlers,
+its metadata routes and its bearer backend; /revoke is Cortex's (`_revocation`: the SDK's
+refused a public client). This module supplies what the SDK
 leaves to a server: the provider (`CortexProvider`: storage, the owner's consent, token
 lifetimes and rotation) and where the door's URLs are (`OAuthDoor`).
 
@@ -38,6 +39,7 @@ from urllib.parse import parse_qs, urlsplit
 import anyio
 from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, BearerAuthBackend
+from mcp.server.auth.middleware.client_auth import AuthenticationError, ClientAuthenticator
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
@@ -50,13 +52,16 @@ from mcp.server.auth.provider import (
 )
 from mcp.server.auth.routes import build_metadata, cors_middleware, create_auth_routes
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
 from mcp.shared.auth import OAuthClientInformationFull, OAuthMetadata, OAuthToken, ProtectedResourceMetadata
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from pydantic import AnyHttpUrl, AnyUrl, ValidationError
 from starlette.applications import Starlette
-from starlette.requests import HTTPConnection
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
-from starlette.types import Message, Receive, Scope, Send
+from starlette.routing import Route, request_response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cortex.ask.neutralize import client_text
 from cortex.errors import CortexError
@@ -451,8 +456,11 @@ class CortexProvider:
         return self._issue(client.client_id, scopes, record["resource"], record["family"])
 
     async def load_access_token(self, token: str) -> AccessToken | None:
+        """The access token's grant, or None: unknown, revoked, or expired. Expired from its
+        `expires_at` second on (the SDK's bearer check compares it with `int(time.time())` by `<`,
+        which let a token through for up to a second past it)."""
         record = self.records.get(f"access:{digest(token)}")
-        if record is None:
+        if record is None or self.clock() >= record["expires_at"]:
             return None
         family, client = self.records.get_many([f"family:{record['family']}", f"client:{record['client_id']}"])
         if family is None or client is None:
@@ -469,10 +477,17 @@ class CortexProvider:
         )
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
-        """RFC 7009: either token of a pair ends the pair, and every token of its family."""
-        kind = "access" if isinstance(token, AccessToken) else "refresh"
-        record = self.records.get(f"{kind}:{digest(token.token)}")
-        self._end_family((record or {}).get("family"), "revoked at /revoke")
+        """The SDK provider's revoke (Cortex's /revoke calls `revoke_for`): either token of a
+        pair ends the pair, and every token of its family."""
+        self.revoke_for(token.client_id, token.token)
+
+    def revoke_for(self, client_id: str, token: str) -> None:
+        """/revoke's work: `token`, an access or a refresh token issued to `client_id`, ends its
+        family (expired or not). Another client's token, or an unknown one, changes nothing; the
+        answer is the same either way (RFC 7009 2.2), so it tells nothing about the token."""
+        for record in self.records.get_many([f"access:{digest(token)}", f"refresh:{digest(token)}"]):
+            if record is not None and record.get("client_id") == client_id:
+                self._end_family(record.get("family"), "revoked at /revoke")
 
     async def exchange_identity_assertion(
         self, client: OAuthClientInformationFull, params: IdentityAssertionParams
@@ -573,6 +588,7 @@ class OAuthDoor:
                 scopes_supported=[SCOPE],
                 # public clients (no secret, PKCE only) are what most MCP clients register as
                 token_endpoint_auth_methods_supported=["client_secret_post", "client_secret_basic", "none"],
+                revocation_endpoint_auth_methods_supported=["client_secret_post", "client_secret_basic", "none"],
                 client_id_metadata_document_supported=True,
                 authorization_response_iss_parameter_supported=True,
             )
@@ -593,6 +609,9 @@ class OAuthDoor:
                 }
             )
         )
+        revoke = [i for i, r in enumerate(routes) if getattr(r, "path", "") == "/revoke"]
+        assert len(revoke) == 1  # the SDK's, replaced: see `_revocation`
+        routes[revoke[0]] = Route("/revoke", endpoint=_revocation(provider), methods=["POST", "OPTIONS"])
         for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
             routes.append(
                 Route(path, endpoint=cors_middleware(prm.handle, ["GET", "OPTIONS"]), methods=["GET", "OPTIONS"])
@@ -629,10 +648,12 @@ class OAuthDoor:
 
     async def serve_mcp(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The owner's tools for a request `authenticate` let in, for as long as its access token
-        stays good: looked at again every `RECHECK_S` while the request runs, a revoked client,
-        a revoked family or an expired token ends it (a `subscriptions/listen` stream stays open
-        for hours, and went on telling a revoked client which notes changed)."""
-        token = getattr(getattr(scope.get("user"), "access_token", None), "token", None)
+        stays good: looked at again every `RECHECK_S` while the request runs, and at its expiry
+        itself, a revoked client, a revoked family or an expired token ends it (a
+        `subscriptions/listen` stream stays open for hours, and went on telling a revoked client
+        which notes changed; a look once a second let it run up to a second past its expiry)."""
+        access = getattr(scope.get("user"), "access_token", None)
+        token, expires = getattr(access, "token", None), getattr(access, "expires_at", None)
         if not isinstance(token, str):
             await self.mcp_app(scope, receive, send)
             return
@@ -640,9 +661,9 @@ class OAuthDoor:
 
             async def watch() -> None:
                 while True:
-                    await anyio.sleep(RECHECK_S)
-                    found = await self.provider.load_access_token(token)
-                    if found is None or (found.expires_at is not None and found.expires_at <= time.time()):
+                    left = RECHECK_S if expires is None else expires - self.provider.clock()
+                    await anyio.sleep(min(RECHECK_S, max(left, 0.0)))
+                    if await self.provider.load_access_token(token) is None:  # revoked or expired
                         log.info("oauth: a request's token lapsed while it ran; it is ended")
                         group.cancel_scope.cancel()
                         return
@@ -703,6 +724,36 @@ async def _unproven_request(scope: Scope, receive: Receive, resource: str) -> tu
         return (replay if body else receive), None
     page = PlainTextResponse(f"Bad Request: {why}; nothing was sent to the client's redirect URI", status_code=400)
     return receive, page
+
+
+def _revocation(provider: CortexProvider) -> ASGIApp:
+    """POST /revoke (RFC 7009) in place of the SDK's, whose request model requires a
+    `client_secret` field (mcp 2.3): a public client (token_endpoint_auth_method "none", as the
+    MCP clients Cortex was tested with register) sending `token` and `client_id` as the RFC says
+    got "client_secret: Field required", and its token stayed live. A client authenticates as at
+    /token, by the SDK's own ClientAuthenticator, so a confidential client still needs its secret.
+    Wrapped as the SDK wraps its own: CORS outermost, then its body limit."""
+    authenticator = ClientAuthenticator(provider)
+
+    async def revoke(request: Request) -> Response:
+        try:
+            client = await authenticator.authenticate_request(request)
+        except AuthenticationError as exc:
+            return JSONResponse({"error": "invalid_client", "error_description": exc.message}, status_code=401)
+        token = (await request.form()).get("token")
+        if not isinstance(token, str) or not token:
+            return JSONResponse(
+                {"error": "invalid_request", "error_description": "token: send the token to revoke"}, status_code=400
+            )
+        provider.revoke_for(client.client_id, token)
+        return Response(status_code=200, headers={"Cache-Control": "no-store", "Pragma": "no-cache"})
+
+    return CORSMiddleware(
+        RequestBodyLimitMiddleware(request_response(revoke), DEFAULT_MAX_REQUEST_BODY_SIZE),
+        allow_origins="*",
+        allow_methods=["POST", "OPTIONS"],
+        allow_headers=[MCP_PROTOCOL_VERSION_HEADER],
+    )
 
 
 def _too_many(wait: int) -> Response:

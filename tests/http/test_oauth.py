@@ -178,6 +178,69 @@ def test_a_reused_refresh_token_revokes_the_family(oserver):
         assert r.status_code == 401
 
 
+def refused(server, access: str) -> bool:
+    """Whether the owner door turns this access token away (401)."""
+    bearer = {"Authorization": f"Bearer {access}"}
+    return httpx.post(f"{server.url}/mcp", headers=bearer, json={}).status_code == 401
+
+
+def test_a_public_client_revokes_its_own_token_and_a_confidential_one_must_authenticate(oserver):
+    """RFC 7009 at /revoke (issue 62): a public client sends `token` and `client_id`, no secret (the
+    SDK's handler answered "client_secret: Field required" and the token stayed live); another
+    client cannot revoke it; a confidential client's revoke without its secret is refused."""
+    url = f"{oserver.url}/mcp"
+    flow = Flow(oserver.url)
+    tokens = flow.tokens()
+    other = Flow(oserver.url)
+    other.register(name="Other client")
+    meta = httpx.get(f"{oserver.url}/.well-known/oauth-authorization-server").json()
+    assert "none" in meta["revocation_endpoint_auth_methods_supported"]
+    theirs = flow.http.post("/revoke", data={"token": tokens["access_token"], "client_id": other.client_id})
+    assert theirs.status_code == 200  # the same answer, and nothing revoked
+    assert call(url, "brain_read", token=tokens["access_token"], path="profile.md").error is None
+    no_token = flow.http.post("/revoke", data={"client_id": flow.client_id})
+    assert no_token.status_code == 400 and no_token.json()["error"] == "invalid_request"
+    done = flow.http.post("/revoke", data={"token": tokens["access_token"], "client_id": flow.client_id})
+    assert done.status_code == 200 and done.headers["cache-control"] == "no-store", done.text
+    assert refused(oserver, tokens["access_token"])
+    assert flow.refresh(tokens["refresh_token"]).status_code == 400  # the whole family
+
+    r = flow.http.post(
+        "/register",
+        json={
+            "redirect_uris": [flow.redirect],
+            "client_name": "Server app",
+            "token_endpoint_auth_method": "client_secret_post",
+        },
+    )
+    assert r.status_code == 201, r.text
+    confidential = Flow(oserver.url, client_id=r.json()["client_id"])
+    secret = r.json()["client_secret"]
+    code = confidential.code()
+    exchanged = confidential.http.post(
+        "/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": confidential.redirect,
+            "client_id": confidential.client_id,
+            "client_secret": secret,
+            "code_verifier": confidential.verifier,
+            "resource": f"{oserver.url}/mcp",
+        },
+    )
+    assert exchanged.status_code == 200, exchanged.text
+    access = exchanged.json()["access_token"]
+    for wrong in ({}, {"client_secret": "not-the-secret"}):
+        r = confidential.http.post("/revoke", data={"token": access, "client_id": confidential.client_id, **wrong})
+        assert r.status_code == 401 and r.json()["error"] == "invalid_client", r.text
+        assert not refused(oserver, access)
+    r = confidential.http.post(
+        "/revoke", data={"token": access, "client_id": confidential.client_id, "client_secret": secret}
+    )
+    assert r.status_code == 200 and refused(oserver, access)
+
+
 def test_a_consent_form_posted_cross_site_is_refused(oserver):
     flow = Flow(oserver.url)
     flow.register()
@@ -405,3 +468,51 @@ def test_a_revoked_clients_listen_stream_is_closed_and_hears_nothing_after(oserv
     heard, ended = asyncio.run(go())
     assert heard == [], heard
     assert "ended" in ended, ended  # the SDK's SubscriptionLost: the stream was cut, not left open
+
+
+def test_an_access_token_is_refused_from_its_expiry_second_and_its_listen_stream_ends_then(oserver, monkeypatch):
+    """A token is good until its `expires_at`, not up to a second past it (the SDK's check is
+    `expires_at < int(time.time())`), and a listen stream it opened ends at that moment, not at the
+    watch's next look (issue 62). The provider's clock is moved; the server and its watch are real."""
+    import asyncio
+
+    import anyio
+    from serverkit import client
+
+    import cortex.http.oauth as oauth
+
+    shift = [0.0]
+    oserver.parts.oauth.provider.clock = lambda: time.time() + shift[0]  # before the door copies it
+    flow = Flow(oserver.url)
+    tokens = flow.tokens()
+    [(_, record)] = oserver.parts.oauth.provider.records.scan("access:")
+    expires, access = record["expires_at"], tokens["access_token"]
+    assert isinstance(expires, int)
+
+    shift[0] = expires - time.time() - 0.5  # half a second before: still good
+    assert not refused(oserver, access)
+    shift[0] = expires - time.time()  # its expiry second itself: refused
+    assert refused(oserver, access)
+
+    # A stream opened 1.5 s before expiry ends then; the watch's regular look is set far apart
+    # (5 s), so a stream cut only at a regular look would run on well past its token.
+    monkeypatch.setattr(oauth, "RECHECK_S", 5.0)
+    url = f"{oserver.url}/mcp"
+
+    async def go() -> tuple[str, float]:
+        ended, opened = "", time.monotonic()
+        async with client(url, access) as c:
+            try:
+                async with c.listen(resources_list_changed=True) as sub:
+                    opened = time.monotonic()
+                    with anyio.fail_after(8):
+                        async for _ in sub:
+                            pass
+            except Exception as exc:  # the stream's end, as the SDK raises it
+                ended = str(exc)
+        return ended, time.monotonic() - opened
+
+    shift[0] = expires - time.time() - 1.5
+    ended, lasted = asyncio.run(go())
+    assert "ended" in ended, ended
+    assert 0.8 < lasted < 3.0, lasted

@@ -61,12 +61,8 @@ def test_two_hosted_instances_share_tokens_and_a_revoke(tmp_path, redis_proc):
         r = httpx.post(f"{two.url}/mcp", json=init, headers=headers)
         assert r.status_code == 200, r.text
         assert call(f"{one.url}/mcp", "brain_read", token=access, path="profile.md").error is None
-        # Revoke at one's /revoke (the SDK's RevocationRequest wants a client_secret field even from a
-        # public client: empty); two refuses within a second.
-        done = httpx.post(
-            f"{one.url}/revoke",
-            data={"token": tokens["refresh_token"], "client_id": flow.client_id, "client_secret": ""},
-        )
+        # Revoke at one's /revoke as RFC 7009 says a public client does; two refuses within a second.
+        done = httpx.post(f"{one.url}/revoke", data={"token": tokens["refresh_token"], "client_id": flow.client_id})
         assert done.status_code == 200
         deadline, status = time.monotonic() + 1.0, 200
         while time.monotonic() < deadline:

@@ -152,6 +152,40 @@ def test_the_guest_door_has_no_resources_prompts_nor_listen(gserver) -> None:
     assert counts == [0, 0, 0] and "acknowledged" != listened and "not found" in listened.lower(), listened
 
 
+def test_a_prompt_the_door_lacks_is_one_line_and_logs_nothing(gserver, caplog) -> None:
+    """The guest door's prompts/get (it has no prompts) was an error with code 0 (2025) or
+    "Internal server error" (2026) and a traceback in the log each call, at no cost to the
+    guest's meters (issue 62): now a one-line invalid-params error on both protocols, with no
+    work done and nothing logged, and on the owner's door too for a name it lacks."""
+    from mcp.shared.exceptions import MCPError
+
+    guest = gserver.guest("potter", ["notes/public/"])
+    body = {"jsonrpc": "2.0", "id": 4, "method": "prompts/get"}
+    with RawSession(guest.url) as s:  # the 2025-06-18 protocol
+        old = [s.post({**body, "params": {"name": n, "arguments": {}}}).json() for n in ("brain_boot", "x\n" * 500)]
+    with RawSession(f"{gserver.url}/mcp", {"Authorization": f"Bearer {TOKEN}"}) as s:
+        owner = s.post({**body, "params": {"name": "brain_nope"}}).json()
+
+    async def newest() -> str:
+        async with client(guest.url, None) as g:
+            try:
+                await g.get_prompt("brain_boot", {})
+            except MCPError as exc:
+                return f"{exc.error.code} {exc.error.message}"
+        return "answered"
+
+    modern = asyncio.run(newest())
+    errors = [reply["error"] for reply in old]
+    assert all(e["code"] == -32602 and "\n" not in e["message"] for e in errors), errors
+    assert all(e["message"].endswith("this door has no prompts") for e in errors), errors
+    assert len(errors[1]["message"]) < 200
+    assert modern == "-32602 unknown prompt 'brain_boot': this door has no prompts", modern
+    assert owner["error"]["code"] == -32602 and "its prompts are brain_boot" in owner["error"]["message"]
+    logged = [r for r in caplog.records if r.exc_info or "raised" in r.getMessage()]
+    assert logged == [], [r.getMessage() for r in logged]
+    assert gserver.queue.used("asks", "potter") == 0  # refused before any work: nothing to count
+
+
 def test_the_typescript_client_lists_and_reads_a_note(server) -> None:
     node = ts_node()
     url = f"{server.url}/mcp"
