@@ -45,6 +45,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cortex.guests.review import Review
 from cortex.http.mcp_tools import follow_notes, trusted_server
+from cortex.notes.redact import mask
 from cortex.settings import Settings, allowed, identity_proof
 from cortex.tools.toolset import Tools
 
@@ -363,8 +364,8 @@ def build_app(
         # Never waits for the index: during a first build it says how far it has got.
         body.update(tools.brain.index_state())
         extra = health() if health else {}
-        if detail:
-            body.update(extra)
+        if detail:  # the watcher's last error and held edits name paths and quote Git: masked
+            body.update(mask(extra))
         elif "guest_door" in extra:
             body["guest_door"] = extra["guest_door"]
         behind = _behind(extra)
