@@ -72,7 +72,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from cortex.app.startup import serve  # light: the port opens before the rest of Cortex is imported
 
     settings = Settings.from_env(brain=args.brain, host=args.host, port=args.port)
-    return serve(settings)
+    return serve(settings, show_secrets=not args.no_secrets_shown)
 
 
 def cmd_stdio(args: argparse.Namespace) -> int:
@@ -339,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
     brain_option(p)
     p.add_argument("--host", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", help="port, 1 to 65535 (default 8765, or PORT)")  # checked as CORTEX_PORT is
+    # cortex stdio's server logs to a file: its banner says where the token is, never the token
+    p.add_argument("--no-secrets-shown", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(fn=cmd_serve)
 
     p = sub.add_parser(

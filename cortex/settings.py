@@ -9,6 +9,8 @@ README's Configuration table is `settings_table()`'s output (`cortex settings` p
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import math
 import os
 import re
@@ -27,6 +29,9 @@ __all__ = [
     "DEFAULT_HOSTS",
     "GUEST_DEFAULTS",
     "HEADER_FILE",
+    "PYTHON_FILE",
+    "keep_python_file",
+    "identity_proof",
     "GUEST_SHARE",
     "MIN_SECRET",
     "QUEUE_CAP",
@@ -569,6 +574,15 @@ def secret_in_effect(settings: Settings, name: str) -> str | None:
 HEADER_FILE = "owner-header"
 
 
+def identity_proof(token: str, challenge: str, brain: Path) -> str:
+    """What only the server of `brain` that holds `token` can answer to `challenge`: an HMAC of
+    both under the owner token. `cortex stdio` checks it before the token crosses, so a
+    listener that took the port, or the server of another brain, never sees the token.
+    The message is prefixed for this use alone: the answer signs nothing else."""
+    message = f"cortex-identity\n{challenge}\n{Path(brain).resolve()}".encode()
+    return hmac.new(token.encode(), message, hashlib.sha256).hexdigest()
+
+
 def keep_header_file(home: Path, token: str) -> Path:
     """`Authorization: Bearer <token>` in a 0600 file of the state folder, for clients that read
     their headers from a file (mcp-remote's `--header-file`): a config naming the file works
@@ -584,6 +598,24 @@ def keep_header_file(home: Path, token: str) -> Path:
     state_folder.make(home)
     write_atomic(path, line, mode=0o600)
     return path
+
+
+PYTHON_FILE = "python"
+
+
+def keep_python_file(home: Path) -> None:
+    """The path of the Python that serves, in the state folder: the MCP Bundle's launcher runs
+    it when the host's own `python3` lacks Cortex's dependencies (ops/bundle.py)."""
+    import sys
+
+    path = home / PYTHON_FILE
+    line = f"{sys.executable}\n".encode()
+    try:
+        if path.read_bytes() == line:
+            return
+    except OSError:
+        pass
+    write_atomic(path, line, mode=0o600)
 
 
 def check_door_secrets(settings: Settings) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
 import tomllib
 import zipfile
@@ -28,18 +29,70 @@ MANIFEST_VERSION = "0.3"
 REQUIRED = ("manifest_version", "name", "version", "description", "author", "server")
 SERVER_REQUIRED = ("type", "entry_point", "mcp_config")
 
-LAUNCHER = '''"""Cortex's MCP Bundle entry point: `cortex stdio` with the bundled code (server/lib)."""
+# The launcher checks the Python it was started with for Cortex's dependencies before importing
+# anything (a host's bare `python3` in a virtual-environment setup has none): when they are
+# missing it runs the Python `cortex serve` recorded in the state folder (or CORTEX_PYTHON),
+# and when none has them it says in one line what to install.
+LAUNCHER = """\"\"\"Cortex's MCP Bundle entry point: `cortex stdio` with the bundled code (server/lib).\"\"\"
+import importlib.util
+import os
+import subprocess
 import sys
 from pathlib import Path
 
+NEEDS = __NEEDS__
+CHECK = "import importlib.util, sys; sys.exit(any(importlib.util.find_spec(m) is None for m in %r))" % (NEEDS,)
+
+
+def lacks(modules):
+    return [m for m in modules if importlib.util.find_spec(m) is None]
+
+
+def candidates():
+    home = Path(os.environ.get("CORTEX_HOME") or Path.home() / ".cortex")
+    found = [os.environ.get("CORTEX_PYTHON", "")]
+    try:
+        found.append((home / "python").read_text().strip())
+    except OSError:
+        pass
+    return [c for c in found if c and os.path.abspath(c) != os.path.abspath(sys.executable)]
+
+
+missing = lacks(NEEDS)
+if missing and not os.environ.get("CORTEX_BUNDLE_REEXEC"):
+    for python in candidates():
+        if os.access(python, os.X_OK) and subprocess.run([python, "-c", CHECK]).returncode == 0:
+            os.environ["CORTEX_BUNDLE_REEXEC"] = "1"
+            os.execv(python, [python, __file__, *sys.argv[1:]])
+if missing:
+    sys.exit(f"cortex stdio: {sys.executable} lacks Cortex's dependencies ({', '.join(missing)}); "
+             "install them there with: pip install cortex-git-brain (or set CORTEX_PYTHON to a Python that has them)")
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
-try:
-    from cortex.cli import main
-except ImportError as exc:  # a dependency of Cortex is missing from this Python
-    sys.exit(f"Cortex needs its dependencies in this Python ({sys.executable}): {exc}. "
-             "Install them with: pip install cortex-git-brain")
+from cortex.cli import main  # noqa: E402
+
 sys.exit(main(["stdio", *sys.argv[1:]]))
-'''
+"""
+# Import names of the distributions whose names differ from them.
+IMPORT_NAMES = {"python-frontmatter": "frontmatter", "PyYAML": "yaml", "markdown-it-py": "markdown_it"}
+
+
+def needed_modules(meta: dict[str, Any]) -> list[str]:
+    """The modules of Cortex's unconditional dependencies, as the launcher checks them."""
+    out = []
+    for spec in meta["dependencies"]:
+        if ";" in spec:
+            continue  # a platform's own (uvloop)
+        name = re.split(r"[<>=!~\[ ]", spec, maxsplit=1)[0]
+        out.append(IMPORT_NAMES.get(name, name.lower().replace("-", "_")))
+    return out
+
+
+def tracked(folder: str) -> list[Path]:
+    """The files Git tracks under `folder`: an untracked or ignored file (a stray .env) never ships."""
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "-z", "--", folder], capture_output=True, check=True
+    ).stdout
+    return sorted(ROOT / name for name in listed.decode().split("\0") if name)
 
 
 def metadata() -> dict[str, Any]:
@@ -142,12 +195,12 @@ def build(out: Path) -> tuple[Path, Path]:
     bundle = out / f"cortex-{meta['version']}.mcpb"
     with zipfile.ZipFile(bundle, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("manifest.json", json.dumps(found, indent=2) + "\n")
-        z.writestr(found["server"]["entry_point"], LAUNCHER)
-        for path in sorted((ROOT / "cortex").rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-                z.write(path, f"server/lib/{path.relative_to(ROOT).as_posix()}")
-        for path in sorted((ROOT / "brain-template").rglob("*.md")):  # the embedded default's first start
-            z.write(path, f"server/lib/cortex/brain_template/{path.relative_to(ROOT / 'brain-template').as_posix()}")
+        z.writestr(found["server"]["entry_point"], LAUNCHER.replace("__NEEDS__", repr(needed_modules(meta))))
+        for path in tracked("cortex"):
+            z.write(path, f"server/lib/{path.relative_to(ROOT).as_posix()}")
+        for path in tracked("brain-template"):  # the embedded default's first start
+            if path.suffix == ".md":
+                z.write(path, f"server/lib/cortex/brain_template/{path.relative_to(ROOT / 'brain-template')}")
         for name in ("README.md", "LICENSE"):
             if (ROOT / name).exists():
                 z.write(ROOT / name, name)

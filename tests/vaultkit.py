@@ -3,6 +3,7 @@ body tags and wikilinks, CRLF notes, hub notes of several hundred KB, and the `g
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import subprocess
 from pathlib import Path
@@ -11,6 +12,8 @@ from serverkit import TOKEN
 
 from cortex.brain.brain import Brain
 from cortex.settings import Settings
+from cortex.store.git import GitStore
+from cortex.tools.toolset import Tools
 
 LANGS = ("Rust", "Go", "Ruby", "Python", "Elixir", "Haskell", "Java", "Kotlin")
 TOPICS = (
@@ -114,6 +117,21 @@ def vault_on(tmp_path: Path, branch: str, files: dict[str, bytes]) -> Path:
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "my notes")
     return repo
+
+
+def tools_on(tmp_path: Path, files: dict[str, bytes]) -> Tools:
+    """The tools over a bare brain of `files` in one commit, its clock fixed, read once (as
+    `cortex serve` does at start); no server, no reader model."""
+    store = GitStore.init(tmp_path / "vault.git", files, bare=True, message="import the vault")
+    brain = Brain(store, clock=lambda: dt.datetime(2026, 12, 7, 12, tzinfo=dt.timezone.utc))
+    brain.snapshot()
+    return Tools(brain, asker=None)  # type: ignore[arg-type]
+
+
+def note_text(brain: Brain, path: str) -> str:
+    """The text of the note at `path` at the head."""
+    _, blob, _ = brain.read(path)
+    return brain.store.blob_bytes(blob).decode()
 
 
 def settings_for(tmp_path: Path, brain: Path, **env: str) -> Settings:

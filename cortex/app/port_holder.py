@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["port_holder"]
+__all__ = ["listener", "port_holder", "served_brain"]
 
 LISTEN = "0A"  # the TCP state column of /proc/net/tcp for a listening socket
 PROC = Path("/proc")
@@ -20,9 +20,40 @@ PROC = Path("/proc")
 
 def port_holder(port: int, proc: Path = PROC) -> str:
     """Who listens on `port`, in words: "PID 123 (cortex serve --port 8765)", or what is known."""
+    pid = listener(port, proc)
+    if pid is not None:
+        return f"PID {pid} ({_command(proc / pid)})"
     inodes = _listening_inodes(port, proc)
-    if inodes is None:
-        return "another process"
+    return "a process of another user" if inodes else "another process"
+
+
+def served_brain(pid: str, proc: Path = PROC) -> str | None:
+    """The brain a `cortex serve` process serves, from its arguments or environment, or None
+    when it is no Cortex server or says nothing readable (another user's process)."""
+    try:
+        argv = [a.decode(errors="replace") for a in (proc / pid / "cmdline").read_bytes().split(b"\0") if a]
+        environ = (proc / pid / "environ").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    if "serve" not in argv or not any("cortex" in a for a in argv):
+        return None
+    for i, arg in enumerate(argv):
+        if arg.startswith("--brain="):
+            return arg.split("=", 1)[1]
+        if arg == "--brain" and i + 1 < len(argv):
+            return argv[i + 1]
+    env = dict(e.decode(errors="replace").split("=", 1) for e in environ if b"=" in e)
+    if env.get("CORTEX_BRAIN"):
+        return env["CORTEX_BRAIN"]
+    home = env.get("CORTEX_HOME") or (env.get("HOME", "~") + "/.cortex")
+    return f"{home}/brain"
+
+
+def listener(port: int, proc: Path = PROC) -> str | None:
+    """The PID of the process of this user that listens on `port`, or None."""
+    inodes = _listening_inodes(port, proc)
+    if not inodes:
+        return None
     for pid in _pids(proc):
         try:
             fds = list((proc / pid / "fd").iterdir())
@@ -34,8 +65,8 @@ def port_holder(port: int, proc: Path = PROC) -> str:
             except OSError:
                 continue
             if link.startswith("socket:[") and link[8:-1] in inodes:
-                return f"PID {pid} ({_command(proc / pid)})"
-    return "a process of another user" if inodes else "another process"
+                return pid
+    return None
 
 
 def _listening_inodes(port: int, proc: Path) -> set[str] | None:

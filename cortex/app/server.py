@@ -21,6 +21,7 @@ from cortex.settings import (
     check_door_secrets,
     default_home,
     keep_header_file,
+    keep_python_file,
     load_or_make_secret,
 )
 from cortex.tools.toolset import Asked, Confirmations, Tools
@@ -54,6 +55,7 @@ def assemble(settings: Settings) -> ServerParts:
         token, new = load_or_make_secret(settings.home / SECRET_FILES["token"])
     url_secret = settings.url_secret or load_or_make_secret(settings.home / SECRET_FILES["url_secret"])[0]
     keep_header_file(settings.home, token)  # what the printed Claude Desktop config reads
+    keep_python_file(settings.home)  # what the MCP Bundle's launcher runs when python3 lacks Cortex
     reader = make_reader(settings)
     server_model = reader if settings.anthropic_key else None
     order = ReaderOrder(settings.reader, server_model, OfflineReader() if server_model else reader)
@@ -330,7 +332,7 @@ def client_snippets(parts: ServerParts, base: str) -> list[str]:
     # `cortex stdio` attaches to this server (or starts one): no Node, and no token in the config.
     desktop = {
         "command": sys.executable,
-        "args": ["-m", "cortex.cli", "stdio"],
+        "args": ["-P", "-m", "cortex.cli", "stdio"],
         "env": {"CORTEX_HOME": str(s.home), "CORTEX_BRAIN": str(s.brain)},
     }
     lines += http_config + secret_url

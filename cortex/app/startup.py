@@ -271,13 +271,14 @@ def _exit_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
-def serve(settings: Settings) -> int:
+def serve(settings: Settings, show_secrets: bool = True) -> int:
     """Open the port at once, then build the server behind it (startup.Starting).
 
     The brain is checked first, so a wrong path or branch, or a brain another process
     serves, exits with its one-line reason before any port is taken; everything slow (the
     private Redis, the MCP SDK's import, the doors, the index build, the first hand-edit
-    scan) happens once the port is open.
+    scan) happens once the port is open. `show_secrets=False`: a new token is not printed
+    (a server whose output goes to a log file).
     """
     import sys
 
@@ -306,6 +307,7 @@ def serve(settings: Settings) -> int:
         if state["lock"] is None:  # a brain made or cloned just now: locked before the watcher, doors or writes
             state["lock"] = BrainLock.acquire(parts.brain.store.common_dir, settings.brain, "served", url)
         state["parts"] = parts
+        parts.new_token = parts.new_token and show_secrets  # the banner then says where it is kept
         parts.queue_off = off
         print(banner(parts), flush=True)
         if off:

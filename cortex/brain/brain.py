@@ -38,7 +38,7 @@ from cortex.brain.trailers import REQUEST_LOOKBACK, REQUEST_TRAILER, Actor, comm
 from cortex.errors import AlreadyApplied, BadInput, NoNote, StoreError
 from cortex.index.corpus import Corpus, SavedSnapshot
 from cortex.index.snapshot import Snapshot
-from cortex.notes.links import LinkResolver, link_text, rewrite_links, url_to
+from cortex.notes.links import LinkResolver, link_text, rewrite_links, url_to, wikilink_unsafe
 from cortex.notes.nearest import did_you_mean, nearest
 from cortex.notes.note import Note, decode, link_key, parse_note
 from cortex.notes.paths import check_content, check_path, check_text, is_note_path, tool_readable
@@ -73,6 +73,20 @@ def _link_name(path_or_link: str) -> str:
     """The name a bare `[[link]]` compares: the last segment, without `.md`."""
     name = path_or_link.strip().rsplit("/", 1)[-1]
     return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _wikilink_can_say(text: str, source: str, meant: str) -> None:
+    """BadInput when the [[wikilink]] in `source` that must name `meant` as `text` cannot hold it.
+
+    Refused rather than written as a Markdown link: that would change the owner's own link in
+    a note they did not name, and Obsidian documents these characters as unsafe in any link.
+    """
+    unsafe = wikilink_unsafe(text)
+    if unsafe:
+        raise BadInput(
+            f"refused: a [[wikilink]] in {source} would have to name {meant} as [[{text}]], and {unsafe} in a "
+            "wikilink is link syntax (Obsidian's too); nothing was changed. Choose a name without # ^ [ ] | or %%"
+        )
 
 
 # A write's reply: `_said_unwritten` adds what the working tree could not take.
@@ -482,6 +496,8 @@ class Brain:
                     if after.resolve(link.target, target if source == path else source) == meant:
                         continue  # still points where it did
                     text = link_text(meant, link.target, after)
+                if link.url is None:
+                    _wikilink_can_say(text, source, target if meant == path else meant)
                 by_source.setdefault(source, {})[link.start] = text
                 links_of.setdefault(source, []).append(link)
         out: dict[str, bytes] = {}

@@ -9,6 +9,8 @@ right server after its door's check.
   secret gets the same bare 404 as any unknown path.
 - `/healthz`: liveness, head SHA, note count and the guest door's state; the
   rest (watcher, remote, broken policies) with `?detail=1` and the owner's bearer.
+  `?challenge=<hex>` adds `proof`, which only this brain's server can give
+  (`settings.identity_proof`): what `cortex stdio` checks before its token crosses.
 - OAuth (`http/oauth.py`, unless CORTEX_OAUTH=off): the discovery documents, `/authorize`,
   `/token`, `/register` and `/revoke`, and `/mcp` with an OAuth access token, on the OAuth
   door's own MCP server (its commits name the client's registered name). Its 401 names the
@@ -44,8 +46,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cortex.guests.review import Review
 from cortex.http.mcp_tools import follow_notes, trusted_server
-from cortex.settings import Settings, allowed
+from cortex.notes.redact import mask
+from cortex.settings import Settings, allowed, identity_proof
 from cortex.tools.toolset import Tools
+
+# A challenge is 32 to 128 hex digits: a fresh random nonce, never text to sign.
+CHALLENGE = re.compile(r"[0-9a-f]{32,128}")
 
 
 class GuestDoorSet(Protocol):
@@ -304,6 +310,13 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     )
 
 
+def _proof(challenge: str, owner_token: str, settings: Settings) -> dict[str, str]:
+    """`proof` for a well-formed `?challenge=`: what `cortex stdio` checks before its token crosses."""
+    if not CHALLENGE.fullmatch(challenge):
+        return {}
+    return {"proof": identity_proof(owner_token, challenge, settings.brain)}
+
+
 def _behind(health: dict[str, Any]) -> str | None:
     """What public /healthz says while committed files are behind on disk (a read-only
     folder), until mended: how many, never which (?detail=1 names them)."""
@@ -349,11 +362,12 @@ def build_app(
             )
         head = tools.brain.head()
         body: dict[str, Any] = {"ok": True, "sha": head}
+        body.update(_proof(request.query_params.get("challenge", ""), owner_token, settings))
         # Never waits for the index: during a first build it says how far it has got.
         body.update(tools.brain.index_state())
         extra = health() if health else {}
-        if detail:
-            body.update(extra)
+        if detail:  # the watcher's last error and held edits name paths and quote Git: masked
+            body.update(mask(extra))
         elif "guest_door" in extra:
             body["guest_door"] = extra["guest_door"]
         behind = _behind(extra)

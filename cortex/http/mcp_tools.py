@@ -53,7 +53,7 @@ from cortex.errors import BadInput, CortexError, NoNote
 from cortex.files import storage_error_text
 from cortex.guests.review import Review
 from cortex.notes.paths import check_text
-from cortex.notes.redact import might_hold_secret, redact, redact_value
+from cortex.notes.redact import mask, might_hold_secret
 from cortex.settings import Settings
 from cortex.tools.context import VERIFY_ADVICE
 from cortex.tools.note_resources import NOTE_TEMPLATE, listed_notes, note_changes, read_note
@@ -118,7 +118,7 @@ def client_name(ctx: Context | None) -> str:
 
 
 def run_tool(fn: Callable[[], Mapping[str, Any]]) -> CallToolResult:
-    """Call a tool body: refusals become one-line tool errors; replies are redacted.
+    """Call a tool body: refusals become one-line tool errors; replies are masked (`_sent`).
 
     The reply goes out as structured content plus one compact JSON text block for
     clients that read only text, so the two say the same. The SDK's own text block is the
@@ -144,14 +144,15 @@ def run_asking(fn: Callable[[], Mapping[str, Any] | InputRequiredResult]) -> Cal
 def _refusal(exc: CortexError | OSError) -> ToolError:
     """A refusal as one line. A full disk or a read-only repository (pygit2 raises OSError
     for both) says so, where the SDK would answer only "Error executing tool", and
-    without the server's file paths."""
+    without the server's file paths. Masked: a refusal may echo a path or a note's words."""
     if isinstance(exc, OSError):
         return ToolError(storage_error(exc))
-    return ToolError(str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__)
+    return ToolError(mask(str(exc).splitlines()[0]) if str(exc) else exc.__class__.__name__)
 
 
 def _sent(result: Mapping[str, Any]) -> CallToolResult:
-    """A reply as MCP sends it: structured content and the same JSON as text, masked."""
+    """A reply as MCP sends it: structured content and the same JSON as text, masked
+    (`redact.mask`, here for every tool on every door, the guest's included)."""
     reply: Any = result
     try:
         text = reply_text(reply)
@@ -159,7 +160,7 @@ def _sent(result: Mapping[str, Any]) -> CallToolResult:
         reply = finite(reply)
         text = reply_text(reply)
     if might_hold_secret(text):  # one test over the whole reply; nearly every reply is clean
-        reply = redact_value(reply)
+        reply = mask(reply)
         text = reply_text(reply)
     content: list[Any] = [TextContent(type="text", text=text), *_resource_links(reply)]
     return CallToolResult(content=content, structured_content=reply)
@@ -237,9 +238,8 @@ class OneLineMCPServer(MCPServer):
             page, cursor = await anyio.to_thread.run_sync(listed_notes, self.notes, params.cursor if params else None)
         except (CortexError, OSError) as exc:
             raise MCPError(code=INVALID_PARAMS, message=str(_refusal(exc))) from None
-        listed = [
-            MCPResource(uri=r.uri, name=r.name, title=r.title, description=r.description, mime_type="text/markdown")
-            for r in page
+        listed = [  # masked here, where the list is shaped: a path is note text too
+            MCPResource(**mask(dataclasses.asdict(r)), mime_type="text/markdown") for r in page
         ]
         return ListResourcesResult(resources=listed, next_cursor=cursor)
 
@@ -266,7 +266,8 @@ class OneLineMCPServer(MCPServer):
             raise ResourceNotFoundError(str(_refusal(exc))) from None
         except (CortexError, OSError) as exc:
             raise ResourceError(str(_refusal(exc))) from None
-        return [ReadResourceContents(content=text, mime_type="text/markdown", meta=meta)]
+        # masked here, where the read is shaped, as brain_read's reply is
+        return [ReadResourceContents(content=mask(text), mime_type="text/markdown", meta=mask(meta))]
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
         """A prompt this door has, rendered; any other name is a one-line invalid-params error. The
@@ -430,7 +431,8 @@ def prompt_of(prompt: BrainPrompt, tools: Tools) -> Prompt:
     """The SDK's prompt for `prompt`: its arguments listed from the prompt's dataclass, and a
     call that checks them itself, so a bad one is a one-line invalid-params error (the SDK's
     own validation ended in "Error rendering prompt" and a traceback in the log). The text is
-    masked as every tool reply is: the boot prompt holds the log's own words."""
+    masked here, where every prompt's text is shaped (`redact.mask`, which reads through the
+    JSON the boot prompt embeds): the boot prompt holds the log's own words."""
     fields = {f.name for f in dataclasses.fields(prompt.arguments)}
 
     def render(**arguments: Any) -> str:
@@ -445,7 +447,7 @@ def prompt_of(prompt: BrainPrompt, tools: Tools) -> Prompt:
             text = prompt.render(tools, prompt.arguments(**arguments))
         except (CortexError, OSError) as exc:
             raise MCPError(code=INVALID_PARAMS, message=str(_refusal(exc))) from None
-        return redact(text) if might_hold_secret(text) else text
+        return mask(text)
 
     made = Prompt.from_function(
         _signed(render, prompt.name, _parameters(prompt.arguments), str),
@@ -499,8 +501,8 @@ async def follow_notes(tools: Tools, every: float = NOTE_POLL_S) -> None:
             log.warning("change events: %s", str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__)
             continue
         last = head
-        for uri in uris:
-            await bus.publish(ResourceUpdated(uri=uri))
+        for uri in uris:  # a note's URI is its path: masked as every listing masks it
+            await bus.publish(ResourceUpdated(uri=mask(uri)))
         if listed:
             await bus.publish(ResourcesListChanged())
 

@@ -35,6 +35,7 @@ from cortex.store.types import Change
 __all__ = [
     "BULK_NOTES",
     "DATE_WALK_LIMIT",
+    "FIRST_READ_WAIT_S",
     "LOOSE_LIMIT",
     "Corpus",
     "SavedSnapshot",
@@ -58,6 +59,10 @@ BULK_NOTES = 50
 # costs ~10x the compact form per entry; past this many (and a quarter of the
 # brain) the index is compacted, which costs about a build's last step.
 LOOSE_LIMIT = 500
+# How long brain_read (and the console's note page) waits for the first build at start-up
+# before saying its links and backlinks are still being read: a brain of a few hundred notes
+# is built well within it; a first build of 10,000 notes (4-5 s) is not, and is said.
+FIRST_READ_WAIT_S = 2.0
 
 
 def is_bulk(root: bool, notes_touched: int) -> bool:
@@ -151,6 +156,9 @@ class Corpus:
         self._reading: tuple[int, int] | None = None  # (files read, files in all) while building
         self.progress_every_s = 1.0  # `cortex reindex` draws a bar more often
         self._masked = MaskedIndexes()  # the notes as guests see them (`masked=True` below)
+        self._first_built = threading.Event()  # set once the first snapshot is published
+        # How long a read that needs every note (links, backlinks) waits for the first build.
+        self.first_read_wait = FIRST_READ_WAIT_S
 
     def latest(self, wait: float | None = None) -> Snapshot | None:
         """The snapshot of the current head (None for an empty repository).
@@ -180,6 +188,7 @@ class Corpus:
             snap = self._first(head)
             with self._lock:
                 self._latest = snap
+            self._first_built.set()
         elif snap.sha != head:
             snap = self._advance(snap, head)
         return snap
@@ -262,6 +271,16 @@ class Corpus:
 
     def built(self) -> Snapshot | None:
         """The last snapshot built, without building or advancing one."""
+        return self._latest
+
+    def built_within(self, wait: float | None = None) -> Snapshot | None:
+        """The last snapshot built; before the first, waits up to `wait` seconds (default
+        `first_read_wait`) for the build start-up began (`warm`), and never starts one: None
+        when it is still running, and the caller says so (issue 62: backlinks read at once
+        after a start were an empty list, right a second later)."""
+        wait = self.first_read_wait if wait is None else wait
+        if self._latest is None and wait > 0:
+            self._first_built.wait(wait)
         return self._latest
 
     def at(self, sha: str) -> Snapshot:

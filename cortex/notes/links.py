@@ -9,11 +9,24 @@ from __future__ import annotations
 
 import posixpath
 import re
+import unicodedata
+import urllib.parse
 from collections.abc import Iterable, Mapping
 
 from cortex.notes.note import Note, WikiLink, derived_title, link_key
 
-__all__ = ["HOW", "LinkResolver", "link_text", "name_key", "name_slug", "own_names", "rewrite_links", "url_to"]
+__all__ = [
+    "HOW",
+    "LinkResolver",
+    "link_text",
+    "name_key",
+    "name_slug",
+    "own_names",
+    "rewrite_links",
+    "url_path",
+    "url_to",
+    "wikilink_unsafe",
+]
 
 
 def _stem(path: str) -> str:
@@ -177,15 +190,49 @@ def link_text(new_path: str, old_target: str, resolver: LinkResolver) -> str:
     return name + ".md" if keep_md else name
 
 
+# What a Markdown link's url writes as `%XX`, so that CommonMark and Obsidian both read back the
+# exact name (`markdown_links`): `%` (else `x%20y.md` reads as "x y.md"), `#` and `?` (a url's
+# fragment and query), white space, `(` `)` and `<` `>` (they end a url), `\\` and `&` (escapes
+# and entities), `:` (`a:b.md` reads as a scheme), and `[ ] ^ | { } " \``, link, table and code
+# syntax to Obsidian. Letters of every script stay as they are, readable.
+_URL_ESCAPED = frozenset(' "#%&()<>?[\\]^`{|}:')
+
+
+def url_path(path: str, spaces: bool = False) -> str:
+    """`path` as a Markdown link's url: every character that would be misread as `%XX` (its
+    UTF-8 bytes), control and space characters of any script too; ASCII spaces as they are
+    when `spaces` (the url is written in angle brackets, `<a b.md>`)."""
+    return "".join(
+        c
+        if (c == " " and spaces)
+        or (c not in _URL_ESCAPED and not c.isspace() and unicodedata.category(c)[0] not in "CZ")
+        else urllib.parse.quote(c, safe="")
+        for c in path
+    )
+
+
+# What a [[wikilink]]'s target cannot hold, in Obsidian's reading and `note.WIKILINK`'s: `#` and
+# `^` open a heading or a block, `|` an alias, `[` and `]` open or close a link, `%%` a comment.
+_NOT_IN_WIKILINK = ("#", "^", "|", "[", "]", "%%")
+
+
+def wikilink_unsafe(name: str) -> str | None:
+    """The characters of `name` that a `[[wikilink]]` to it would read as link syntax, as one
+    phrase ("'#' and '['"), or None when a wikilink can name it."""
+    found = [f"'{c}'" for c in _NOT_IN_WIKILINK if c in name]
+    return " and ".join(found) if found else None
+
+
 def url_to(new_path: str, source: str, old_url: str) -> str:
     """The url a Markdown link in the note at `source` should now say to reach `new_path`,
     in the old url's style: from the root when it was ("/x.md"), else relative to the
-    source's folder; spaces as "%20" unless the old url held them as written (`<a b.md>`)."""
+    source's folder; spaces as "%20" unless the old url held them as written (`<a b.md>`),
+    and everything else that would be misread escaped (`url_path`)."""
     if old_url.startswith("/"):
         url = "/" + new_path
     else:
         url = posixpath.relpath(new_path, _folder(source) or ".")
-    return url if " " in old_url else url.replace(" ", "%20")
+    return url_path(url, spaces=" " in old_url)
 
 
 def rewrite_links(text: str, body_offset: int, links: Iterable[WikiLink], replacement: dict[int, str]) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 
 import frontmatter
 import yaml
+from markdown_it.common.utils import unescapeAll
 
 from cortex.notes.redact import might_hold_secret
 from cortex.notes.structure import headings, inside, merged, structure
@@ -531,41 +532,74 @@ def wikilinks(body: str) -> tuple[WikiLink, ...]:
     return tuple(out)
 
 
-# A Markdown link to a note: `[text](path.md)`, `[text](<path with spaces.md>)`, with an
-# optional `#heading` and title; not an image (`![…](…)`), not a URL with a scheme.
+# A Markdown link as CommonMark reads one: `[text](url)`, `[text](<url with spaces>)`, a url's
+# balanced parentheses and backslash escapes, an optional title in "", '' or (); not an image
+# (`![…](…)`), not a reference's `]`, not an escaped `\[`. The url's own meaning is `destination`'s.
+_PUNCT = r"[!-/:-@\[-`{-~]"  # ASCII punctuation: what a backslash escapes
+_ESCAPE = rf"\\{_PUNCT}|\\(?!{_PUNCT})"  # an escape, or a backslash that escapes nothing (one way each)
+_PLAIN = rf"(?:{_ESCAPE}|[^\x00-\x20\x7f()\\])"  # a plain url ends at a space or a control character
 MDLINK = re.compile(
-    r"(?<![!\]\\])\[(?P<text>[^\[\]\n]*)\]\(\s*(?:<(?P<angled>[^<>\n]+?\.md)>|(?P<url>[^\s()<>]+?\.md))"
-    r"(?P<heading>#[^\s()]*)?(?:\s+\"[^\"\n]*\")?\s*\)",
-    re.IGNORECASE,
+    rf"(?<![!\]\\])\[(?P<text>(?:{_ESCAPE}|[^\[\]\n\\])*)\]\(\s*"
+    rf"(?:<(?P<angled>(?:{_ESCAPE}|[^<>\n\\])*)>|(?P<url>(?!<)(?:{_PLAIN}|\({_PLAIN}*\))+))"
+    r"(?:\s+(?:\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\((?:\\.|[^()\\\n])*\)))?\s*\)"
 )
+
+
+def percent_decoded(text: str) -> str:
+    """`text` with its `%XX` escapes decoded as UTF-8, as a browser and Obsidian do; as written
+    when they are not UTF-8 (`decodeURIComponent` refuses those too). A `%` before no two hex
+    digits stays a `%` (`100% done.md`)."""
+    try:
+        return urllib.parse.unquote(text, errors="strict")
+    except UnicodeDecodeError:
+        return text
+
+
+def destination(url: str) -> tuple[int, str, str | None]:
+    """A Markdown link's url as written (angle brackets taken off) read as CommonMark and a
+    browser or Obsidian read it: (where its path ends in `url`, the path, the heading or None).
+
+    Escapes and entities are taken first (CommonMark's reading); then the first `#` starts the
+    fragment, and only then are `%XX` escapes decoded, so `%23` is a `#` of the file's name
+    and `%2520` is a literal `%20`. A `#` written as an entity (`&#35;`) counts as part of
+    the path: no writer makes one, and finding it would take CommonMark's own entity table.
+    """
+    cut = next((i for i, c in enumerate(url) if c == "#" and not url[:i].endswith("&")), len(url))
+    path = percent_decoded(unescapeAll(url[:cut]))
+    heading = percent_decoded(unescapeAll(url[cut + 1 :])) if cut < len(url) else None
+    return cut, path, heading
 
 
 def markdown_links(body: str, path: str) -> tuple[WikiLink, ...]:
     """Every Markdown link of `body` (the note at `path`) to a note, outside code: its url
-    read relative to the note's folder (`../`, `%20` and a leading `/` for the root), a
-    `#heading` kept. A url with a scheme (`https:`) or leaving the vault is no note's link."""
+    read as `destination` does, relative to the note's folder (`../`, a leading `/` for the
+    root), a `#heading` kept. A url with a scheme (`https:`), one whose path does not end in
+    `.md`, or one leaving the vault is no note's link. Its span and `url` are the url's path
+    as written, before any `#`."""
     if "](" not in body:
         return ()
     out: list[WikiLink] = []
     spans = None
     folder = PurePosixPath(path).parent.as_posix()
     for m in MDLINK.finditer(body):
-        group = "angled" if m.group("angled") else "url"
+        group = "angled" if m.group("angled") is not None else "url"
         url = m.group(group)
         if re.match(r"[a-z][a-z0-9+.-]*:", url, re.IGNORECASE):
+            continue
+        cut, decoded, heading = destination(url)
+        if not decoded.lower().endswith(".md"):
             continue
         if spans is None:
             spans = code_spans(body)
         if not _outside(spans, m.start()):
             continue
-        decoded = urllib.parse.unquote(url)
         joined = decoded.lstrip("/") if decoded.startswith("/") else posixpath.join(folder, decoded)
         where = posixpath.normpath(joined)
         if where.startswith("../") or where == "..":
             continue
-        heading = urllib.parse.unquote(m.group("heading")[1:]) if m.group("heading") else None
         text = m.group("text").strip()
-        out.append(WikiLink("/" + where, heading or None, text or None, m.start(group), m.end(group), url=url))
+        start = m.start(group)
+        out.append(WikiLink("/" + where, heading or None, text or None, start, start + cut, url=url[:cut]))
     return tuple(out)
 
 

@@ -8,14 +8,24 @@ as well as values: frontmatter keys are note text too.
 
 Shapes are anchored with `(?<![A-Za-z0-9])` rather than `\\b`: `\\b` treats `_`
 as part of a word, so `GITHUB_TOKEN_ghp_…` slipped past every prefix.
+
+`mask` is the one masking every surface sends through, where its reply is shaped: tool
+replies and refusals on every door, prompts, resources and their change events, console
+pages, `/healthz?detail=1`. Text that was serialized before it got there (the boot prompt
+holds brain_context's reply as JSON) is read through its JSON escapes as well: `\\n`
+glued a line's first key to the letter `n`, and `\\"` hid a quoted value's quote, so the
+boot prompt showed `aws_secret_access_key = "…"` from a log entry whole.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from typing import Any
+from typing import Any, TypeVar, overload
 
-__all__ = ["NEEDLES", "PATTERNS", "might_hold_secret", "redact", "redact_value"]
+__all__ = ["NEEDLES", "PATTERNS", "mask", "might_hold_secret", "redact"]
+
+T = TypeVar("T")
 
 _START = r"(?<![A-Za-z0-9])"  # not glued to a letter or digit; `_`, `-`, `=` and `.` may precede
 
@@ -98,10 +108,18 @@ for _label, _needles in NEEDLES.items():
 # (found by trying every code point against every letter). Text holding one takes every pass.
 _ODD_CASE = re.compile("[\u0130\u0131\u017f]")
 
+# The JSON string escapes read through (`_unescaped`). Each is read as itself, but an
+# escaped printable ASCII character (`\\u0067`, which no serializer writes) is read as
+# U+FFFD: so an escape never makes a needle, except through the letters ignore-case meets
+# (`_ODD_CASE` and the Kelvin sign, which lowers to `k`), which escaped take every pass too.
+_ESCAPE = re.compile(r'\\(?:["\\bfnrt]|u[0-9a-fA-F]{4})')  # not `\\/`: read as `/`, it could make "://"
+_SIMPLE = {'"': '"', "\\": "\\", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_ODD_ESCAPED = re.compile(r"\\u(?:013[01]|017[fF]|212[aA])")
+
 
 def _shapes_in(text: str, first: bool = False) -> set[str]:
     """The labels of the shapes that may match `text` (one is enough when `first`)."""
-    if not text.isascii() and _ODD_CASE.search(text):
+    if (not text.isascii() and _ODD_CASE.search(text)) or ("\\u" in text and _ODD_ESCAPED.search(text)):
         return set(_LABELS)
     found: set[str] = set()
     low = None
@@ -125,24 +143,89 @@ def might_hold_secret(text: str) -> bool:
     return bool(_shapes_in(text, first=True))
 
 
+def _unescaped(text: str) -> tuple[str, list[int], list[tuple[int, int]]]:
+    """`text` with its JSON string escapes read back, where each of its characters (and its
+    end) starts in `text`, and the escapes' spans in `text`."""
+    out: list[str] = []
+    starts: list[int] = []
+    escapes: list[tuple[int, int]] = []
+    at = 0
+    for m in _ESCAPE.finditer(text):
+        out.append(text[at : m.start()])
+        starts.extend(range(at, m.start()))
+        code = m.group()[1:]
+        point = int(code[1:], 16) if code[0] == "u" else -1
+        printable = 0x20 <= point < 0x7F and point not in (0x22, 0x5C)
+        out.append(_SIMPLE[code] if point < 0 else "\ufffd" if printable else chr(point))
+        starts.append(m.start())
+        escapes.append(m.span())
+        at = m.end()
+    out.append(text[at:])
+    starts.extend(range(at, len(text) + 1))
+    return "".join(out), starts, escapes
+
+
+def _outside(at: int, escapes: list[tuple[int, int]], end: bool) -> int:
+    """`at` moved out of any escape it falls inside, into the span it bounds: a span's start to
+    the escape's end, its end to the escape's start (the escape is left whole: the text stays JSON)."""
+    i = bisect.bisect_right(escapes, at, key=lambda span: span[0]) - 1  # the last escape starting at or before `at`
+    if i >= 0 and escapes[i][0] < at < escapes[i][1]:
+        return escapes[i][0] if end else escapes[i][1]
+    return at
+
+
+def _sub_escaped(text: str, label: str, pattern: re.Pattern[str]) -> str:
+    """`pattern.sub` over `text` as written and read through its JSON escapes at once: the
+    matches of both, as spans of `text` that leave every escape whole, merged where they
+    overlap, each masked once (masking one view after the other masked a mask again)."""
+    plain, starts, escapes = _unescaped(text)
+    spans = [(starts[m.start()], starts[m.end()]) for m in pattern.finditer(plain)]
+    spans += [(_outside(m.start(), escapes, False), _outside(m.end(), escapes, True)) for m in pattern.finditer(text)]
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(span for span in spans if span[0] < span[1]):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    out, at = [], 0
+    for start, end in merged:
+        out += [text[at:start], f"[REDACTED {label}]"]
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
 def redact(text: str) -> str:
-    """Mask credential-shaped substrings of `text`: only the shapes whose needles it holds
-    are run (a mask's label holds no needle, so masking never makes one)."""
+    """Mask credential-shaped substrings of `text`, as written and read through its JSON
+    escapes: only the shapes whose needles it holds are run (a mask's label holds no needle,
+    so masking never makes one)."""
     shapes = _shapes_in(text)
     for label, pattern in PATTERNS:
         if label in shapes:
-            text = pattern.sub(f"[REDACTED {label}]", text)
+            if "\\" in text and _ESCAPE.search(text):
+                text = _sub_escaped(text, label, pattern)
+            else:
+                text = pattern.sub(f"[REDACTED {label}]", text)
     return text
 
 
-def redact_value(value: Any) -> Any:
-    """Redact every string inside a JSON-like value, dict keys included."""
+@overload
+def mask(value: str) -> str: ...
+
+
+@overload
+def mask(value: T) -> T: ...
+
+
+def mask(value: Any) -> Any:
+    """What leaves the server, masked: a string, or every string inside a JSON-like value,
+    dict keys included (frontmatter keys are note text too). The one masking of every surface."""
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, list):
-        return [redact_value(v) for v in value]
+        return [mask(v) for v in value]
     if isinstance(value, tuple):
-        return tuple(redact_value(v) for v in value)
+        return tuple(mask(v) for v in value)
     if isinstance(value, dict):
-        return {(redact(k) if isinstance(k, str) else k): redact_value(v) for k, v in value.items()}
+        return {(redact(k) if isinstance(k, str) else k): mask(v) for k, v in value.items()}
     return value

@@ -83,7 +83,7 @@ def parse_id(found: str) -> tuple[str, int | None, str | None]:
 
 def connector_fetch(tools: Tools, request: FetchId, caller: Caller) -> ConnectorFetchReply:
     path, page, as_of = parse_id(request.id)
-    reply, note = read_note(tools, ReadRequest(path=path, page=page, as_of=as_of))
+    reply, note = read_note(tools, ReadRequest(path=path, page=page, as_of=as_of), links=False)
     got: dict[str, Any] = dict(reply)
     if note is None:
         raise BadInput(f"{path[:200]} is a folder, not a note: fetch the ids search gives")

@@ -1,5 +1,5 @@
 """Notes as MCP resources on the owner's doors: `cortex://note/<path>` (percent-encoded, `/`
-kept), read as brain_read reads a note (masked, at the head or at `?as_of=<sha>`), the commit,
+kept), read as brain_read reads a note (masked by the door, at the head or at `?as_of=<sha>`), the commit,
 blob and status beside the text; listed by path in pages with a cursor, never archive/ or
 working/. A client attaches a note with `@`, and brain_search hits and brain_list entries
 carry the same URI.
@@ -15,7 +15,6 @@ from urllib.parse import parse_qs, unquote
 from cortex.errors import BadInput
 from cortex.index.snapshot import in_archive
 from cortex.notes.paths import check_text, is_note_path
-from cortex.notes.redact import redact
 from cortex.notes.working import in_working
 from cortex.tools.toolset import NOTE_URI, Tools, note_uri
 
@@ -48,13 +47,14 @@ def listed_notes(tools: Tools, cursor: str | None) -> tuple[list[NoteResource], 
         note = snap.notes[path]
         retired = note.retired_reason(today)
         said = f"{note.status}" + (f"; retired: {retired}" if retired else "")
-        out.append(NoteResource(note_uri(path), path, redact(note.title), said))
+        out.append(NoteResource(note_uri(path), path, note.title, said))
     more = start + RESOURCES_PAGE < len(paths)
     return out, (page[-1] if more and page else None)
 
 
 def read_note(tools: Tools, uri: str) -> tuple[str, dict[str, Any]]:
-    """(the note's text, masked; its commit, blob and status) for a `cortex://note/` URI."""
+    """(the note's text, its commit, blob and status) for a `cortex://note/` URI; the door masks
+    both where it shapes the read (`mcp_tools.OneLineMCPServer.read_resource`)."""
     if not uri.startswith(NOTE_URI):
         raise BadInput(f"not a note's URI: {uri[:200]}")
     quoted, _, query = uri[len(NOTE_URI) :].partition("?")
@@ -67,7 +67,7 @@ def read_note(tools: Tools, uri: str) -> tuple[str, dict[str, Any]]:
     retired = note.retired_reason(tools.brain.today())
     if retired:
         meta["retired"] = retired
-    return redact(note.text), meta
+    return note.text, meta
 
 
 def note_changes(tools: Tools, old: str, new: str) -> tuple[list[str], bool]:

@@ -107,6 +107,10 @@ class ReadReply(TypedDict):
     links_left_out: NotRequired[str]
     backlinks: NotRequired[list[dict[str, Any]]]  # path, links
     backlinks_left_out: NotRequired[str]
+    # True while the first index build at start-up runs: `links` and `backlinks` are left
+    # out (not empty) and `links_note` says to read again
+    links_pending: NotRequired[bool]
+    backlinks_pending: NotRequired[bool]
     links_note: NotRequired[str]
     retired: NotRequired[str]
     retired_parts: NotRequired[list[dict[str, Any]]]  # lines, state, text, why
@@ -127,8 +131,9 @@ def read(tools: Tools, request: ReadRequest, caller: Caller) -> ReadReply:
     return read_note(tools, request)[0]
 
 
-def read_note(tools: Tools, request: ReadRequest) -> tuple[ReadReply, Note | None]:
-    """brain_read's reply and the note it read (None for a folder's listing)."""
+def read_note(tools: Tools, request: ReadRequest, *, links: bool = True) -> tuple[ReadReply, Note | None]:
+    """brain_read's reply and the note it read (None for a folder's listing); without `links`
+    (the connector's fetch, which shows none) its links are not looked up, nor waited for."""
     path, at, heading, page = request.path, request.as_of, request.heading, request.page
     brain = tools.brain
     if heading is not None:
@@ -190,7 +195,8 @@ def read_note(tools: Tools, request: ReadRequest) -> tuple[ReadReply, Note | Non
         reply["tags"] = list(note.tags)
     if note.aliases:
         reply["aliases"] = list(note.aliases)
-    reply.update(_links(tools, sha, note))
+    if links:
+        reply.update(_links(tools, sha, note))
     retired = note.retired_reason(today)
     if retired:
         reply["retired"] = retired
@@ -204,16 +210,18 @@ def read_note(tools: Tools, request: ReadRequest) -> tuple[ReadReply, Note | Non
 
 
 def _links(tools: Tools, sha: str, note: Note) -> dict[str, Any]:
-    """The note's outgoing [[links]] (resolved at `sha`) and the notes linking to it."""
+    """The note's outgoing [[links]] (resolved at `sha`) and the notes linking to it; while
+    the first index build runs past `Corpus.first_read_wait`, neither, and the reply says so."""
     corpus = tools.brain.corpus
-    if corpus.built() is None:
-        # A read never waits for the first corpus build (start to first read stays
-        # fast); links need every note of the commit, so they wait for the next read.
+    if corpus.built_within() is None:
+        # Backlinks need every note of the commit. Left out, not an empty list: a client
+        # took `backlinks: []` for "nothing links here" (issue 62).
         return {
-            "links": [],
-            "backlinks": [],
-            "links_note": "the brain is still being indexed at start-up; read again for links "
-            f"and backlinks ({len(note.links)} link(s) are in the text)",
+            "links_pending": True,
+            "backlinks_pending": True,
+            "links_note": "links and backlinks are still being read: the brain's index is being built at "
+            f"start-up; they are left out of this reply, not empty. Read again in a moment "
+            f"({len(note.links)} link(s) are in the text)",
         }
     return links_reply(corpus.at(sha), note, LINKS_BYTES)
 

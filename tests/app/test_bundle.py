@@ -8,6 +8,7 @@ import asyncio
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 import tomllib
 import zipfile
@@ -79,3 +80,35 @@ def test_the_bundle_unpacked_serves_over_stdio_and_server_json_follows_the_packa
     assert {"brain_read", "brain_write", "brain_ask"} <= names and "# B" in read
     assert (unpacked / "server" / "lib" / "cortex" / "cli.py").is_file()  # the code the launcher puts first
     assert (unpacked / "server" / "lib" / "cortex" / "brain_template").is_dir()  # for the embedded default
+
+
+def test_the_bundle_ships_only_tracked_files_and_its_launcher_finds_a_python_with_cortexs_dependencies(
+    tmp_path: Path,
+) -> None:
+    stray = ROOT / "cortex" / ".env.local"  # untracked and ignored: it must not ship
+    stray.write_text("SECRET=1\n")
+    try:
+        bundle, _ = bundler().build(tmp_path / "dist")
+    finally:
+        stray.unlink()
+    with zipfile.ZipFile(bundle) as z:
+        names = z.namelist()
+        z.extractall(tmp_path / "unpacked")
+    assert not [n for n in names if n.endswith(".env.local") or "__pycache__" in n]
+    launcher = tmp_path / "unpacked" / "server" / "main.py"
+    # A bare Python of the host: a virtual environment with nothing installed in it.
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True)
+    bare = tmp_path / "bare" / "bin" / "python"
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "REDIS_", "PYTHON"))}
+    env.update(CORTEX_HOME=str(home), CORTEX_MEANING="off")
+    lacking = subprocess.run([str(bare), str(launcher)], env=env, capture_output=True, text=True, input="")
+    assert lacking.returncode == 1
+    assert lacking.stderr.count("\n") == 1 and "pip install cortex-git-brain" in lacking.stderr, lacking.stderr
+    # The Python `cortex serve` recorded in the state folder has them: the launcher runs it.
+    (home / "python").write_text(sys.executable + "\n")
+    found = subprocess.run(
+        [str(bare), str(launcher), "--help"], env=env, capture_output=True, text=True, input="", timeout=60
+    )
+    assert found.returncode == 0 and "stdio" in found.stdout, found.stderr

@@ -265,7 +265,7 @@ def test_with_the_default_state_folder_the_lines_say_plain_cortex_token(tmp_path
     assert '--header "Authorization: Bearer $(cortex token)"' in again
     assert 'echo "http://127.0.0.1:8765/s/$(cortex token --url-secret)/mcp"' in again
     assert "CORTEX_HOME=" not in again
-    assert '"args": ["-m", "cortex.cli", "stdio"]' in again  # desktop clients over cortex stdio
+    assert '"args": ["-P", "-m", "cortex.cli", "stdio"]' in again  # desktop clients over cortex stdio
     assert f'"CORTEX_HOME": "{tmp_path / ".cortex"}"' in again and "npx" not in again
 
 

@@ -4,13 +4,12 @@ links, and a move's rewrite, as for [[wikilinks]] (issue 55). A real Git reposit
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 
-from cortex.brain.brain import Brain
+from vaultkit import note_text, tools_on
+
 from cortex.brain.trailers import Actor
 from cortex.notes.note import markdown_links
-from cortex.store.git import GitStore
 from cortex.tools.context import router_order
 from cortex.tools.linking import dangling_reply
 from cortex.tools.read import ReadRequest, read
@@ -36,18 +35,6 @@ WIKI = {
 }
 
 
-def make(tmp_path: Path, files: dict[str, bytes]) -> Tools:
-    store = GitStore.init(tmp_path / "vault.git", files, bare=True, message="import the vault")
-    brain = Brain(store, clock=lambda: dt.datetime(2026, 12, 7, 12, tzinfo=dt.timezone.utc))
-    brain.snapshot()
-    return Tools(brain, asker=None)  # type: ignore[arg-type]
-
-
-def text(brain: Brain, path: str) -> str:
-    _, blob, _ = brain.read(path)
-    return brain.store.blob_bytes(blob).decode()
-
-
 def paths(tools: Tools, path: str, key: str) -> list[str]:
     return sorted(x["path"] for x in read(tools, ReadRequest(path=path), OWNER)[key] if "path" in x)
 
@@ -68,7 +55,7 @@ def test_only_links_to_notes_outside_code_count_and_each_resolves_from_its_folde
 
 
 def test_a_markdown_vault_has_the_links_and_backlinks_of_a_wikilink_vault(tmp_path: Path) -> None:
-    md, wiki = make(tmp_path / "md", MARKDOWN), make(tmp_path / "wiki", WIKI)
+    md, wiki = tools_on(tmp_path / "md", MARKDOWN), tools_on(tmp_path / "wiki", WIKI)
     for path in WIKI:
         assert paths(md, path, "links") == paths(wiki, path, "links"), path
         assert paths(md, path, "backlinks") == paths(wiki, path, "backlinks"), path
@@ -87,7 +74,7 @@ def test_a_markdown_vault_has_the_links_and_backlinks_of_a_wikilink_vault(tmp_pa
 def test_the_router_orders_a_markdown_vault_as_a_wikilink_vault(tmp_path: Path) -> None:
     hub = {"profile.md": b"# Me\n\nMy tools: [Obsidian](tools/obsidian.md).\n"}
     wiki_hub = {"profile.md": b"# Me\n\nMy tools: [[obsidian|Obsidian]].\n"}
-    md, wiki = make(tmp_path / "md", {**MARKDOWN, **hub}), make(tmp_path / "wiki", {**WIKI, **wiki_hub})
+    md, wiki = tools_on(tmp_path / "md", {**MARKDOWN, **hub}), tools_on(tmp_path / "wiki", {**WIKI, **wiki_hub})
     md_snap, wiki_snap = md.brain.snapshot(), wiki.brain.snapshot()
     order = router_order(md_snap, sorted(md_snap.notes))
     assert order == router_order(wiki_snap, sorted(wiki_snap.notes))
@@ -95,10 +82,10 @@ def test_the_router_orders_a_markdown_vault_as_a_wikilink_vault(tmp_path: Path) 
 
 
 def test_a_move_rewrites_markdown_links_to_the_note_and_from_it(tmp_path: Path) -> None:
-    tools = make(tmp_path, MARKDOWN)
+    tools = tools_on(tmp_path, MARKDOWN)
     brain = tools.brain
     brain.write("tools/obsidian.md", "move", ME, to="apps/Obsidian app.md")
-    files = {p: text(brain, p) for p in ("tools/My Setup.md", "journal/2026-12-01.md", "Café/crème.md")}
+    files = {p: note_text(brain, p) for p in ("tools/My Setup.md", "journal/2026-12-01.md", "Café/crème.md")}
     assert "[Obsidian](../apps/Obsidian%20app.md#Plugins)" in files["tools/My Setup.md"]
     journal = files["journal/2026-12-01.md"]
     assert (
@@ -115,6 +102,6 @@ def test_a_move_rewrites_markdown_links_to_the_note_and_from_it(tmp_path: Path) 
     ]
 
     brain.write("tools/My Setup.md", "move", ME, to="setup/deep/My Setup.md")  # the linking note moves
-    moved = text(brain, "setup/deep/My Setup.md")
+    moved = note_text(brain, "setup/deep/My Setup.md")
     assert "[Obsidian](../../apps/Obsidian%20app.md#Plugins)" in moved
-    assert "[spaces](<../setup/deep/My Setup.md>)" in text(brain, "journal/2026-12-01.md")
+    assert "[spaces](<../setup/deep/My Setup.md>)" in note_text(brain, "journal/2026-12-01.md")

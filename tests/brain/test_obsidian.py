@@ -122,12 +122,26 @@ def test_every_read_page_fits_beside_many_links_and_a_big_frontmatter(tmp_path: 
     assert "page" not in small and small["links"] == [{"target": "Big", "path": "notes/Big.md"}]
 
 
-def test_a_read_at_start_up_does_not_wait_for_the_index_and_says_so(tmp_path: Path):
+def test_a_read_at_start_up_waits_briefly_for_the_index_then_says_backlinks_are_pending(tmp_path: Path):
+    """No build runs (warm=False), so the bounded wait runs out: the lists are left out, not
+    empty, and the reply says they are still being read (issue 62)."""
     tools = Tools(make_brain(tmp_path, VAULT, warm=False), asker=None)  # type: ignore[arg-type]
-    cold = read(tools, ReadRequest(path="notes/Reading.md"), Caller(door="owner"))
-    assert cold["links"] == [] and "read again" in cold["links_note"] and "2 link(s)" in cold["links_note"]
+    tools.brain.corpus.first_read_wait = 0.05
+    cold = read(tools, ReadRequest(path="notes/study.md"), Caller(door="owner"))
+    assert "links" not in cold and "backlinks" not in cold
+    assert cold["links_pending"] is True and cold["backlinks_pending"] is True
+    assert "still being read" in cold["links_note"] and "not empty" in cold["links_note"]
+    assert "1 link(s)" in cold["links_note"]
     tools.brain.snapshot()
-    assert len(read(tools, ReadRequest(path="notes/Reading.md"), Caller(door="owner"))["links"]) == 2
+    warm = read(tools, ReadRequest(path="notes/study.md"), Caller(door="owner"))
+    assert warm["backlinks"] == [{"path": "notes/Reading.md", "links": 2}] and "backlinks_pending" not in warm
+
+
+def test_a_read_waits_for_a_build_under_way_and_gets_its_backlinks(tmp_path: Path):
+    tools = Tools(make_brain(tmp_path, VAULT, warm=False), asker=None)  # type: ignore[arg-type]
+    tools.brain.corpus.warm()  # as `cortex serve` starts it, beside the first read
+    got = read(tools, ReadRequest(path="notes/study.md"), Caller(door="owner"))
+    assert got["backlinks"] == [{"path": "notes/Reading.md", "links": 2}] and "links_note" not in got
 
 
 @pytest.mark.slow

@@ -299,6 +299,7 @@ class Pages:
             "render_cut": cut,
             "backlinks": backlinks,
             "links_pending": markdown and links is None and bool(note.links),
+            "backlinks_pending": markdown and links is None,
             "source": redact(note.text),
             "note_status": note.status,
             "retired": note.retired_reason(today),
@@ -315,8 +316,9 @@ class Pages:
 
     def _note_links(self, sha: str, path: str) -> tuple[ConsoleLinks | None, list[tuple[str, int]]]:
         """How the note at `path` links out, and (source, links) of each note linking to it, at
-        `sha`; (None, []) while the first index build runs (a page never waits for it)."""
-        if self.brain.corpus.built() is None:
+        `sha`; (None, []) while the first index build runs past `Corpus.first_read_wait`
+        (then the page says the backlinks are still being read)."""
+        if self.brain.corpus.built_within() is None:
             return None, []
         snap = self.brain.corpus.at(sha)
         resolver, back = snap.link_map()

@@ -44,7 +44,7 @@ from cortex.http.console.pages import Pages, commit_row
 from cortex.http.console.status import plural, raw_rows, status_report
 from cortex.http.server_parts import ServerParts
 from cortex.notes.paths import check_path, check_text
-from cortex.notes.redact import redact
+from cortex.notes.redact import mask
 from cortex.settings import allowed, load_or_make_secret
 from cortex.tools.search import SearchRequest, search_notes
 
@@ -100,7 +100,8 @@ class Refused(Exception):
 
 
 def _masked(value: Any) -> Any:
-    return redact(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+    """Every value a page prints, masked (`redact.mask`); Markup was masked before it was rendered."""
+    return mask(value) if isinstance(value, str) and not isinstance(value, Markup) else value
 
 
 class Console:
