@@ -344,8 +344,7 @@ def build_app(
     request_state: RequestStateSecurity | None = None,
 ) -> DoorRouter:
     """The whole HTTP app. Build a fresh one per server: each MCP session manager runs once.
-    `oauth`: the OAuth door (`http.oauth.make_oauth`), or None for the owner token alone;
-    `request_state`: how the owner's doors seal requestState (`mcp_tools.request_state`)."""
+    `oauth`: the OAuth door (`http.oauth.make_oauth`) or None; `request_state`: `mcp_tools.request_state`."""
     security = transport_security(settings)
     owner, url = (trusted_server(tools, door, review, state=request_state) for door in ("owner", "owner-url"))
     owner_app, url_app = door_app(owner, security), door_app(url, security)
