@@ -36,6 +36,7 @@ from typing import Any, AsyncIterator, Callable, Protocol
 import anyio
 from mcp.server import MCPServer
 from mcp.server.request_state import RequestStateSecurity
+from mcp.server.streamable_http_manager import DEFAULT_SESSION_IDLE_TIMEOUT
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import INVALID_REQUEST
 from starlette.applications import Starlette
@@ -287,7 +288,9 @@ def _header(scope: Scope, name: bytes) -> str:
     return ""
 
 
-def door_app(server: MCPServer, security: TransportSecuritySettings) -> Any:
+def door_app(
+    server: MCPServer, security: TransportSecuritySettings, session_idle_s: float = DEFAULT_SESSION_IDLE_TIMEOUT
+) -> Any:
     """The Streamable HTTP app of one door's MCPServer, answering each POST with one JSON body.
 
     Streamable HTTP lets a server answer a request with `application/json` or with an SSE
@@ -299,9 +302,15 @@ def door_app(server: MCPServer, security: TransportSecuritySettings) -> Any:
     already answered quick calls with JSON, and its server CPU went from 2.9 to 2.3 ms.
     What JSON gives up is SSE's keep-alive ping every 15 s: behind a proxy that cuts a
     response with no first byte (Heroku at 30 s), a brain_ask slower than that fails where
-    the stream would have held it; the reader's own timeout is 60 s.
+    the stream would have held it; the reader's own timeout is 60 s. `session_idle_s`: how long
+    a session may sit idle before the SDK ends it.
     """
-    return server.streamable_http_app(streamable_http_path="/mcp", transport_security=security, json_response=True)
+    return server.streamable_http_app(
+        streamable_http_path="/mcp",
+        transport_security=security,
+        json_response=True,
+        session_idle_timeout=session_idle_s,
+    )
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:

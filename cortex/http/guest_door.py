@@ -3,7 +3,8 @@
 One MCPServer serves every guest. The DoorRouter asks `lookup(secret)` on each
 HTTP request; the app returned carries that guest's policy in the request
 scope, so every tool call is judged by the URL it arrived on (a revoked guest
-is shut out on its next request, mid-session or not).
+is shut out on its next request, mid-session or not). A guest holds at most a few sessions
+and event streams open (`guest_limits`): beyond, a request is refused with 429.
 
 The two tools are `cortex.tools.guest_ask` and `cortex.tools.guest_propose`. Nothing outside
 the guest's scope may reach a reply: the ask corpus is cut to the scope, and without
@@ -18,6 +19,7 @@ from typing import Any
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.streamable_http_manager import DEFAULT_SESSION_IDLE_TIMEOUT, HANDSHAKE_PROTOCOL_VERSIONS
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -27,13 +29,14 @@ from cortex.errors import QueueUnavailable
 from cortex.guests.policy import GuestBook, GuestPolicy
 from cortex.guests.queue import ProposalQueue
 from cortex.guests.review import Review
+from cortex.http.guest_limits import GuestLimits
 from cortex.http.server_parts import ServerParts
 from cortex.tools.guest_desk import GuestDesk
 from cortex.tools.table import GUEST_TOOLS
 from cortex.tools.tool import Caller, Tool
 from cortex.tools.toolset import Tools
 
-__all__ = ["GUEST_INSTRUCTIONS", "GuestDoors", "STATE_KEY", "guest_parts"]
+__all__ = ["GUEST_INSTRUCTIONS", "GUEST_SESSION_IDLE_S", "GuestDoors", "STATE_KEY", "guest_parts"]
 
 GUEST_INSTRUCTIONS = (
     "A guest door to someone's brain of notes. brain_ask answers questions from the part of the "
@@ -41,6 +44,17 @@ GUEST_INSTRUCTIONS = (
     "suggests a note; nothing you send reaches the brain until the owner accepts it."
 )
 STATE_KEY = "cortex_guest"
+# How long a guest's session may sit idle before the SDK ends it (its default, said here so the
+# session count in `GuestLimits` ends a session when the SDK does).
+GUEST_SESSION_IDLE_S: float = DEFAULT_SESSION_IDLE_TIMEOUT
+
+
+def _opens_session(scope: Scope) -> bool:
+    """Whether a POST without a session ID is on the 2025 protocols' path, where it opens a
+    session: the SDK's own rule (no protocol header, or one of the handshake versions); on the
+    newer protocol a request is sessionless."""
+    version = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"mcp-protocol-version"), None)
+    return version is None or version in HANDSHAKE_PROTOCOL_VERSIONS
 
 
 class GuestDoors:
@@ -61,7 +75,8 @@ class GuestDoors:
         self.mcp = self._server()
         from cortex.http.doors import door_app
 
-        self.asgi = door_app(self.mcp, security)
+        self.asgi = door_app(self.mcp, security, session_idle_s=GUEST_SESSION_IDLE_S)
+        self.limits = GuestLimits(GUEST_SESSION_IDLE_S, _opens_session)
         # The reason may name a socket path or a folder: the owner's /healthz?detail=1 says it.
         self._off = PlainTextResponse("guest door disabled", status_code=503)
 
@@ -75,12 +90,12 @@ class GuestDoors:
         policy = self.book.find(secret)
         if policy is None:
             return None
-        inner = self.asgi
+        inner, limits = self.asgi, self.limits
 
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
             state = dict(scope.get("state") or {})
             state[STATE_KEY] = policy
-            await inner(dict(scope, state=state), receive, send)
+            await limits.serve(policy.secret_sha256, inner, dict(scope, state=state), receive, send)
 
         return app
 

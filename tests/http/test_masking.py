@@ -260,7 +260,7 @@ def test_every_tool_and_page_on_both_doors_masks_every_shape(gserver):
     head = brain.store.head()
     pages = [
         "/console/notes",
-        "/console/notes?folder=notes/public/",
+        "/console/notes?dir=notes/public",
         "/console/note/notes/public/keys.md",
         "/console/note/profile.md",
         "/console/note/notes/public/big.md",
