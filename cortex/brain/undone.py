@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cortex.brain.brain import Brain
-from cortex.brain.contents_page import CONTENTS_PAGE
+from cortex.brain.contents_page import ATTRIBUTES, CONTENTS_PAGE
 from cortex.brain.journal import Entry
 from cortex.brain.trailers import Actor
 from cortex.errors import StoreError
@@ -129,7 +129,7 @@ def _tool_write(brain: Brain, sha: str) -> Entry | None:
     door = info.trailers.get("Cortex-Door")
     if info.committer != "Cortex" or door in (None, "editor") or len(info.parents) != 1:
         return None
-    paths = {p: store.blob_at(sha, p) for p in info.files if p != CONTENTS_PAGE}
+    paths = {p: store.blob_at(sha, p) for p in info.files if p not in (CONTENTS_PAGE, ATTRIBUTES)}
     return Entry(sha, paths, info.trailers.get("Cortex-Tool", ""), True, info.time.timestamp())
 
 

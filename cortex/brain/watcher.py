@@ -228,6 +228,10 @@ class Editor:
         if self._pending and now - self._last_change >= self.debounce:
             paths, self._pending = self._pending, set()
             return self.commit_paths(paths)
+        if not self._pending and not self.store.workdir_busy():
+            # The head moved under the watcher (the owner's revert, rebase or commit): INDEX.md
+            # written whole again when it no longer matches the notes (issue 62).
+            return self.brain.refresh_contents_page()
         return None
 
     def _check_lost(self) -> None:
