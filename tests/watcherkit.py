@@ -3,6 +3,7 @@ watcher, threaded (`editor`) or driven by hand (`manual`)."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,21 @@ from cortex.app.brain_setup import init_brain
 from cortex.brain.brain import Brain
 from cortex.brain.watcher import Editor
 from cortex.store.git import GitStore
+
+
+def owner_git(tree: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """A real `git` command of the owner's in `tree` (as Ada, no system config, no editor)."""
+    env = {"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(tree.parent), "GIT_CONFIG_NOSYSTEM": "1"}
+    env |= {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.org", "GIT_EDITOR": "true"}
+    env |= {"GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.org"}
+    return subprocess.run(["git", *args], cwd=tree, env=env, check=check, capture_output=True, text=True)
+
+
+def head_text(brain: Brain, path: str) -> str:
+    """The text of `path` at the brain's head ("" when the head has no such file)."""
+    head = brain.store.head()
+    blob = brain.store.blob_at(head, path) if head else None
+    return brain.store.blob_bytes(blob).decode() if blob else ""
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable
 from cortex import state_folder
 from cortex.app.brain_store import open_local_store
 from cortex.brain.brain import Brain
-from cortex.brain.contents_page import render_contents_page
+from cortex.brain.contents_page import ATTRIBUTES, render_contents_page, with_merge_line
 from cortex.brain.trailers import Actor, commit_message
 from cortex.errors import StoreError
 from cortex.index.saved import IndexFile, index_file
@@ -77,10 +77,14 @@ def template_files(root: Path | None = None) -> dict[str, bytes]:
 
 
 def seed_files() -> dict[str, bytes]:
-    """The first commit of a new brain: the template and its INDEX.md."""
+    """The first commit of a new brain: the template, its INDEX.md and the .gitattributes line
+    that lets the owner's revert or rebase merge INDEX.md without a conflict."""
     files = template_files()
     notes = {p: parse_note(p, d.decode("utf-8")) for p, d in files.items() if is_note_path(p)}
     files["INDEX.md"] = render_contents_page(notes)
+    attributes = with_merge_line(files.get(ATTRIBUTES))  # a template's own .gitattributes is kept
+    if attributes is not None:
+        files[ATTRIBUTES] = attributes
     return files
 
 

@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
 from cortex.brain.contents_page import (
+    ATTRIBUTES,
     CONTENTS_MARKER,
     CONTENTS_PAGE,
     contents_page_after,
     is_generated_contents_page,
+    with_merge_line,
 )
 from cortex.brain.journal import Journal
 from cortex.brain.note_writes import (
@@ -48,7 +50,16 @@ from cortex.store.types import Change, Changes, CommitInfo, Identity, WriteResul
 if TYPE_CHECKING:  # the arm is set after the brain is made (app.server); its import costs numpy
     from cortex.meaning.closeness import Meaning
 
-__all__ = ["INDEX_WAIT", "MOVE_TRIES", "NO_COMMITS", "NO_COMMITS_HINT", "OWNER_GIT_WAIT", "Brain", "WorkdirHook"]
+__all__ = [
+    "INDEX_WAIT",
+    "MOVE_TRIES",
+    "NO_COMMITS",
+    "NO_COMMITS_HINT",
+    "OWNER_GIT_WAIT",
+    "PAGE",
+    "Brain",
+    "WorkdirHook",
+]
 
 # How many times a move re-takes the list of notes linking to it when another
 # writer changed that list mid-move (each try is a full compare-and-swap loop).
@@ -67,6 +78,8 @@ NO_COMMITS_HINT = (
     "repository); it is served from then on"
 )
 NO_COMMITS = f"the brain has no commits yet: {NO_COMMITS_HINT}"
+# Who writes INDEX.md again when a head Cortex did not make left it behind its notes.
+PAGE = Actor(door="editor", tool="contents-page", client="working tree")
 
 
 def _link_name(path_or_link: str) -> str:
@@ -135,6 +148,10 @@ class Brain:
         # Docusaurus or Jekyll repo would publish it.
         self.contents_policy = index
         self._own_page: dict[str, bool] = {}  # INDEX.md blob -> whether Cortex wrote it
+        # The commit whose INDEX.md needs nothing (it matches its notes, or is not Cortex's to
+        # keep): this process's last commit, or a head `refresh_contents_page` checked. A write
+        # on any other head (the owner's revert or rebase, a push) compares the page whole.
+        self._page_right_at: str | None = None
         head = store.head() if index == "on" else None
         blob = store.blob_at(head, CONTENTS_PAGE) if head else None
         if blob is not None and not self._page_is_ours(blob):
@@ -353,12 +370,24 @@ class Brain:
                 p: (None if d is None else parse_note(p, decode(d))) for p, d in changes.items() if is_note_path(p)
             }
             parsed.update((p, n) for p, n in updated.items() if n is not None)
-            new_page = contents_page_after(snap.notes if snap else None, updated, page is not None)
+            before = snap.notes if snap else None
+            if page is not None and view.sha != self._page_right_at:
+                # A head this process did not make: its page may lag its notes (the owner's
+                # revert merged it line by line), so it is compared whole, not row by row.
+                new_page = contents_page_after(before, updated, False)
+                if new_page == view.read(CONTENTS_PAGE):
+                    new_page = None
+            else:
+                new_page = contents_page_after(before, updated, page is not None)
             if new_page is not None:
                 changes[CONTENTS_PAGE] = new_page
+                attributes = with_merge_line(view.read(ATTRIBUTES))  # brains made before issue 62
+                if attributes is not None:
+                    changes[ATTRIBUTES] = attributes
             return changes
 
         result = self.store.commit(with_contents_page, commit_message(subject, actor, body), author=author)
+        self._page_right_at = result.sha
         self.corpus.follow(
             result.sha,
             result.parent,
@@ -366,6 +395,33 @@ class Brain:
             parsed,
         )
         return result
+
+    def refresh_contents_page(self) -> WriteResult | None:
+        """INDEX.md written whole again, in a commit of its own, when the head's no longer
+        matches its notes: after the owner's revert or rebase (whose union merge may keep
+        lines of both sides) or a hand commit. None when it needs nothing (right, not Cortex's,
+        CORTEX_INDEX=off) or the index is not built yet. The watcher calls it each poll: the
+        check runs once a head, outside Git's index lock, which only a commit takes."""
+        head = self.store.head()
+        if head is None or head == self._page_right_at or self.corpus.built() is None:
+            return None
+        if not self._page_behind(head):
+            self._page_right_at = head
+            return None
+        try:
+            return self.commit_change([], lambda view: {}, "contents page: INDEX.md matches the notes again", PAGE)
+        except StoreError as exc:
+            if "nothing to commit" not in str(exc):
+                raise
+            return None  # put right meanwhile; the next poll looks at the new head
+
+    def _page_behind(self, sha: str) -> bool:
+        """Whether commit `sha` holds an INDEX.md of Cortex's that does not list its notes."""
+        page = self.store.blob_at(sha, CONTENTS_PAGE)
+        if page is None or self.contents_policy == "off" or not self._page_is_ours(page):
+            return False
+        want = contents_page_after(self.corpus.peek(sha).notes, {}, False)
+        return want != self.store.blob_bytes(page)
 
     def write(
         self,
@@ -680,4 +736,5 @@ class Brain:
         if self.store.workdir is not None:
             missed = set(result.new_blobs) if not held else set(self.store.unstaged())
             off_disk = [p for p, b in result.new_blobs.items() if self.store.disk_blob(p) != b]
-            self.journal.record(result, tool=actor.tool, unstaged=missed, off_disk=off_disk, generated=CONTENTS_PAGE)
+            generated = (CONTENTS_PAGE, ATTRIBUTES)
+            self.journal.record(result, tool=actor.tool, unstaged=missed, off_disk=off_disk, generated=generated)

@@ -107,12 +107,13 @@ class Journal:
         tool: str,
         unstaged: Iterable[str],
         off_disk: Iterable[str] = (),
-        generated: str = "",
+        generated: Iterable[str] = (),
     ) -> None:
         """One acknowledged commit; `unstaged`: its files Git's staging index did not take;
-        `off_disk`: those the working tree did not (a hand edit held them); `generated`: a
-        file the commit regenerates (INDEX.md), not recorded."""
-        paths = {p: b for p, b in result.new_blobs.items() if p != generated}
+        `off_disk`: those the working tree did not (a hand edit held them); `generated`: files
+        the commit regenerates (INDEX.md and its .gitattributes line), not recorded."""
+        left_out = set(generated)
+        paths = {p: b for p, b in result.new_blobs.items() if p not in left_out}
         if not paths:
             return
         missed = (set(off_disk) | set(unstaged)) & set(paths)

@@ -19,8 +19,9 @@ Everything else is the owner's decision and is never undone: a change they made 
 in the working tree (an editor save, `git revert -n`, a deletion: the working tree then
 holds their bytes), a reset to a named commit (`HEAD~1`, a SHA), a rebase. The restore is a
 commit of its own on the head, merged with what changed since; the owner's commit is never
-rewritten. One exception follows from the rule: `git rm --cached` of a note Cortex wrote,
-with the file left in the working tree, is put back.
+rewritten. The rule alone would put back `git rm --cached` of a note Cortex wrote (the file
+left in the working tree with Cortex's bytes); the watcher takes such untracks out first
+(`brain.untracked`: the staging index lacks the file, which the race above never leaves).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cortex.brain.brain import Brain
-from cortex.brain.contents_page import CONTENTS_PAGE
+from cortex.brain.contents_page import ATTRIBUTES, CONTENTS_PAGE
 from cortex.brain.journal import Entry
 from cortex.brain.trailers import Actor
 from cortex.errors import StoreError
@@ -129,7 +130,7 @@ def _tool_write(brain: Brain, sha: str) -> Entry | None:
     door = info.trailers.get("Cortex-Door")
     if info.committer != "Cortex" or door in (None, "editor") or len(info.parents) != 1:
         return None
-    paths = {p: store.blob_at(sha, p) for p in info.files if p != CONTENTS_PAGE}
+    paths = {p: store.blob_at(sha, p) for p in info.files if p not in (CONTENTS_PAGE, ATTRIBUTES)}
     return Entry(sha, paths, info.trailers.get("Cortex-Tool", ""), True, info.time.timestamp())
 
 

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
+from watcherkit import head_text as _text
+from watcherkit import owner_git
 
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
@@ -27,17 +29,7 @@ WRITE = Actor(door="owner", tool="brain_write", client="pytest")
 CAPTURE = Actor(door="owner", tool="brain_capture", client="pytest")
 
 
-def _git(tree: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(tree.parent), "GIT_CONFIG_NOSYSTEM": "1"}
-    env |= {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.org", "GIT_EDITOR": "true"}
-    env |= {"GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.org"}
-    return subprocess.run(["git", *args], cwd=tree, env=env, check=check, capture_output=True, text=True)
-
-
-def _text(brain: Brain, path: str) -> str:
-    head = brain.store.head()
-    blob = brain.store.blob_at(head, path) if head else None
-    return brain.store.blob_bytes(blob).decode() if blob else ""
+_git = owner_git
 
 
 def _settled(editor: Editor) -> None:
