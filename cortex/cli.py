@@ -81,6 +81,17 @@ def cmd_stdio(args: argparse.Namespace) -> int:
     return run_stdio(Settings.from_env(brain=args.brain, port=args.port))
 
 
+def cmd_rules(args: argparse.Namespace) -> int:
+    """Print the rules that decide a stamp, in the order they are tried, with their examples."""
+    from cortex.ask.stamps import RULES
+
+    for n, rule in enumerate(RULES, 1):
+        print(f"{n:2}. {rule.id} ({rule.stamp}): {rule.meaning}")
+        for _, quotes, answer in rule.examples:
+            print(f"      quotes {list(quotes)!r} -> answer {answer!r}")
+    return 0
+
+
 def cmd_token(args: argparse.Namespace) -> int:
     """Print the owner token (or the URL secret) a server of this state folder uses, so a
     printed config can say `$(cortex token)` instead of a variable nobody set."""
@@ -349,6 +360,9 @@ def main(argv: list[str] | None = None) -> int:
     brain_option(p)
     p.add_argument("--port", help="the port a server it starts listens on (default 8765, or PORT)")
     p.set_defaults(fn=cmd_stdio)
+
+    p = sub.add_parser("rules", help="print the rules that decide brain_ask's and brain_verify's stamp, in order")
+    p.set_defaults(fn=cmd_rules)
 
     p = sub.add_parser("token", help="print the owner token the server uses (from CORTEX_TOKEN or the state folder)")
     p.add_argument("--url-secret", action="store_true", help="print the secret of the /s/<secret>/mcp URL instead")

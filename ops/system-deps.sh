@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
 # System packages Cortex uses, installed with apt-get when missing (as root, or through sudo):
 #   redis-server  the guest door's queue (the embedded default starts a private one)
-#   wordnet-base  the verifier's synonyms (cortex/ask/lexicon.py reads its index files;
-#                 without it only a word's own forms count, and fewer answers are VERIFIED)
 #   chromium      with --tests: the console's browser tests (Debian's chromium; Playwright
 #                 drives it and never downloads a browser of its own)
 #   nodejs, npm   with --tests, when npm is missing: the TypeScript MCP SDK client's tests
@@ -10,7 +8,6 @@
 set -euo pipefail
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
-[ -f /usr/share/wordnet/index.verb ] || missing+=(wordnet-base)
 if [ "${1:-}" = "--tests" ]; then
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)  # the TypeScript MCP SDK client's tests

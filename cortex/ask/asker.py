@@ -39,7 +39,7 @@ from cortex.ask.quotes import check_quote
 from cortex.ask.reader_order import ReaderOrder, joined
 from cortex.ask.readers import CLIENT_TIMEOUT_S, ClientTurn, Reader, ReaderReply, client_request
 from cortex.ask.replies import AskReply, VerifyReply, answered, coverage_line, lead_entry, quote_entry, words_only
-from cortex.ask.stamps import NOT_IN_BRAIN, UNVERIFIED, QuoteCheck, overall_stamp
+from cortex.ask.stamps import UNVERIFIED, QuoteCheck, decide
 from cortex.brain.brain import Brain
 from cortex.errors import BadInput
 from cortex.index.masked import masked
@@ -440,13 +440,16 @@ class Asker:
                 check = check_quote(quote, note, among, day, self._successor(snap, note, day, dated))
             checks.append(check)
             quotes.append(quote_entry(quote, check))
-        stamp, why = overall_stamp(checks, False, 0, answer, question=question or "")
+        verdict = decide(checks, False, 0, answer)
+        stamp, why = verdict.stamp, verdict.reason
         flag, why = _addressing(read_question(question, owner_words(snap)), checks, why) if question else ({}, why)
         notes = len(cited)
         reply: dict[str, Any] = {
             "answer": neutralize_answer(answer),
             "stamp": stamp,
             "stamp_reason": why,
+            "rule": verdict.rule,
+            **({"verified_answer": verdict.verified_answer} if verdict.verified_answer else {}),
             **flag,
             "quotes": quotes,
             "coverage": (
@@ -570,20 +573,23 @@ class Asker:
                 checks.append(check)
                 quotes.append(quote_entry(quote, check))
         unread = found.matching - read
-        if reply.error is not None:
-            stamp, why = UNVERIFIED, reply.error
-        else:
-            stamp, why = overall_stamp(checks, reply.not_in_brain, len(unread), reply.answer, question=question.text)
         near = [lead for lead in leads or () if lead.near()]
-        missed = stamp == NOT_IN_BRAIN
-        if missed and near:
-            stamp = UNVERIFIED
-            why = (
-                f"not found in your notes: the reader read all {len(read)} note(s) holding the question's terms "
-                f"and none answers it; {NEAR_SAID} {leads_line(near[:LEADS])}: NOT IN BRAIN needs every "
-                f"passage of the scope under {WORDS_NEAR:.0%} of the question's words and under cosine "
-                f"{MEANING_NEAR:.2f}, so the notes may still hold the answer in other words"
-            )
+        close = (
+            f"not found in your notes: the reader read all {len(read)} note(s) holding the question's terms "
+            f"and none answers it; {NEAR_SAID} {leads_line(near[:LEADS])}: NOT IN BRAIN needs every "
+            f"passage of the scope under {WORDS_NEAR:.0%} of the question's words and under cosine "
+            f"{MEANING_NEAR:.2f}, so the notes may still hold the answer in other words"
+        )
+        verdict = decide(
+            checks,
+            reply.not_in_brain,
+            len(unread),
+            reply.answer,
+            reader_error=reply.error,
+            near=close if near else None,
+        )
+        stamp, why = verdict.stamp, verdict.reason
+        missed = verdict.rule == "absence-proven"
         if missed and said[1] is None:
             why += f"; judged by words only ({words_only(said[0])})"
         elif missed and said[0].endswith("; lexical for the rest"):
@@ -593,6 +599,8 @@ class Asker:
             "answer": neutralize_answer(reply.answer),
             "stamp": stamp,
             "stamp_reason": why,
+            "rule": verdict.rule,
+            **({"verified_answer": verdict.verified_answer} if verdict.verified_answer else {}),
             **flag,
             "quotes": quotes,
             "coverage": coverage_line(

@@ -40,6 +40,7 @@ how many occurrences there were when their stamps differ.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import functools
 import re
@@ -48,15 +49,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TypedDict
 
+from cortex.ask import own_words
 from cortex.ask.normal_form import nfc_with_offsets, normalize_nfc
 from cortex.ask.replacement import Replacement, in_note, in_successor
-from cortex.ask.specifics import specifics
 from cortex.ask.stamps import CORRECTED, STRENGTH, SUPERSEDED, UNVERIFIED, VERIFIED, QuoteCheck, one_line
 from cortex.notes.blocks import (
     Block,
     blocks_cached,
     blocks_of,
-    claim_units,
     normalize_pieces,
     normalize_shown,
     quote_forms,
@@ -239,32 +239,39 @@ def _live_and_retired(occ: _Occurrence) -> tuple[str, str]:
     return " ".join("".join(live_chars).split()), " ".join("".join(retired_chars).split())
 
 
-# The most of a sentence around a quote the answer is compared with, each side: a run-on
-# line of a 400 KB note is read near the quote, not whole.
+# A sentence ends at . ! or ? (closing quotes and brackets after it), before a space and a
+# character that is no lower-case letter: "e.g. the" goes on.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[^\s\w]|[^\W_a-z])")
+
+# The most of a unit around a quote read, each side: a run-on line of a 400 KB note is
+# read near the quote, not whole.
 SENTENCE_REACH = 600
 
 
-def _sentence_of(occ: _Occurrence) -> str:
-    """The live text of the sentence of its block the match sits in (`claim_units`, as a
-    correction's claim is found), when the quote is less than it: the answer is compared
-    with it where its rest restricts the quote ("…, except in August")."""
-    ((i, j, _),) = claim_units(occ.norm, [(occ.i, occ.j)])
-    i, j = max(i, occ.i - SENTENCE_REACH), min(j, occ.j + SENTENCE_REACH)
-    if (i, j) == (occ.i, occ.j):
-        return ""
-    return _live_and_retired(replace(occ, i=i, j=j))[0].strip()
+def _units_of(occ: _Occurrence) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The whole units the match sits in, live text, smallest first: its sentence(s), its
+    line(s), its block; and the words those units hold only as retired text."""
+    starts = [0] + [m.end() for m in _SENTENCE_END.finditer(occ.norm)]
+    first = starts[bisect.bisect_right(starts, occ.i) - 1]
+    after = bisect.bisect_left(starts, occ.j)
+    spans = [(first, starts[after] if after < len(starts) else len(occ.norm))]
+    lines = [p for p in occ.block.pieces if p[0] < occ.end and p[1] >= occ.start]
+    if lines:
+        i = bisect.bisect_left(occ.starts, lines[0][0])
+        j = bisect.bisect_left(occ.starts, lines[-1][1])
+        spans.append((min(i, occ.i), max(j, occ.j)))
+    spans.append((0, len(occ.norm)))
+    units, retired = [], []
+    for i, j in spans:
+        i, j = max(i, occ.i - SENTENCE_REACH), min(j, occ.j + SENTENCE_REACH)
+        live, old = _live_and_retired(replace(occ, i=i, j=j))
+        units.append(unicodedata.normalize("NFC", live.strip()))
+        retired.append(old)
+    words = {t.key for t in own_words.tokens(" ".join(retired))} - {t.key for u in units for t in own_words.tokens(u)}
+    return tuple(dict.fromkeys(u for u in units if u)), tuple(sorted(words))
 
 
-def _live_beside(live: str, retired: str) -> bool:
-    """Whether a quote holding a struck value also holds the value that replaced it
-    ("~~£612~~ £548", "~~Tuesday 4th~~ Thursday 6th"): a number, date, time or amount of the
-    struck text's kind stands in its live text. Such a quote verifies; the struck value stays
-    retired (`stamps.overall_stamp` refuses an answer that states it)."""
-    kinds = {s.kind for s in specifics(retired)} & _VALUES
-    return bool(kinds) and any(s.kind in kinds for s in specifics(live))
-
-
-_VALUES = frozenset({"number", "date", "time", "amount"})
+_WORD = re.compile(r"[^\W_]")  # a letter or digit: the quote holds live text
 
 
 def _first_overlap(spans: tuple[tuple[int, int], ...], start: int, end: int) -> tuple[int, int] | None:
@@ -312,6 +319,7 @@ class _Found(TypedDict):
 
     path: str
     heading: str
+    heading_path: tuple[str, ...]
     block_start: int
     block_end: int
     superseded_by: str | None
@@ -323,7 +331,8 @@ class _Found(TypedDict):
     context: tuple[str, ...]
     code: str
     lead_in: str
-    sentence: str
+    units: tuple[str, ...]
+    retired_words: tuple[str, ...]
 
 
 # Words that give a block as a pattern to copy rather than the owner's own text.
@@ -353,9 +362,11 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, su
     code, lead_in = _code_kind(note, block)
     marks = block.marks()
     live, retired_text = _live_and_retired(occ)
+    units, retired_words = _units_of(occ)
     common = _Found(
         path=note.path,
         heading=block.heading,
+        heading_path=block.heading_path,
         block_start=block.start,
         block_end=block.end,
         superseded_by=note.superseded_by,
@@ -367,7 +378,8 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, su
         context=(note.title, *note.aliases, *block.heading_path),
         code=code,
         lead_in=lead_in,
-        sentence=unicodedata.normalize("NFC", _sentence_of(occ)),
+        units=units,
+        retired_words=retired_words,
     )
     where = f'{note.path} under "{block.heading}"' if block.heading else note.path
     after = f"; the current version is in {note.superseded_by}" if note.superseded_by else ""
@@ -398,11 +410,18 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, su
             **({**common, "old_claim": current} if current else common),
         )
     struck = _first_overlap(marks.struck, start, end)
-    if struck is not None and not _live_beside(common["quote"], common["retired_text"]):
+    if struck is not None:
+        shown = _element(note.text, struck) or "~~…~~"
+        if not _WORD.search(common["quote"]):  # nothing of it is live
+            return QuoteCheck(
+                SUPERSEDED,
+                f"quote is struck-through text of {where} ({shown} is retired text); do not answer from it",
+                **common,
+            )
         return QuoteCheck(
-            SUPERSEDED,
-            f"quote holds struck-through text of {where} ({_element(note.text, struck) or '~~…~~'} is retired text); "
-            "do not answer from it",
+            CORRECTED,
+            f"quote found in {where}; it holds struck-through text ({shown}), retired beside the current claim",
+            old_claim=common["retired_text"],
             **common,
         )
     if block.corrections:
@@ -480,9 +499,9 @@ def _check(
     forms = [unicodedata.normalize("NFC", f) for f in quote_forms(quote)]
     if not forms[0]:
         return _unverified("quote is empty after normalisation", note, retired)
+    # Any whole unit, and any fragment that occurs once, is quotable however short: "too
+    # short" is only for a short fragment of several places (decided once it is found).
     generic = generic_reason(forms[0])
-    if generic:
-        return _unverified(generic, note, retired)
 
     # A quote the raw text holds is matched and counted in the raw texts; one that needs
     # the note as shown, in the readings as shown too. Each note's shown reading costs an
@@ -493,7 +512,10 @@ def _check(
     found = _occurrences(readings, forms)
     # Which notes of the pack hold the quote at all (by path; the cited one included).
     holders = {note.path} if found or _contains(readings, forms) else set()
-    for other in pack.values():
+    if generic and len(found) > 1:
+        return _unverified(f"{generic}: it occurs {len(found)} times in {note.path}", note, retired)
+    whole = len(found) == 1 and _whole_unit(forms[0], found[0])
+    for other in pack.values() if not whole else ():
         if other is not None and other.path not in holders and _contains(_readings(other, shown), forms):
             holders.add(other.path)
     if len(holders) >= GENERIC_NOTES:
@@ -529,6 +551,12 @@ def _check(
         )
     hint = " (quotes must be verbatim: no ellipsis)" if ("…" in quote or "..." in quote) else ""
     return _unverified(f"quote not found in {note.path}{hint}", note, retired)
+
+
+def _whole_unit(quote: str, occ: _Occurrence) -> bool:
+    """Whether the quote is one whole unit of its block (its sentence, line or the block)."""
+    said = [t.key for t in own_words.tokens(quote)]
+    return any([t.key for t in own_words.tokens(u)] == said for u in _units_of(occ)[0])
 
 
 def _with_reason(check: QuoteCheck, reason: str) -> QuoteCheck:

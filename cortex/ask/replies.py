@@ -39,6 +39,8 @@ class QuoteEntry(TypedDict):
     heading: str
     old_claim: NotRequired[str]  # CORRECTED: the old wording; SUPERSEDED: the claim now current
     superseded_by: NotRequired[str]  # the note that replaces a retired one, when it says so
+    heading_path: NotRequired[list[str]]  # the headings above the quote, outermost first
+    paragraph: NotRequired[str]  # the whole block, live text, when the quote's unit is less than it
 
 
 class LeadEntry(TypedDict):
@@ -57,6 +59,8 @@ class VerifyReply(TypedDict):
     answer: str
     stamp: Stamp
     stamp_reason: str
+    rule: str  # the id of the rule that decided the stamp (`cortex rules` prints them)
+    verified_answer: NotRequired[str]  # the cited units, framed: VERIFIED as they stand
     quotes: list[QuoteEntry]
     coverage: str
     reader: str
@@ -116,6 +120,10 @@ def quote_entry(quote: str, check: QuoteCheck) -> QuoteEntry:
         entry["old_claim"] = check.old_claim
     if check.superseded_by:
         entry["superseded_by"] = check.superseded_by
+    if check.heading_path:
+        entry["heading_path"] = list(check.heading_path)
+    if len(check.units) > 1 and check.units[-1] != check.units[0]:
+        entry["paragraph"] = check.units[-1]
     return entry
 
 

@@ -1,39 +1,26 @@
-"""The stamps of `brain_ask` and how one answer's quote checks fold into its stamp.
+"""The stamps of `brain_ask` and `brain_verify`, and the one place that decides them.
 
-Stamps, strongest first: VERIFIED > CORRECTED > BEYOND QUOTES > SUPERSEDED > UNVERIFIED.
-The overall stamp of an answer is the weakest of its quotes. NOT IN BRAIN is outside that order:
-`cortex.ask.quotes.check_quote` never gives it, and it is an overall stamp only for an
-answer with no citations (see `overall_stamp`); met among quote checks it counts as
-UNVERIFIED.
+Stamps, strongest first: VERIFIED > CORRECTED > BEYOND QUOTES > SUPERSEDED > UNVERIFIED;
+NOT IN BRAIN is an answer with no citations whose absence was proven. `decide` runs the
+registered rules (`RULES`) in order and the first that applies gives the stamp; every reply
+names that rule's id. Each rule has a one-line meaning and examples that run as tests
+(`tests/ask/test_rules.py`); `cortex rules` prints them.
 
-Grounding (`cortex.ask.specifics.ungrounded`, used by `overall_stamp`): an answer keeps
-VERIFIED or CORRECTED only when every *specific* it states occurs in a quote that is
-itself VERIFIED or CORRECTED (outside any old wording ``(was: "…")``), or is a name or an
-identifier in that quote's note title, aliases or heading path. See
-`cortex.ask.specifics.specifics` for what counts as a specific and which spellings count
-as the same.
-
-The gate (`cortex.ask.entail.derive`, last): an answer keeps VERIFIED or CORRECTED only when
-it is its live quotes up to the safe edits of `cortex.ask.edit_rules`; otherwise it is
-BEYOND QUOTES, the reason naming the rule, or UNVERIFIED where a contradiction detector
-(`cortex.ask.claims.contradictions`: polarity, bounds, ranges, signs, ordinals, recurrences,
-quantifiers, roles, table columns) reads one and names both sides. A quoted table row is
-read by the detectors even when the gate passes it: the gate cannot tell a value's column.
+VERIFIED promises only what `cortex.ask.own_words` proves: the answer is its quotes' whole
+units in their own words. Anything else quoting live text is BEYOND QUOTES, with the first
+difference of a plain diff as the reason, and `verified_answer`: the units themselves,
+framed, which would be VERIFIED as they stand.
 
 Pure functions, no I/O, never raise.
 """
 
 from __future__ import annotations
 
-import itertools
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Callable
 
-from cortex.ask.claims import Conflict, contradictions
-from cortex.ask.entail import Derivation, derive, restricted_rest
-from cortex.ask.normal_form import normalize_nfc
-from cortex.ask.specifics import Specific, specifics, strip_old_wording, supported, ungrounded
+from cortex.ask import own_words as ow
 
 __all__ = [
     "BEYOND_QUOTES",
@@ -43,8 +30,12 @@ __all__ = [
     "SUPERSEDED",
     "UNVERIFIED",
     "VERIFIED",
+    "RULES",
     "QuoteCheck",
+    "Rule",
     "Stamp",
+    "Verdict",
+    "decide",
     "one_line",
     "overall_stamp",
 ]
@@ -94,6 +85,7 @@ class QuoteCheck:
     reason: str
     path: str
     heading: str = ""
+    heading_path: tuple[str, ...] = ()
     block_start: int | None = None
     block_end: int | None = None
     old_claim: str | None = None  # CORRECTED: the old wording; SUPERSEDED: the claim or sentence now current
@@ -119,16 +111,11 @@ class QuoteCheck:
     # A code block's lead-in, the block before it ("I restart everything with:"): its words
     # say what the code does, so the answer's words are read under it as a cell's under its heading.
     lead_in: str = ""
-    # The live sentence of its block the quote sits in, when the quote is less than it: the
-    # answer is compared with the whole sentence (`entail.derive`), "" when they are one.
-    sentence: str = ""
-
-
-# What a refused answer's reason tells the client's model, so it can answer again and be verified.
-HOW_TO_VERIFY = (
-    "to be VERIFIED, say what the quote says in its own words: other forms of a word, synonyms, "
-    "leaving out whole clauses and reordering clauses are fine"
-)
+    # The whole units the quote sits in, live text: its sentence(s), its line(s), its block.
+    # VERIFIED needs the answer to be made of such units (`own_words.matches`).
+    units: tuple[str, ...] = ()
+    # The words the quote's units hold only as retired text (struck, a `(was: …)`).
+    retired_words: tuple[str, ...] = ()
 
 
 def one_line(text: str) -> str:
@@ -136,179 +123,262 @@ def one_line(text: str) -> str:
     return " ".join(text.split()) if len(text.splitlines()) > 1 else text
 
 
-def _listed(missing: list[Specific]) -> str:
-    shown = [m.text for m in missing[:3]]
-    more = f" (and {len(missing) - 3} more)" if len(missing) > 3 else ""
-    return (shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]) + more
+@dataclass(frozen=True)
+class Verdict:
+    """What `decide` gives: the stamp, why in one line, the rule that decided, and the
+    cited units framed, for an answer that is not them (None when there are none)."""
+
+    stamp: Stamp
+    reason: str
+    rule: str
+    verified_answer: str | None = None
 
 
-def _says(missing: list[Specific]) -> str:
-    them = "it" if len(missing) == 1 else "them"
-    return f"the answer says {_listed(missing)}; no quote contains {them}"
+@dataclass
+class Case:
+    """What the rules read: the quote checks, the answer and the absence figures."""
+
+    checks: list[QuoteCheck]
+    answer: str
+    not_in_brain: bool
+    unread: int
+    reader_error: str | None = None
+    near: str | None = None  # why a miss is no absence: a passage comes close to the question
+    said: tuple[ow.Token, ...] = ()
+    units: list[list[tuple[ow.Token, ...]]] = field(default_factory=list)
 
 
-# An answer about a template or example names it so: "The trip template has …".
-_ABOUT_EXAMPLE = re.compile(r"(?i)(?<![\w])(?:templates?|examples?|samples?|placeholders?)(?![\w])")
-# An answer about code names it as code: a code span, or one of these words.
-_ABOUT_CODE = re.compile(
-    r"`|(?i:(?<![\w])(?:command|commands|script|scripts|config|configuration|code|snippet|cron|crontab|shell"
-    r"|terminal|alias|syntax|runs? with|file)(?![\w]))"
-)
+@dataclass(frozen=True)
+class Rule:
+    """One way a stamp is decided: `applies` returns the reason, or None to pass it on.
+    `examples` are (note, quotes, answer, expected stamp) and run as tests."""
+
+    id: str
+    stamp: Stamp
+    meaning: str
+    applies: Callable[[Case], str | None]
+    examples: tuple[tuple[str, tuple[str, ...], str], ...] = ()
 
 
-def _code_reason(checks: list[QuoteCheck], answer: str) -> str:
-    """Why a quote from a code block or a template cannot carry the answer, or "": a block
-    given as a template or example never states a fact of the owner's, unless the answer is
-    about the template ("The trip template has …"); any other code only when the answer is
-    about code."""
-    for i, c in enumerate(checks):
-        where = f"quote {i + 1}" if len(checks) > 1 else "the quote"
-        if c.code in ("example", "template") and _names_the_template(answer, c.quote):
-            continue
-        if c.code == "example":
-            return f"{where} is in a code block the note gives as a template or example, not a fact of yours"
-        if c.code == "template":
-            return f"{where} is in a section the note gives as a template or example, not a fact of yours"
-        if c.code == "code" and not _ABOUT_CODE.search(answer):
-            return f"{where} is in a code block and the answer is not about code"
-    return ""
+def _quoted(case: Case) -> str:
+    return "the quote is" if len(case.checks) == 1 else "the quotes are"
 
 
-def _contradicted(checks: list[QuoteCheck], answer: str) -> list[Conflict]:
-    """The answer's claims its quotes contradict; a table's header row names its columns
-    and states no fact of its own."""
-    return contradictions(answer, [(c.quote, c.row) for c in _facts(checks)])
+def _reader_failed(case: Case) -> str | None:
+    return case.reader_error
 
 
-def _facts(checks: list[QuoteCheck]) -> list[QuoteCheck]:
-    """The quotes that state facts: not a table's heading row, quoted beside its rows (it
-    names their columns and claims nothing)."""
-    heads = {tuple(h for h, _ in c.row) for c in checks if c.row}
-    return [c for c in checks if not (c.row and all(h == v for h, v in c.row)) and _cells(c.quote) not in heads]
-
-
-def _cells(quote: str) -> tuple[str, ...]:
-    """A quoted table row's cells, stripped ("| a | b |" -> ("a", "b")); () for other text."""
-    q = quote.strip()
-    return tuple(x.strip() for x in q[1:-1].split("|")) if len(q) > 1 and q[0] == q[-1] == "|" else ()
-
-
-def _names_the_template(answer: str, quote: str) -> bool:
-    """Whether the answer calls what it quotes a template or example in words of its own
-    (a quote's "Example Lettings" or "Sample Street" is no such word)."""
-    own = {w.casefold() for w in re.findall(r"[^\W\d_]+", quote)}
-    return any(m.group().casefold() not in own for m in _ABOUT_EXAMPLE.finditer(answer))
-
-
-def _derived(checks: list[QuoteCheck], answer: str, question: str) -> Derivation:
-    """Whether the answer is its live quotes up to the safe edits (`entail.derive`): a table
-    cell's words read under its column's heading, a code block's under its lead-in, a name
-    from the quoted note's title, aliases or headings."""
-    live = [c for c in _facts(checks) if c.stamp in (VERIFIED, CORRECTED)]
-    headings = [heading for c in checks for heading, _ in c.row] + [c.lead_in for c in live if c.lead_in]
-    headings += [part for c in live if c.code in ("example", "template") for part in c.context]  # "the trip template"
-    named = [part for c in checks for part in c.context]
-    # Each quote is read alone, unless its sentence goes on, in the quote's clause, with a word
-    # that restricts it ("…, except in August"); then, and as a second reading, the sentence.
-    readings = [
-        [c.quote] if not c.sentence else [c.sentence] if restricted_rest(c.sentence, c.quote) else [c.quote, c.sentence]
-        for c in live
-    ]
-    first = None
-    for chosen in itertools.islice(itertools.product(*readings), 8):
-        got = derive(answer, list(chosen), question=question, named=named, headings=headings)
-        if got:
-            return got
-        first = got if first is None else first
-    return first if first is not None else derive(answer, [], question=question)
-
-
-def _refused(checks: list[QuoteCheck], answer: str, question: str, quoted: str) -> tuple[Stamp, str] | None:
-    """The gate decides (`entail.derive`); a contradiction is the reason a refused answer
-    reads, since it says more than "a word changed". A quoted table row is read by the
-    detectors either way: the gate cannot tell which column a value stands under."""
-    derived = _derived(checks, answer, question)
-    if derived and not any(c.row for c in checks):
+def _absence_near(case: Case) -> str | None:
+    if case.checks or not case.not_in_brain or case.unread != 0:
         return None
-    found = _contradicted(checks, answer)
-    if found:
-        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-        return UNVERIFIED, one_line(f"{found[0].reason}{more} ({quoted})")
-    return None if derived else (BEYOND_QUOTES, one_line(f"{derived.said}; {quoted}); {HOW_TO_VERIFY}"))
+    return case.near
 
 
-def overall_stamp(
+def _no_quote(case: Case) -> str | None:
+    return None if case.checks or case.not_in_brain else "no quote given"
+
+
+def _absence(case: Case) -> str | None:
+    if case.checks or not case.not_in_brain or case.unread != 0:
+        return None
+    return (
+        "the reader found nothing, and every note of the scope that holds a distinctive term of the question was read"
+    )
+
+
+def _absence_unread(case: Case) -> str | None:
+    if case.checks:
+        return None
+    if not isinstance(case.unread, int) or case.unread < 0:
+        return "the reader found nothing, and how many matching notes were not read is unknown"
+    n = case.unread
+    which = (
+        "note that holds a distinctive term of the question was"
+        if n == 1
+        else "notes that hold a distinctive term of the question were"
+    )
+    return f"the reader found nothing, but {n} {which} not read"
+
+
+def _weakest(case: Case, stamps: tuple[Stamp, ...]) -> str | None:
+    """The first quote whose own check gave one of `stamps`, said as the reply says it."""
+    for i, c in enumerate(case.checks):
+        if c.stamp in stamps or (UNVERIFIED in stamps and c.stamp not in STRENGTH):
+            where = f"quote {i + 1} of {len(case.checks)}" if len(case.checks) > 1 else "the quote"
+            return f"{where} is {c.stamp if c.stamp in STRENGTH else UNVERIFIED}: {c.reason}"
+    return None
+
+
+def _quote_unchecked(case: Case) -> str | None:
+    return _weakest(case, (UNVERIFIED, NOT_IN_BRAIN))
+
+
+def _quote_retired(case: Case) -> str | None:
+    return _weakest(case, (SUPERSEDED,))
+
+
+def _states_retired(case: Case) -> str | None:
+    live = {t.key for unit in (u for us in case.units for u in us) for t in unit}
+    retired = {w for c in case.checks for w in c.retired_words}
+    said = [t for t in case.said if t.key not in live and t.key in retired]
+    if not said:
+        return None
+    return f"the answer says '{said[0].text}', which the note holds only as retired text (struck, or a was:)"
+
+
+def _value_conflict(case: Case) -> str | None:
+    found = ow.conflicts(case.said, [u for us in case.units for u in us])
+    if found is None:
+        return None
+    said, held = found
+    theirs = ", ".join(dict.fromkeys(t.text for t in held))
+    who = "the quote says" if len(case.checks) == 1 else "the quotes say"
+    return f"the answer says {said.text}; {who} {theirs}"
+
+
+def _own_words(case: Case) -> str | None:
+    if any(c.stamp == CORRECTED for c in case.checks):
+        return None
+    return _made_of_units(case)
+
+
+def _own_words_corrected(case: Case) -> str | None:
+    if not any(c.stamp == CORRECTED for c in case.checks):
+        return None
+    made = _made_of_units(case)
+    if made is None:
+        return None
+    old = next(c.old_claim for c in case.checks if c.stamp == CORRECTED)
+    return f'{made}; a unit carries an in-place correction, the old wording was "{old}"'
+
+
+def _made_of_units(case: Case) -> str | None:
+    used = ow.matches(case.said, case.units)
+    if used is None:
+        return None
+    n = len(used)
+    return f"the answer is {'the' if n == 1 else n} whole unit{'s' if n > 1 else ''} of the notes, in their own words"
+
+
+def _other_words(case: Case) -> str | None:
+    flat = [u for us in case.units for u in us]
+    if not flat or not case.said:
+        return f"the answer is empty; {_quoted(case)} live" if not case.said else None
+    return f"your notes say this in other words: {ow.first_difference(case.said, ow.closest(case.said, flat))}"
+
+
+_NOTE = "# Pip\n\nPip must never be given paracetamol. It is toxic to cats.\n\n- Vet: ~~Tue~~ Wed 9am\n"
+_QUOTE = ("Pip must never be given paracetamol",)
+
+# In order: the first rule that applies decides.
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "reader-failed", UNVERIFIED,
+        "the reader gave no answer (an error, a timeout, a reply it could not read)",
+        _reader_failed,
+    ),
+    Rule(
+        "absence-near", UNVERIFIED,
+        "no citation, but a passage comes close to the question by words or meaning",
+        _absence_near,
+    ),
+    Rule(
+        "no-quote", UNVERIFIED,
+        "no citation, and the reader did not say the notes lack the answer",
+        _no_quote,
+    ),
+    Rule(
+        "absence-proven", NOT_IN_BRAIN,
+        "no citation, and every note holding a distinctive term of the question was read",
+        _absence,
+    ),
+    Rule(
+        "absence-unread", UNVERIFIED,
+        "no citation, but a note holding a distinctive term of the question was not read",
+        _absence_unread,
+    ),
+    Rule(
+        "quote-unchecked", UNVERIFIED,
+        "a quote is not in its note, spans blocks, is a repeated fragment, is hidden, "
+        "or its note is not in the pack or unreadable",
+        _quote_unchecked,
+        ((_NOTE, ("Pip must always be given paracetamol",), "Pip must always be given paracetamol."),),
+    ),
+    Rule(
+        "quote-retired", SUPERSEDED,
+        "a quote sits in retired text: a banner's section, a (was: …), struck text, a retired note",
+        _quote_retired,
+        ((_NOTE, ("Tue",), "Tue"),),
+    ),
+    Rule(
+        "states-retired", SUPERSEDED, "the answer states what the unit holds only as retired text",
+        _states_retired,
+        ((_NOTE, ("Vet: ~~Tue~~ Wed 9am",), "Vet: Tue 9am"),),
+    ),
+    Rule(
+        "value-conflict", UNVERIFIED,
+        "a number, amount, date, time, version or code of the answer differs from the units' of the same kind",
+        _value_conflict,
+        ((_NOTE, ("Vet: ~~Tue~~ Wed 9am",), "Vet: Wed 10am"),),
+    ),
+    Rule(
+        "own-words", VERIFIED,
+        "the answer is whole units of its quotes, each in its own words and order, after at most one frame",
+        _own_words,
+        ((_NOTE, _QUOTE, "Your notes say: Pip must never be given paracetamol."),
+         (_NOTE, (*_QUOTE, "It is toxic to cats"), "It is toxic to cats. Pip must never be given paracetamol")),
+    ),
+    Rule(
+        "own-words-corrected", CORRECTED, "as own-words, and a unit carries an in-place correction",
+        _own_words_corrected,
+        ((_NOTE, ("Vet: ~~Tue~~ Wed 9am",), "Vet: Wed 9am"),),
+    ),
+    Rule(
+        "other-words", BEYOND_QUOTES, "the quotes are live, and the answer puts them in other words",
+        _other_words,
+        ((_NOTE, _QUOTE, "Pip must be given paracetamol."), (_NOTE, _QUOTE, "Never give Pip paracetamol.")),
+    ),
+)  # fmt: skip
+
+
+def decide(
     checks: list[QuoteCheck],
     not_in_brain_claimed: bool,
     unread_matching: int,
     answer: str = "",
     *,
-    question: str = "",
-) -> tuple[Stamp, str]:
-    """The reply's stamp and a one-line reason.
-
-    With citations: the weakest of the quotes' stamps; a VERIFIED or CORRECTED answer
-    that states a specific no VERIFIED or CORRECTED quote carries (`ungrounded`), or a
-    claim its quotes contradict (`contradictions`), is UNVERIFIED, and the reason names
-    the specific, or the answer's words and the quote's (so is one resting on a code block
-    it may not, `_code_reason`); one whose content words are not all in its quotes or the
-    `question` is BEYOND QUOTES, naming them. Without citations: NOT IN BRAIN only
-    when the reader said the brain does not hold the answer and every note of the scope
-    that holds a distinctive term of the question was read (`unread_matching == 0`);
-    otherwise UNVERIFIED with the count, or "no quote given" when the reader neither
-    quoted nor said so.
-    """
+    reader_error: str | None = None,
+    near: str | None = None,
+) -> Verdict:
+    """The reply's stamp, from the first rule of `RULES` that applies. `near`: why a miss is
+    no proven absence (the closest passages), when one comes close."""
     try:
-        if checks:
-            # Unknown stamps and NOT IN BRAIN (never a quote's stamp) count as UNVERIFIED.
-            stamps = [c.stamp if c.stamp in (VERIFIED, CORRECTED, SUPERSEDED) else UNVERIFIED for c in checks]
-            i = min(range(len(stamps)), key=lambda k: (STRENGTH[stamps[k]], k))
-            stamp, n = stamps[i], len(checks)
-            if n == 1:
-                reason = f"the quote is {stamp}: {checks[0].reason}"
-            elif all(s == stamp for s in stamps):
-                reason = f"all {n} quotes are {stamp}"
-            else:
-                reason = f"the weakest of {n} quotes: quote {i + 1} is {stamp}: {checks[i].reason}"
-            if stamp in (VERIFIED, CORRECTED) and answer:
-                # A table row's column headings name what its cells hold ("monthly DD").
-                contexts = [(*c.context, *(h for h, _ in c.row)) for c in checks]
-                missing = ungrounded(answer, [c.quote for c in checks], contexts)
-                quoted = "the quote is" if n == 1 else "the quotes are"
-                if missing:
-                    retired = [t for c in checks if (t := strip_old_wording(normalize_nfc(c.retired_text)))]
-                    old = [m for m in missing if any(supported(m, t, specifics(t)) for t in retired)]
-                    if old:
-                        holds = "the quote holds" if n == 1 else "the quotes hold"
-                        return UNVERIFIED, one_line(
-                            f"the answer says {_listed(old)}; {holds} {'it' if len(old) == 1 else 'them'} "
-                            f"only as the retired value ({quoted} {stamp})"
-                        )
-                    return UNVERIFIED, one_line(f"{_says(missing)} ({quoted} {stamp})")
-                coded = _code_reason(checks, answer)
-                if coded:
-                    return UNVERIFIED, one_line(f"{coded} ({quoted} {stamp})")
-                refused = _refused(checks, answer, question, f"{quoted} {stamp}")
-                if refused:
-                    return refused
-            if not_in_brain_claimed:
-                reason += " (the reader also said the brain does not hold the answer)"
-            return stamp, reason
-        if not not_in_brain_claimed:
-            return UNVERIFIED, "no quote given"
-        if not isinstance(unread_matching, int) or unread_matching < 0:
-            return UNVERIFIED, ("the reader found nothing, and how many matching notes were not read is unknown")
-        if unread_matching == 0:
-            return (
-                NOT_IN_BRAIN,
-                "the reader found nothing, and every note of the scope that holds a distinctive "
-                "term of the question was read",
-            )
-        plural = (
-            "notes that hold a distinctive term of the question were"
-            if unread_matching != 1
-            else ("note that holds a distinctive term of the question was")
-        )
-        return UNVERIFIED, f"the reader found nothing, but {unread_matching} {plural} not read"
-    except Exception as exc:
-        return UNVERIFIED, f"the verifier could not combine the stamps ({type(exc).__name__})"
+        case = Case(list(checks), answer or "", not_in_brain_claimed, unread_matching, reader_error, near)
+        if case.checks:
+            titles = tuple(c.context[0] for c in checks if c.context)
+            case.said = ow.tokens(ow.strip_frame(case.answer, titles), answer=True)
+            case.units = [[ow.tokens(u) for u in c.units] for c in case.checks]
+        for rule in RULES:
+            reason = rule.applies(case)
+            if reason is not None:
+                offered = _offer(case) if rule.stamp not in (VERIFIED, CORRECTED) else None
+                return Verdict(rule.stamp, one_line(reason), rule.id, offered)
+        return Verdict(UNVERIFIED, "no rule applied", "none")
+    except Exception as exc:  # the verifier must always answer; say why it could not
+        return Verdict(UNVERIFIED, f"the verifier could not decide ({type(exc).__name__})", "error")
+
+
+def _offer(case: Case) -> str | None:
+    """The live units the quotes sit in (each its smallest), framed: VERIFIED as they stand."""
+    units = [c.units[0] for c in case.checks if c.stamp in (VERIFIED, CORRECTED) and c.units]
+    if not units or len(units) != len(case.checks):
+        return None
+    return "Your notes say: " + " ".join(dict.fromkeys(units))
+
+
+def overall_stamp(
+    checks: list[QuoteCheck], not_in_brain_claimed: bool, unread_matching: int, answer: str = "", *, question: str = ""
+) -> tuple[Stamp, str]:
+    """(stamp, reason) of `decide`; `question` is not read: VERIFIED never leans on it."""
+    verdict = decide(checks, not_in_brain_claimed, unread_matching, answer)
+    return verdict.stamp, verdict.reason
