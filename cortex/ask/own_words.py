@@ -75,7 +75,8 @@ _SCANNER = re.compile(
             r"(?P<h24>[0-2]?\d):(?P<mi24>[0-5]\d)(?![\d:])",
             r"(?P<cur>[£$€¥])\s?(?P<amt>\d[\d,]*(?:\.\d+)?)\s?(?P<mult>k|m|bn)?(?![\w])",
             r"(?P<ver>v?\d+(?:\.\d+){2,})",
-            r"(?P<sign>(?<![\d.,])[-−+])?(?P<num>\d[\d,]*(?:\.\d+)?)(?P<unit>%|°[cf]?|\+|(?:st|nd|rd|th)(?![\w]))?",
+            r"(?P<code>[^\W\d_]{1,4}-?\d+[^\W_]*|\d{5,}(?![\d,.]))",  # "BA117", "GB-4417", an account number
+            r"(?P<sign>(?<![\d.,])[-−+])?(?P<num>\d[\d,]*(?:\.\d+)?)(?!\d)(?!\s*[ap]\.?m(?!\w))(?P<unit>%|°[cf]?|\+|(?:st|nd|rd|th)(?![\w]))?",
             r"(?P<cmp>[<>≤≥~±×=])",
             r"(?P<box>\[[ xX]\])",  # a task's box: a Markdown mark
             r"(?P<word>[^\W_]+(?:['’][^\W_]+)*)",
@@ -83,6 +84,7 @@ _SCANNER = re.compile(
     ),
     re.IGNORECASE,
 )
+_DASHES = str.maketrans(dict.fromkeys("‐‑‒–—―−", "-"))  # as the note's side is read (notes.blocks)
 _STRUCK = re.compile(r"~~.*?~~|<(del|s|strike)\b[^>]*>.*?</\1>|\(was:?[^)]*\)", re.S | re.I)
 
 
@@ -132,7 +134,7 @@ def _value(m: re.Match[str]) -> tuple[str, str] | None:
         if hour > 23:
             return None
         if hour <= 12 and not g["h24"].startswith("0"):
-            return None  # "7:30" may be morning or evening; "07:30" and "19:30" are one time
+            return f"clock:{hour}:{g['mi24']}", "clock"  # morning or evening: equal only as written
         return f"time:{hour:02d}:{g['mi24']}", "time"
     if g["cur"]:
         amount = _number(g["amt"])
@@ -142,6 +144,8 @@ def _value(m: re.Match[str]) -> tuple[str, str] | None:
         return f"amount:{CURRENCY[g['cur']]}:{(amount * scale).normalize():f}", f"amount:{CURRENCY[g['cur']]}"
     if g["ver"]:
         return f"version:{g['ver'].lower().lstrip('v')}", "version"
+    if g["code"]:
+        return f"code:{g['code'].upper().replace('-', '')}", "code"
     if g["num"]:
         if g["num"].startswith("0") and len(g["num"]) > 1 and "." not in g["num"]:
             return f"code:{g['num']}", "code"  # a phone number's part, a PIN: its digits as written
@@ -168,7 +172,7 @@ def _expand(word: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def tokens(text: str, answer: bool = False) -> tuple[Token, ...]:
     """The tokens of `text`; for an answer, its struck text and `(was: …)` asides left out."""
-    text = unicodedata.normalize("NFC", text)
+    text = unicodedata.normalize("NFC", text).translate(_DASHES)
     if answer:
         text = _STRUCK.sub(" ", text)
     out: list[Token] = []
@@ -295,5 +299,6 @@ def _kind(seq: tuple[Token, ...], k: int) -> str:
     t = seq[k]
     if t.kind != "number":
         return t.kind
-    after = seq[k + 1].key if k + 1 < len(seq) and not seq[k + 1].kind else ""
-    return f"number {after.removesuffix('s')}"
+    if k + 1 < len(seq) and not seq[k + 1].kind:
+        return f"number {seq[k + 1].key.removesuffix('s')}"
+    return f"number {seq[k - 1].key}<" if k and not seq[k - 1].kind else "number "
