@@ -589,7 +589,7 @@ class Asker:
             near=close if near else None,
         )
         stamp, why = verdict.stamp, verdict.reason
-        missed = verdict.rule == "absence-proven"
+        missed = verdict.rule in ("absence-proven", "absence-near")
         if missed and said[1] is None:
             why += f"; judged by words only ({words_only(said[0])})"
         elif missed and said[0].endswith("; lexical for the rest"):

@@ -84,6 +84,8 @@ _SCANNER = re.compile(
     ),
     re.IGNORECASE,
 )
+# A line's Markdown markers (quote, bullet, number, heading), read off as the note's side is.
+_MARKERS = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:[-*+][ \t]+|\d{1,9}[.)][ \t]+|#{1,6}[ \t]+)?", re.M)
 _DASHES = str.maketrans(dict.fromkeys("‐‑‒–—―−", "-"))  # as the note's side is read (notes.blocks)
 _STRUCK = re.compile(r"~~.*?~~|<(del|s|strike)\b[^>]*>.*?</\1>|\(was:?[^)]*\)", re.S | re.I)
 
@@ -174,7 +176,7 @@ def tokens(text: str, answer: bool = False) -> tuple[Token, ...]:
     """The tokens of `text`; for an answer, its struck text and `(was: …)` asides left out."""
     text = unicodedata.normalize("NFC", text).translate(_DASHES)
     if answer:
-        text = _STRUCK.sub(" ", text)
+        text = _MARKERS.sub("", _STRUCK.sub(" ", text))
     out: list[Token] = []
     for m in _SCANNER.finditer(text):
         raw = m.group(0)

@@ -202,10 +202,15 @@ def _absence_unread(case: Case) -> str | None:
 
 def _weakest(case: Case, stamps: tuple[Stamp, ...]) -> str | None:
     """The first quote whose own check gave one of `stamps`, said as the reply says it."""
+    n = len(case.checks)
     for i, c in enumerate(case.checks):
         if c.stamp in stamps or (UNVERIFIED in stamps and c.stamp not in STRENGTH):
-            where = f"quote {i + 1} of {len(case.checks)}" if len(case.checks) > 1 else "the quote"
-            return f"{where} is {c.stamp if c.stamp in STRENGTH else UNVERIFIED}: {c.reason}"
+            stamp = c.stamp if c.stamp in STRENGTH else UNVERIFIED
+            if n == 1:
+                return f"the quote is {stamp}: {c.reason}"
+            if all(o.stamp == c.stamp for o in case.checks):
+                return f"all {n} quotes are {stamp}: {c.reason}"
+            return f"the weakest of {n} quotes: quote {i + 1} is {stamp}: {c.reason}"
     return None
 
 
@@ -223,7 +228,9 @@ def _states_retired(case: Case) -> str | None:
     said = [t for t in case.said if t.key not in live and t.key in retired]
     if not said:
         return None
-    return f"the answer says '{said[0].text}', which the note holds only as retired text (struck, or a was:)"
+    holds = "the quote holds" if len(case.checks) == 1 else "the quotes hold"
+    stamp = CORRECTED if any(c.stamp == CORRECTED for c in case.checks) else VERIFIED
+    return f"the answer says '{said[0].text}'; {holds} it only as the retired value ({_quoted(case)} {stamp})"
 
 
 def _value_conflict(case: Case) -> str | None:
@@ -245,19 +252,15 @@ def _own_words(case: Case) -> str | None:
 def _own_words_corrected(case: Case) -> str | None:
     if not any(c.stamp == CORRECTED for c in case.checks):
         return None
-    made = _made_of_units(case)
-    if made is None:
-        return None
-    old = next(c.old_claim for c in case.checks if c.stamp == CORRECTED)
-    return f'{made}; a unit carries an in-place correction, the old wording was "{old}"'
+    return _made_of_units(case)
 
 
 def _made_of_units(case: Case) -> str | None:
     used = ow.matches(case.said, case.units)
     if used is None:
         return None
-    n = len(used)
-    return f"the answer is {'the' if n == 1 else n} whole unit{'s' if n > 1 else ''} of the notes, in their own words"
+    n, weakest = len(used), _weakest(case, (CORRECTED,)) or _weakest(case, (VERIFIED,))
+    return f"{weakest}; the answer is {'its' if n == 1 else n} whole unit{'s' if n > 1 else ''}, in its own words"
 
 
 def _other_words(case: Case) -> str | None:
@@ -311,7 +314,7 @@ RULES: tuple[Rule, ...] = (
         ((_NOTE, ("Tue",), "Tue"),),
     ),
     Rule(
-        "states-retired", SUPERSEDED, "the answer states what the unit holds only as retired text",
+        "states-retired", UNVERIFIED, "the answer states what the unit holds only as retired text",
         _states_retired,
         ((_NOTE, ("Vet: ~~Tue~~ Wed 9am",), "Vet: Tue 9am"),),
     ),

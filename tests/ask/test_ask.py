@@ -83,7 +83,8 @@ class StubMessages(StubMessagesServer):
             return 200, self.message([{"type": "text", "text": "I can't help with that."}], "refusal")
         return self.tool_reply(
             {
-                "answer": s.get("answer", "Here is what the notes say."),
+                # A reader as the prompt asks: its quotes, word for word.
+                "answer": s.get("answer", " ".join(q for _, q in s.get("citations", []))),
                 "citations": [
                     {"tag": tags.get(path, "t-missing"), "quote": quote} for path, quote in s.get("citations", [])
                 ],
@@ -109,9 +110,10 @@ def model_asker(brain: Brain, stub: StubMessages, monkeypatch) -> Asker:
 
 @pytest.mark.slow
 def test_model_quote_verified_and_key_sent_to_stub(model_asker: Asker, stub: StubMessages):
-    stub.scenario = {"citations": [("notes/hives.md", "The north hive was requeened on 12 May with a Buckfast queen")]}
+    whole = "The north hive was requeened on 12 May with a Buckfast queen from Alder Apiaries."
+    stub.scenario = {"citations": [("notes/hives.md", whole)]}
     r = model_asker.ask("When was the north hive requeened?")
-    assert r["stamp"] == "VERIFIED", r
+    assert (r["stamp"], r["rule"]) == ("VERIFIED", "own-words"), r
     assert r["quotes"][0]["path"] == "notes/hives.md"
     assert r["reader"] == "anthropic:stub-model"
     assert "~1234 tokens sent" in r["coverage"] and r["sha"][:12] in r["coverage"]
@@ -170,7 +172,9 @@ def test_model_answer_adding_a_wrong_number_is_unverified_naming_it(
     r = model_asker.ask("What was the natural mite drop on 1 March?")
     assert r["quotes"][0]["stamp"] == "VERIFIED"  # the quote itself is real
     assert r["stamp"] == "UNVERIFIED", r
-    assert r["stamp_reason"].startswith("the answer says 41; no quote contains it"), r["stamp_reason"]
+    assert r["stamp_reason"].startswith("the answer says 41; the quote says 14"), r["stamp_reason"]
+    assert r["rule"] == "value-conflict", r
+    assert r["verified_answer"].startswith(f"Your notes say: {quote} on the north hive board"), r
 
 
 def test_model_answer_paraphrasing_a_date_correctly_is_verified(brain: Brain, model_asker: Asker, stub: StubMessages):

@@ -1,6 +1,7 @@
-"""Issue 41's classes through a real server: each answer a class names is not VERIFIED, and
-its faithful twin is, on both trusted doors' brain_ask and brain_verify and on the guest
-door's brain_ask.
+"""Issue 41's classes through a real server: each answer a class names is not VERIFIED, its
+faithful twin in other words is BEYOND QUOTES (issue 63: VERIFIED is the notes' own words),
+and the quote said as it stands is VERIFIED, on both trusted doors' brain_ask and
+brain_verify and on the guest door's brain_ask.
 
 A real HTTP server with a real Redis queue, the MCP SDK's own client, and the real
 `anthropic` SDK as brain_ask's reader against a local stub of the Messages API that answers
@@ -121,9 +122,11 @@ def _stamps(doors, stub, klass: str, quote: str, answer: str, asking: str) -> li
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_each_class_is_not_verified_and_its_faithful_twin_is_on_every_door(doors, stub, case):
-    klass, _, quote, wrong, expected, faithful = case
+    klass, _, quote, wrong, _, faithful = case
     for where, stamp in _stamps(doors, stub, klass, quote, wrong, "What do my notes say"):
-        assert stamp == expected, (klass, where, stamp)
+        assert stamp in ("BEYOND QUOTES", "UNVERIFIED"), (klass, where, stamp)
     if faithful is not None:
         for where, stamp in _stamps(doors, stub, klass, quote, faithful, "What is written"):
-            assert stamp == "VERIFIED", (klass, where, stamp)
+            assert stamp in ("BEYOND QUOTES", "VERIFIED"), (klass, where, stamp)  # never refused
+    for where, stamp in _stamps(doors, stub, klass, quote, f"Your notes say: {quote}.", "What is said"):
+        assert stamp == "VERIFIED", (klass, where, stamp)

@@ -26,7 +26,8 @@ TRIP = (
     "## Hotel\n\nThe room at Casa Azul is booked for four nights.\n"
 )
 FLIGHT = "Flying TAP TP1337 from Berlin at 07:40"
-LISBON = "Flying TAP TP1337 from Berlin to Lisbon at 07:40."  # every word in the quote, its note or its headings
+LISBON = "Your notes say: Flying TAP TP1337 from Berlin at 07:40, seat 14C."  # the quote's own words, framed
+WITH_TITLE = "Flying TAP TP1337 from Berlin to Lisbon at 07:40."  # a word of the note's title added
 
 
 class Scripted(StubMessagesServer):
@@ -71,24 +72,28 @@ def on_both(running, tool: str, **args) -> list[dict]:
 # -- names in the title and the heading path ------------------------------------------
 
 
-def test_a_name_in_the_cited_notes_title_grounds_an_ask(running, stub):
+def test_a_name_from_the_title_is_other_words_and_the_units_are_offered_on_ask(running, stub):
+    """Issue 63: VERIFIED is the notes' own words; a name the answer takes from the title is not."""
     stub.answer, stub.cites = LISBON, [("notes/trip.md", FLIGHT)]
     for reply in on_both(running, "brain_ask", question="When does my flight to Lisbon leave?"):
         assert reply["stamp"] == "VERIFIED", reply["stamp_reason"]
-    stub.answer = "Your flight to Porto leaves at 07:40."  # a name the note has nowhere
-    for reply in on_both(running, "brain_ask", question="When does my flight to Porto leave?"):
-        assert reply["stamp"] == "UNVERIFIED"
-        assert reply["stamp_reason"].startswith("the answer says Porto; no quote contains it")
+    stub.answer = WITH_TITLE
+    for reply in on_both(running, "brain_ask", question="When does my Lisbon flight leave?"):
+        assert (reply["stamp"], reply["rule"]) == ("BEYOND QUOTES", "other-words"), reply["stamp_reason"]
+        assert "the answer has 'to Lisbon'" in reply["stamp_reason"]
+        assert reply["verified_answer"].startswith(f"Your notes say: {FLIGHT}")
 
 
-def test_a_name_in_the_cited_notes_title_grounds_a_verify(running):
+def test_a_name_or_date_the_units_lack_is_never_verified_on_verify(running):
     cites = [{"path": "notes/trip.md", "quote": FLIGHT}]
     for reply in on_both(running, "brain_verify", answer=LISBON, citations=cites):
         assert reply["stamp"] == "VERIFIED", reply["stamp_reason"]
-    # A date stays in the quote: the title's "May 2026" grounds no date of the answer.
-    for reply in on_both(running, "brain_verify", answer="You fly to Lisbon on 3 May 2026.", citations=cites):
-        assert reply["stamp"] == "UNVERIFIED"
-        assert reply["stamp_reason"].startswith("the answer says 3 May 2026; no quote contains it")
+    for answer in (WITH_TITLE, "You fly to Lisbon on 3 May 2026.", "Your flight to Porto leaves at 07:40."):
+        for reply in on_both(running, "brain_verify", answer=answer, citations=cites):
+            assert reply["stamp"] == "BEYOND QUOTES", (answer, reply["stamp_reason"])
+    for reply in on_both(running, "brain_verify", answer="Flying TAP TP1337 from Berlin at 09:40.", citations=cites):
+        assert (reply["stamp"], reply["rule"]) == ("UNVERIFIED", "value-conflict"), reply["stamp_reason"]
+        assert reply["stamp_reason"].startswith("the answer says 09:40; the quote says 07:40")
 
 
 # -- as_of: the SHA a client read at ------------------------------------------------------
@@ -120,7 +125,7 @@ def test_verify_at_the_sha_a_client_read_checks_that_commits_bytes(running, two_
         assert reply["stamp"] == "UNVERIFIED" and reply["sha"] == head
         assert "quote not found in notes/trip.md" in reply["stamp_reason"]
     moved = [{"path": "notes/trip.md", "quote": MOVED}]
-    for reply in on_both(running, "brain_verify", answer=f"{MOVED}.", citations=moved, as_of=head):
+    for reply in on_both(running, "brain_verify", answer=f"{MOVED}, seat 14C.", citations=moved, as_of=head):
         assert reply["stamp"] == "VERIFIED" and reply["sha"] == head
 
 
@@ -140,12 +145,14 @@ def test_search_and_ask_take_a_sha(running, stub, two_versions):
 def test_an_iso_time_still_works_and_an_unknown_sha_is_a_one_line_error(running, two_versions):
     _, head = two_versions
     cites = [{"path": "notes/trip.md", "quote": MOVED}]
-    for reply in on_both(running, "brain_verify", answer=f"{MOVED}.", citations=cites, as_of="2999-01-01T00:00:00Z"):
+    for reply in on_both(
+        running, "brain_verify", answer=f"{MOVED}, seat 14C.", citations=cites, as_of="2999-01-01T00:00:00Z"
+    ):
         assert reply["sha"] == head and reply["stamp"] == "VERIFIED"
     calls = [
         ("brain_search", {"query": "TP1337"}),
         ("brain_ask", {"question": "When does my flight leave?"}),
-        ("brain_verify", {"answer": f"{MOVED}.", "citations": cites}),
+        ("brain_verify", {"answer": f"{MOVED}, seat 14C.", "citations": cites}),
     ]
     for url, token in running.doors:
         for tool, args in calls:
@@ -182,7 +189,7 @@ def test_ask_says_whether_its_quotes_address_the_question(running, stub):
     stub.answer, stub.cites = LISBON, [("notes/trip.md", FLIGHT)]
     for reply in on_both(running, "brain_ask", question="Which flight is to Lisbon?"):
         assert (reply["stamp"], reply["addresses_question"]) == ("VERIFIED", True)
-    for reply in on_both(running, "brain_ask", question="Which TAP flight is booked to Lisbon?"):
+    for reply in on_both(running, "brain_ask", question="Which TAP flight is booked from Berlin?"):
         assert reply["stamp"] == "VERIFIED"
         assert reply["addresses_question"] is False and reply["missing_terms"] == ["booked"]
         assert 'mentions "booked" of the question' in reply["stamp_reason"]

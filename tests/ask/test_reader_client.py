@@ -106,7 +106,7 @@ def test_a_quote_copied_from_a_masked_reply_verifies_and_no_reply_shows_the_secr
     assert KEY not in read.text
     sentence = next(line for line in read.data["text"].splitlines() if "reader key" in line)
     assert "REDACTED" in sentence
-    reply = verify(brain_server.mcp, "It rotates monthly.", [{"path": "notes/keys.md", "quote": sentence}])
+    reply = verify(brain_server.mcp, sentence, [{"path": "notes/keys.md", "quote": sentence}])
     assert reply.data["stamp"] == "VERIFIED", reply.data["stamp_reason"]
     assert A not in reply.text and A not in json.dumps(reply.data)
 
@@ -168,7 +168,7 @@ def scripted_model(params) -> CreateMessageResult:
         answer = {"answer": "", "citations": [], "not_in_brain": True}
     else:
         answer = {
-            "answer": "On 12 May, with a Buckfast queen from Alder Apiaries.",
+            "answer": HIVE,  # the quote's own words, as the reader's prompt asks
             "citations": [{"tag": files["notes/hives.md"], "quote": HIVE}],
             "not_in_brain": False,
         }
