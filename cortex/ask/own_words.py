@@ -195,7 +195,7 @@ def tokens(text: str, answer: bool = False) -> tuple[Token, ...]:
             if value is None:  # two readings: its words and numbers as written
                 out.extend(Token(p.lower(), "", p) for p in re.findall(r"[^\W_]+", raw))
             else:
-                out.append(Token(value[0], value[1], raw))
+                out.append(Token(value[0], value[1], raw.rstrip(".")))
     return tuple(out)
 
 

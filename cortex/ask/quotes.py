@@ -412,7 +412,9 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, su
     struck = _first_overlap(marks.struck, start, end)
     if struck is not None:
         shown = _element(note.text, struck) or "~~…~~"
-        if not _WORD.search(common["quote"]):  # nothing of it is live
+        # Live text after the last struck part: the value that replaced it is in the quote.
+        last = max(e for s_, e in marks.struck if s_ < end and e > start)
+        if not _WORD.search(note.text[last:end]):  # nothing current beside the struck part
             return QuoteCheck(
                 SUPERSEDED,
                 f"quote is struck-through text of {where} ({shown} is retired text); do not answer from it",
@@ -549,6 +551,8 @@ def _check(
             note,
             retired,
         )
+    if generic:
+        return _unverified(generic, note, retired)
     hint = " (quotes must be verbatim: no ellipsis)" if ("…" in quote or "..." in quote) else ""
     return _unverified(f"quote not found in {note.path}{hint}", note, retired)
 

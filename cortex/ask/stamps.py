@@ -256,17 +256,24 @@ def _own_words_corrected(case: Case) -> str | None:
 
 
 def _made_of_units(case: Case) -> str | None:
+    """Why the answer is its quotes' own words (an answer of no words: the quotes alone), or None."""
+    weakest = _weakest(case, (CORRECTED,)) or _weakest(case, (VERIFIED,))
+    also = " (the reader also said the brain does not hold the answer)" if case.not_in_brain else ""
+    if not case.said:
+        return f"{weakest}; no answer beyond the quotes{also}"
     used = ow.matches(case.said, case.units)
     if used is None:
         return None
-    n, weakest = len(used), _weakest(case, (CORRECTED,)) or _weakest(case, (VERIFIED,))
-    return f"{weakest}; the answer is {'its' if n == 1 else n} whole unit{'s' if n > 1 else ''}, in its own words"
+    n = len(used)
+    return f"{weakest}; the answer is {'its' if n == 1 else n} whole unit{'s' if n > 1 else ''}, in its own words{also}"
 
 
 def _other_words(case: Case) -> str | None:
     flat = [u for us in case.units for u in us]
-    if not flat or not case.said:
-        return f"the answer is empty; {_quoted(case)} live" if not case.said else None
+    if not case.said:
+        return f"the answer is empty; {_quoted(case)} live"
+    if not flat:
+        return "your notes say this in other words: no unit of the quotes could be read"
     return f"your notes say this in other words: {ow.first_difference(case.said, ow.closest(case.said, flat))}"
 
 
@@ -360,7 +367,8 @@ def decide(
         if case.checks:
             titles = tuple(c.context[0] for c in checks if c.context)
             case.said = ow.tokens(ow.strip_frame(case.answer, titles), answer=True)
-            case.units = [[ow.tokens(u) for u in c.units] for c in case.checks]
+            # A check made without its units (a caller's own) is read as its quote alone.
+            case.units = [[ow.tokens(u) for u in (c.units or ((c.quote,) if c.quote else ()))] for c in case.checks]
         for rule in RULES:
             reason = rule.applies(case)
             if reason is not None:
