@@ -86,6 +86,7 @@ _SCANNER = re.compile(
 )
 # A line's Markdown markers (quote, bullet, number, heading), read off as the note's side is.
 _MARKERS = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:[-*+][ \t]+|\d{1,9}[.)][ \t]+|#{1,6}[ \t]+)?", re.M)
+_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")  # inline HTML: markup, as Markdown marks are
 _DASHES = str.maketrans(dict.fromkeys("‐‑‒–—―−", "-"))  # as the note's side is read (notes.blocks)
 _STRUCK = re.compile(r"~~.*?~~|<(del|s|strike)\b[^>]*>.*?</\1>|\(was:?[^)]*\)", re.S | re.I)
 
@@ -174,7 +175,7 @@ def _expand(word: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def tokens(text: str, answer: bool = False) -> tuple[Token, ...]:
     """The tokens of `text`; for an answer, its struck text and `(was: …)` asides left out."""
-    text = unicodedata.normalize("NFC", text).translate(_DASHES)
+    text = _TAG.sub(" ", unicodedata.normalize("NFC", text).translate(_DASHES))
     if answer:
         text = _MARKERS.sub("", _STRUCK.sub(" ", text))
     out: list[Token] = []

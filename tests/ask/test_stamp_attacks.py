@@ -57,11 +57,6 @@ CASES = {
     ),
     "no-such-day": (f"---\nvalid_until: 2025-02-30\n---\n{CLAIM}\n", "UNVERIFIED", "its status is unknown"),
     "unknown-status": (f"---\nstatus: [retracted, current]\n---\n{CLAIM}\n", "UNVERIFIED", "is not a word"),
-    "struck-word": (
-        "I do ~~not~~ recommend the Heron probe's old launch window.\n",
-        "SUPERSEDED",
-        "struck-through text",
-    ),
     "struck-claim": (f"~~{CLAIM}~~ The launch is now set for Friday 13 March.\n", "SUPERSEDED", "struck-through text"),
     "html-comment": (f"Visible notes.\n\n<!-- {CLAIM} -->\n", "UNVERIFIED", "hidden in the note"),
     "inline-comment": (f"Visible. <!-- {CLAIM} --> More visible text.\n", "UNVERIFIED", "hidden in the note"),
@@ -69,7 +64,6 @@ CASES = {
     "two-items": ("- The launch of the Heron probe\n- is set for Monday 9 March.\n", "UNVERIFIED", "spans blocks"),
 }
 QUOTES = {
-    "struck-word": "I do not recommend the Heron probe's old launch window",
     "two-items": "The launch of the Heron probe is set for Monday 9 March",
 }
 # Grounding: the quote verifies, but the answer states something it does not carry.
@@ -78,19 +72,19 @@ GROUNDING = {
         "The Heron probe's test track is 12 km long.\n",
         "The Heron probe's test track is 12 km long",
         "The track is 12 miles long.",
-        "the answer says 12 miles; no quote contains it",
+        "your notes say this in other words",  # other units: no conflict, and not the quote's words
     ),
     "number-word": (
         "The Heron probe carries 4 cameras on its mast.\n",
         "The Heron probe carries 4 cameras on its mast",
         "It carries six cameras.",
-        "the answer says six; no quote contains it",
+        "the answer says six; the quote says 4",
     ),
     "retired-value": (
         'The Heron probe review cycle is 3 months (was: "6 months") from now on.\n',
         'The Heron probe review cycle is 3 months (was: "6 months")',
         "The review cycle is 6 months.",
-        "the answer says 6 months; the quote holds it only as the retired value",
+        "the answer says '6'; the quote holds it only as the retired value",
     ),
 }
 
@@ -118,7 +112,7 @@ HTML_CASES = {
     "html-style": (f"<style>\n/* {CLAIM} */\n</style>\n", "UNVERIFIED", "<style>…</style>"),
     "html-template": (f"<template>{CLAIM}</template>\n", "UNVERIFIED", "<template>…</template>"),
     # Controls: HTML that only formats or groups.
-    "html-bold": (f"Visible: <b>{CLAIM}</b>\n", "VERIFIED", "quote found"),
+    "html-bold": (f"Visible:\n<b>{CLAIM}</b>\n", "VERIFIED", "quote found"),  # its own line: a unit
     "html-span": (f'<span class="note">{CLAIM}</span>\n', "VERIFIED", "quote found"),
     "html-div": (f"<div>\n\n{CLAIM}\n\n</div>\n", "VERIFIED", "quote found"),
 }
@@ -227,6 +221,7 @@ def doors(tmp_path_factory, stub):
     notes = {}
     for name, (body, *_) in [*CASES.items(), *GROUNDING.items(), *HTML_CASES.items(), *moved.items()]:
         notes[f"notes/{name}.md"] = own(body, name)
+    notes["notes/struck-word.md"] = own("I do ~~not~~ recommend the Heron probe's old launch window.\n", "struck-word")
     for name, (body, *_) in FRONT_CASES.items():
         notes[f"notes/{name}.md"] = own(body, name)
     for name, (path, body, *_) in PLACED.items():
@@ -249,13 +244,28 @@ def test_text_the_editor_shows_as_retired_or_hidden_is_never_verified(doors, stu
 def test_every_specific_of_the_answer_is_live_text_of_a_quote(doors, stub, name):
     _, quote, answer, reason = GROUNDING[name]
     for reply in ask_both(doors, stub, name, quote, answer):
-        assert reply["stamp"] == "UNVERIFIED", (name, reply)
+        assert reply["stamp"] in ("UNVERIFIED", "BEYOND QUOTES"), (name, reply)  # never VERIFIED
         assert reason in reply["stamp_reason"], (name, reply["stamp_reason"])
 
 
 def test_the_controls_stay_verified(doors, stub):
-    for reply in ask_both(doors, stub, "unit", "The Heron probe's test track is 12 km long", "Yes. It is 12 km long."):
-        assert reply["stamp"] == "VERIFIED", reply["stamp_reason"]
+    said = "The Heron probe's test track is 12 km long"
+    for reply in verify_both(doors, "notes/unit.md", said, f"Your notes say: {said}.", "unit"):
+        assert reply["stamp"] == "VERIFIED", (reply["answer"], reply["stamp_reason"])
+    for reply in verify_both(doors, "notes/unit.md", said, "Yes. It is 12 km long.", "unit"):  # asks are cached
+        assert (reply["stamp"], reply["rule"]) == ("BEYOND QUOTES", "other-words"), reply["stamp_reason"]
+        assert reply["verified_answer"].startswith(f"Your notes say: {said}")
+
+
+def test_a_struck_word_beside_live_text_is_corrected_and_stating_it_is_refused(doors, stub):
+    """Issue 63: "I do ~~not~~ recommend" says "I do recommend"; an answer saying "not" states
+    the struck word, and is refused; one saying the current words is CORRECTED."""
+    quote = "I do not recommend the Heron probe's old launch window"
+    for reply in ask_both(doors, stub, "struck-word", quote, f"{quote}."):
+        assert reply["stamp"] == "UNVERIFIED" and "only as the retired value" in reply["stamp_reason"], reply
+    live = "I do recommend the Heron probe's old launch window."
+    for reply in ask_both(doors, stub, "struck-word", quote, live):
+        assert reply["stamp"] == "CORRECTED", reply["stamp_reason"]
 
 
 def test_a_move_rewrites_the_real_link_after_a_code_example_not_the_example(doors):
