@@ -254,7 +254,7 @@ def test_the_controls_stay_verified(doors, stub):
         assert reply["stamp"] == "VERIFIED", (reply["answer"], reply["stamp_reason"])
     for reply in verify_both(doors, "notes/unit.md", said, "Yes. It is 12 km long.", "unit"):  # asks are cached
         assert (reply["stamp"], reply["rule"]) == ("BEYOND QUOTES", "other-words"), reply["stamp_reason"]
-        assert reply["verified_answer"].startswith(f"Your notes say: {said}")
+        assert reply["verified_answer"].startswith(f"Your notes say: {own(said, 'unit')}")
 
 
 def test_a_struck_word_beside_live_text_is_corrected_and_stating_it_is_refused(doors, stub):
