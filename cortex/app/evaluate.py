@@ -59,6 +59,7 @@ __all__ = [
     "CLAIM_ITEMS",
     "claim_note",
     "claim_path",
+    "claim_right",
     "claims_lines",
     "claims_part",
     "fusion_table",
@@ -149,7 +150,9 @@ def claim_note(case: dict) -> str:
 
 def claims_part(cases: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str, str]]:
     """(case, stamp, reason) for each case of eval/claims.jsonl, stamped by brain_verify: every
-    case's note in one brain at `claim_path`, its answer with its quotes cited."""
+    case's note in one brain at `claim_path`, its answer with its quotes cited. A case whose
+    reply offers its units (`verified_answer`) is verified again with those as the answer, as
+    case `<id>+units` of class `units`: they must be VERIFIED (or CORRECTED) as they stand."""
     from cortex.ask.asker import Asker
     from cortex.ask.readers import OfflineReader
 
@@ -157,29 +160,60 @@ def claims_part(cases: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str, 
     asker = Asker(_brain(files, "claims"), OfflineReader())
     out: list[tuple[dict[str, Any], str, str]] = []
     for c in cases:
-        reply = asker.verify(c["answer"], [{"path": claim_path(c), "quote": q} for q in c["quotes"]])
+        cites = [{"path": claim_path(c), "quote": q} for q in c["quotes"]]
+        reply = asker.verify(c["answer"], cites)
         out.append((c, reply["stamp"], reply["stamp_reason"]))
+        offered = reply.get("verified_answer")
+        if offered:
+            again = asker.verify(offered, cites)
+            units = {**c, "id": f"{c['id']}+units", "class": "units", "answer": offered, "expected": "VERIFIED"}
+            out.append((units, again["stamp"], again["stamp_reason"]))
     return out
 
 
+def claim_right(case: dict[str, Any], stamp: str) -> bool:
+    """Whether a claims case's stamp keeps the promise (issue 63): a wrong answer of items 1 and
+    4 is not VERIFIED (UNVERIFIED only where a value conflicts, else BEYOND QUOTES); a faithful
+    answer is never refused (VERIFIED, or BEYOND QUOTES in other words); retired and hidden
+    text keeps its exact stamp; offered units are VERIFIED (or CORRECTED)."""
+    expected = case["expected"]
+    if case["class"] == "units":
+        return stamp in ("VERIFIED", "CORRECTED")
+    if expected in ("VERIFIED", "CORRECTED"):
+        return stamp in (expected, "BEYOND QUOTES")
+    if CLAIM_ITEMS.get(case["class"]) in (1, 4):
+        return stamp not in ("VERIFIED", "CORRECTED")
+    return stamp == expected
+
+
 def claims_lines(results: list[tuple[dict, str, str]]) -> list[str]:
-    """By issue 32's item: one line a class, one for the controls of its classes, then each miss."""
+    """The three figures of the promise, then by issue 32's item: one line a class, one for the
+    controls of its classes, then each miss."""
+    wrong = [(c, s) for c, s, _ in results if c["class"] not in ("control", "units") and c["expected"] != "VERIFIED"]
+    faithful = [(c, s) for c, s, _ in results if c["expected"] in ("VERIFIED", "CORRECTED") and c["class"] != "units"]
+    units = [(c, s) for c, s, _ in results if c["class"] == "units"]
+    lines = [
+        f"claims (eval/claims.jsonl through brain_verify): {len(wrong) + len(faithful)} cases",
+        f" wrong answers VERIFIED: {sum(s in ('VERIFIED', 'CORRECTED') for _, s in wrong)} of {len(wrong)}; "
+        f"faithful answers UNVERIFIED or SUPERSEDED: {sum(s in ('UNVERIFIED', 'SUPERSEDED') for _, s in faithful)} "
+        f"of {len(faithful)}; offered units VERIFIED: {sum(s in ('VERIFIED', 'CORRECTED') for _, s in units)} "
+        f"of {len(units)}",
+    ]
     item = lambda c: CLAIM_ITEMS.get(c["of"] if c["class"] == "control" else c["class"], 0)  # noqa: E731
-    lines = [f"claims (eval/claims.jsonl through brain_verify): {len(results)} cases"]
-    for number in sorted({item(c) for c, _, _ in results}):
-        mine = [r for r in results if item(r[0]) == number]
+    for number in sorted({item(c) for c, _, _ in results if c["class"] != "units"}):
+        mine = [r for r in results if item(r[0]) == number and r[0]["class"] != "units"]
         classes = list(dict.fromkeys(c["class"] for c, _, _ in mine if c["class"] != "control")) + ["control"]
         lines.append(f" item {number}, {_ITEM_TITLES.get(number, 'other')}:")
         for klass in classes:
             cases = [(c, stamp) for c, stamp, _ in mine if c["class"] == klass]
             if not cases:
                 continue
-            right = [c for c, stamp in cases if stamp == c["expected"]]
+            right = [c for c, stamp in cases if claim_right(c, stamp)]
             held = [c for c, _ in cases if c.get("split") == "held-out"]
             held_right = [c for c in right if c.get("split") == "held-out"]
             wanted = "/".join(dict.fromkeys(c["expected"] for c, _ in cases))
             if number in (1, 4):
-                what = "faithful answers VERIFIED" if klass == "control" else f"{wanted} (not VERIFIED)"
+                what = "faithful answers not refused" if klass == "control" else "not VERIFIED"
             else:
                 what = f"{'controls ' if klass == 'control' else ''}{wanted}"
             lines.append(
@@ -187,7 +221,7 @@ def claims_lines(results: list[tuple[dict, str, str]]) -> list[str]:
                 f"held out {len(held_right)}/{len(held)}"
             )
     for c, stamp, why in results:
-        if stamp != c["expected"]:
+        if not claim_right(c, stamp):
             lines.append(
                 f"  miss {c['id']} {c['class']}{'/' + c['of'] if c.get('of') else ''}: "
                 f"{stamp}, expected {c['expected']}: {why}"

@@ -88,7 +88,7 @@ _SCANNER = re.compile(
 _MARKERS = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:[-*+][ \t]+|\d{1,9}[.)][ \t]+|#{1,6}[ \t]+)?", re.M)
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")  # inline HTML: markup, as Markdown marks are
 _DASHES = str.maketrans(dict.fromkeys("‐‑‒–—―−", "-"))  # as the note's side is read (notes.blocks)
-_STRUCK = re.compile(r"~~.*?~~|<(del|s|strike)\b[^>]*>.*?</\1>|\(was:?[^)]*\)", re.S | re.I)
+_STRUCK = re.compile(r"~~.*?~~|<(del|s|strike)\b[^>]*>.*?</\1>|\(was:[^)]*\)", re.S | re.I)
 
 
 @dataclass(frozen=True)

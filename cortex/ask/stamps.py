@@ -222,6 +222,17 @@ def _quote_retired(case: Case) -> str | None:
     return _weakest(case, (SUPERSEDED,))
 
 
+def _quote_template(case: Case) -> str | None:
+    for i, c in enumerate(case.checks):
+        if c.code in ("example", "template"):
+            where = f"quote {i + 1}" if len(case.checks) > 1 else "the quote"
+            return (
+                f"{where} is in a block the note gives as a template or example (its heading or lead-in "
+                "says so), not a fact of yours"
+            )
+    return None
+
+
 def _states_retired(case: Case) -> str | None:
     live = {t.key for unit in (u for us in case.units for u in us) for t in unit}
     retired = {w for c in case.checks for w in c.retired_words}
@@ -321,6 +332,13 @@ RULES: tuple[Rule, ...] = (
         ((_NOTE, ("Tue",), "Tue"),),
     ),
     Rule(
+        "quote-template", UNVERIFIED,
+        "a quote sits in a block its heading, lead-in, title or folder gives as a template or example",
+        _quote_template,
+        (("# Letter\n\nTemplate (change the name):\n\n```\nSam will be absent on 12 May.\n```\n",
+          ("Sam will be absent on 12 May.",), "Sam will be absent on 12 May."),),
+    ),
+    Rule(
         "states-retired", UNVERIFIED, "the answer states what the unit holds only as retired text",
         _states_retired,
         ((_NOTE, ("Vet: ~~Tue~~ Wed 9am",), "Vet: Tue 9am"),),
@@ -372,11 +390,15 @@ def decide(
         for rule in RULES:
             reason = rule.applies(case)
             if reason is not None:
-                offered = _offer(case) if rule.stamp not in (VERIFIED, CORRECTED) else None
+                offered = _offer(case) if rule.id in OFFERING else None
                 return Verdict(rule.stamp, one_line(reason), rule.id, offered)
         return Verdict(UNVERIFIED, "no rule applied", "none")
     except Exception as exc:  # the verifier must always answer; say why it could not
         return Verdict(UNVERIFIED, f"the verifier could not decide ({type(exc).__name__})", "error")
+
+
+# The rules after which the quotes' units, said as they stand, would be VERIFIED.
+OFFERING = frozenset({"states-retired", "value-conflict", "other-words"})
 
 
 def _offer(case: Case) -> str | None:
