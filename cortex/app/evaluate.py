@@ -183,7 +183,7 @@ def claim_right(case: dict[str, Any], stamp: str) -> bool:
         return stamp in (expected, "BEYOND QUOTES")
     if CLAIM_ITEMS.get(case["class"]) in (1, 4):
         return stamp not in ("VERIFIED", "CORRECTED")
-    return stamp == expected
+    return bool(stamp == expected)
 
 
 def claims_lines(results: list[tuple[dict, str, str]]) -> list[str]:

@@ -260,8 +260,7 @@ def first_difference(answer: tuple[Token, ...], unit: tuple[Token, ...]) -> str:
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, u, a, autojunk=False).get_opcodes():
         if op == "equal":
             continue
-        theirs = " ".join(t.text for t in unit[i1:i2])
-        ours = " ".join(t.text for t in answer[j1:j2])
+        theirs, ours = _said(unit[i1:i2]), _said(answer[j1:j2])
         where = f" before '{unit[i2].text}'" if i2 < len(unit) else (f" after '{unit[i1 - 1].text}'" if i1 else "")
         if op == "delete":
             return f"the unit has '{theirs}'{where}; the answer does not"
@@ -269,6 +268,11 @@ def first_difference(answer: tuple[Token, ...], unit: tuple[Token, ...]) -> str:
             return f"the answer has '{ours}'{where}; the unit does not"
         return f"the unit says '{theirs}', the answer '{ours}'"
     return "the answer repeats a unit, or leaves a quote's unit out"
+
+
+def _said(seq: tuple[Token, ...]) -> str:
+    """Tokens as written: a contraction read as two tokens is said once."""
+    return " ".join(t.text for k, t in enumerate(seq) if k == 0 or t.text != seq[k - 1].text)
 
 
 def conflicts(answer: tuple[Token, ...], units: list[tuple[Token, ...]]) -> tuple[Token, list[Token]] | None:
@@ -293,6 +297,10 @@ def conflicts(answer: tuple[Token, ...], units: list[tuple[Token, ...]]) -> tupl
 
 
 def _unsigned(key: str) -> str:
+    """A value as compared for a conflict: without its sign ("minus 5" may say "−5"), a date
+    without its year ("14 March" says part of "14 March 1991")."""
+    if key.startswith("date:"):
+        return "date:" + key[-5:]
     return key.replace(":-", ":").replace(":+", ":")
 
 

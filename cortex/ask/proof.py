@@ -44,7 +44,6 @@ import re
 import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 
-from cortex.ask.claim_words import MONTHS, WEEKDAY_NAMES
 from cortex.ask.focus import answers_kind, unmentioned
 from cortex.ask.question import Question, as_question
 from cortex.ask.specifics import Specific, located, specifics, strip_old_wording
@@ -143,6 +142,8 @@ _OPENS_WITH_NAME = re.compile(
 )
 # A note or section of definitions: what it says of a thing is no value of the owner's.
 _GLOSSARY = re.compile(r"\b(?:glossary|definitions|abbreviations|acronyms|jargon|dictionary)\b", re.I)
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_MONTHS = frozenset("january february march april may june july august september october november december".split())
 _TITLES = frozenset("dr mr mrs ms mx prof sir".split())
 _OPENS_WITH_LINK = re.compile(r"^\s*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)?!?\[")
 # The thing, a few words that qualify it ("rate for small jobs"), then its value.
@@ -406,7 +407,7 @@ def _someone_else(shown: str, question: Question, names: Sequence[str]) -> bool:
         return False
     name = m["name"].casefold()
     known = set(question.tokens) | set(tokenize(" ".join(names)))
-    ordinary = name in STOPWORDS or name in MONTHS or name in WEEKDAY_NAMES or name in _TITLES
+    ordinary = name in STOPWORDS or name in _MONTHS or name in _WEEKDAYS or name in _TITLES
     return not ordinary and name not in known and not _FIRST_PERSON.search(shown)
 
 

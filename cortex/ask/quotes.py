@@ -64,7 +64,6 @@ from cortex.notes.blocks import (
 from cortex.notes.note import Note
 from cortex.notes.shown import elisions
 from cortex.notes.structure import merged, overlaps
-from cortex.notes.tables import row_cells
 
 __all__ = ["GENERIC_NOTES", "MAX_OCCURRENCES", "MIN_ALNUM", "MIN_WORDS", "check_quote", "generic_reason", "too_generic"]
 
@@ -330,7 +329,6 @@ class _Found(TypedDict):
     retired_text: str
     context: tuple[str, ...]
     code: str
-    lead_in: str
     units: tuple[str, ...]
     retired_words: tuple[str, ...]
 
@@ -343,23 +341,20 @@ _EXAMPLE = re.compile(rf"(?i)(?<![\w])(?:{_PATTERN_WORDS}|format|layout|e\.g\.|f
 _TEMPLATE = re.compile(rf"(?i)(?<![\w])(?:{_PATTERN_WORDS}|copy (?:this|for each|it))(?![\w])")
 
 
-def _code_kind(note: Note, block: Block) -> tuple[str, str]:
+def _code_kind(note: Note, block: Block) -> str:
     """ "" for a block of prose; "template" for one under a heading, title or folder that
     gives it as a template or example; "code" for a fenced or indented code block;
-    "example" for one its section introduces as a template, example or format to copy.
-    With it, a code block's lead-in: the block just before it in its section ("I restart
-    everything with:")."""
+    "example" for one its section introduces as a template, example or format to copy."""
     if block.kind != "code":
         given = [*block.heading_path, note.title, *note.path.split("/")[:-1]]
-        return ("template" if any(_TEMPLATE.search(g) for g in given) else ""), ""
+        return "template" if any(_TEMPLATE.search(g) for g in given) else ""
     before = [b.text for b in blocks_of(note) if b.heading_path == block.heading_path and b.end <= block.start]
-    kind = "example" if _EXAMPLE.search(" ".join([*block.heading_path, *before])) else "code"
-    return kind, (before[-1] if before else "")
+    return "example" if _EXAMPLE.search(" ".join([*block.heading_path, *before])) else "code"
 
 
 def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, successor: Note | None) -> QuoteCheck:
     block, start, end = occ.block, occ.start, occ.end
-    code, lead_in = _code_kind(note, block)
+    code = _code_kind(note, block)
     marks = block.marks()
     live, retired_text = _live_and_retired(occ)
     units, retired_words = _units_of(occ)
@@ -377,7 +372,6 @@ def _stamp_occurrence(note: Note, retired_note: str | None, occ: _Occurrence, su
         retired_text=unicodedata.normalize("NFC", retired_text),
         context=(note.title, *note.aliases, *block.heading_path),
         code=code,
-        lead_in=lead_in,
         units=units,
         retired_words=retired_words,
     )
@@ -578,8 +572,7 @@ def check_quote(
     """
     try:
         result = _check(quote, note, pack, today, successor)
-        row = row_cells(note, result.block_start) if note is not None else ()
-        return replace(result, reason=one_line(result.reason), row=row)
+        return replace(result, reason=one_line(result.reason))
     except Exception as exc:  # the verifier must always answer; say why it could not
         path = getattr(note, "path", "") if note is not None else ""
         return QuoteCheck(

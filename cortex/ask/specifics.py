@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
 
 from cortex.ask.normal_form import normalize_nfc
 from cortex.index.tokenize import STOPWORDS
@@ -30,8 +29,6 @@ __all__ = [
     "located",
     "specifics",
     "strip_old_wording",
-    "supported",
-    "ungrounded",
     "unit_of",
 ]
 
@@ -580,30 +577,6 @@ def strip_old_wording(text: str) -> str:
     return strip_was_markers(text)
 
 
-def _occurs(literal: str, text: str) -> bool:
-    """`literal` in `text`, not glued to a letter or digit on either side."""
-    lit = normalize_nfc(literal)
-    if not lit:
-        return True
-    before = r"(?<![^\W_])" if lit[0].isalnum() else ""
-    after = r"(?![^\W_])" if lit[-1].isalnum() else ""
-    return re.search(before + re.escape(lit) + after, text) is not None
-
-
-def _number_occurs(key: str, text: str) -> bool:
-    """The number `key` in `text` as a whole number: "16" is not in "2016", "16.5" or "10⁶"."""
-    spellings = {key}
-    if key.isdigit() and len(key) > 3:  # also with thousands commas: 1800 -> 1,800
-        head = len(key) % 3 or 3
-        spellings.add(key[:head] + "".join("," + key[i : i + 3] for i in range(head, len(key), 3)))
-    return any(re.search(rf"{_NOT_NUM_BEFORE}{re.escape(s)}{_NOT_NUM_AFTER}", text) for s in spellings)
-
-
-def _date_covers(answer: tuple, quote: tuple) -> bool:
-    """Every part the answer's date states (year, month, day, weekday) the quote's states alike."""
-    return all(a is None or a == q for a, q in zip(answer, quote))
-
-
 # Units one amount may be said in another of, exactly: each unit's measure and size in its
 # measure's base ("800 ml" is "0.8 litres", "60cm" is "0.6 m", "2 weeks" is "14 days").
 _SCALES = {
@@ -613,50 +586,6 @@ _SCALES = {
     "ms": ("s", "0.001"), "s": ("s", "1"), "min": ("s", "60"), "h": ("s", "3600"),
     "day": ("day", "1"), "week": ("day", "7"),
 }  # fmt: skip
-
-
-def _measure(key: tuple) -> tuple[str, Decimal] | None:
-    """An amount's (measure, size in the measure's base), or None: another unit, or a number
-    not written with digits and one decimal point."""
-    number, unit = key
-    if unit not in _SCALES or not re.fullmatch(r"\d+(?:\.\d+)?", number):
-        return None
-    measure, size = _SCALES[unit]
-    return measure, Decimal(number) * Decimal(size)
-
-
-def _same_amount(a: tuple, b: tuple) -> bool:
-    """Two amounts' keys state one quantity: equal, or one converted exactly into the other's unit."""
-    if a == b:
-        return True
-    measure = _measure(a)
-    return measure is not None and measure == _measure(b)
-
-
-def supported(spec: Specific, text: str, facts: list[Specific]) -> bool:
-    if spec.kind == "date":
-        return any(f.kind == "date" and _date_covers(spec.key, f.key) for f in facts)
-    if spec.kind == "amount":
-        return any(f.kind == "amount" and _same_amount(spec.key, f.key) for f in facts) or _unit_gapped(spec, text)
-    if spec.kind == "time":
-        return any(f.kind == spec.kind and f.key == spec.key for f in facts) or _unit_gapped(spec, text)
-    if spec.kind == "number":
-        return _number_occurs(spec.key[0], text) or any(f.kind == "number" and f.key == spec.key for f in facts)
-    return _occurs(spec.text, text)
-
-
-def _unit_gapped(spec: Specific, text: str) -> bool:
-    """Whether an amount's number stands bare right after another amount in its unit, only a
-    joining word and a bound between, the unit said once for both: "12 days" in "at least 7
-    days and at most 12" (not in "10 kg flour and 12 eggs")."""
-    if spec.kind != "amount":
-        return False
-    for m in re.finditer(rf"{_NOT_NUM_BEFORE}{re.escape(spec.key[0])}{_NOT_NUM_AFTER}", text):
-        work, found = located(text[: m.start()])
-        amounts = [(end, f) for _, end, f in found if f.kind == "amount"]
-        if amounts and amounts[-1][1].key[1] == spec.key[1] and _GAP_JOIN.fullmatch(work[amounts[-1][0] :]):
-            return True
-    return False
 
 
 _GAP_JOIN = re.compile(r"\s*[,;]?\s*(?:and|or|to|-|–)(?:\s+(?:at\s+)?(?:most|least)|\s+up\s+to)?\s*", re.I)
@@ -679,32 +608,3 @@ def unit_of(word: str) -> str | None:
 def live_context(text: str) -> str:
     """A title, alias or heading as it may ground a name: normalised, NFC, retired text out."""
     return normalize_nfc(strip_old_wording(_NOT_LIVE.sub(" ", text)))
-
-
-def ungrounded(answer: str, quotes: Sequence[str], contexts: Sequence[Sequence[str]] = ()) -> list[Specific]:
-    """The specifics of `answer` that occur in none of `quotes` (pure; see `specifics`).
-
-    Each quote is compared in its normalised NFC form, without the old wording of any
-    in-place correction. A date is carried by a quote date that states every part the
-    answer's states; a time or an amount by an equal one; a number by the same number
-    standing alone; anything else by the same text, not glued to a letter or digit.
-    Old wording ``(was: "…")`` in the answer is left out as well.
-
-    `contexts[i]`: the title, aliases and heading path of the note and block `quotes[i]`
-    was found in. A name or an identifier there grounds the answer's ("Your flight to
-    Lisbon" from a quote of the note "Lisbon trip, May 2026"); a number, date, time,
-    amount, URL or e-mail address must be in a quote itself.
-    """
-    texts = [strip_old_wording(normalize_nfc(q)) for q in quotes if isinstance(q, str)]
-    facts = [(t, specifics(t)) for t in texts]
-    around = [live_context(c) for group in contexts for c in group if isinstance(c, str)]
-    missing: list[Specific] = []
-    # The answer may show a correction's old wording too: that states nothing current.
-    for spec in specifics(strip_old_wording(answer if isinstance(answer, str) else str(answer))):
-        if any(supported(spec, t, f) for t, f in facts):
-            continue
-        if spec.kind in NAMING and any(_occurs(spec.text, c) for c in around):
-            continue
-        if spec not in missing:
-            missing.append(spec)
-    return missing

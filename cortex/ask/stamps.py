@@ -94,23 +94,16 @@ class QuoteCheck:
     match_start: int | None = None  # the matched span in the note's full text
     match_end: int | None = None
     # The quote as matched (normalised, NFC) without its retired text (struck words, the
-    # old wording of a correction): what grounds the answer's specifics. `retired_text`
-    # is what was left out, so a reply can say a specific is only there as a retired value.
+    # old wording of a correction), and what was left out.
     quote: str = ""
     retired_text: str = ""
     # The note's title and aliases and the headings above the quote's block: what the
-    # passage is about, so names there ground the answer's (`specifics.ungrounded`).
+    # passage is about (the frame "According to <title>:", the question flag).
     context: tuple[str, ...] = ()
-    # A quoted table row: (heading, cell) for each column (`cortex.notes.tables.row_cells`),
-    # so a value is read with its column; empty for any other block.
-    row: tuple[tuple[str, str], ...] = ()
     # "" for prose; "code" for a code block; "example" for one its section gives as a
     # template, example or format to copy, "template" for prose a heading, title or folder
     # gives so (`cortex.ask.quotes`): never evidence of a fact, only of the template.
     code: str = ""
-    # A code block's lead-in, the block before it ("I restart everything with:"): its words
-    # say what the code does, so the answer's words are read under it as a cell's under its heading.
-    lead_in: str = ""
     # The whole units the quote sits in, live text: its sentence(s), its line(s), its block.
     # VERIFIED needs the answer to be made of such units (`own_words.matches`).
     units: tuple[str, ...] = ()
@@ -236,7 +229,7 @@ def _quote_template(case: Case) -> str | None:
 def _states_retired(case: Case) -> str | None:
     live = {t.key for unit in (u for us in case.units for u in us) for t in unit}
     retired = {w for c in case.checks for w in c.retired_words}
-    said = [t for t in case.said if t.key not in live and t.key in retired]
+    said = [t for t in case.said if t.kind and t.key not in live and t.key in retired]  # a value: certain
     if not said:
         return None
     holds = "the quote holds" if len(case.checks) == 1 else "the quotes hold"
@@ -285,10 +278,11 @@ def _other_words(case: Case) -> str | None:
         return f"the answer is empty; {_quoted(case)} live"
     if not flat:
         return "your notes say this in other words: no unit of the quotes could be read"
-    return f"your notes say this in other words: {ow.first_difference(case.said, ow.closest(case.said, flat))}"
+    differ = ow.first_difference(case.said, ow.closest(case.said, flat))
+    return f"your notes say this in other words: {differ}; present verified_answer, or the units word for word"
 
 
-_NOTE = "# Pip\n\nPip must never be given paracetamol. It is toxic to cats.\n\n- Vet: ~~Tue~~ Wed 9am\n"
+_NOTE = "# Pip\n\nPip must never be given paracetamol. It is toxic to cats.\n\n- Vet: Wed ~~9am~~ 10am\n"
 _QUOTE = ("Pip must never be given paracetamol",)
 
 # In order: the first rule that applies decides.
@@ -329,7 +323,7 @@ RULES: tuple[Rule, ...] = (
         "quote-retired", SUPERSEDED,
         "a quote sits in retired text: a banner's section, a (was: …), struck text, a retired note",
         _quote_retired,
-        ((_NOTE, ("Tue",), "Tue"),),
+        ((_NOTE, ("9am",), "9am"),),
     ),
     Rule(
         "quote-template", UNVERIFIED,
@@ -339,15 +333,15 @@ RULES: tuple[Rule, ...] = (
           ("Sam will be absent on 12 May.",), "Sam will be absent on 12 May."),),
     ),
     Rule(
-        "states-retired", UNVERIFIED, "the answer states what the unit holds only as retired text",
+        "states-retired", UNVERIFIED, "the answer states a value the unit holds only as retired text",
         _states_retired,
-        ((_NOTE, ("Vet: ~~Tue~~ Wed 9am",), "Vet: Tue 9am"),),
+        ((_NOTE, ("Vet: Wed ~~9am~~ 10am",), "Vet: Wed 9am"),),
     ),
     Rule(
         "value-conflict", UNVERIFIED,
         "a number, amount, date, time, version or code of the answer differs from the units' of the same kind",
         _value_conflict,
-        ((_NOTE, ("Vet: ~~Tue~~ Wed 9am",), "Vet: Wed 10am"),),
+        ((_NOTE, ("Vet: Wed ~~9am~~ 10am",), "Vet: Wed 11am"),),
     ),
     Rule(
         "own-words", VERIFIED,
@@ -359,7 +353,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "own-words-corrected", CORRECTED, "as own-words, and a unit carries an in-place correction",
         _own_words_corrected,
-        ((_NOTE, ("Vet: ~~Tue~~ Wed 9am",), "Vet: Wed 9am"),),
+        ((_NOTE, ("Vet: Wed ~~9am~~ 10am",), "Vet: Wed 10am"),),
     ),
     Rule(
         "other-words", BEYOND_QUOTES, "the quotes are live, and the answer puts them in other words",

@@ -128,5 +128,6 @@ def test_each_class_is_not_verified_and_its_faithful_twin_is_on_every_door(doors
     if faithful is not None:
         for where, stamp in _stamps(doors, stub, klass, quote, faithful, "What is written"):
             assert stamp in ("BEYOND QUOTES", "VERIFIED"), (klass, where, stamp)  # never refused
+    said_as_is = "UNVERIFIED" if klass == "code" else "VERIFIED"  # a template's line is never a fact of yours
     for where, stamp in _stamps(doors, stub, klass, quote, f"Your notes say: {quote}.", "What is said"):
-        assert stamp == "VERIFIED", (klass, where, stamp)
+        assert stamp == said_as_is, (klass, where, stamp)

@@ -257,14 +257,16 @@ def test_the_controls_stay_verified(doors, stub):
         assert reply["verified_answer"].startswith(f"Your notes say: {own(said, 'unit')}")
 
 
-def test_a_struck_word_beside_live_text_is_corrected_and_stating_it_is_refused(doors, stub):
-    """Issue 63: "I do ~~not~~ recommend" says "I do recommend"; an answer saying "not" states
-    the struck word, and is refused; one saying the current words is CORRECTED."""
+def test_a_struck_word_beside_live_text_is_corrected_and_saying_it_is_not_verified(doors, stub):
+    """Issue 63: "I do ~~not~~ recommend" says "I do recommend"; an answer saying "not" says
+    what the unit does not, and is not VERIFIED; one saying the current words is CORRECTED."""
     quote = "I do not recommend the Heron probe's old launch window"
     for reply in ask_both(doors, stub, "struck-word", quote, f"{quote}."):
-        assert reply["stamp"] == "UNVERIFIED" and "only as the retired value" in reply["stamp_reason"], reply
+        assert (
+            reply["stamp"] == "BEYOND QUOTES" and "the answer has 'not' before 'recommend'" in reply["stamp_reason"]
+        ), reply
     live = "I do recommend the Heron probe's old launch window."
-    for reply in ask_both(doors, stub, "struck-word", quote, live):
+    for reply in verify_both(doors, "notes/struck-word.md", quote, live, "struck-word"):  # asks are cached
         assert reply["stamp"] == "CORRECTED", reply["stamp_reason"]
 
 
