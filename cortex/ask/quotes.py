@@ -266,7 +266,10 @@ def _units_of(occ: _Occurrence) -> tuple[tuple[str, ...], tuple[str, ...]]:
         live, old = _live_and_retired(replace(occ, i=i, j=j))
         units.append(unicodedata.normalize("NFC", live.strip()))
         retired.append(old)
-    words = {t.key for t in own_words.tokens(" ".join(retired))} - {t.key for u in units for t in own_words.tokens(u)}
+    old = " ".join(r for r in retired if r)
+    words = (
+        {t.key for t in own_words.tokens(old)} - {t.key for u in units for t in own_words.tokens(u)} if old else set()
+    )
     return tuple(dict.fromkeys(u for u in units if u)), tuple(sorted(words))
 
 
@@ -510,11 +513,11 @@ def _check(
     holders = {note.path} if found or _contains(readings, forms) else set()
     if generic and len(found) > 1:
         return _unverified(f"{generic}: it occurs {len(found)} times in {note.path}", note, retired)
-    whole = len(found) == 1 and _whole_unit(forms[0], found[0])
-    for other in pack.values() if not whole else ():
+    for other in pack.values():
         if other is not None and other.path not in holders and _contains(_readings(other, shown), forms):
             holders.add(other.path)
-    if len(holders) >= GENERIC_NOTES:
+    # A whole unit that occurs once in its note is quotable, however many notes share it.
+    if len(holders) >= GENERIC_NOTES and not (len(found) == 1 and _whole_unit(forms[0], found[0])):
         listed = ", ".join(sorted(holders)[:4]) + (", …" if len(holders) > 4 else "")
         return _unverified(
             f"quote is too generic: it occurs in {len(holders)} notes of the pack ({listed})",
