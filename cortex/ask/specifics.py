@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cortex.ask.normal_form import normalize_nfc
+from cortex.ask.own_words import MONTHS
 from cortex.index.tokenize import STOPWORDS
 from cortex.notes.blocks import strip_was_markers
 
@@ -37,27 +38,7 @@ __all__ = [
 # "106"), and are compared as they are, never folded.
 _DIGIT = r"0-9\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u2079\u2080-\u2089\u2150-\u218b\u2460-\u24ff\u2776-\u2793"
 _DIGITS = f"[{_DIGIT}]+"
-_MONTHS = {
-    m: i
-    for i, names in enumerate(
-        (
-            "january jan",
-            "february feb",
-            "march mar",
-            "april apr",
-            "may",
-            "june jun",
-            "july jul",
-            "august aug",
-            "september sep sept",
-            "october oct",
-            "november nov",
-            "december dec",
-        ),
-        1,
-    )
-    for m in names.split()
-}
+_MONTHS = MONTHS  # a month's name or abbreviation -> its number, one table (`own_words`)
 _WEEKDAYS = {
     d: i
     for i, names in enumerate(

@@ -123,13 +123,16 @@ class Impostor:
         self.server.server_close()
 
 
+# A client's first message, as a desktop client sends it.
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+        "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}  # fmt: skip
+
+
 def stdio_once(env: dict[str, str], cwd: Path = ROOT, timeout: float = 60) -> subprocess.CompletedProcess:
     """`cortex stdio` given one initialize line, as a client's first message."""
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
-            "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}  # fmt: skip
     return subprocess.run(
         [sys.executable, "-P", "-m", "cortex.cli", "stdio"],
-        input=json.dumps(init).encode() + b"\n",
+        input=json.dumps(INIT).encode() + b"\n",
         env=env,
         cwd=str(cwd),
         capture_output=True,
@@ -228,10 +231,8 @@ def test_stdio_answers_a_batch_with_one_array_and_refuses_an_oversized_line_unre
     serve = ServeProcess(tmp_path / "home", brain, {"CORTEX_TOKEN": TOKEN}, tmp_path / "bin", tmp_path / "log")
     serve.start()
     try:
-        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
-                "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}  # fmt: skip
         lines = [
-            json.dumps(init).encode(),
+            json.dumps(INIT).encode(),
             json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(),
             b'{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {"pad": "' + b"x" * MAX_LINE_BYTES + b'"}}',
             json.dumps(
