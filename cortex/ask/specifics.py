@@ -1,11 +1,12 @@
-"""What an answer states that a quote must carry, and which of it no quote carries.
+"""The dates, times, amounts, numbers and names a text states: what the offline reader asks of a passage.
 
 `specifics` reads the dates, times, amounts, numbers, URLs, e-mail addresses,
 identifiers and names a text states, each with the key it is compared by (so
-"1 March 2026" is "2026-03-01" and "7pm" is "19:00"); `ungrounded` gives those of an
-answer that occur in none of its quotes. `cortex.ask.stamps.overall_stamp` keeps an
-answer VERIFIED or CORRECTED only when nothing is ungrounded, and the offline reader
-asks a passage for the kind of specific a question wants.
+"1 March 2026" is "2026-03-01" and "7pm" is "19:00"). The offline reader asks a
+sentence for the kind of specific a question wants (`cortex.ask.proof`), and the
+question flag reads which of a question's terms a specific stands for
+(`cortex.ask.focus`). The stamp does not read them: VERIFIED compares values by
+`cortex.ask.own_words` alone.
 
 Pure functions, no I/O.
 """
@@ -264,7 +265,6 @@ _UNIT_KEYS = {
     "decade": "decade",
     "decades": "decade",
 }
-_SYMBOL_UNITS = ("€", "$", "£", "¥")
 _CODE_UNITS = ("EUR", "USD", "GBP", "JPY", "CHF")
 CURRENCIES = frozenset(_CODE_UNITS)  # the unit keys of money
 _UNIT_AFTER = "|".join(re.escape(u) for u in sorted(_UNIT_KEYS, key=len, reverse=True))
@@ -484,7 +484,7 @@ def located(text: str) -> tuple[str, list[tuple[int, int, Specific]]]:
     """`text` as specifics are read in (each line normalised as quotes are, then NFC), and
     each specific `specifics` finds there with its span in that form, in text order.
 
-    `cortex.ask.claims` reads what stands around a specific (a bound, a sign) from it.
+    `cortex.ask.proof` reads what stands before a date in it.
     """
     found: list[tuple[int, int, Specific]] = []
     # Each line normalised as quotes are (emphasis, typographic forms, markers, NFC), so a
@@ -556,20 +556,6 @@ def _words(work: str) -> list[tuple[int, int, Specific]]:
 def strip_old_wording(text: str) -> str:
     """A quote without the old wording of in-place corrections: that is retired text."""
     return strip_was_markers(text)
-
-
-# Units one amount may be said in another of, exactly: each unit's measure and size in its
-# measure's base ("800 ml" is "0.8 litres", "60cm" is "0.6 m", "2 weeks" is "14 days").
-_SCALES = {
-    "mm": ("m", "0.001"), "cm": ("m", "0.01"), "m": ("m", "1"), "km": ("m", "1000"),
-    "mg": ("g", "0.001"), "g": ("g", "1"), "kg": ("g", "1000"), "t": ("g", "1000000"),
-    "ml": ("l", "0.001"), "l": ("l", "1"),
-    "ms": ("s", "0.001"), "s": ("s", "1"), "min": ("s", "60"), "h": ("s", "3600"),
-    "day": ("day", "1"), "week": ("day", "7"),
-}  # fmt: skip
-
-
-_GAP_JOIN = re.compile(r"\s*[,;]?\s*(?:and|or|to|-|–)(?:\s+(?:at\s+)?(?:most|least)|\s+up\s+to)?\s*", re.I)
 
 
 # What a note's title, aliases and headings may ground: what a passage is about (the trip
