@@ -66,7 +66,9 @@ def passage_score(text: str, weights: dict[str, float]) -> tuple[float, float]:
     return (sum(w for t, w in weights.items() if t in plain), sum(w for t, w in weights.items() if t in linked))
 
 
-def best_passage(note: Note, weights: dict[str, float], closest: int | None = None) -> tuple[str, str, Block | None]:
+def best_passage(
+    note: Note, weights: dict[str, float], closest: int | None = None, text: str | None = None
+) -> tuple[str, str, Block | None]:
     """The passage that matches the query best, with its heading, capped for a search hit,
     and the block it is from (None for a note with no passage).
 
@@ -74,23 +76,24 @@ def best_passage(note: Note, weights: dict[str, float], closest: int | None = No
     then inside links, then earliest; a long block (a list of a thousand lines) is cut
     to start at its best line, so the passage shows the match and not the block's top.
     A note that holds none of the query's words, found by meaning, shows block `closest`
-    (the first block of its closest passage).
+    (the first block of its closest passage). `text`: the note's, when the caller holds it.
     """
     best = None
     best_score: tuple[float, float] = (-1.0, -1.0)
     # Every term outside links is the most a block can score, and the earliest block
     # wins ties: the first block to score it is the answer (a common word: the first).
     most = (sum(weights.values()), 0.0) if weights else (0.0, 0.0)
-    for block in blocks_of(note):
-        text = block.text.strip()
-        if not text or block.kind == "heading":
+    blocks = blocks_of(note, text)
+    for block in blocks:
+        shown = block.text.strip()
+        if not shown or block.kind == "heading":
             continue
-        score = passage_score(text, weights) if weights else (0.0, 0.0)
+        score = passage_score(shown, weights) if weights else (0.0, 0.0)
         if score > best_score:
             best, best_score = block, score
             if score >= most:
                 break
-    if best_score <= (0.0, 0.0) and closest is not None and 0 <= closest < len(blocks := blocks_of(note)):
+    if best_score <= (0.0, 0.0) and closest is not None and 0 <= closest < len(blocks):
         best = blocks[closest]
     if best is None:
         return "", "", None
@@ -144,11 +147,10 @@ def _live_left(text: str, pieces: tuple[tuple[int, int], ...], out: list[tuple[i
     return False
 
 
-def _parts(note: Note, block: Block) -> tuple[list[dict[str, str]], list[tuple[int, int]]]:
+def _parts(text: str, block: Block) -> tuple[list[dict[str, str]], list[tuple[int, int]]]:
     """What of `block` is not live text, each part with its words or why (the retired
     section, struck text, old wording with the claim as it stands now, hidden text), and the
-    spans of the block that are out of its live text."""
-    text = note.text
+    spans of the block that are out of its live text (`text`: its note's)."""
     parts: list[dict[str, str]] = []
     if block.retired:
         state = "under a banner" if block.retired.startswith("under a") else "under a retiring heading"
@@ -178,22 +180,23 @@ def _capped(parts: list[dict[str, str]], key: str, where: str) -> dict[str, Any]
     return reply
 
 
-def passage_state(note: Note, block: Block | None, retired_note: str | None) -> dict[str, Any]:
+def passage_state(note: Note, block: Block | None, retired_note: str | None, text: str | None = None) -> dict[str, Any]:
     """What of a hit's passage (`block`) is live text: `passage_state` is "live", "retired"
     (all of it: the note is retired, the block sits under a banner or a retiring heading, or
     nothing live is left once struck, old and hidden text are out) or "partly retired", and
     `passage_marks` names each part that is not live (`_parts`). A client that reads only the
     passage then knows not to answer from its retired words; the note's own retirement is
-    the hit's `retired`."""
+    the hit's `retired`. `text`: the note's, when the caller holds it."""
     if block is None:
         return {"passage_state": "retired" if retired_note else "live"}
-    parts, out = _parts(note, block)
+    text = note.text if text is None else text
+    parts, out = _parts(text, block)
     if retired_note or block.retired:
         state = "retired"
     elif not parts:
         return {"passage_state": "live"}
     else:
-        state = "partly retired" if _live_left(note.text, block.pieces, out) else "retired"
+        state = "partly retired" if _live_left(text, block.pieces, out) else "retired"
     return {"passage_state": state, **(_capped(parts, "passage_marks", "of the passage") if parts else {})}
 
 
@@ -203,10 +206,11 @@ def retired_parts(note: Note, within: tuple[int, int] | None = None) -> dict[str
     lines it covers (a run of blocks under one banner is one part); {} when all is live."""
     parts: list[dict[str, str]] = []
     section: dict[str, str] | None = None
-    for block in blocks_of(note):
+    text = note.text  # read once: a saved note's text comes from Git on each read
+    for block in blocks_of(note, text):
         if within is not None and not (within[0] <= block.start < within[1]):
             continue
-        found, _ = _parts(note, block)
+        found, _ = _parts(text, block)
         last = block.line + block.text.count("\n")
         for part in found:
             if "why" in part and section is not None and section["why"] == part["why"]:

@@ -215,13 +215,14 @@ def _hit(note: Note, score: float, weights: dict[str, float], close: Closeness |
     hit["uri"] = note_uri(note.path)  # its resource, to attach
     hit["score"] = round(score, 4)
     near = close.spans_of(note.path) if close is not None else []
-    heading, passage, block = best_passage(note, weights, near[0][1] if near else None)
+    text = note.text  # read from Git once for the passage and its state
+    heading, passage, block = best_passage(note, weights, near[0][1] if near else None, text)
     if near:
         hit["closeness"] = round(near[0][0], 4)
     hit["heading"] = heading
     hit["passage"] = passage
     retired = note.retired_reason(day)
-    hit.update(passage_state(note, block, retired))
+    hit.update(passage_state(note, block, retired, text))
     if retired:
         hit["retired"] = retired
     if in_archive(note.path):
