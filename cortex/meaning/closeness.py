@@ -38,6 +38,7 @@ from cortex.index.corpus import release_freed_memory
 from cortex.index.saved import Unusable
 from cortex.meaning.embedder import MAX_TOKENS, Embedder, ModelFiles, ModelUnavailable, locate
 from cortex.meaning.note_passages import MAX_PASSAGES
+from cortex.meaning.pace import Pace
 from cortex.meaning.traffic import YIELD_S, Traffic
 from cortex.meaning.vectors import (
     KeyIndex,
@@ -70,7 +71,6 @@ __all__ = [
     "passage_code",
     "say_duration",
     "settled",
-    "time_left",
 ]
 
 NOTES_PER_TASK = 16  # notes a worker cuts or embeds per task: progress moves every second or so
@@ -91,14 +91,6 @@ NICE = 10  # the workers' niceness: a request's thread always goes first
 # Address space a worker may take beyond its loaded model. Measured: a 1 MiB note of 40,000
 # tiny sections grew a worker by 111 MB (its parse); past the bound a note is found by words only.
 WORKER_MEMORY = 512 << 20
-
-
-def time_left(left: int | None, made: int, spent: float) -> tuple[int, float] | None:
-    """(passages left, seconds they take at the rate measured so far: `made` in `spent` s),
-    or None before the rate or the count is known (no passage embedded yet, notes still to cut)."""
-    if left is None or made <= 0 or spent <= 0:
-        return None
-    return left, left * spent / made
 
 
 def settled(now: float, *, changed_at: float, waiting_since: float) -> bool:
@@ -683,7 +675,7 @@ class Meaning:
             initializer=_start_worker,
             initargs=(files, self.threads, self.worker_memory, self.traffic.quiet),
         )
-        first: tuple[float, int] | None = None  # (when, embedded) at the first batch done
+        pace = Pace()  # the rate the estimate says (`cortex.meaning.pace` says why it is made so)
         try:
             pending: dict[Future, bool] = {}  # -> whether it embeds (else it only cuts)
             while (fill.busy() or pending) and not self._stop.is_set():
@@ -694,14 +686,11 @@ class Meaning:
                     finished = set()
                     self._stop.wait(0.5)  # only other instances' passages are left: wait for them
                 for fut in finished:
-                    fill.finished(fut.result(), pending.pop(fut), index)
-                    # The rate counts from the first batch done: with the workers' start-up in it,
-                    # a first estimate said "about 60 min" of an embed that took 10 (issue 55).
-                    if first is None:
-                        first = (time.monotonic(), self.counts["embedded"])
-                    else:
-                        made, spent = self.counts["embedded"] - first[1], time.monotonic() - first[0]
-                        self.eta = time_left(fill.passages_left(), made, spent)
+                    embedding = pending.pop(fut)
+                    fill.finished(fut.result(), embedding, index)
+                    left = fill.passages_left()
+                    pace.finished(time.monotonic(), self.counts["embedded"], left is None, embedding)
+                    self.eta = pace.eta(left)
                     if self.progress is not None:
                         self.progress(self._target[1], self._target[2])
                 if fill.deferred and (not pending or time.monotonic() - fill.last_look > 2.0):

@@ -32,8 +32,9 @@ from serverkit import TOKEN, RunningServer, call, make_settings
 
 from cortex.app.server import assemble, make_app
 from cortex.guests.queue import RedisVectors
-from cortex.meaning.closeness import say_duration, time_left
+from cortex.meaning.closeness import say_duration
 from cortex.meaning.embedder import ModelFiles
+from cortex.meaning.pace import time_left
 from cortex.meaning.vectors import KeyIndex, Rows, decode_row, encode_row, passage_key, quantize
 from cortex.store.git import GitStore
 
