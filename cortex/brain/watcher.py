@@ -42,7 +42,7 @@ from cortex.store.working_tree import hash_blob
 
 __all__ = ["DEBOUNCE_MS", "HAND", "POLL_S", "RACY_NS", "Editor", "ignored"]
 
-log = logging.getLogger("cortex.editor")
+log = logging.getLogger(__name__)
 
 HAND = Actor(door="editor", tool="hand-edit", client="working tree")
 DEBOUNCE_MS = 300

@@ -85,7 +85,7 @@ __all__ = [
     "storage_error",
     "trusted_server",
 ]
-log = logging.getLogger("cortex.tools")
+log = logging.getLogger(__name__)
 
 # Freshness hints on the lists and reads the 2026-07-28 revision names (`ttlMs`, `cacheScope`):
 # what a server holds for its life keeps an hour; the notes change with every write, so their

@@ -87,7 +87,7 @@ __all__ = [
     "oauth_who",
 ]
 
-log = logging.getLogger("cortex.oauth")
+log = logging.getLogger(__name__)
 
 ACCESS_SECONDS = 3600
 REFRESH_SECONDS = 30 * 86_400  # a refresh token unused for 30 days ends its family

@@ -28,7 +28,7 @@ from cortex.files import write_atomic
 
 __all__ = ["COMPACT_BYTES", "FileRecords", "Records"]
 
-log = logging.getLogger("cortex.oauth")
+log = logging.getLogger(__name__)
 COMPACT_BYTES = 256 * 1024  # the log is folded into the snapshot past this, or twice the snapshot
 
 

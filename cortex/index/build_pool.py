@@ -36,7 +36,7 @@ __all__ = [
     "work",
 ]
 
-log = logging.getLogger("cortex")
+log = logging.getLogger(__name__)
 
 # A full read of at least this many notes is done by worker processes, one a core
 # (at most BUILD_WORKERS_MAX): below it, starting them (~0.4 s each: a Python with

@@ -235,7 +235,7 @@ class Corpus:
         try:
             self.latest()
         except Exception:  # noqa: BLE001 - a failed warm-up leaves the first search to build and report
-            logging.getLogger("cortex").exception("index build failed")
+            logging.getLogger(__name__).exception("index build failed")
 
     def not_ready(self) -> str:
         """What a search that could not wait is told."""

@@ -43,7 +43,7 @@ __all__ = [
     "webhook_route",
 ]
 
-log = logging.getLogger("cortex.remote")
+log = logging.getLogger(__name__)
 
 # A push that meets a held ref lock is retried this many times before it counts as failed.
 LOCK_RETRIES = 40

@@ -63,7 +63,7 @@ __all__ = [
     "console_routes",
 ]
 
-log = logging.getLogger("cortex.console")
+log = logging.getLogger(__name__)
 
 COOKIE = "cortex_console"
 PRE_COOKIE = "cortex_console_pre"
