@@ -136,30 +136,48 @@ class _Small(TypedDict):
     sha: str
 
 
-def test_a_reply_that_is_not_its_type_is_refused_in_one_line_and_logged_without_its_values(caplog) -> None:
-    """A tool body that breaks its declared reply type never reaches the client: the call is a
-    one-line error, and the log names where and why, never the value (a note's text)."""
+def test_a_reply_type_is_advertised_not_checked_again_and_a_client_refuses_a_reply_that_breaks_it() -> None:
+    """The server builds a reply to its type and does not walk it again on every call
+    (issue 64: 15% of a search's door CPU); the type stays in tools/list, and the SDK's
+    client checks each reply against it, so a reply that broke its type is refused there."""
     from mcp import Client
 
-    from cortex.http.mcp_tools import OneLineMCPServer, run_tool
+    from cortex.http.mcp_tools import OneLineMCPServer, advertised_only, run_tool
 
     server = OneLineMCPServer(name="t", log_level="WARNING")
 
     @server.tool()
     def broken() -> Annotated[CallToolResult, _Small]:
-        return run_tool(lambda: {"sha": ["api_key = sk-the-note-said-this"]})
+        return run_tool(lambda: {"sha": ["not a string"]})
 
-    async def go() -> Any:
+    advertised_only(server, "broken")
+
+    async def go() -> tuple[Any, str]:
         async with Client(server, raise_exceptions=False) as c:
-            return await c.call_tool("broken", {})
+            listed = (await c.list_tools()).tools[0].output_schema
+            try:
+                await c.call_tool("broken", {})
+            except Exception as exc:  # noqa: BLE001 - the client's refusal, inside the SDK's task groups
+                while isinstance(exc, BaseExceptionGroup):
+                    exc = exc.exceptions[0]
+                return listed, str(exc)
+            return listed, "sent and accepted"
 
-    with caplog.at_level("ERROR", logger="cortex"):
-        try:
-            result = asyncio.run(go())
-            text = result.content[0].text
-        except Exception as exc:  # noqa: BLE001 - the SDK client may raise the tool error instead
-            text = str(exc)
-    assert "the reply did not match its declared type" in text and "\n" not in text.strip()
-    logged = " ".join(r.getMessage() for r in caplog.records)
-    assert "does not match its reply type" in logged and "sha" in logged
-    assert "sk-the-note-said-this" not in logged and "sk-the-note-said-this" not in text
+    listed, refused = asyncio.run(go())
+    assert listed["properties"]["sha"]["type"] == "string" and listed["required"] == ["sha"]
+    assert "Invalid structured content returned by tool broken" in refused
+
+
+def test_every_door_registers_its_tools_unchecked_by_the_server() -> None:
+    """Each owner and review tool registered by `register` keeps its schema and drops the
+    per-call check: a tool added later without `advertised_only` would pay it again."""
+    from mcp.server import MCPServer
+
+    from cortex.http.mcp_tools import register
+
+    mcp = MCPServer("t")
+    register(mcp, OWNER_TOOLS + REVIEW_TOOLS, None, lambda ctx, tool: None)  # type: ignore[arg-type,return-value]
+    for tool in OWNER_TOOLS + REVIEW_TOOLS:
+        registered = mcp._tool_manager.get_tool(tool.name)
+        assert registered is not None and registered.output_schema is not None, tool.name
+        assert registered.fn_metadata.output_model is None, tool.name
