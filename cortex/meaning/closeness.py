@@ -689,7 +689,8 @@ class Meaning:
                     embedding = pending.pop(fut)
                     fill.finished(fut.result(), embedding, index)
                     left = fill.passages_left()
-                    pace.finished(time.monotonic(), self.counts["embedded"], left is None, embedding)
+                    cutting = left is None or not all(pending.values())  # a cut under way: more passages to come
+                    pace.finished(time.monotonic(), self.counts["embedded"], cutting, embedding)
                     self.eta = pace.eta(left)
                     if self.progress is not None:
                         self.progress(self._target[1], self._target[2])

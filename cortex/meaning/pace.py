@@ -10,7 +10,8 @@ Two decisions, each from a measured miss (issue 64, a real 1,062-note vault unde
   comes first and embeds nothing, so a rate that counted from the first task done was a
   fraction of the real one just when the passages left were first known; and one counted
   from the cut's end held the workers' first tasks whole (a first estimate 2.8 times the
-  time it took); an estimate waits for two tasks done in the window;
+  time it took); and two workers finishing together made a rate of no time at all (28 s
+  said of 74 s), so an estimate waits for `LEAST_TASKS` tasks done in the window;
 - it is the rate over the last `WINDOW_S` seconds, not since the start, so when other work
   takes the cores (or leaves them) the estimate follows within that window.
 """
@@ -19,9 +20,10 @@ from __future__ import annotations
 
 import collections
 
-__all__ = ["WINDOW_S", "Pace", "time_left"]
+__all__ = ["LEAST_TASKS", "WINDOW_S", "Pace", "time_left"]
 
 WINDOW_S = 60.0
+LEAST_TASKS = 4  # tasks done in the window before it gives a rate: each is 1/LEAST_TASKS of it
 
 
 def time_left(left: int | None, made: int, spent: float) -> tuple[int, float] | None:
@@ -54,7 +56,7 @@ class Pace:
 
     def eta(self, left: int | None) -> tuple[int, float] | None:
         """(passages left, seconds left at the window's rate), or None before it has one."""
-        if len(self._seen) < 3:
+        if len(self._seen) <= LEAST_TASKS:
             return None
         (t0, e0), (t1, e1) = self._seen[0], self._seen[-1]
         return time_left(left, e1 - e0, t1 - t0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cortex.meaning.pace import Pace
+from cortex.meaning.pace import LEAST_TASKS, Pace
 
 
 def _run(pace: Pace, moments: list[tuple[float, int, bool]]) -> None:
@@ -17,11 +17,26 @@ def test_no_estimate_while_notes_are_cut_or_before_two_moments_after() -> None:
     _run(pace, [(1.0, 0, True), (2.0, 0, True)])
     assert pace.eta(None) is None and pace.eta(100) is None
     pace.finished(3.0, 0, cutting=False, embedding=False)  # a cut's task ends after the cut is done
-    pace.finished(4.0, 48, cutting=False)
-    pace.finished(5.0, 96, cutting=False)
-    assert pace.eta(100) is None  # two moments of a window: one interval, not yet a rate
-    pace.finished(6.0, 144, cutting=False)
+    for i in range(1, LEAST_TASKS + 1):
+        pace.finished(3.0 + i, 48 * i, cutting=False)
+    assert pace.eta(100) is None  # LEAST_TASKS moments: one task short of a rate
+    pace.finished(4.0 + LEAST_TASKS, 48 * (LEAST_TASKS + 1), cutting=False)
     assert pace.eta(96) == (96, 2.0)
+
+
+def test_two_workers_finishing_together_do_not_make_a_rate_of_no_time() -> None:
+    """Two tasks of 48 passages each 10 s long, run side by side, end within 10 ms of each
+    other: 9.6 passages a second, never 9,600."""
+    pace = Pace()
+    moments = []
+    for k in range(1, 7):
+        moments += [(10.0 * k, 96 * k - 48, False), (10.0 * k + 0.01, 96 * k, False)]
+    for n in range(1, len(moments) + 1):
+        pace = Pace()
+        _run(pace, moments[:n])
+        found = pace.eta(960)
+        if found is not None:
+            assert 50.0 <= found[1] <= 200.0, (n, found)  # 100 s at the true rate
 
 
 def test_the_time_spent_cutting_is_not_counted_as_slow_embedding() -> None:
@@ -47,7 +62,7 @@ def test_the_rate_follows_a_change_of_load_within_the_window() -> None:
 
 def test_a_new_cut_starts_the_rate_again() -> None:
     pace = Pace()
-    _run(pace, [(0.0, 0, False), (10.0, 100, False), (20.0, 200, False)])
+    _run(pace, [(10.0 * k, 100 * k, False) for k in range(LEAST_TASKS + 1)])
     assert pace.eta(50) is not None
     pace.finished(11.0, 100, cutting=True)  # a newer head's notes are being cut
     assert pace.eta(50) is None
