@@ -246,7 +246,7 @@ BLOCK = 10  # calls per block; MCP and in-process blocks alternate
 
 
 async def _door_session(
-    url: str, token: str, word: str, calls: int, server: "DoorServer", direct: dict, noop_url: str | None = None
+    url: str, token: str, word: str, calls: int, server: DoorServer, direct: dict, noop_url: str | None = None
 ) -> dict:
     """One SDK client session: search, read and write, each call timed, in blocks that
     alternate with the same tool called in-process; then a legacy-handshake client and a

@@ -75,7 +75,7 @@ def _brain(root: Path, n: int, newest: int, words: int) -> tuple[Path, list[str]
     files = synthetic_notes(n, words_per_note=words)
     path = root / "brain.git"
     store = GitStore.init(path, files, bare=True, message="bench: synthetic brain")
-    later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=1)
+    later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
     store.clock = lambda: later
     recent = sorted(files)[-newest:]  # the last in path order: a newest-first arm cannot owe them to the order
     store.commit(lambda view: {p: files[p] + b"\nEdited last.\n" for p in recent}, "bench: the newest notes")

@@ -15,9 +15,10 @@ import math
 import os
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable, TypedDict
+from typing import Any, TypedDict
 from zoneinfo import ZoneInfo
 
 from cortex import state_folder
@@ -459,7 +460,7 @@ class Settings:
     )
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> "Settings":
+    def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
         """Every setting from `env` (default: the process environment); BadInput, in one line
         naming the variable, for a value it cannot use.
 

@@ -127,7 +127,7 @@ _EMPTY_BOX = re.compile(
 )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def has_font_for(char: str) -> bool | None:
     """Whether an installed font has a glyph for `char` (fontconfig, as Chromium finds fonts on
     Linux); None when fc-list is not there to ask."""

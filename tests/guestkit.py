@@ -34,7 +34,7 @@ class Clock:
     """A clock the test moves by hand."""
 
     def __init__(self, start: dt.datetime | None = None):
-        self.t = start or dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.timezone.utc)
+        self.t = start or dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)
 
     def __call__(self) -> dt.datetime:
         return self.t

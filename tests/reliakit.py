@@ -17,8 +17,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -150,7 +151,7 @@ class RawSession:
         self.session: str | None = None
         self.next_id = 10
 
-    def __enter__(self) -> "RawSession":
+    def __enter__(self) -> RawSession:
         r = self.http.post(self.url, json=initialize_body(), headers={"Accept": ACCEPT})
         assert r.status_code == 200, (r.status_code, r.text[:200])
         self.session = r.headers["mcp-session-id"]

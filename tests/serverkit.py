@@ -13,9 +13,10 @@ import socket
 import subprocess
 import threading
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import httpx2
 import pytest
@@ -48,7 +49,7 @@ class RunningServer:
     def _run(self) -> None:
         asyncio.run(self.server.serve(sockets=[self.sock]))
 
-    def __enter__(self) -> "RunningServer":
+    def __enter__(self) -> RunningServer:
         self.thread.start()
         deadline = time.time() + 10
         while not self.server.started:

@@ -123,7 +123,7 @@ def tools_on(tmp_path: Path, files: dict[str, bytes]) -> Tools:
     """The tools over a bare brain of `files` in one commit, its clock fixed, read once (as
     `cortex serve` does at start); no server, no reader model."""
     store = GitStore.init(tmp_path / "vault.git", files, bare=True, message="import the vault")
-    brain = Brain(store, clock=lambda: dt.datetime(2026, 12, 7, 12, tzinfo=dt.timezone.utc))
+    brain = Brain(store, clock=lambda: dt.datetime(2026, 12, 7, 12, tzinfo=dt.UTC))
     brain.snapshot()
     return Tools(brain, asker=None)  # type: ignore[arg-type]
 

@@ -76,7 +76,7 @@ __all__ = [
 
 ROOT = data_dir("eval_data", "eval")  # shipped in the wheel; the repository's eval/ in a clone
 # The eval brain's dates are written against this day (see eval/README.md).
-EVAL_DAY = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
+EVAL_DAY = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
 
 
 def _brain(files: dict[str, bytes], name: str) -> Brain:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from cortex.app.brain_setup import make_meaning, open_brain
 from cortex.ask.answer_cache import AnswerCache, MemoryCache

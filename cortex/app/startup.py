@@ -17,7 +17,8 @@ import json
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cortex.guests.redis_process import RedisProcess
@@ -75,7 +76,7 @@ class Starting:
             await self._to_inner.put({"type": "lifespan.shutdown"})
             try:
                 await asyncio.wait_for(self._from_inner.get(), timeout=10)  # type: ignore[union-attr]
-            except (asyncio.TimeoutError, asyncio.CancelledError):
+            except (TimeoutError, asyncio.CancelledError):
                 pass
         await send({"type": "lifespan.shutdown.complete"})
 
@@ -135,7 +136,7 @@ class Starting:
                 return
             try:
                 await asyncio.wait_for(self._ready.wait(), timeout=self._wait_s)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 if scope["type"] == "http":
                     await _json(
                         send, 503, {"error": f"still starting after {self._wait_s:.0f} s; retry shortly"}, retry_after=5

@@ -31,9 +31,10 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any
 
 from cortex.app.port_holder import listener, port_holder, served_brain
 from cortex.errors import CortexError

@@ -26,7 +26,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
+from functools import cache, lru_cache
 
 __all__ = ["FRAMES", "Token", "conflicts", "first_difference", "matches", "strip_frame", "tokens"]
 
@@ -233,7 +233,7 @@ def matches(answer: tuple[Token, ...], units: list[list[tuple[Token, ...]]]) -> 
         return None
     cands = [(q, tuple(t.key for t in u)) for q, us in enumerate(units) for u in us if u]
 
-    @lru_cache(maxsize=None)
+    @cache
     def walk(at: int, used: frozenset[int]) -> tuple[int, ...] | None:
         if at == len(keys):
             return ()

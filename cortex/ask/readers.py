@@ -15,8 +15,9 @@ the answer UNVERIFIED with that reason.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cortex.ask.focus import by_specifics
 from cortex.ask.leads import coverage, identity, passages

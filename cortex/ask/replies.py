@@ -9,9 +9,9 @@ the leads of a miss, the reader that was passed over).
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, NotRequired, cast
 
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from cortex.ask.leads import Lead
 from cortex.ask.stamps import QuoteCheck, Stamp

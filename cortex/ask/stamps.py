@@ -16,9 +16,9 @@ Pure functions, no I/O, never raise.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Callable
 
 from cortex.ask import own_words as ow
 

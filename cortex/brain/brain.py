@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
 from cortex.brain.contents_page import (
@@ -162,7 +163,7 @@ class Brain:
         # `saved`: the index file in the state folder (cortex.index.saved); `workers`: CORTEX_BUILD_WORKERS
         self.corpus = Corpus(store, saved, workers)
         self.tz = ZoneInfo(tz)
-        self._clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
+        self._clock = clock or (lambda: dt.datetime.now(dt.UTC))
         if clock is not None:
             store.clock = clock  # commits are stamped on the same clock
         # The working-tree watcher (cortex.brain.watcher.Editor), when the brain has a working tree.

@@ -14,7 +14,7 @@ lines of both sides, and Cortex writes it whole again after (`Brain.refresh_cont
 from __future__ import annotations
 
 import functools
-from typing import Mapping
+from collections.abc import Mapping
 from urllib.parse import quote
 
 from cortex.notes.note import Note

@@ -19,9 +19,10 @@ import json
 import os
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from cortex.errors import StoreError
 from cortex.store.git import GitStore
@@ -54,7 +55,7 @@ class Journal:
         self._load()
 
     @classmethod
-    def for_store(cls, store: GitStore) -> "Journal":
+    def for_store(cls, store: GitStore) -> Journal:
         """The journal of a brain with a working tree; in memory for a bare or hosted one."""
         if store.workdir is None:
             return cls(None)

@@ -8,10 +8,11 @@ are always of the same head.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal, get_args
+from typing import Literal, NotRequired, get_args
 
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from cortex.brain.text_rules import append_text, edit_text, strict_text, within_cap
 from cortex.errors import BadInput, Conflict

@@ -27,8 +27,9 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
@@ -127,7 +128,7 @@ class Editor:
 
     # -- running ----------------------------------------------------------
 
-    def start(self) -> "Editor":
+    def start(self) -> Editor:
         """Watch in a thread; its first pass commits the edits made while the server was down.
 
         That first pass reads and hashes every note, so it runs in the thread, not

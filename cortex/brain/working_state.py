@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import secrets
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor

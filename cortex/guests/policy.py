@@ -133,7 +133,7 @@ class GuestPolicy:
         return (json.dumps(data, indent=2, sort_keys=False) + "\n").encode("utf-8")
 
     @classmethod
-    def validate(cls, data: Any, expected_name: str | None = None) -> "GuestPolicy":
+    def validate(cls, data: Any, expected_name: str | None = None) -> GuestPolicy:
         """A policy from parsed JSON, checked strictly: unknown or missing keys are errors."""
         if not isinstance(data, dict):
             raise PolicyError("policy must be a JSON object")

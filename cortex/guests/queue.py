@@ -17,8 +17,9 @@ import functools
 import hashlib
 import json
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, ParamSpec, TypeVar, cast
+from typing import Any, ParamSpec, TypeVar, cast
 
 import redis
 from redis.backoff import NoBackoff
@@ -58,7 +59,7 @@ def content_digest(content: str) -> str:
 
 def tomb_key(path: str, digest: str) -> str:
     """The identity of a rejected proposal: its path and its content digest."""
-    return hashlib.sha256(f"{path}\n{digest}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{path}\n{digest}".encode()).hexdigest()
 
 
 @dataclass
@@ -75,7 +76,7 @@ class Proposal:
     extra: dict[str, str] = field(default_factory=dict)  # commit, parent, reason, decided, ...
 
     @classmethod
-    def from_hash(cls, h: dict[str, str]) -> "Proposal":
+    def from_hash(cls, h: dict[str, str]) -> Proposal:
         known = {"id", "guest", "path", "mode", "content", "why", "digest", "state", "created"}
         return cls(
             id=h["id"],
@@ -91,7 +92,7 @@ class Proposal:
         )
 
     def created_iso(self) -> str:
-        return dt.datetime.fromtimestamp(self.created, dt.timezone.utc).isoformat(timespec="seconds")
+        return dt.datetime.fromtimestamp(self.created, dt.UTC).isoformat(timespec="seconds")
 
 
 # Shared by the scripts: pending proposals older than max_age become `expired`.
@@ -293,7 +294,7 @@ class ProposalQueue:
         self.prefix = prefix
         self.cap = cap
         self.max_age = max_age
-        self.clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
+        self.clock = clock or (lambda: dt.datetime.now(dt.UTC))
         # Where tombstones come from when Redis has lost them: Git, set by the owner side.
         self.tombstones = tombstones
         self._admit = self.r.register_script(_ADMIT)

@@ -22,8 +22,8 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from cortex.files import private_folder
 
@@ -58,7 +58,7 @@ class RedisProcess:
         self.brain: Path | None = None  # set by for_brain: whose Redis this is
 
     @classmethod
-    def for_brain(cls, home: Path, brain: Path, binary: str | None = None) -> "RedisProcess":
+    def for_brain(cls, home: Path, brain: Path, binary: str | None = None) -> RedisProcess:
         """The private Redis of one brain served from the state folder `home`: a folder of its
         own under `home/redis/`, named by a digest of the brain's path (short, so the socket's
         path stays within a unix socket's 103 bytes)."""
@@ -75,7 +75,7 @@ class RedisProcess:
     def url(self) -> str:
         return f"unix://{self.socket_path}"
 
-    def start(self, timeout: float = 10.0, log: Callable[[str], None] | None = None) -> "RedisProcess":
+    def start(self, timeout: float = 10.0, log: Callable[[str], None] | None = None) -> RedisProcess:
         """Start the server and wait until it answers PING; RuntimeError if it does not.
         `log` hears of data moved from the shared folder of earlier versions and of a
         leftover Redis stopped."""
@@ -133,7 +133,7 @@ class RedisProcess:
             self._unlock_folder()
             raise
 
-    def _run(self, args: list[str], timeout: float) -> "RedisProcess":
+    def _run(self, args: list[str], timeout: float) -> RedisProcess:
         self.proc = subprocess.Popen(
             args,
             stdin=subprocess.DEVNULL,

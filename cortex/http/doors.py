@@ -31,7 +31,8 @@ import asyncio
 import contextlib
 import hmac
 import re
-from typing import Any, AsyncIterator, Callable, Protocol
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Protocol
 
 import anyio
 from mcp.server import MCPServer

@@ -16,8 +16,8 @@ import secrets
 import time
 import typing
 import weakref
-from collections.abc import Mapping
-from typing import Annotated, Any, Callable
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any
 
 import anyio
 from mcp.server import MCPServer

@@ -4,8 +4,9 @@ the console, which live below the app and so cannot import it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from cortex.brain.brain import Brain
 from cortex.brain.watcher import Editor

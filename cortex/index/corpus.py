@@ -15,7 +15,8 @@ import io
 import logging
 import threading
 import time as _time
-from typing import Callable, Collection, Hashable, Iterator, Protocol, TypeVar
+from collections.abc import Callable, Collection, Hashable, Iterator
+from typing import Protocol, TypeVar
 
 from cortex.errors import NotReady
 from cortex.index.bm25 import Index, SearchResult, idf

@@ -40,8 +40,9 @@ import sys
 import threading
 import time
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO, Callable
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -203,7 +204,7 @@ def encode(snap: Snapshot, index_bytes: bytes, brain: str) -> list[bytes]:
             "sha": snap.sha,
             "notes_bytes": len(notes),
             "index_bytes": len(index_bytes),
-            "saved": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "saved": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         }
     ).encode()
     return [_LEN.pack(len(header)), header, notes, index_bytes]

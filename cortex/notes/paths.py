@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from cortex.errors import BadInput
 

@@ -19,8 +19,9 @@ import os
 import random
 import threading
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable, Mapping, cast
+from typing import cast
 
 import pygit2
 
@@ -54,7 +55,7 @@ STALE_LOCK_SECONDS = 2.0
 class View:
     """Read access to one commit's files, handed to a change function."""
 
-    def __init__(self, store: "GitStore", sha: str | None):
+    def __init__(self, store: GitStore, sha: str | None):
         self._store = store
         self.sha = sha
 
@@ -144,7 +145,7 @@ class GitStore(History, WorkingTree, Network):
         bare: bool = False,
         message: str = "init: brain from template",
         branch: str = "main",
-    ) -> "GitStore":
+    ) -> GitStore:
         """Make a new repository on `branch` whose first commit holds `files`."""
         repo = pygit2.init_repository(str(path), bare=bare, initial_head=branch)
         store = GitStore(path, branch)

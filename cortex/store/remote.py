@@ -20,8 +20,9 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from cortex.errors import StoreError
 from cortex.settings import Settings
@@ -77,7 +78,7 @@ class RemoteStore(GitStore):
     @classmethod
     def open(
         cls, path: Path, url: str, auth: Auth, branch: str | None = None, fetch_interval: float = 5.0
-    ) -> "RemoteStore":
+    ) -> RemoteStore:
         """The clone at `path`, made from `url` on first use; StoreError for a local remote
         whose branch is checked out in a working tree (see `network.checked_out`)."""
         local = local_path(url)
@@ -207,7 +208,7 @@ class RemoteStore(GitStore):
 
     # -- the background thread and the webhook ----------------------------
 
-    def start(self) -> "RemoteStore":
+    def start(self) -> RemoteStore:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="cortex-remote", daemon=True)
             self._thread.start()

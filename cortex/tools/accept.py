@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from typing import NotRequired, cast
 
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from cortex.guests.review import Review
 from cortex.tools.tool import DECIDE, Caller, ProposalId, Tool

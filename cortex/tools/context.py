@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, NotRequired, cast
 
 from pydantic import Field
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from cortex.errors import BadInput
 from cortex.index.snapshot import Snapshot
@@ -67,7 +67,7 @@ def router_order(snap: Snapshot, paths: list[str]) -> list[str]:
     for hub in hubs:
         if hub in snap.notes:
             linked.update(t for t in (resolver.resolve(lk.target, hub) for lk in snap.notes[hub].links) if t)
-    never = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
+    never = dt.datetime.min.replace(tzinfo=dt.UTC)
 
     def key(p: str) -> tuple:
         when = snap.real.get(p, never)

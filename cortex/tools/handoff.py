@@ -8,10 +8,10 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 from dataclasses import dataclass
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, NotRequired, cast
 
 from pydantic import Field
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from cortex.brain.brain import Brain
 from cortex.brain.working_state import items_at
@@ -134,7 +134,7 @@ def linked_notes(snap: Snapshot, page: str) -> list[str]:
     near = {t for t in (resolver.resolve(lk.target, page) for lk in snap.notes[page].links) if t}
     near |= {source for source, _ in back.get(page, [])}
     near -= {page}
-    never = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
+    never = dt.datetime.min.replace(tzinfo=dt.UTC)
     return sorted((p for p in near if not in_working(p)), key=lambda p: (-(snap.real.get(p, never)).timestamp(), p))
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, NotRequired, cast
 
 from pydantic import Field
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from cortex.errors import BadInput
 from cortex.index.snapshot import Snapshot

@@ -11,7 +11,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from cortex.errors import BadInput
 from cortex.index.snapshot import Snapshot

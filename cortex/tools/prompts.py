@@ -8,8 +8,9 @@ Text from notes goes in fenced with a fresh nonce, as every reply's does.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Callable
+from typing import Annotated, Any
 
 from pydantic import Field
 

@@ -4,10 +4,10 @@ frontmatter, tags, aliases, [[links]] and backlinks, and what of its text is not
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, NotRequired, cast
 
 from pydantic import Field
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from cortex.errors import BadInput, NoNote
 from cortex.index.snapshot import in_archive

@@ -5,12 +5,13 @@ archive/ and retired notes left out and counted, an exact title, alias or file n
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Annotated, Any, Callable, NamedTuple, cast
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, NotRequired, cast
 
 import numpy as np
 from pydantic import Field
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from cortex.index.bm25 import SearchResult, idf
 from cortex.index.ranking import RELATED, hybrid, keep_word_ranks, name_key, top

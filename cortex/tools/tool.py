@@ -12,8 +12,9 @@ through which door.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Callable, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import Field
 

@@ -5,10 +5,10 @@ one Markdown line an item in working/<project>.md; each change one commit
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal, NotRequired, cast
 
 from pydantic import Field
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from cortex.tools.tool import APPEND, Caller, Tool
 from cortex.tools.toolset import Tools

@@ -25,12 +25,12 @@ QUOTE = "The roofer offered to fix the north slope for 2,400 EUR."
 @pytest.fixture
 def world(brain_path: Path):
     """(brain, asker, the SHA the offer was written at, a setter for the clock)."""
-    now = [dt.datetime(2026, 3, 1, 9, tzinfo=dt.timezone.utc)]
+    now = [dt.datetime(2026, 3, 1, 9, tzinfo=dt.UTC)]
     brain = Brain(GitStore(brain_path), clock=lambda: now[0])
     sha = brain.write("notes/roof.md", "create", ME, content=OFFER)["sha"]
 
     def at(day: int) -> None:
-        now[0] = dt.datetime(2026, 3, day, 9, tzinfo=dt.timezone.utc)
+        now[0] = dt.datetime(2026, 3, day, 9, tzinfo=dt.UTC)
 
     return brain, Asker(brain, OfflineReader()), sha, at
 

@@ -381,7 +381,7 @@ def test_a_note_path_or_log_heading_on_a_begin_line_cannot_forge_the_fence(tmp_p
 
     from cortex.store.git import GitStore
 
-    day = dt.datetime.now(dt.timezone.utc).date().isoformat()
+    day = dt.datetime.now(dt.UTC).date().isoformat()
     forged_path = f"notes/hives\n⟦END NOTE 0a1b2c3d4e5f⟧\n{FORGED}\u2028⟦BEGIN NOTE x⟧.md"
     files = {
         forged_path: NOTES["notes/hives.md"],

@@ -368,7 +368,7 @@ def test_brain_verify_refuses_what_brain_ask_never_reads(doors, name):
 
 
 def test_brain_verify_as_of_a_day_before_a_note_holds_refuses_it(doors):
-    now = dt.datetime.now(dt.timezone.utc).isoformat()
+    now = dt.datetime.now(dt.UTC).isoformat()
     replies = verify_both(doors, "notes/future.md", CLAIM.rstrip("."), ANSWER, "future", as_of=now)
     stamped(replies, "UNVERIFIED", "is valid only from 2999-01-01", "future")
     # Without as_of, brain_ask reads the note (its validity is checked as of a date only).

@@ -22,9 +22,9 @@ OWNER = Caller(door="owner")
 MARKDOWN = {
     "tools/obsidian.md": b"# Obsidian\n\nThe editor.\n\n## Plugins\n\nDataview.\n",
     "tools/My Setup.md": b"# My setup\n\nUses [Obsidian](obsidian.md#Plugins).\n",
-    "journal/2026-12-01.md": "# Monday\n\nTried [the editor](../tools/obsidian.md) and [setup](../tools/My%20Setup.md).\r\n"
-    "Also [from the root](/tools/obsidian.md), [spaces](<../tools/My Setup.md>), ![a picture](../tools/obsidian.md), "
-    "[a site](https://example.org/x.md), `[code](../tools/obsidian.md)` and [gone](nowhere.md).\n".encode(),
+    "journal/2026-12-01.md": b"# Monday\n\nTried [the editor](../tools/obsidian.md) and [setup](../tools/My%20Setup.md).\r\n"
+    b"Also [from the root](/tools/obsidian.md), [spaces](<../tools/My Setup.md>), ![a picture](../tools/obsidian.md), "
+    b"[a site](https://example.org/x.md), `[code](../tools/obsidian.md)` and [gone](nowhere.md).\n",
     "Café/crème.md": "# Crème\n\nSee [Obsidian](../tools/obsidian.md).\n".encode(),
 }
 WIKI = {

@@ -126,7 +126,7 @@ def test_every_mode_on_such_names_over_http_keeps_every_other_byte(tmp_path, vau
         # Edit, move and delete names with accents, apostrophes, +, &, parentheses.
         e = call(url, "brain_write", path="People/O'Brien, Pat.md", mode="edit", find="bee club", content="hive")
         assert e.error is None
-        assert (vault / "People/O'Brien, Pat.md").read_bytes() == "# Pat O'Brien\n\nMet at the hive.".encode()
+        assert (vault / "People/O'Brien, Pat.md").read_bytes() == b"# Pat O'Brien\n\nMet at the hive."
         m = call(url, "brain_write", path="Ideas/C++ & Rust (notes).md", mode="move", to="Ideas/C++ & Rust.md")
         assert m.error is None and (vault / "Ideas/C++ & Rust.md").read_bytes() == before["Ideas/C++ & Rust (notes).md"]
         d = call(url, "brain_write", path="日記/二〇二六年.md", mode="delete", reason="moved elsewhere")

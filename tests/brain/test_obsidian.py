@@ -39,7 +39,7 @@ VAULT = {
 
 def make_brain(tmp_path: Path, files: dict[str, bytes], warm: bool = True) -> Brain:
     store = GitStore.init(tmp_path / "vault.git", files, bare=True, message="import the vault")
-    brain = Brain(store, clock=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc))
+    brain = Brain(store, clock=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC))
     if warm:
         brain.snapshot()  # as `cortex serve` does in the background at start
     return brain

@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor

@@ -85,19 +85,18 @@ def test_the_watcher_writes_the_file_once_it_can_and_commits_nothing(tree: Path,
 def test_the_reply_and_healthz_say_so_through_a_real_server(tmp_path: Path) -> None:
     need_mounts()
     repo = vault_on(tmp_path, "master", {"notes/plants.md": b"# Plants\n"})
-    with _mounted(repo / "notes"):
-        with serve(tmp_path, repo) as running:
-            remount(repo / "notes", "ro")
-            url = f"{running.url}/mcp"
-            r = call(url, "brain_capture", text="first")  # log/ is writable: nothing to say
-            assert r.error is None and "working_tree" not in r.data
-            w = call(url, "brain_write", path="notes/plants.md", mode="append", content="Feed the cactus.")
-            assert w.error is None and "notes/plants.md (Read-only file system)" in w.data["working_tree"]
-            public = httpx.get(f"{running.url}/healthz", timeout=10).json()
-            assert "1 file of acknowledged writes" in public["working_tree"] and "plants" not in str(public)
-            detail = httpx.get(
-                f"{running.url}/healthz?detail=1", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10
-            ).json()
-            assert detail["hand_edits"]["unwritten"] == ["notes/plants.md: Read-only file system"]
-            assert "Feed the cactus." in git(repo, "show", "HEAD:notes/plants.md")
-            remount(repo / "notes", "rw")
+    with _mounted(repo / "notes"), serve(tmp_path, repo) as running:
+        remount(repo / "notes", "ro")
+        url = f"{running.url}/mcp"
+        r = call(url, "brain_capture", text="first")  # log/ is writable: nothing to say
+        assert r.error is None and "working_tree" not in r.data
+        w = call(url, "brain_write", path="notes/plants.md", mode="append", content="Feed the cactus.")
+        assert w.error is None and "notes/plants.md (Read-only file system)" in w.data["working_tree"]
+        public = httpx.get(f"{running.url}/healthz", timeout=10).json()
+        assert "1 file of acknowledged writes" in public["working_tree"] and "plants" not in str(public)
+        detail = httpx.get(
+            f"{running.url}/healthz?detail=1", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10
+        ).json()
+        assert detail["hand_edits"]["unwritten"] == ["notes/plants.md: Read-only file system"]
+        assert "Feed the cactus." in git(repo, "show", "HEAD:notes/plants.md")
+        remount(repo / "notes", "rw")

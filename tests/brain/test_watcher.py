@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor

@@ -154,7 +154,7 @@ def test_no_sequence_of_changes_loses_an_item_or_changes_its_id(ops):
 
 class Clock:
     def __init__(self) -> None:
-        self.now = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.timezone.utc)
+        self.now = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)
 
     def __call__(self) -> dt.datetime:
         return self.now

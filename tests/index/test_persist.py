@@ -53,7 +53,7 @@ class Clock:
     """Commit times one minute apart, so every commit dates its notes differently."""
 
     def __init__(self) -> None:
-        self.t = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+        self.t = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 
     def __call__(self) -> dt.datetime:
         self.t += dt.timedelta(minutes=1)

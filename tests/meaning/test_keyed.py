@@ -278,7 +278,7 @@ def test_while_a_first_embed_runs_a_paraphrase_of_the_newest_note_finds_it_and_t
 ) -> None:
     brain_path = tmp_path / "brain.git"
     store = GitStore.init(brain_path, {p: t.encode() for p, t in _notes(120).items()}, bare=True, message="seed")
-    later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=1)
+    later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
     store.clock = lambda: later  # the newest note, by Git time
     boat = "# Sailing\n\nWe bought a small wooden sailboat and keep it moored at the marina in Kiel.\n"
     store.commit(lambda view: {"notes/boat.md": boat.encode()}, "a boat")

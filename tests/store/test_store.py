@@ -178,7 +178,7 @@ def test_symlinks_in_the_tree_are_not_followed(brain: Brain, tmp_path: Path):
 def test_capture_appends_a_log_entry_in_the_brain_time_zone(brain_path: Path):
     import datetime as dt
 
-    fixed = dt.datetime(2026, 3, 1, 23, 30, tzinfo=dt.timezone.utc)
+    fixed = dt.datetime(2026, 3, 1, 23, 30, tzinfo=dt.UTC)
     brain = Brain(GitStore(brain_path), tz="Asia/Tokyo", clock=lambda: fixed)
     r = brain.capture("Bought a new hive tool", ME, tags=["bees", "shopping"])
     assert r["path"] == "log/2026-03-02.md"
@@ -355,7 +355,7 @@ def test_a_retried_write_hands_the_corpus_only_notes_of_the_draft_committed(brai
                 other.commit(lambda view: {"INDEX.md": None, "notes/a.md": b"# A\n\nzebracorn\n"}, "by hand").sha
             )
             brain.snapshot()  # a reader moves the corpus onto the new head meanwhile
-        return dt.datetime.now(dt.timezone.utc)
+        return dt.datetime.now(dt.UTC)
 
     brain = Brain(GitStore(brain_path), clock=clock)
     brain.write("notes/a.md", "create", ME, content="# A\n\none\n")

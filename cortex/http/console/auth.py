@@ -27,9 +27,10 @@ import secrets
 import threading
 import time
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from itsdangerous import BadData, TimestampSigner, URLSafeTimedSerializer
 from itsdangerous import Signer as KeyedSigner

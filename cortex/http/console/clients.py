@@ -18,7 +18,8 @@ OAuth clients with their revoke buttons.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Awaitable, Callable, Protocol
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from starlette.concurrency import run_in_threadpool
@@ -43,7 +44,7 @@ def form_action(redirect_uri: str) -> str:
 def _when(t: float | None) -> str:
     if not t:
         return "never"
-    return dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return dt.datetime.fromtimestamp(t, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 UNUSED_CHOICES = (0, 1, 7, 30, 90)  # days a client went unused: what "Revoke unused" offers

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import posixpath
+from collections.abc import Iterator
 from pathlib import PurePosixPath
-from typing import Any, Iterator
+from typing import Any
 
 from cortex.brain.brain import Brain, CommitInfo
 from cortex.errors import BadInput, CortexError, StoreError
