@@ -52,7 +52,7 @@ def bench_store(root: Path, n: int) -> dict:
         s = brain.snapshot()
         brain.corpus.search(s, "note", 10)
         steady_reads.append(time.perf_counter() - t0)
-    extra = [f - s for f, s in zip(first_reads, steady_reads)]
+    extra = [f - s for f, s in zip(first_reads, steady_reads, strict=True)]
     return {
         "notes": n,
         "cold_start_first_read_s": statistics.median(c[0] for c in colds),

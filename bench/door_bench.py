@@ -285,7 +285,7 @@ async def _door_session(
                 cpu += server.cpu() - cpu0
                 cpu0 = time.process_time()
                 for i in range(start, start + BLOCK):
-                    own.append(measure.timed(lambda: direct[tool](i)))
+                    own.append(measure.timed(lambda tool=tool, i=i: direct[tool](i)))
                 own_cpu += time.process_time() - cpu0
             out[f"{tool}_server_cpu"] = [cpu / len(over)]
             out[f"{tool}_tool_cpu"] = [own_cpu / len(own)]

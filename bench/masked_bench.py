@@ -55,25 +55,31 @@ def bench_masked(n: int, runs: int) -> dict[str, float]:
             corpus = Corpus(store, workers=1)
             out["build"].append(timed(corpus.latest))
             snap = corpus.latest()
-            plain = timed(lambda: corpus.search(snap, QUERIES[0], 10))
-            out["first"].append(timed(lambda: corpus.search(snap, QUERIES[0], 10, masked=True)) - plain)
+            plain = timed(lambda corpus=corpus, snap=snap: corpus.search(snap, QUERIES[0], 10))
+            out["first"].append(
+                timed(lambda corpus=corpus, snap=snap: corpus.search(snap, QUERIES[0], 10, masked=True)) - plain
+            )
             if run == 0:  # what a snapshot and a masked view hold, traced (so not timed)
                 tracemalloc.start()
                 again = Corpus(store, workers=1)
                 held = again.latest()
                 out["snap_mb"].append(tracemalloc.get_traced_memory()[0] / 1e6)
-                view = MaskedIndexes().index(held, lambda make: again.with_index(held, make))
+                view = MaskedIndexes().index(held, lambda make, again=again, held=held: again.with_index(held, make))
                 out["mb"].append(tracemalloc.get_traced_memory()[0] / 1e6 - out["snap_mb"][0])
                 tracemalloc.stop()
                 del again, held, view
             path = sorted(files)[50]
-            store.commit(lambda view: {path: files[path] + f"\nrun {run}\n".encode()}, "one note")
+            store.commit(lambda view, path=path, run=run: {path: files[path] + f"\nrun {run}\n".encode()}, "one note")
             after = corpus.latest()
-            plain = timed(lambda: corpus.search(after, QUERIES[0], 10))
-            out["after_commit"].append(timed(lambda: corpus.search(after, QUERIES[0], 10, masked=True)) - plain)
+            plain = timed(lambda corpus=corpus, after=after: corpus.search(after, QUERIES[0], 10))
+            out["after_commit"].append(
+                timed(lambda corpus=corpus, after=after: corpus.search(after, QUERIES[0], 10, masked=True)) - plain
+            )
             for q in QUERIES:
-                out["plain"].append(timed(lambda: corpus.search(after, q, 10)))
-                out["masked"].append(timed(lambda: corpus.search(after, q, 10, masked=True)))
+                out["plain"].append(timed(lambda corpus=corpus, after=after, q=q: corpus.search(after, q, 10)))
+                out["masked"].append(
+                    timed(lambda corpus=corpus, after=after, q=q: corpus.search(after, q, 10, masked=True))
+                )
     texts = [(p, d.decode()) for p, d in files.items()]
     parse = timed(lambda: [parse_note(p, t) for p, t in texts])
     needles = timed(lambda: [might_hold_secret(t) or might_hold_secret(p) for p, t in texts])

@@ -42,7 +42,7 @@ def bench_meaning(root: Path, n: int) -> dict:
     spent = time.monotonic() - started
     size = meaning.vector_path.stat().st_size if meaning.vector_path and meaning.vector_path.exists() else 0
     words = sorted({w for note in list(snap.notes.values())[:50] for w in note.title.lower().split() if len(w) > 3})
-    queries = [f"notes about {a} and {b}" for a, b in zip(words[::2], words[1::2])][:40] or ["notes"]
+    queries = [f"notes about {a} and {b}" for a, b in zip(words[::2], words[1::2], strict=False)][:40] or ["notes"]
     lexical = Tools(brain, Asker(brain, OfflineReader()))
     brain.meaning = None
 

@@ -7,6 +7,7 @@ makes sense it runs in the same process, so the ratio survives a noisy machine.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import signal
@@ -28,9 +29,10 @@ def pct(values: list[float], p: float) -> float:
 
 def rss_mb() -> float:
     """This process's resident memory now (not its peak), in MB."""
-    for line in open("/proc/self/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
     return float("nan")
 
 
@@ -43,10 +45,8 @@ def timed(fn: Callable[[], object]) -> float:
 
 def machine() -> str:
     cpu = ""
-    try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
+    with contextlib.suppress(OSError, StopIteration), open("/proc/cpuinfo") as info:
+        cpu = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
     return f"{platform.machine()}, {os.cpu_count()} cores, {cpu}, Python {platform.python_version()}"
 
 

@@ -185,8 +185,8 @@ def run_size(n_docs: int, n_queries: int) -> None:
     updates, first_query = [], []
     for i, fields in enumerate(changes):
         path = rng.choice(paths)
-        updates.append(timed(lambda: index.add(path, fields)))
-        first_query.append(timed(lambda: index.search(rare_q[i])))
+        updates.append(timed(lambda path=path, fields=fields: index.add(path, fields)))
+        first_query.append(timed(lambda i=i: index.search(rare_q[i])))
     print(f"update one note         p50 {ms(pct(updates, 0.5))}  p95 {ms(pct(updates, 0.95))}  max {ms(max(updates))}")
     print(f"  + first rare query    p50 {ms(pct(first_query, 0.5))}  (refreshes length norms)")
 
@@ -196,15 +196,15 @@ def run_size(n_docs: int, n_queries: int) -> None:
         ("8-word question", questions),
     ]:
         index.search(queries[0])  # norms are fresh; measure steady state
-        times = [timed(lambda: index.search(q)) for q in queries]
+        times = [timed(lambda q=q: index.search(q)) for q in queries]
         row(f"search {name}", times)
 
     def allow(path: str) -> bool:
         return not path.startswith("log/")  # a scope that hides a third of the notes
 
-    times = [timed(lambda: index.search(q, allow=allow)) for q in common_q]
+    times = [timed(lambda q=q: index.search(q, allow=allow)) for q in common_q]
     row("search common word, allow= (1/3 hidden)", times)
-    times = [timed(lambda: index.matching(q)) for q in questions]
+    times = [timed(lambda q=q: index.matching(q)) for q in questions]
     row("matching(8-word question)", times)
 
     print(f"RSS added by the index  {index_rss:8.0f} MB   peak RSS {peak_rss_mb():8.0f} MB")
@@ -229,8 +229,8 @@ def baseline(docs, common_q: list[str], n_queries: int) -> None:
         scores = ref.get_scores([q])
         np.argsort(scores)[::-1][:10]
 
-    ref_times = [timed(lambda: ref_query(q)) for q in common_q[: n_queries // 2]]
-    our_times = [timed(lambda: ours.search_tokens([q])) for q in common_q[: n_queries // 2]]
+    ref_times = [timed(lambda q=q: ref_query(q)) for q in common_q[: n_queries // 2]]
+    our_times = [timed(lambda q=q: ours.search_tokens([q])) for q in common_q[: n_queries // 2]]
     r50, o50 = pct(ref_times, 0.5), pct(our_times, 0.5)
     print("baseline rank-bm25 BM25Okapi, same token lists, one field:")
     print(f"  build from tokens cpu rank-bm25 {ms(t_ref)}  ours {ms(t_ours)}  ratio {t_ours / t_ref:5.2f}x")

@@ -59,7 +59,7 @@ def timing_oracle(outside: int, calls: int) -> None:
         asker.ask("warm up zephyrine", scope=scope, door="guest:bench")
         times: dict[str, list[float]] = {"common outside": [], "nowhere": []}
         stamps = {}
-        for i in range(calls):
+        for _ in range(calls):
             for label, word in (("common outside", "zephyrine"), ("nowhere", "quokkaberry")):
                 started = time.perf_counter()
                 result = asker.ask(f"What about {word}?", scope=scope, door="guest:bench")

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -250,10 +251,8 @@ def tree_rss_mb(pid: int) -> tuple[float, float]:
     kids = 0.0
     for task in Path(f"/proc/{pid}/task").iterdir():
         for child in (task / "children").read_text().split():
-            try:
+            with contextlib.suppress(FileNotFoundError, ProcessLookupError):
                 kids += rss_mb(int(child))
-            except (FileNotFoundError, ProcessLookupError):
-                pass
     return rss_mb(pid), kids
 
 

@@ -68,16 +68,18 @@ def _wait(port: int, meaning: bool, limit: float = 900) -> None:
 async def _calls(port: int, arguments: list[dict]) -> tuple[float, list[float]]:
     """(seconds for all, each call's seconds) of brain_write with each of `arguments`."""
     times: list[float] = []
-    async with httpx2.AsyncClient(headers=_auth(), timeout=60) as http:
-        async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)) as client:
-            start = time.perf_counter()
-            for args in arguments:
-                t = time.perf_counter()
-                result = await client.call_tool("brain_write", args)
-                times.append(time.perf_counter() - t)
-                if result.is_error:
-                    raise SystemExit(f"brain_write failed: {result.content}")
-            return time.perf_counter() - start, times
+    async with (
+        httpx2.AsyncClient(headers=_auth(), timeout=60) as http,
+        Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)) as client,
+    ):
+        start = time.perf_counter()
+        for args in arguments:
+            t = time.perf_counter()
+            result = await client.call_tool("brain_write", args)
+            times.append(time.perf_counter() - t)
+            if result.is_error:
+                raise SystemExit(f"brain_write failed: {result.content}")
+        return time.perf_counter() - start, times
 
 
 def _one(template: Path, code: Path, case: str, calls: int) -> dict[str, float]:

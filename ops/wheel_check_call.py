@@ -16,9 +16,9 @@ async def main(base: str, token_file: str) -> None:
         try:
             httpx2.get(f"{base}/healthz", timeout=1).raise_for_status()
             break
-        except httpx2.HTTPError:
+        except httpx2.HTTPError as err:
             if time.monotonic() > deadline:
-                raise SystemExit("wheel check: cortex serve did not answer /healthz")
+                raise SystemExit("wheel check: cortex serve did not answer /healthz") from err
             await asyncio.sleep(0.2)
     # The port answers while the server is still being built; the token file comes with it.
     while not Path(token_file).exists():

@@ -285,16 +285,15 @@ class ServeProcess:
             env["CORTEX_BRAIN"] = str(self.brain)
         env.update(self.env)
         self.bindir.mkdir(parents=True, exist_ok=True)
-        out = open(self.log, "ab")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "cortex.cli", "serve", "--port", str(self.port)],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            cwd=ROOT,
-            stdin=subprocess.DEVNULL,
-        )
-        out.close()
+        with open(self.log, "ab") as out:  # the server keeps its own copy of the descriptor
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "cortex.cli", "serve", "--port", str(self.port)],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=ROOT,
+                stdin=subprocess.DEVNULL,
+            )
         health = ready_health(self.url, self.proc, timeout)
         if health is not None:
             return health
@@ -371,7 +370,7 @@ def first_parent_chain(repo: Path) -> list[tuple[str, list[str]]]:
 def assert_linear(repo: Path) -> list[str]:
     """History is a single chain: no merges, each commit's parent is the one before it."""
     chain = first_parent_chain(repo)
-    for (sha, parents), (older, _) in zip(chain, chain[1:]):
+    for (sha, parents), (older, _) in zip(chain, chain[1:], strict=False):
         assert parents == [older], f"{sha} has parents {parents}, expected [{older}]"
     assert chain[-1][1] == [], "the first commit has no parent"
     return [sha for sha, _ in chain]

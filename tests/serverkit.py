@@ -83,9 +83,11 @@ async def client(url: str, token: str | None = TOKEN, client_name: str | None = 
     """An MCP SDK client session on `url`; its HTTP client is closed with it (the SDK leaves a
     client it was handed open: its sockets had warned, unclosed, in CI's log)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
-        async with Client(streamable_http_client(url, http_client=http)) as session:
-            yield session
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        Client(streamable_http_client(url, http_client=http)) as session,
+    ):
+        yield session
 
 
 async def acall(c: Client, tool: str, **args: Any) -> Reply:

@@ -584,9 +584,11 @@ def target(tmp_path_factory):
     init_brain(brain, bare=True)
     parts = assemble(make_settings(tmp, brain))
     rows: dict[int, str] = {}
-    with RunningServer(make_app(parts), parts.settings) as running:
-        with RawSession(f"{running.url}/mcp", {"Authorization": f"Bearer {TOKEN}"}) as session:
-            yield running, parts, session, rows
+    with (
+        RunningServer(make_app(parts), parts.settings) as running,
+        RawSession(f"{running.url}/mcp", {"Authorization": f"Bearer {TOKEN}"}) as session,
+    ):
+        yield running, parts, session, rows
     if rows:
         counts = {e: sum(1 for c in CASES if c.expect == e) for e in ("refused", "harmless", "accepted")}
         table = "\n".join(rows[i] for i in sorted(rows))

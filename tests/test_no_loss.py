@@ -357,7 +357,7 @@ class NoLoss(RuleBasedStateMachine):
             now = after.get(dst if source == src else source)
             want = [dst if t == src else t for t in targets]
             assert now is not None and len(now) == len(want), (source, targets, now)
-            for was, then in zip(want, now):
+            for was, then in zip(want, now, strict=True):
                 # A dangling link may come to name the moved note; any other link keeps its note.
                 assert then == was or (was is None and then == dst), (source, self.moved, targets, now)
 

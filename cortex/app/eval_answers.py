@@ -96,7 +96,7 @@ def fact_lines(entry: Mapping[str, Any], gold: Sequence[str], pack: Pack) -> lis
                     continue
                 lines = [line for line in block.text.splitlines() if line.strip() and line.strip() in f.text]
                 spans = [line.strip() for line in lines] + [
-                    f"{a.strip()}\n{b.strip()}" for a, b in zip(lines, lines[1:])
+                    f"{a.strip()}\n{b.strip()}" for a, b in zip(lines, lines[1:], strict=False)
                 ]
                 for span in spans:
                     if any(w in norm(span) for w in want):

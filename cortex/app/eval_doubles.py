@@ -11,6 +11,7 @@ Tests reach the stub through `tests/readerkit.py`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import tempfile
@@ -65,10 +66,8 @@ class StubMessagesServer:
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()
-                try:
+                with contextlib.suppress(BrokenPipeError):  # the client gave up first: the timeout case
                     self.wfile.write(data)
-                except BrokenPipeError:
-                    pass  # the client gave up first: the timeout case
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"

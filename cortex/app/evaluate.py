@@ -535,7 +535,7 @@ def held_out_lines(
     tools = tools or Tools(brain, Asker(brain, OfflineReader()))
     notes = brain.snapshot().notes
     rows = []
-    for label, half in zip(("even half (chosen on)", "odd half (held out)"), halves(qs)):
+    for label, half in zip(("even half (chosen on)", "odd half (held out)"), halves(qs), strict=True):
         rows.append(ask_line(f"offline reader, {label}", ask_part(Asking(tools), half, answers, notes)))
         rows.append(f"  {label}: {ideal_line(brain, half, answers)}")
     return rows
@@ -665,7 +665,7 @@ def _ask_lines(
         print("\n".join(held_out_lines(brain, qs, answers, tools)))
     if reworded:
         print(ask_line("offline reader, reworded", ask_part(Asking(tools), reworded)))
-        for label, half in zip(("even half (chosen on)", "odd half (held out)"), halves(reworded)):
+        for label, half in zip(("even half (chosen on)", "odd half (held out)"), halves(reworded), strict=True):
             print(f"  reworded, {label}: {gold_note_line(brain, half)}")
     model_asker = Asker(brain, OfflineReader())  # replaced below, once the stub runs
     stub = StubMessagesServer(lambda body: (500, {}))
@@ -682,7 +682,7 @@ def _ask_lines(
         replies = client.ask_all([q["question"] for q in qs])
     finally:
         client.close()
-    answered = dict(zip((q["question"] for q in qs), replies))
+    answered = dict(zip((q["question"] for q in qs), replies, strict=True))
     readers = collections.Counter(r["reader"].split("/")[0] for r in replies)
     print(
         ask_line(

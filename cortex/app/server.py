@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import threading
@@ -224,10 +225,9 @@ def save_on_shutdown(parts: ServerParts) -> None:
         return
     saved.stop_saving()
     if corpus.built() is not None:
-        try:
+        # Whatever goes wrong, the snapshot already built is still worth saving.
+        with contextlib.suppress(Exception):
             corpus.latest()  # one tree diff: commits the server never read are saved too
-        except Exception:  # noqa: BLE001 - the snapshot already built is still worth saving
-            pass
         saved.save_or_say(corpus)
 
 

@@ -12,6 +12,7 @@ then is served by the real app. Nothing is answered from a half-built server.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import json
 import socket
@@ -74,10 +75,8 @@ class Starting:
         builder.cancel()
         if self._to_inner is not None and self._inner_lifespan is not None:
             await self._to_inner.put({"type": "lifespan.shutdown"})
-            try:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(self._from_inner.get(), timeout=10)  # type: ignore[union-attr]
-            except (TimeoutError, asyncio.CancelledError):
-                pass
         await send({"type": "lifespan.shutdown.complete"})
 
     async def _build_and_start(self) -> None:

@@ -20,6 +20,7 @@ Logs go to stderr (stdout is the protocol's); the server it starts logs to
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import os
@@ -305,10 +306,8 @@ class Bridge:
         if not self.session:
             return
         headers = {"Authorization": f"Bearer {self.token}", "Mcp-Session-Id": self.session}
-        try:
+        with contextlib.suppress(OSError, urllib.error.URLError):
             urllib.request.urlopen(urllib.request.Request(self.endpoint, headers=headers, method="DELETE"), timeout=5)
-        except (OSError, urllib.error.URLError):
-            pass
 
 
 def _replies(body: bytes, kind: str) -> list[Any]:

@@ -108,7 +108,7 @@ def sections(note: Note) -> list[str]:
     frontmatter-free preamble, then one piece per heading."""
     body = note.body
     cuts = [0] + [h.start for h in headings(body) if h.start > 0]
-    pieces = [body[a:b] for a, b in zip(cuts, cuts[1:] + [len(body)])]
+    pieces = [body[a:b] for a, b in zip(cuts, cuts[1:] + [len(body)], strict=True)]
     return [p for p in pieces if p.strip()]
 
 

@@ -276,7 +276,7 @@ def _same_value(a: Specific, b: Specific) -> bool:
     if a.kind != b.kind:
         return False
     if a.kind == "date":
-        pairs = [(x, y) for x, y in zip(a.key, b.key) if x is not None and y is not None]
+        pairs = [(x, y) for x, y in zip(a.key, b.key, strict=True) if x is not None and y is not None]
         return all(x == y for x, y in pairs)
     return a.key == b.key
 

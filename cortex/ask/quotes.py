@@ -110,7 +110,7 @@ def _shown_indexed(text: str, body_offset: int) -> _Indexed | None:
     """The note's blocks read as the editor shows them, or None when that is the raw reading."""
     raw = _indexed(text, body_offset)
     normalised, differs = [], False
-    for b, plain in zip(raw.blocks, raw.normalised):
+    for b, plain in zip(raw.blocks, raw.normalised, strict=True):
         elided = elisions(text, b.pieces, b.marks()) if any(c in b.text for c in _MARKUP) else ()
         if not elided:
             normalised.append(plain)
@@ -196,7 +196,7 @@ def _occurrences(readings: list[_Indexed], forms: list[str]) -> list[_Occurrence
     seen: set[tuple[int, int]] = set()
     out: list[_Occurrence] = []
     for index in readings:
-        for block, (s, starts, ends) in zip(index.blocks, index.normalised):
+        for block, (s, starts, ends) in zip(index.blocks, index.normalised, strict=True):
             for form in forms:
                 i = s.find(form)
                 while i != -1:

@@ -140,9 +140,8 @@ def write_request(
         if not find:
             raise BadInput("mode edit needs find: the exact text to replace")
         check_text(find, "find")
-    if mode == "delete":
-        if not reason or not reason.strip():
-            raise BadInput("mode delete needs a reason; it is kept in the commit message")
+    if mode == "delete" and (not reason or not reason.strip()):
+        raise BadInput("mode delete needs a reason; it is kept in the commit message")
     if reason is not None:
         check_text(reason, "reason")
         if len(reason) > MAX_REASON_CHARS:

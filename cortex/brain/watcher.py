@@ -65,9 +65,7 @@ def ignored(rel: str) -> bool:
     if any(p.startswith(".") or not p for p in parts):
         return True
     name = parts[-1]
-    if not name.endswith(".md") or name.startswith(("~", "#")) or rel == "INDEX.md":
-        return True
-    return False
+    return not name.endswith(".md") or name.startswith(("~", "#")) or rel == "INDEX.md"
 
 
 @dataclass

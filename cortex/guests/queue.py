@@ -12,6 +12,7 @@ outlive Redis (receipts, tombstones); Redis keeps only what Git should not.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import hashlib
@@ -491,10 +492,8 @@ class RedisAnswerCache:
         return json.loads(raw) if raw else None
 
     def set(self, key: str, value: dict[str, Any]) -> None:
-        try:
+        with contextlib.suppress(redis.exceptions.RedisError):
             self.r.set(self.prefix + key, json.dumps(value), ex=self.TTL)
-        except redis.exceptions.RedisError:
-            pass
 
 
 # Marks a record used and hands back what it held before, in one step: a second caller sees

@@ -23,6 +23,7 @@ no setting or variable reaches.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
 import json
@@ -101,10 +102,8 @@ def _watch(conn: http.client.HTTPConnection, deadline: float, done: threading.Ev
     while not done.wait(max(0.0, deadline - time.monotonic())):
         sock = conn.sock
         if sock is not None:
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         deadline = time.monotonic() + 0.05
 
 

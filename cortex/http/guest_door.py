@@ -14,6 +14,7 @@ masked (`guest_ask.guest_reply`).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from mcp.server import MCPServer
@@ -161,9 +162,8 @@ def guest_parts(parts: ServerParts) -> dict[str, Any]:
     def load_tombstones() -> None:
         if queue is None:
             return
-        try:
+        # Admission reloads them when Redis answers (the marker key is missing).
+        with contextlib.suppress(QueueUnavailable):
             queue.reload_tombstones()
-        except QueueUnavailable:
-            pass  # admission reloads them when Redis answers (the marker key is missing)
 
     return {"review": review, "guest_doors": doors, "health": doors.health, "on_startup": [load_tombstones]}

@@ -152,7 +152,7 @@ class Index:
 
     def _set_segment(self, seg: Segment) -> None:
         self._seg = seg
-        self._vocab: dict[str, int] = dict(zip(seg.terms, range(len(seg.terms))))
+        self._vocab: dict[str, int] = dict(zip(seg.terms, range(len(seg.terms)), strict=True))
         self._segdf: np.ndarray = np.diff(seg.iptr)
         self._alive: np.ndarray | None = None  # None while every segment document is present
 
@@ -222,7 +222,7 @@ class Index:
         """
         flen: list[int] = []
         parts: list[tuple[int, int, float, list[str]]] = []
-        for i, (name, w) in enumerate(zip(self._names, self._w)):
+        for i, (name, w) in enumerate(zip(self._names, self._w, strict=True)):
             tokens = field_tokens.get(name)
             if tokens is None:
                 flen.append(0)
@@ -359,11 +359,11 @@ class Index:
         seg, ids, dl, flen, names = docs.segment, docs.ids, docs.dl, docs.flen, docs.names
         self._set_segment(seg)
         self._ids = list(ids)
-        self._slot = dict(zip(ids, range(len(ids))))
+        self._slot = dict(zip(ids, range(len(ids)), strict=True))
         self._free = []
         self._dl = dl
         self._flen = flen
-        self._field_total = [sum(col) for col in zip(*flen)] if flen else [0] * len(self._names)
+        self._field_total = [sum(col) for col in zip(*flen, strict=False)] if flen else [0] * len(self._names)
         self._names_by_slot.reset(names)
         self._docs, self._dpost, self._dfadj = {}, {}, {}
         self._norm = None
@@ -408,7 +408,7 @@ class Index:
     def _total_length(self) -> float:
         # From integer field totals, so the value never drifts with updates.
         total: float = 0
-        for w, t in zip(self._w, self._field_total):
+        for w, t in zip(self._w, self._field_total, strict=False):
             total += w * t
         return total
 
@@ -483,7 +483,7 @@ class Index:
                 tied = tied[np.isin(slots[tied], np.array(kept, dtype=slots.dtype))]
             m = np.concatenate([np.flatnonzero(above), tied])
             slots, scores = slots[m], scores[m]
-        items = sorted(zip(scores.tolist(), slots.tolist()), key=lambda it: (-it[0], ids[it[1]]))
+        items = sorted(zip(scores.tolist(), slots.tolist(), strict=True), key=lambda it: (-it[0], ids[it[1]]))
         return SearchResult([(ids[d], s) for s, d in items[:k]], total, reached)
 
     def _allowed(self, allow: Callable[[str], bool], key: Hashable) -> np.ndarray:

@@ -79,10 +79,8 @@ def release_freed_memory() -> None:
     synthetic notes the process kept 42 MB of that freed heap until this call.
     A no-op where the C library has no malloc_trim.
     """
-    try:
+    with contextlib.suppress(AttributeError, OSError):
         ctypes.CDLL(None).malloc_trim(0)
-    except (AttributeError, OSError):
-        pass
 
 
 _gc_lock = threading.Lock()
@@ -510,7 +508,7 @@ class Corpus:
         because the notes' text is read from Git and a write may hold the store's lock
         while it waits for `_lock` (see the class docstring). Nothing changes it after."""
         builder = IndexBuilder()
-        for path, note in snap.notes.items():
+        for note in snap.notes.values():
             index_note(builder, note)
         index = builder.finish()
         with self._lock:

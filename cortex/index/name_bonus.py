@@ -119,7 +119,7 @@ class NameIndex:
             names, shared = slot * span + which, np.ones(len(slot), dtype=np.int64)
             fit = (shared / length) * (shared / len(words))
         else:
-            slot, which, length = (np.concatenate(col) for col in zip(*rows))
+            slot, which, length = (np.concatenate(col) for col in zip(*rows, strict=True))
             # One key per name (slot, its n-th name): how many query words each name shares.
             span = int(which.max()) + 1
             names, first, shared = np.unique(slot * span + which, return_index=True, return_counts=True)

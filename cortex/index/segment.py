@@ -54,7 +54,7 @@ class Segment:
             keep = df > 0
             renumber = np.cumsum(keep, dtype=np.int64) - 1
             fterm = renumber[fterm]
-            terms = [t for t, k in zip(terms, keep.tolist()) if k]
+            terms = [t for t, k in zip(terms, keep.tolist(), strict=False) if k]
             df = df[keep]
         fterm = fterm.astype(np.int32)
         for narrow in (np.uint16, np.float32):

@@ -230,10 +230,7 @@ def _chunk_terms(chunk: str, out: list[str]) -> None:
     # "_" is a word character for the regex, so a chunk can be "_emph_" or
     # "9:_"; edge underscores, and connectors they leave behind, are no part
     # of a term.  A leading "." (only ever ".<letter>") is kept: ".net".
-    if chunk[0] == ".":
-        core = "." + chunk[1:].rstrip(_EDGE)
-    else:
-        core = chunk.strip(_EDGE)
+    core = "." + chunk[1:].rstrip(_EDGE) if chunk[0] == "." else chunk.strip(_EDGE)
     if not core:
         return
     base = core.rstrip("+#")  # the regex allows these only as a suffix after a letter

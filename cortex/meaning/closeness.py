@@ -22,6 +22,7 @@ nothing either (the notes are cut again, which costs seconds, not the embedding'
 from __future__ import annotations
 
 import collections
+import contextlib
 import copy
 import os
 import threading
@@ -135,10 +136,8 @@ _QUIET: Any = None  # Traffic.quiet: set while no request is in flight in the se
 def _start_worker(files: ModelFiles, threads: int, memory: int, quiet: Any = None) -> None:
     global _WORKER, _QUIET
     _QUIET = quiet
-    try:
+    with contextlib.suppress(OSError):
         os.nice(NICE)
-    except OSError:
-        pass
     _WORKER = Embedder(files, threads=threads)
     _bound_memory(memory)
 
@@ -209,7 +208,7 @@ def _cut_with(
         spans = np.array([(p.first_block, p.last_block) for p in found], dtype=np.int32).reshape(-1, 2)
         new: dict[bytes, np.ndarray] = {}
         if have is not None:
-            todo = {k: p.text for k, p in zip(keys, found) if k not in have}
+            todo = {k: p.text for k, p in zip(keys, found, strict=True) if k not in have}
             if todo:
                 began = time.monotonic()
                 for key, text in todo.items():
@@ -252,7 +251,7 @@ class Closeness:
     matrix: ScopeMatrix
 
     def by_note(self) -> dict[str, float]:
-        return {p: float(c) for p, c in zip(self.paths, self.best)}
+        return {p: float(c) for p, c in zip(self.paths, self.best, strict=True)}
 
     def closest(self) -> tuple[str, float] | None:
         if not len(self.best):
@@ -355,7 +354,7 @@ class _Filling:
                 with_vectors, cut_passages, done = arm._cover
                 arm._cover = (with_vectors, cut_passages + len(cut.keys), done + self.head.get(cut.blob, 1))
                 arm._cut_counts[cut.blob] = len(cut.keys)
-                self.place(cut, {k: f for k, f in zip(cut.keys, found) if f is not None})
+                self.place(cut, {k: f for k, f in zip(cut.keys, found, strict=True) if f is not None})
         else:
             for cut in cuts:
                 _, known = self.waiting.pop(cut.blob, (cut, {}))
@@ -369,7 +368,7 @@ class _Filling:
         self.deferred.clear()
         for probe, found in self.arm._in_shared(lacking):
             cut, known = waiting.pop(probe.blob)
-            self.place(cut, {**known, **{k: f for k, f in zip(probe.keys, found) if f is not None}})
+            self.place(cut, {**known, **{k: f for k, f in zip(probe.keys, found, strict=True) if f is not None}})
 
 
 class Meaning:
@@ -482,10 +481,9 @@ class Meaning:
         return store
 
     def _run(self, corpus: Corpus) -> None:
-        try:  # Linux threads have their own niceness: a request's thread gets the core first
+        # Linux threads have their own niceness: a request's thread gets the core first.
+        with contextlib.suppress(AttributeError, OSError):
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
-        except (AttributeError, OSError):
-            pass
         if not self.prepare():
             return
         self.state = "embedding"
@@ -546,7 +544,7 @@ class Meaning:
                 if self._stop.is_set():
                     return
                 if any(f is None for f in found):  # cut again, embedding the passages not found
-                    held = frozenset(k for k, f in zip(cut.keys, found) if f is not None)
+                    held = frozenset(k for k, f in zip(cut.keys, found, strict=True) if f is not None)
                     path = todo[cut.blob]
                     again = _cut_with(
                         self._query,
@@ -554,7 +552,7 @@ class Meaning:
                         pace=self.pace,
                         hold=self.traffic.hold,
                     )[0]
-                    vectors = {k: f for k, f in zip(cut.keys, found) if f is not None}
+                    vectors = {k: f for k, f in zip(cut.keys, found, strict=True) if f is not None}
                     cut, found = again, [vectors.get(k) for k in again.keys]
                 self._file(cut, found, head)
         elif todo:
@@ -586,11 +584,11 @@ class Meaning:
         self.counts["reused"] += sum(f is not None for _, found in out for f in found)
         if self.shared is None:
             return out
-        asked = list(dict.fromkeys(k for cut, found in out for k, f in zip(cut.keys, found) if f is None))
+        asked = list(dict.fromkeys(k for cut, found in out for k, f in zip(cut.keys, found, strict=True) if f is None))
         if not asked:
             return out
         assert self.store is not None
-        got = {k: decode_row(k, v, self.store.dim) for k, v in zip(asked, self.shared.get_many(asked))}
+        got = {k: decode_row(k, v, self.store.dim) for k, v in zip(asked, self.shared.get_many(asked), strict=False)}
         for cut, found in out:
             for i, k in enumerate(cut.keys):
                 if found[i] is None and got.get(k) is not None:
@@ -622,7 +620,7 @@ class Meaning:
         store = self.store
         assert store is not None
         made = self._made(cut)
-        rows = [f if f is not None else made.get(k) for k, f in zip(cut.keys, found)]
+        rows = [f if f is not None else made.get(k) for k, f in zip(cut.keys, found, strict=True)]
         if any(r is None for r in rows):  # a passage neither found nor embedded: never filed in part
             raise RuntimeError(f"a passage of blob {cut.blob[:12]} was neither found nor embedded")
         store.put(
@@ -649,11 +647,11 @@ class Meaning:
         not embedded twice; a damaged stored value is no vector, and is embedded again."""
         if self.shared is None or not keys:
             return set(keys), {}
-        mine = [k for k, granted in zip(keys, self.shared.claim(keys)) if granted]
+        mine = [k for k, granted in zip(keys, self.shared.claim(keys), strict=False) if granted]
         if not mine:
             return set(), {}
         [(_, found)] = self._in_shared({"": mine})
-        stored = {k: f for k, f in zip(mine, found) if f is not None}
+        stored = {k: f for k, f in zip(mine, found, strict=True) if f is not None}
         return {k for k in mine if k not in stored}, stored
 
     def _fill(self, snap: Snapshot, order: list[tuple[str, str]], head: dict[str, int]) -> None:

@@ -83,7 +83,8 @@ def note_passages(
         prefix = "\n".join(x for x in (title, heading if heading != title else "") if x)
         room = max(16, budget - (lengths([prefix])[0] if prefix else 0) - 1)
 
-        def passage(texts: list[str], first: int, last: int) -> Passage:
+        # Called only in this iteration; the defaults bind this section's prefix and heading.
+        def passage(texts: list[str], first: int, last: int, prefix: str = prefix, heading: str = heading) -> Passage:
             body = "\n".join(texts)
             return Passage(f"{prefix}\n{body}" if prefix else body, heading, first, last)
 
@@ -124,4 +125,4 @@ def _sized(
     """Each (block index, text) with its word-piece count, counted `_SIZED` at a time."""
     for at in range(0, len(items), _SIZED):
         chunk = items[at : at + _SIZED]
-        yield from zip(chunk, lengths([t for _, t in chunk]))
+        yield from zip(chunk, lengths([t for _, t in chunk]), strict=False)

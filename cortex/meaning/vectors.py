@@ -327,7 +327,7 @@ class VectorStore:
         store.cut = str(meta.get("cut", ""))
         in_part = set(meta.get("in_part", ()))
         row = 0
-        for (blob, _), n in zip(meta["blobs"], counts):
+        for (blob, _), n in zip(meta["blobs"], counts, strict=True):
             part = slice(row, row + n)
             store._rows[blob] = Rows(q[part], scale[part], spans[part], row, whole=blob not in in_part, keys=keys[part])
             row += n

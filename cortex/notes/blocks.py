@@ -516,7 +516,7 @@ def _corrections(
         return out
     units = claim_units(text, [(m.start, m.end) for m in markers], _UNIT_OF_KIND.get(kind, "sentence"))
     lo = 0
-    for m, (u_start, u_end, unit) in zip(markers, units):
+    for m, (u_start, u_end, unit) in zip(markers, units, strict=True):
         seg = text[lo : m.start]
         cut = 0
         for c in _CLAIM_START.finditer(seg):

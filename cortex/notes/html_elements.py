@@ -165,8 +165,8 @@ class Elements:
         """A container at `depth` ends at `end`: so does every element opened in it but
         the `RUN_ON` ones, which stay open (as the container's parent's)."""
         ending = [el.depth >= depth and el.name not in RUN_ON for el in self.open]
-        self._end([el for el, e in zip(self.open, ending) if e], end)
-        self.open = [el for el, e in zip(self.open, ending) if not e]
+        self._end([el for el, e in zip(self.open, ending, strict=True) if e], end)
+        self.open = [el for el, e in zip(self.open, ending, strict=True) if not e]
         for el in self.open:
             el.depth = min(el.depth, max(depth - 1, 0))
 

@@ -166,7 +166,7 @@ def _nearest(found: list[str], source: str) -> str:
     def nearness(p: str) -> tuple[int, int, str]:
         parts = _folder(p).split("/") if _folder(p) else []
         common = 0
-        for a, b in zip(home, parts):
+        for a, b in zip(home, parts, strict=False):
             if a != b:
                 break
             common += 1
@@ -228,10 +228,7 @@ def url_to(new_path: str, source: str, old_url: str) -> str:
     in the old url's style: from the root when it was ("/x.md"), else relative to the
     source's folder; spaces as "%20" unless the old url held them as written (`<a b.md>`),
     and everything else that would be misread escaped (`url_path`)."""
-    if old_url.startswith("/"):
-        url = "/" + new_path
-    else:
-        url = posixpath.relpath(new_path, _folder(source) or ".")
+    url = "/" + new_path if old_url.startswith("/") else posixpath.relpath(new_path, _folder(source) or ".")
     return url_path(url, spaces=" " in old_url)
 
 

@@ -212,9 +212,7 @@ class Note:
         """Whether the note's claim holds on `day` by its validity dates."""
         if self.valid_from is not None and day < self.valid_from:
             return False
-        if self.valid_until is not None and day > self.valid_until:
-            return False
-        return True
+        return self.valid_until is None or day <= self.valid_until
 
     def summary(self) -> dict[str, Any]:
         """The small, JSON-ready description used in replies and the router."""

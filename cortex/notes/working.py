@@ -216,7 +216,9 @@ def parse_items(text: str, project: str) -> list[Item]:
                 written_id=m.group("id") is not None,
             )
         )
-    return [dataclasses.replace(item, id=item_id) for item, item_id in zip(items, _ids(project, items, heads))]
+    return [
+        dataclasses.replace(item, id=item_id) for item, item_id in zip(items, _ids(project, items, heads), strict=True)
+    ]
 
 
 def _ids(project: str, items: list[Item], heads: list[str]) -> list[str]:
@@ -226,7 +228,7 @@ def _ids(project: str, items: list[Item], heads: list[str]) -> list[str]:
     written = {i.id for i in items if i.written_id}
     seen: dict[str, int] = {}
     out = []
-    for item, head in zip(items, heads):
+    for item, head in zip(items, heads, strict=True):
         if item.written_id:
             seen[item.id] = seen.get(item.id, 0) + 1
             out.append(item.id if seen[item.id] == 1 else f"{item.id}~{seen[item.id]}")

@@ -75,7 +75,7 @@ def test_nfc_with_offsets_gives_nfc_and_sane_spans(s: str) -> None:
     text, starts, ends = nfc_with_offsets(s, list(range(len(s))))
     assert text == unicodedata.normalize("NFC", s)
     assert len(starts) == len(ends) == len(text)
-    assert all(0 <= a < b <= len(s) for a, b in zip(starts, ends))
+    assert all(0 <= a < b <= len(s) for a, b in zip(starts, ends, strict=True))
     assert starts == sorted(starts)
 
 

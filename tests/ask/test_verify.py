@@ -908,7 +908,7 @@ _LINE = st.builds(
     _SEP,
 )
 _BLOCK = st.builds(
-    lambda first, rest, joins: first + "".join(j + r for j, r in zip(joins, rest)),
+    lambda first, rest, joins: first + "".join(j + r for j, r in zip(joins, rest, strict=False)),
     _LINE,
     st.lists(_LINE, max_size=5),
     st.lists(st.sampled_from(["\n", "\n", "\n> ", "\n- ", "\n3. ", "\n  "]), min_size=5, max_size=5),

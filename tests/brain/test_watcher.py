@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import subprocess
 import time
@@ -42,10 +43,8 @@ def history_blobs(tree: Path, path: str) -> set[str]:
     """Every content `path` had in any commit on main."""
     out = set()
     for sha in git("rev-list", "main", "--", path, cwd=tree).split():
-        try:
+        with contextlib.suppress(subprocess.CalledProcessError):  # deleted in that commit
             out.add(git("show", f"{sha}:{path}", cwd=tree))
-        except subprocess.CalledProcessError:
-            pass  # deleted in that commit
     return out
 
 

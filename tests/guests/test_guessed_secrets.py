@@ -92,11 +92,14 @@ def lexical(tmp_path, brain_path, redis_proc):
 def _but_guesses(right: dict, wrong: dict, right_guess: str, wrong_guess: str) -> tuple[str, str]:
     """Both replies as JSON, with the guesses left out: whole, and each word of them that
     differs (in any letter case: the coverage line lists the words lowered)."""
-    words = zip(tokenize(right_guess), tokenize(wrong_guess))
+    words = zip(tokenize(right_guess), tokenize(wrong_guess), strict=False)
     pairs = [(right_guess, wrong_guess)] + [(a, b) for a, b in words if a != b]
     texts = [json.dumps(right, sort_keys=True), json.dumps(wrong, sort_keys=True)]
     for i, pair in sorted(enumerate(pairs), key=lambda x: -len(x[1][0])):
-        texts = [re.sub(re.escape(word), f"<guess {i}>", text, flags=re.IGNORECASE) for word, text in zip(pair, texts)]
+        texts = [
+            re.sub(re.escape(word), f"<guess {i}>", text, flags=re.IGNORECASE)
+            for word, text in zip(pair, texts, strict=True)
+        ]
     return texts[0], texts[1]
 
 

@@ -149,7 +149,7 @@ def test_the_guest_door_has_no_resources_prompts_nor_listen(gserver) -> None:
         return resources, templates, prompts, listened
 
     *counts, listened = asyncio.run(go())
-    assert counts == [0, 0, 0] and "acknowledged" != listened and "not found" in listened.lower(), listened
+    assert counts == [0, 0, 0] and listened != "acknowledged" and "not found" in listened.lower(), listened
 
 
 def test_a_prompt_the_door_lacks_is_one_line_and_logs_nothing(gserver, caplog) -> None:

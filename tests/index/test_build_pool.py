@@ -153,7 +153,7 @@ def test_shards_added_in_order_are_the_documents_added_one_by_one(docs, cuts):
         whole.add(f"d{i}", fields, [fields["title"]])
     merged = IndexBuilder()
     bounds = sorted({0, len(docs), *(c for c in cuts if c <= len(docs))})
-    for lo, hi in zip(bounds, bounds[1:]):
+    for lo, hi in zip(bounds, bounds[1:], strict=False):
         part = IndexBuilder()
         for i in range(lo, hi):
             part.add(f"d{i}", docs[i], [docs[i]["title"]])

@@ -137,7 +137,7 @@ def test_the_collector_is_paused_for_a_load_and_back_on_after_it(saved_brain):
         assert not gc.isenabled()
     assert gc.isenabled()
     with pytest.raises(ZeroDivisionError), gc_paused():
-        1 / 0
+        _ = 1 / 0
     assert gc.isenabled()
     gc.disable()
     try:
@@ -367,7 +367,7 @@ def note_text(draw) -> bytes:
         if draw(st.booleans()):
             fm["status"] = draw(st.sampled_from(["current", "superseded", "draft"]))
         if draw(st.booleans()):
-            fm["valid_until"] = "2026-0%d-01" % draw(st.integers(1, 9))
+            fm["valid_until"] = f"2026-0{draw(st.integers(1, 9))}-01"
         head = "---\n" + "".join(f"{k}: {json.dumps(v)}\n" for k, v in fm.items()) + "---\n"
     link = f"[[{draw(st.sampled_from(NAMES)).rsplit('/', 1)[-1][:-3]}]]" if draw(st.booleans()) else ""
     heading = f"## {draw(st.sampled_from(WORDS))}\n" if draw(st.booleans()) else ""

@@ -70,7 +70,7 @@ def test_the_int8_model_in_use_stays_within_a_cosine_of_0_98_of_the_reference(em
 def test_a_batch_gives_each_text_what_it_gets_alone(embedder: Embedder) -> None:
     texts = ["short", "a much longer sentence about the honeymoon in Porto after the wedding", "mid length text here"]
     together = embedder.embed(texts)
-    for text, vec in zip(texts, together):
+    for text, vec in zip(texts, together, strict=True):
         assert np.abs(embedder.embed([text])[0] - vec).max() < 1e-5
 
 
@@ -179,7 +179,7 @@ def _store(brain: str = "b", model: str = "m", dim: int = 8, n: int = 5, seed: i
 def _scores(store: VectorStore, query: np.ndarray, n: int) -> dict[str, float]:
     m = ScopeMatrix(store, ((f"note{i}.md", f"blob{i}") for i in range(n)))
     best, _ = m.best_per_note(m.cosines(query))
-    return dict(zip(m.paths, best.tolist()))
+    return dict(zip(m.paths, best.tolist(), strict=True))
 
 
 def _same_ranking(a: dict[str, float], b: dict[str, float], tol: float = 1e-6) -> bool:

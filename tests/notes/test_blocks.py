@@ -128,7 +128,7 @@ def test_normalize_offsets_point_into_the_input() -> None:
     out, offs = normalize(text)
     assert len(out) == len(offs)
     assert offs == sorted(set(offs))
-    for ch, off in zip(out, offs):
+    for ch, off in zip(out, offs, strict=True):
         src = text[off]
         assert ch == src or (ch == " " and src.isspace()) or (ch, src) in {('"', "“"), ('"', "”"), ("-", "—")}
 
@@ -138,7 +138,7 @@ def test_normalize_offsets_point_into_the_input() -> None:
 def test_normalize_offsets_property(text: str) -> None:
     out, offs = normalize(text)
     assert len(out) == len(offs)
-    assert all(a < b for a, b in zip(offs, offs[1:]))
+    assert all(a < b for a, b in zip(offs, offs[1:], strict=False))
     assert all(0 <= o < len(text) for o in offs)
     assert out == out.strip(" ")
     assert "  " not in out

@@ -96,8 +96,8 @@ def test_fast_frontmatter_agrees_with_yaml_when_it_answers(data):
         return
     try:
         expected = yaml.safe_load(raw) or {}
-    except yaml.YAMLError:
-        raise AssertionError(f"fast path accepted invalid YAML: {raw!r}")
+    except yaml.YAMLError as err:
+        raise AssertionError(f"fast path accepted invalid YAML: {raw!r}") from err
     assert fast == expected
 
 

@@ -94,7 +94,7 @@ def test_each_char_maps_to_its_byte_in_the_note() -> None:
     block = blocks_of(note)[1]
     s, offs = normalize_shown(note.text, block.pieces, elisions(note.text, block.pieces, block.marks()))
     assert s == "We take the night train to Oporto."
-    assert all(note.text[o] == c for c, o in zip(s, offs) if c != " ")
+    assert all(note.text[o] == c for c, o in zip(s, offs, strict=True) if c != " ")
     at = s.index("Oporto")
     assert note.text[offs[at] : offs[at + 5] + 1] == "Oporto"
 
@@ -138,10 +138,10 @@ def test_the_shown_reading_only_leaves_chars_out(parts: list[str]) -> None:
     note = parse_note("notes/t.md", "".join(parts) + "\n")
     for b in blocks_of(note):
         elided = elisions(note.text, b.pieces, b.marks())
-        assert all(x[1] <= y[0] for x, y in zip(elided, elided[1:]))
+        assert all(x[1] <= y[0] for x, y in zip(elided, elided[1:], strict=False))
         s, offs = normalize_shown(note.text, b.pieces, elided)
         assert len(s) == len(offs)
         assert offs == sorted(offs)
-        assert all(note.text[o] == c for c, o in zip(s, offs) if c.isalnum())
+        assert all(note.text[o] == c for c, o in zip(s, offs, strict=True) if c.isalnum())
         raw = iter(c for c in normalize_pieces(note.text, b.pieces)[0] if c.isalnum())
         assert all(c in raw for c in s if c.isalnum())  # a subsequence of the raw reading's

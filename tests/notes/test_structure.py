@@ -137,7 +137,7 @@ def test_cortex_sees_what_markdown_it_sees(body: str) -> None:
     block_spans = set(st_.code_blocks)
     spans = [s for s in code_spans(body) if s not in block_spans]
     assert len(spans) == len(inline_code)
-    for (a, b), content in zip(spans, inline_code):
+    for (a, b), content in zip(spans, inline_code, strict=True):
         raw = body[a:b]
         run = len(raw) - len(raw.lstrip("`"))
         assert raw.startswith("`" * run) and raw.endswith("`" * run)

@@ -36,9 +36,11 @@ async def _with_owner(
         return types.ElicitResult(**answer)
 
     headers = {"Authorization": f"Bearer {TOKEN}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=60, transport=transport) as http:
-        async with Client(streamable_http_client(url, http_client=http), elicitation_callback=elicit) as c:
-            return await acall(c, "brain_write", **tool_args)
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60, transport=transport) as http,
+        Client(streamable_http_client(url, http_client=http), elicitation_callback=elicit) as c,
+    ):
+        return await acall(c, "brain_write", **tool_args)
 
 
 def _head(url: str) -> str:

@@ -45,7 +45,7 @@ def test_each_passage_says_what_of_it_is_live(needle: str, state: str, parts: li
     assert got["passage_state"] == state
     marks = got.get("passage_marks", [])
     assert [m["state"] for m in marks] == [p[0] for p in parts]
-    for mark, (_, words) in zip(marks, parts):
+    for mark, (_, words) in zip(marks, parts, strict=True):
         assert words in (mark.get("text") or mark.get("why")), mark
 
 

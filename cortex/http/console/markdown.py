@@ -181,7 +181,7 @@ def _runs(text: str, block: Block) -> list[Span]:
     out: list[Span] = []
     for a, b in block.pieces:
         cuts = [a, *(m.start() for m in _UNESCAPED_PIPE.finditer(text, a, b)), b]
-        for x, y in zip(cuts, cuts[1:]):
+        for x, y in zip(cuts, cuts[1:], strict=False):
             # A mark before a cell's pipe would make another cell of the row.
             out.append((x + 1 if text.startswith("|", x) else x, y))
     return out
