@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -113,8 +113,9 @@ class WorkdirHook(Protocol):
     def before_write(self, paths: list[str]) -> None:
         """Commit the hand edits to `paths`, so a tool write lands on top of them."""
 
-    def after_write(self, result: WriteResult) -> None:
-        """Put the commit's files on disk where the disk still holds what it replaced."""
+    def after_write(self, result: WriteResult) -> Mapping[str, str | None]:
+        """Put the commit's files on disk where the disk still holds what it replaced; the
+        blob each file on disk then holds (None: no file), of those it read or wrote."""
 
 
 def _names(note: Note | None) -> tuple[str, ...]:
@@ -728,14 +729,18 @@ class Brain:
         """The working tree and Git's staging index brought to the write, and the write recorded
         in the journal, with the files the index could not take under Git's lock."""
         held = self.store.holds_staging()
+        on_disk: Mapping[str, str | None] = {}  # what the disk holds, as the watcher just read or wrote it
         if self.workdir_hook is not None:  # the watcher syncs and tracks what disk holds
-            self.workdir_hook.after_write(result)
+            on_disk = self.workdir_hook.after_write(result)
         elif self.store.workdir is not None:
             updates = {p: (None if b is None else self.store.blob_bytes(b)) for p, b in result.new_blobs.items()}
             expected = {p: (None if b is None else self.store.blob_bytes(b)) for p, b in result.old_blobs.items()}
             self.store.update_workdir(updates, expected)
         if self.store.workdir is not None:
             missed = set(result.new_blobs) if not held else set(self.store.unstaged())
-            off_disk = [p for p, b in result.new_blobs.items() if self.store.disk_blob(p) != b]
+            # A file the watcher just wrote or read is not read and hashed again (2 ms a write).
+            off_disk = [
+                p for p, b in result.new_blobs.items() if (on_disk[p] if p in on_disk else self.store.disk_blob(p)) != b
+            ]
             generated = (CONTENTS_PAGE, ATTRIBUTES)
             self.journal.record(result, tool=actor.tool, unstaged=missed, off_disk=off_disk, generated=generated)

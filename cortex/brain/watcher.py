@@ -280,10 +280,11 @@ class Editor:
         """Brain's hook: commit hand edits to `paths` before a tool writes them."""
         self.commit_paths([p for p in paths if not ignored(p)])
 
-    def after_write(self, result: WriteResult) -> None:
-        """Brain's hook: put a tool write's files on disk where the disk still holds its base."""
+    def after_write(self, result: WriteResult) -> dict[str, str | None]:
+        """Brain's hook: put a tool write's files on disk where the disk still holds its base;
+        the blob each file on disk now holds (None: no file), of those it looked at."""
         with self._lock:
-            self._catch_up(list(result.new_blobs), result.old_blobs)
+            return self._catch_up(list(result.new_blobs), result.old_blobs)
 
     def commit_paths(self, paths: Iterable[str]) -> WriteResult | None:
         """Commit the hand edits among `paths` as one commit; None when there are none."""
@@ -440,30 +441,45 @@ class Editor:
         self._catch_up(["INDEX.md"], result.old_blobs)
         self.store.sync_staging(list(plan.out))
 
-    def _catch_up(self, paths: list[str], old_blobs: dict[str, str | None]) -> None:
-        """Write the head's bytes for `paths` where the disk holds the base (or the commit's parent)."""
+    def _catch_up(self, paths: list[str], old_blobs: dict[str, str | None]) -> dict[str, str | None]:
+        """Write the head's bytes for `paths` where the disk holds the base (or the commit's
+        parent), all in one `update_workdir` (Git's staging index written once); the blob each
+        path's file now holds, for those read or written."""
         head = self.store.head()
         if head is None:
-            return
+            return {}
+        held: dict[str, str | None] = {}
+        writes: dict[str, bytes | None] = {}
+        expected: dict[str, bytes | None] = {}
+        wanted: dict[str, str | None] = {}
+        right: list[str] = []
         for path in paths:
             on_disk = self._on_disk(path)
             if on_disk is None:
                 continue
             disk, disk_blob = on_disk
+            held[path] = disk_blob
             want = self.store.blob_at(head, path)
             if disk_blob == want:
                 self._base[path] = want
                 self.store.unwritten.pop(path, None)
                 # The file is right, the index may not be (a restore of a file the owner's
                 # stale index dropped): left out, each hand commit took the file out again.
-                self.store.sync_staging([path])
+                right.append(path)
                 continue
             base = self._base.get(path, _UNKNOWN)
             if disk_blob != base and disk_blob != old_blobs.get(path, _UNKNOWN):
                 continue  # a hand edit: the watcher commits it (merged with this write)
-            data = None if want is None else self.store.blob_bytes(want)
-            if path in self.store.update_workdir({path: data}, {path: disk}):
-                self._base[path] = want
+            writes[path] = None if want is None else self.store.blob_bytes(want)
+            expected[path], wanted[path] = disk, want
+        if writes or right:
+            written = self.store.update_workdir(writes, expected, also_stage=right)
+            for path in writes:
+                if path in written:
+                    self._base[path] = held[path] = wanted[path]
+                else:
+                    del held[path]  # not written (a hand edit since, a read-only folder): read again
+        return held
 
 
 def _names(paths: list[str]) -> str:

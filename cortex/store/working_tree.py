@@ -201,9 +201,10 @@ class WorkingTree:
         return Path(wd) if wd else None
 
     def update_workdir(
-        self, paths: Mapping[str, bytes | None], expected: Mapping[str, bytes | None]
+        self, paths: Mapping[str, bytes | None], expected: Mapping[str, bytes | None], also_stage: Iterable[str] = ()
     ) -> dict[str, bytes | None]:
-        """Write committed files into the working tree where the disk still matches `expected`.
+        """Write committed files into the working tree where the disk still matches `expected`,
+        and point Git's staging index at the head for them and for `also_stage`, in one write.
 
         Returns the files written. A file whose disk bytes differ from `expected`
         holds a hand edit and is left alone (the editor watcher commits it). Writes
@@ -235,7 +236,7 @@ class WorkingTree:
                 continue
             self.unwritten.pop(path, None)
             written[path] = data
-        self.sync_staging(paths)
+        self.sync_staging([*paths, *also_stage])
         return written
 
     def workdir_file(self, path: str) -> Path | None:
