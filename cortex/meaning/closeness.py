@@ -165,6 +165,7 @@ class Cut:
     spans: np.ndarray  # (passages, 2) int32
     whole: bool
     new: dict[bytes, np.ndarray]  # key -> float32 vector, of the passages embedded
+    sizes: tuple[int, ...] = ()  # each passage's characters: the work of embedding it, for the estimate
 
 
 def _passages_of(embedder: Embedder, path: str, text: str, forget: bool) -> tuple[list[Passage], bool]:
@@ -217,7 +218,7 @@ def _cut_with(
                     new[key] = embedder.embed([text])[0]
                 if pace > 0:
                     time.sleep(max(0.0, pace * len(todo) - (time.monotonic() - began)))
-        out.append(Cut(blob, keys, spans, whole, new))
+        out.append(Cut(blob, keys, spans, whole, new, tuple(len(p.text) for p in found)))
     return out
 
 
@@ -289,6 +290,7 @@ class _Filling:
         self.group_passages = 0
         self.waiting: dict[str, tuple[Cut, dict[bytes, Any]]] = {}  # blob -> its cut and the rows it has
         self.deferred: set[str] = set()  # notes waiting for passages other instances embed
+        self.work_done = 0  # characters of the passages embedded here: the estimate's measure
         self.last_look = time.monotonic()
 
     def busy(self) -> bool:
@@ -346,6 +348,14 @@ class _Filling:
             return None
         return sum(len({k for k in cut.keys if k not in known}) for cut, known in self.waiting.values())
 
+    def work_left(self) -> int:
+        """Characters of the passages still to embed here: passages run from a title alone to
+        a 256-token section, so a count of them made the rate swing with the notes in hand."""
+        return sum(
+            sum(dict(zip(cut.keys, cut.sizes, strict=False)).get(k, 0) for k in set(cut.keys) - set(known))
+            for cut, known in self.waiting.values()
+        )
+
     def finished(self, cuts: list[Cut], embedding: bool, index: KeyIndex) -> None:
         """A worker's task done: a cut's notes counted and placed, an embedding's filed."""
         arm = self.arm
@@ -358,6 +368,7 @@ class _Filling:
         else:
             for cut in cuts:
                 _, known = self.waiting.pop(cut.blob, (cut, {}))
+                self.work_done += sum(n for k, n in zip(cut.keys, cut.sizes, strict=False) if k in cut.new)
                 self.place(cut, {**known, **arm._made(cut)})
 
     def look_again(self) -> None:
@@ -688,8 +699,9 @@ class Meaning:
                     fill.finished(fut.result(), embedding, index)
                     left = fill.passages_left()
                     cutting = left is None or not all(pending.values())  # a cut under way: more passages to come
-                    pace.finished(time.monotonic(), self.counts["embedded"], cutting, embedding)
-                    self.eta = pace.eta(left)
+                    pace.finished(time.monotonic(), fill.work_done, cutting, embedding)
+                    seconds = pace.seconds_left(fill.work_left()) if left is not None else None
+                    self.eta = None if seconds is None or left is None else (left, seconds)
                     if self.progress is not None:
                         self.progress(self._target[1], self._target[2])
                 if fill.deferred and (not pending or time.monotonic() - fill.last_look > 2.0):

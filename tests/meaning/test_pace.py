@@ -66,3 +66,13 @@ def test_a_new_cut_starts_the_rate_again() -> None:
     assert pace.eta(50) is not None
     pace.finished(11.0, 100, cutting=True)  # a newer head's notes are being cut
     assert pace.eta(50) is None
+
+
+def test_slow_tasks_keep_an_estimate() -> None:
+    """Under load a task took 20 s: a window of a minute held too few of them and the estimate
+    went blank for a minute; the window keeps the last LEAST_TASKS tasks however long they took."""
+    pace = Pace(window_s=60.0)
+    for k in range(12):
+        pace.finished(20.0 * k, 1_000 * k, cutting=False)
+        if k > LEAST_TASKS:
+            assert pace.seconds_left(1_000) == pytest.approx(20.0), k
