@@ -86,6 +86,7 @@ def main() -> None:
     parser.add_argument("--load", action="store_true", help="a busy process on one core from 60 s to 180 s")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--against", type=Path, help="a checkout of earlier code, run alternating with this one")
+    parser.add_argument("--trace", action="store_true", help="print each estimate against the time that was left")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         repo = vault(Path(tmp), args.notes, short=args.short)
@@ -94,7 +95,11 @@ def main() -> None:
             sides = [("baseline", args.against.resolve()), ("this", None)]
         for i in range(args.runs):
             for label, code in sides if i % 2 == 0 else sides[::-1]:
-                got = score(one_embed(repo, Path(tmp) / f"home-{label}-{i}", code, args.load))
+                seen = one_embed(repo, Path(tmp) / f"home-{label}-{i}", code, args.load)
+                if args.trace:
+                    for t, eta, state in seen:
+                        print(f"  {label} {t:6.1f} s  said {eta}  left {seen[-1][0] - t:6.1f}  {state}")
+                got = score(seen)
                 print(f"{label} run {i + 1}: " + ", ".join(f"{k} {v:.2f}" for k, v in got.items()), flush=True)
 
 
