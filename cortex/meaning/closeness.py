@@ -342,19 +342,18 @@ class _Filling:
             elif batch := self.claimed(self.embeds.popleft()):
                 pending[pool.submit(_cut_notes, batch, self.arm.pace)] = True
 
-    def passages_left(self) -> int | None:
-        """Passages still to embed here, or None while notes remain to be cut (their count is not known yet)."""
+    def left(self) -> tuple[int, int] | None:
+        """(passages, characters) still to embed here, or None while notes remain to be cut
+        (their count is not known yet). Characters are the estimate's measure: a passage runs
+        from a title alone to a 256-token section, so a count of them swung with the notes in hand."""
         if self.cuts:
             return None
-        return sum(len({k for k in cut.keys if k not in known}) for cut, known in self.waiting.values())
-
-    def work_left(self) -> int:
-        """Characters of the passages still to embed here: passages run from a title alone to
-        a 256-token section, so a count of them made the rate swing with the notes in hand."""
-        return sum(
-            sum(dict(zip(cut.keys, cut.sizes, strict=False)).get(k, 0) for k in set(cut.keys) - set(known))
-            for cut, known in self.waiting.values()
-        )
+        passages = chars = 0
+        for cut, known in self.waiting.values():
+            for k, n in dict(zip(cut.keys, cut.sizes or (0,) * len(cut.keys), strict=True)).items():
+                if k not in known:
+                    passages, chars = passages + 1, chars + n
+        return passages, chars
 
     def finished(self, cuts: list[Cut], embedding: bool, index: KeyIndex) -> None:
         """A worker's task done: a cut's notes counted and placed, an embedding's filed."""
@@ -697,11 +696,11 @@ class Meaning:
                 for fut in finished:
                     embedding = pending.pop(fut)
                     fill.finished(fut.result(), embedding, index)
-                    left = fill.passages_left()
+                    left = fill.left()
                     cutting = left is None or not all(pending.values())  # a cut under way: more passages to come
                     pace.finished(time.monotonic(), fill.work_done, cutting, embedding)
-                    seconds = pace.seconds_left(fill.work_left()) if left is not None else None
-                    self.eta = None if seconds is None or left is None else (left, seconds)
+                    seconds = None if left is None else pace.seconds_left(left[1])
+                    self.eta = None if seconds is None or left is None else (left[0], seconds)
                     if self.progress is not None:
                         self.progress(self._target[1], self._target[2])
                 if fill.deferred and (not pending or time.monotonic() - fill.last_look > 2.0):
