@@ -22,6 +22,13 @@ def owner_git(tree: Path, *args: str, check: bool = True) -> subprocess.Complete
     return subprocess.run(["git", *args], cwd=tree, env=env, check=check, capture_output=True, text=True)
 
 
+def head_text(brain: Brain, path: str) -> str:
+    """The text of `path` at the brain's head ("" when the head has no such file)."""
+    head = brain.store.head()
+    blob = brain.store.blob_at(head, path) if head else None
+    return brain.store.blob_bytes(blob).decode() if blob else ""
+
+
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     path = tmp_path / "notes"

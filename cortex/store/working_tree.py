@@ -436,6 +436,21 @@ class WorkingTree:
         data = read_file(target) if target is not None else None
         return None if data is None else hash_blob(data)
 
+    def staged(self, paths: Iterable[str]) -> set[str]:
+        """Those of `paths` Git's staging index holds, read fresh from `.git/index`, or that
+        Cortex is still to put there (a busy index.lock kept them back). All of them when the
+        index cannot be read: nothing is then taken for a removal the owner staged."""
+        paths = set(paths)
+        with self._lock:
+            index_file = os.path.join(self._repo.path, "index")
+            if not os.path.exists(index_file):
+                return paths
+            try:
+                staging = pygit2.Index(index_file)
+            except (pygit2.GitError, OSError, ValueError):
+                return paths
+            return {p for p in paths if p in staging or p in self._unsynced}
+
     def unstaged(self) -> frozenset[str]:
         """The files Git's staging index has not taken since a busy index.lock kept them out."""
         with self._lock:

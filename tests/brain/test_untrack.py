@@ -1,0 +1,149 @@
+"""The owner's `git rm --cached` of a note stands (issue 62 item 3): the watcher never commits
+the file back, whether Cortex or the owner wrote it, with or without a .gitignore line, across
+a restart, and when the untrack was committed while the server was down. A removal only
+staged holds the file's hand edits until the owner commits or undoes it. Real `git` on a
+working-tree brain with the watcher running."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from watcherkit import head_text as _text
+from watcherkit import owner_git
+
+from cortex.brain.brain import Brain
+from cortex.brain.trailers import Actor
+from cortex.brain.watcher import Editor
+
+pytestmark = pytest.mark.slow  # real git processes beside a polling watcher
+
+WRITE = Actor(door="owner", tool="brain_write", client="pytest")
+
+
+def _in_head(brain: Brain, path: str) -> bool:
+    head = brain.store.head()
+    return head is not None and brain.store.blob_at(head, path) is not None
+
+
+def _settled(editor: Editor) -> None:
+    editor.first_pass.wait(5)
+    time.sleep(0.6)  # past the debounce, a few polls
+
+
+def _untrack(tree: Path, path: str, ignore: bool) -> None:
+    r = owner_git(tree, "rm", "-q", "--cached", path, check=False)
+    assert r.returncode == 0, r.stderr
+    if ignore:
+        with open(tree / ".gitignore", "a", encoding="utf-8") as f:
+            f.write(f"/{path}\n")
+        owner_git(tree, "add", ".gitignore")
+    owner_git(tree, "commit", "-qm", f"untrack {path}")
+
+
+def _stays_out(brain: Brain, editor: Editor, tree: Path, path: str) -> None:
+    """Out of the head and the index, on disk, through an edit of the file: never put back."""
+    _settled(editor)
+    assert not _in_head(brain, path) and (tree / path).exists()
+    with open(tree / path, "a", encoding="utf-8") as f:
+        f.write("edited after the untrack\n")
+    _settled(editor)
+    assert not _in_head(brain, path), brain.store.head()
+    assert owner_git(tree, "ls-files", path).stdout == ""
+    assert editor.status()["hand_edits"]["restored"] == []
+
+
+@pytest.mark.parametrize("ignore", [False, True], ids=["no-gitignore", "gitignore"])
+def test_an_untracked_note_cortex_wrote_is_not_put_back(tree: Path, brain: Brain, editor: Editor, ignore: bool):
+    brain.write("notes/private.md", "create", WRITE, content="# Private\n\nmine alone\n")
+    _settled(editor)
+    _untrack(tree, "notes/private.md", ignore)
+    _stays_out(brain, editor, tree, "notes/private.md")
+    acked = editor.status()["acknowledged"]
+    assert acked["not_in_history"] == 0 and acked["being_put_back"] == 0, acked
+
+
+def test_an_untracked_hand_note_is_not_committed_again(tree: Path, brain: Brain, editor: Editor):
+    (tree / "notes/diary.md").write_text("# Diary\n\nby hand\n")
+    _settled(editor)
+    assert _in_head(brain, "notes/diary.md")  # a hand edit, committed by the watcher
+    _untrack(tree, "notes/diary.md", ignore=False)
+    _stays_out(brain, editor, tree, "notes/diary.md")
+    assert "?? notes/diary.md" in owner_git(tree, "status", "--porcelain").stdout  # as the owner left it
+
+
+def test_an_untrack_stands_across_a_restart_and_one_made_while_down_is_seen(tree: Path, brain: Brain, editor: Editor):
+    brain.write("notes/a.md", "create", WRITE, content="# A\n")
+    brain.write("notes/b.md", "create", WRITE, content="# B\n")
+    _settled(editor)
+    _untrack(tree, "notes/a.md", ignore=False)
+    _settled(editor)
+    editor.stop()
+    _untrack(tree, "notes/b.md", ignore=False)  # while the server is down
+    again = Editor(brain, debounce_ms=120, poll_s=0.02).start()
+    try:
+        _settled(again)
+        for path in ("notes/a.md", "notes/b.md"):
+            assert not _in_head(brain, path) and (tree / path).exists(), path
+        (tree / "notes/b.md").write_text("# B\n\nedited\n")
+        _settled(again)
+        assert not _in_head(brain, "notes/b.md")
+    finally:
+        again.stop()
+
+
+def test_an_untracked_note_comes_back_when_the_owner_adds_it_or_makes_it_anew(tree: Path, brain: Brain, editor: Editor):
+    brain.write("notes/back.md", "create", WRITE, content="# Back\n")
+    brain.write("notes/anew.md", "create", WRITE, content="# Anew\n")
+    _settled(editor)
+    _untrack(tree, "notes/back.md", ignore=False)
+    _untrack(tree, "notes/anew.md", ignore=False)
+    _settled(editor)
+    owner_git(tree, "add", "notes/back.md")
+    owner_git(tree, "commit", "-qm", "track it again")
+    (tree / "notes/anew.md").unlink()
+    _settled(editor)
+    (tree / "notes/back.md").write_text("# Back\n\nedited once tracked\n")
+    (tree / "notes/anew.md").write_text("# Anew\n\na new note at that path\n")
+    _settled(editor)
+    assert "edited once tracked" in _text(brain, "notes/back.md")
+    assert "a new note" in _text(brain, "notes/anew.md")
+
+
+def _held(editor: Editor, path: str) -> list[str]:
+    deadline = time.monotonic() + 15  # the watcher's next polls, slower on a loaded machine
+    while time.monotonic() < deadline:
+        held = [h for h in editor.status()["hand_edits"]["held"] if h.startswith(f"{path}: its removal")]
+        if held:
+            return held
+        time.sleep(0.05)
+    return []
+
+
+@pytest.mark.parametrize("then", ["commit", "restore"])
+def test_a_staged_removal_holds_hand_edits_until_the_owner_commits_or_undoes_it(
+    tree: Path, brain: Brain, editor: Editor, then: str
+):
+    path = "notes/staged.md"
+    brain.write(path, "create", WRITE, content="# Staged\n")
+    _settled(editor)
+    owner_git(tree, "rm", "-q", "--cached", path)
+    with open(tree / path, "a", encoding="utf-8") as f:
+        f.write("edited while its removal is staged\n")
+    held = _held(editor, path)
+    assert held and "git restore --staged notes/staged.md" in held[0], editor.status()["hand_edits"]
+    assert "edited" not in _text(brain, path)  # committing it would have unstaged the removal
+    assert owner_git(tree, "ls-files", path).stdout == ""  # the index as the owner left it
+    if then == "commit":
+        owner_git(tree, "commit", "-qm", "untrack it")
+        _settled(editor)
+        assert not _in_head(brain, path) and (tree / path).exists()
+    else:
+        owner_git(tree, "restore", "--staged", path)
+        deadline = time.monotonic() + 15
+        while "edited" not in _text(brain, path) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "edited while its removal is staged" in _text(brain, path)
+    _settled(editor)
+    assert editor.status()["hand_edits"]["held"] == []
