@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterable
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
 from cortex.brain.undone import restore, rewound_writes, undone_writes
-from cortex.brain.untracked import Untracked
+from cortex.brain.untracked import Untracked, dropped
 from cortex.errors import BadInput, StoreError
 from cortex.files import read_file
 from cortex.notes.paths import check_path
@@ -262,9 +262,10 @@ class Editor:
         return changed
 
     def _note_untracks(self) -> None:
-        """Look at a head the watcher has not seen: the paths the head before held that it
-        lacks, still on disk, out of the staging index and not deleted by Cortex, are the
-        owner's untracked notes (`brain.untracked`); paths it holds again are not."""
+        """Look at a head the watcher has not seen: the paths it lacks that the head before held
+        or a commit since removed (`brain.untracked.dropped`), still on disk, out of the staging
+        index and not deleted by Cortex, are the owner's untracked notes; paths it holds again
+        are not."""
         head = self.store.head()
         seen = self.untracked.head
         if head is None or head == seen or self.store.workdir_busy():
@@ -272,17 +273,16 @@ class Editor:
         found: list[str] = []
         if seen is not None:
             try:
-                changes = self.store.diff(seen, head)
-            except (KeyError, ValueError):
-                changes = []  # the old head is gone from the repository: nothing to compare
+                removed = dropped(self.store, seen, head)  # commit by commit: see brain.untracked
+            except (KeyError, ValueError, StoreError):
+                removed = set()  # the old head is gone from the repository: nothing to compare
             gone = [
-                ch.path
-                for ch in changes
-                if ch.new_blob is None
-                and not ignored(ch.path)
-                and ch.path not in self.store.unwritten
-                and self.store.disk_blob(ch.path) is not None
-                and not self._cortex_deleted(ch.path)
+                path
+                for path in sorted(removed)
+                if not ignored(path)
+                and path not in self.store.unwritten
+                and self.store.disk_blob(path) is not None
+                and not self._cortex_deleted(path)
             ]
             if gone:
                 staged = self.store.staged(gone)
