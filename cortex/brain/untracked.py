@@ -3,8 +3,11 @@ watcher never commits them again (issue 62).
 
 A path is untracked by the owner when a head the watcher sees lacks it while the head before
 held it, the working tree still holds the file, Git's staging index does not (nor is Cortex
-still to put it there), and Cortex did not delete it itself (the journal's last word on it is
-not a deletion: a write's deletion against a hand edit stays the hand edit's, as before). It
+still to put it there), and Cortex's last write of it neither deleted it (a write's deletion
+against a hand edit stays the hand edit's, as before) nor made it while a git command ran in
+the working tree (`Entry.owner_git`: `git commit` reads the index before its lock, so one that
+began before the write may commit, and write back, an index without the new file, which is
+then the stale-index race `brain.undone` puts back, not an untrack). It
 stays untracked until the file leaves the working tree or the owner puts it back in Git (`git
 add`, or a commit holding it). `cortex-untracked.json` in the working tree's Git folder keeps
 them, with the head last looked at, so a restart keeps them and an untrack committed while the

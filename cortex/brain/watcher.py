@@ -264,8 +264,8 @@ class Editor:
     def _note_untracks(self) -> None:
         """Look at a head the watcher has not seen: the paths it lacks that the head before held
         or a commit since removed (`brain.untracked.dropped`), still on disk, out of the staging
-        index and not deleted by Cortex, are the owner's untracked notes; paths it holds again
-        are not."""
+        index and not Cortex's doing (`_not_the_owners`), are the owner's untracked notes;
+        paths it holds again are not."""
         head = self.store.head()
         seen = self.untracked.head
         if head is None or head == seen or self.store.workdir_busy():
@@ -282,7 +282,7 @@ class Editor:
                 if not ignored(path)
                 and path not in self.store.unwritten
                 and self.store.disk_blob(path) is not None
-                and not self._cortex_deleted(path)
+                and not self._not_the_owners(path)
             ]
             if gone:
                 staged = self.store.staged(gone)
@@ -297,10 +297,24 @@ class Editor:
         self.untracked.head = head
         self.untracked.save()
 
-    def _cortex_deleted(self, path: str) -> bool:
-        """Whether Cortex's last acknowledged write of `path` deleted it."""
+    def _not_the_owners(self, path: str) -> bool:
+        """Whether a head's lack of `path` is no untrack by the owner, by Cortex's last write of
+        it: the write deleted it; or made it while a git command ran in the working tree, whose
+        commit (and the index it writes back) may be built from an index read before the write;
+        or Git's staging index did not take it under the lock (a git command held index.lock),
+        so the next commit's index may lack it. Either way the head and the index lack the file
+        as after an untrack (the stale-index race `brain.undone` puts back; seen with `git
+        commit -a` beside two writers), while the disk holds the write's bytes (else that is
+        not put back either, and the untrack is the owner's). Erring this way puts an untrack
+        made in that moment back once; the restore is a write of its own, and the owner's next
+        untrack stands."""
         writes = self.brain.journal.writes_of(path)
-        return bool(writes) and writes[0].paths.get(path, "") is None
+        if not writes:
+            return False
+        last = writes[0]
+        if last.paths.get(path, "") is None:
+            return True
+        return (last.owner_git or not last.staged) and self.store.disk_blob(path) == last.paths[path]
 
     def _check_lost(self) -> None:
         """Put back what a hand commit from a stale index took out of an acknowledged write

@@ -8,6 +8,7 @@ writes a note and the owner untracks it, both before the watcher looks again).""
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 from typing import Callable
@@ -17,6 +18,7 @@ from watcherkit import head_text as _text
 from watcherkit import owner_git, owner_git_again
 
 from cortex.brain.brain import Brain
+from cortex.brain.journal import Journal
 from cortex.brain.trailers import Actor
 from cortex.brain.watcher import Editor
 
@@ -182,3 +184,68 @@ def test_a_note_made_and_untracked_while_down_stays_out(tree: Path, brain: Brain
     again.poll_once()
     assert "notes/down.md" in again.untracked.paths
     assert not _in_head(brain, "notes/down.md") and (tree / "notes/down.md").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="a running git command is read from /proc")
+def test_a_note_made_while_a_git_command_ran_is_put_back_when_a_commit_drops_it(
+    tree: Path, brain: Brain, manual: Editor
+):
+    """`git commit` reads the index before taking its lock: one begun before Cortex made a note
+    can commit, and write back, an index without it, in objects exactly an untrack (seen with
+    `git commit -a` beside two writers, acknowledged writes lost). A write that makes a note
+    while a git command runs says so in the journal; a drop of that note is then put back as
+    taken out unasked, and the owner's next untrack stands. Driven by hand: no timing."""
+    running = subprocess.Popen(["git", "hash-object", "--stdin"], cwd=tree, stdin=subprocess.PIPE)
+    try:
+        brain.write("notes/race.md", "create", WRITE, content="# Race\n")
+    finally:
+        running.communicate(b"", timeout=10)
+    assert brain.journal.writes_of("notes/race.md")[0].owner_git
+    _untrack(tree, "notes/race.md", ignore=False)  # what the stale index's commit leaves
+    manual.settle()  # type: ignore[attr-defined]
+    assert _in_head(brain, "notes/race.md") and "notes/race.md" not in manual.untracked.paths
+    assert manual.status()["hand_edits"]["restored"], manual.status()["hand_edits"]
+    _untrack(tree, "notes/race.md", ignore=False)  # the owner's own, after
+    manual.settle()  # type: ignore[attr-defined]
+    assert not _in_head(brain, "notes/race.md") and "notes/race.md" in manual.untracked.paths
+
+
+def test_a_note_the_index_did_not_take_is_put_back_when_a_commit_drops_it(tree: Path, brain: Brain, manual: Editor):
+    """A git command held index.lock through Cortex's write (here a lock file left in place):
+    the staging index did not take the new note, so the owner's next commit lacks it, and so
+    does the index Cortex's next write brings to that head, as after an untrack. Put back
+    once; the owner's next untrack stands. Driven by hand: no timing."""
+    lock = tree / ".git" / "index.lock"
+    lock.touch()
+    try:
+        brain.write("notes/locked.md", "create", WRITE, content="# Locked\n")  # waits out the lock, then goes on
+    finally:
+        lock.unlink()
+    assert not brain.journal.writes_of("notes/locked.md")[0].staged
+    (tree / "notes/mine.md").write_text("# Mine\n")
+    owner_git_again(tree, "add", "notes/mine.md")
+    owner_git_again(tree, "commit", "-qm", "mine")  # from an index without notes/locked.md
+    brain.write("notes/next.md", "create", WRITE, content="# Next\n")  # brings the index to that head
+    manual.settle()  # type: ignore[attr-defined]
+    assert _in_head(brain, "notes/locked.md") and "notes/locked.md" not in manual.untracked.paths
+    _untrack(tree, "notes/locked.md", ignore=False)
+    manual.settle()  # type: ignore[attr-defined]
+    assert not _in_head(brain, "notes/locked.md") and "notes/locked.md" in manual.untracked.paths
+
+
+def test_a_write_is_left_marked_when_a_commit_of_the_owners_landed_on_it_before_the_lock_was_free(
+    tree: Path, brain: Brain, manual: Editor
+):
+    """A write that makes a file is marked `owner_git` under the lock and looked at once it is
+    free (`Journal.settle`): nothing ran, and the mark is gone; a commit of the owner's already
+    on top (it may have read the index before the write), and it stays, in the file too."""
+    brain.write("notes/plain.md", "create", WRITE, content="# Plain\n")
+    assert not brain.journal.writes_of("notes/plain.md")[0].owner_git
+    brain.write("notes/marked.md", "create", WRITE, content="# Marked\n")
+    entry = brain.journal.writes_of("notes/marked.md")[0]
+    entry.owner_git = True  # as under the lock
+    owner_git_again(tree, "commit", "--allow-empty", "-qm", "on top")
+    brain.journal.settle(brain.store, [entry.sha])
+    assert entry.owner_git
+    again = Journal.for_store(brain.store)  # a restart reads the mark back
+    assert again.writes_of("notes/marked.md")[0].owner_git and not again.writes_of("notes/plain.md")[0].owner_git
