@@ -4,6 +4,7 @@ watcher, threaded (`editor`) or driven by hand (`manual`)."""
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,34 @@ def owner_git(tree: Path, *args: str, check: bool = True) -> subprocess.Complete
     env |= {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.org", "GIT_EDITOR": "true"}
     env |= {"GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.org"}
     return subprocess.run(["git", *args], cwd=tree, env=env, check=check, capture_output=True, text=True)
+
+
+# What Git says when another process had the index or the branch at that moment: nothing was
+# done, and the same command run again goes through.
+_MET_ANOTHER = ("index.lock': File exists", "cannot lock ref 'HEAD'")
+
+
+def owner_git_again(tree: Path, *args: str, deadline_s: float = 15.0) -> subprocess.CompletedProcess[str]:
+    """`owner_git`, run again while Git says another process had the index or the branch, as a
+    person does: Cortex holds index.lock and moves the branch for the moment of a commit
+    (INDEX.md written again after the owner's commit moved the head), and Git then refuses a
+    second process's command, or a commit's own check that the branch has not moved fails;
+    nothing was done. Fails on any other error, or when it keeps meeting one past the deadline."""
+    deadline = time.monotonic() + deadline_s
+    while True:
+        r = owner_git(tree, *args, check=False)
+        if r.returncode == 0 or not any(m in r.stderr for m in _MET_ANOTHER) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert r.returncode == 0, f"git {' '.join(args)}: {r.stderr}"
+    return r
+
+
+def head_text(brain: Brain, path: str) -> str:
+    """The text of `path` at the brain's head ("" when the head has no such file)."""
+    head = brain.store.head()
+    blob = brain.store.blob_at(head, path) if head else None
+    return brain.store.blob_bytes(blob).decode() if blob else ""
 
 
 @pytest.fixture

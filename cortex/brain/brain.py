@@ -7,6 +7,7 @@ MCP. The tool functions (cortex.tools) call it and shape the replies.
 from __future__ import annotations
 
 import datetime as dt
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -173,6 +174,8 @@ class Brain:
         self.meaning: Meaning | None = None
         # Every write acknowledged, and whether Git's staging index took it (brain.journal).
         self.journal = Journal.for_store(store)
+        # Per thread: its writes that made a file, their `owner_git` mark looked at once the lock is free.
+        self._unsettled: dict[int, list[str]] = {}
         self.owner_git_wait = OWNER_GIT_WAIT
 
     # -- time -------------------------------------------------------------
@@ -713,11 +716,15 @@ class Brain:
             # `git add` and `git commit` that end the operation.
             operation = self.store.operation_under_way()
             if operation is None:
-                with self.store.staging_held():
-                    operation = self.store.operation_under_way()
-                    if operation is None:
-                        yield
-                        return
+                try:
+                    with self.store.staging_held():
+                        operation = self.store.operation_under_way()
+                        if operation is None:
+                            yield
+                            return
+                finally:
+                    if not self.store.holds_staging():  # released: the outermost write of this thread
+                        self.journal.settle(self.store, self._unsettled.pop(threading.get_ident(), []))
             if time.monotonic() >= deadline:
                 raise StoreError(
                     f"nothing was written: {operation} of yours is under way in the working tree, and Cortex "
@@ -743,4 +750,11 @@ class Brain:
                 p for p, b in result.new_blobs.items() if (on_disk[p] if p in on_disk else self.store.disk_blob(p)) != b
             ]
             generated = (CONTENTS_PAGE, ATTRIBUTES)
-            self.journal.record(result, tool=actor.tool, unstaged=missed, off_disk=off_disk, generated=generated)
+            # A write that makes a file is marked `owner_git` until Git's index lock is released and
+            # no git command ran over it (`_writing`, `Journal.settle`): the watcher may look between.
+            made = [p for p, b in result.new_blobs.items() if b and not result.old_blobs.get(p) and p not in generated]
+            self.journal.record(
+                result, tool=actor.tool, unstaged=missed, off_disk=off_disk, generated=generated, owner_git=bool(made)
+            )
+            if made:
+                self._unsettled.setdefault(threading.get_ident(), []).append(result.sha)

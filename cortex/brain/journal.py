@@ -5,8 +5,15 @@ One line per acknowledged commit, in `cortex-journal.jsonl` in the repository's 
 folder (beside `cortex.lock`; never in the working tree): its SHA, the files it set (path ->
 blob, null for a deletion), the tool, and whether Git's staging index and the working tree
 both took it under Git's own lock (`staged`; false when a `git` command held `index.lock`
-longer than a write waits, or a hand edit held the file). `brain.undone` reads it to tell a
-write Cortex made from the owner's own bytes. The file keeps the last `KEEP` writes.
+longer than a write waits, or a hand edit held the file). `owner_git`: the write made a new
+file, and a `git` command was running once Git's index lock was released after it, or a commit
+not Cortex's had landed on it by then. `git commit` reads the index before its lock, so one
+begun before the write's index was in place may commit, and write back, an index without the
+new file, which is what an untrack by the owner leaves too; the watcher does not take such a
+drop for one (`brain.untracked`). The mark is set under the lock and cleared after it
+(`settle`): the watcher may look in between. It is in the file only when it stays (a line
+of its own). `brain.undone` reads the journal to tell a write Cortex made from the owner's own
+bytes. The file keeps the last `KEEP` writes.
 
 `account` reads the journal against the branch: each file's last acknowledged write is in
 HEAD, changed since by a later commit (the owner's, by path and SHA), being put back, or
@@ -43,6 +50,7 @@ class Entry:
     tool: str
     staged: bool
     at: float
+    owner_git: bool = False  # a new file written while a git command ran in the working tree
 
 
 class Journal:
@@ -75,9 +83,20 @@ class Journal:
                 continue  # a line cut short by a crash
             if not isinstance(rec, dict):
                 continue
+            if isinstance(rec.get("sha"), str) and rec.get("owner_git") is True and "paths" not in rec:
+                for e in reversed(self.entries[-KEEP:]):  # the mark `settle` kept, for a line above
+                    if e.sha == rec["sha"]:
+                        e.owner_git = True
+                        break
+                continue
             if isinstance(rec.get("sha"), str) and isinstance(rec.get("paths"), dict):
                 e = Entry(
-                    rec["sha"], rec["paths"], str(rec.get("tool", "")), bool(rec.get("staged")), float(rec.get("at", 0))
+                    rec["sha"],
+                    rec["paths"],
+                    str(rec.get("tool", "")),
+                    bool(rec.get("staged")),
+                    float(rec.get("at", 0)),
+                    bool(rec.get("owner_git")),  # in a rewritten file
                 )
                 self.entries.append(e)
         self.entries = self.entries[-KEEP:]
@@ -109,21 +128,49 @@ class Journal:
         unstaged: Iterable[str],
         off_disk: Iterable[str] = (),
         generated: Iterable[str] = (),
+        owner_git: bool = False,
     ) -> None:
         """One acknowledged commit; `unstaged`: its files Git's staging index did not take;
         `off_disk`: those the working tree did not (a hand edit held them); `generated`: files
-        the commit regenerates (INDEX.md and its .gitattributes line), not recorded."""
+        the commit regenerates (INDEX.md and its .gitattributes line), not recorded;
+        `owner_git`: it made a new file (marked until `settle` looks)."""
         left_out = set(generated)
         paths = {p: b for p, b in result.new_blobs.items() if p not in left_out}
         if not paths:
             return
         missed = (set(off_disk) | set(unstaged)) & set(paths)
-        e = Entry(result.sha, paths, tool, not missed, time.time())
+        e = Entry(result.sha, paths, tool, not missed, time.time(), owner_git)
         with self._lock:
             self.entries.append(e)
             if len(self.entries) > KEEP:
                 self.entries = self.entries[-KEEP:]
-            self._append(_line(e))
+            self._append(_line(e, with_mark=False))
+
+    def settle(self, store: GitStore, shas: list[str]) -> None:
+        """After Git's index lock is released: the writes `shas` (each made a file) keep their
+        `owner_git` mark when a git command runs in the working tree now (it may have read the
+        index before theirs was in place) or a commit not Cortex's landed on the first of them
+        since (such a command, done already); else it is cleared. Kept marks get a line each."""
+        if not shas:
+            return
+        kept = store.owner_git_running()
+        head = store.head()
+        if not kept and head is not None:
+            try:
+                later = store.commits_between(shas[0], head)[-HISTORY_LOOK:]
+                kept = any(store.commit_info(c).committer != "Cortex" for c in later)
+            except (KeyError, ValueError, StoreError):
+                kept = True  # the write is gone from the branch already: left marked
+        want = set(shas)
+        with self._lock:
+            for e in reversed(self.entries):  # just recorded: found among the newest
+                if e.sha in want:
+                    e.owner_git = kept
+                    want.discard(e.sha)
+                    if not want:
+                        break
+            if kept:
+                self._append("".join(json.dumps({"sha": sha, "owner_git": True}) + "\n" for sha in shas))
 
     def writes_of(self, path: str) -> list[Entry]:
         """The writes that set `path`, newest first."""
@@ -172,8 +219,10 @@ class Journal:
         return out
 
 
-def _line(e: Entry) -> str:
-    rec = {"sha": e.sha, "paths": e.paths, "tool": e.tool, "staged": e.staged, "at": round(e.at, 3)}
+def _line(e: Entry, *, with_mark: bool = True) -> str:
+    rec: dict[str, Any] = {"sha": e.sha, "paths": e.paths, "tool": e.tool, "staged": e.staged, "at": round(e.at, 3)}
+    if with_mark and e.owner_git:
+        rec["owner_git"] = True  # a rewrite keeps a mark `settle` kept; most lines lack it
     return json.dumps(rec, ensure_ascii=False) + "\n"
 
 

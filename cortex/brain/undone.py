@@ -19,8 +19,11 @@ Everything else is the owner's decision and is never undone: a change they made 
 in the working tree (an editor save, `git revert -n`, a deletion: the working tree then
 holds their bytes), a reset to a named commit (`HEAD~1`, a SHA), a rebase. The restore is a
 commit of its own on the head, merged with what changed since; the owner's commit is never
-rewritten. One exception follows from the rule: `git rm --cached` of a note Cortex wrote,
-with the file left in the working tree, is put back.
+rewritten. The rule alone would put back `git rm --cached` of a note Cortex wrote (the file
+left in the working tree with Cortex's bytes); the watcher takes such untracks out first
+(`brain.untracked`: the staging index lacks the file). The race above can leave the index
+without a new note too (git writes back the index it read); the journal marks the writes a
+git command may have raced (`Entry.owner_git`), and those drops stay this module's.
 """
 
 from __future__ import annotations

@@ -19,6 +19,11 @@ held when it was last in step with a commit (its base):
 A tool write first commits the hand edits to the files it touches (Brain calls
 `before_write`), then writes on top; after it, `after_write` puts the new bytes
 on disk only where the disk still holds the base.
+
+The owner's Git decides what is in Git (issue 62): a note they untracked (`git rm --cached`
+and a commit, the file kept on disk) is never committed again (`brain.untracked`), and while
+such a removal is only staged, the file's hand edits wait (held, and said in /healthz) until
+the owner commits it or takes it back (`git restore --staged`).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from typing import Any
 from cortex.brain.brain import Brain
 from cortex.brain.trailers import Actor
 from cortex.brain.undone import restore, rewound_writes, undone_writes
+from cortex.brain.untracked import Untracked, dropped
 from cortex.errors import BadInput, StoreError
 from cortex.files import read_file
 from cortex.notes.paths import check_path
@@ -122,6 +128,12 @@ class Editor:
         self._seen_moves: int | None = brain.store.moves_after(None)[1]
         # Hand commits that took back an acknowledged write, and the commit that put it back.
         self.restored: list[str] = []
+        # Notes the owner took out of Git and kept on disk: never committed again.
+        self.untracked = Untracked.for_store(brain.store)
+        # Files whose removal from Git the owner has staged, their hand edits held: planned
+        # again when the staging index changes (`_index_stat`), not on every poll.
+        self._removal_staged: set[str] = set()
+        self._index_stat: tuple[int, int] | None = None
         brain.attach_workdir(self)
 
     # -- running ----------------------------------------------------------
@@ -209,6 +221,7 @@ class Editor:
 
     def poll_once(self) -> WriteResult | None:
         """One pass: note what changed; after the debounce, commit it."""
+        self._note_untracks()  # first: an untrack by the owner is no write to put back
         self._check_lost()  # before the staging index is synced to a head that lacks the write
         self.store.sync_staging(())  # staging entries a busy index.lock kept back last time, if any
         if self.store.unwritten:  # files a commit could not put on disk: try again
@@ -216,7 +229,11 @@ class Editor:
                 self._catch_up(sorted(self.store.unwritten), {})
         now_ns = time.time_ns()
         current = self.scan()
+        for path in [p for p in self.untracked.paths if p not in current]:
+            self.untracked.drop(path)  # gone from disk: a file made there later is a new note
         changed = {p for p in current.keys() | self._stats.keys() if current.get(p) != self._stats.get(p)}
+        if self._removal_staged and self._index_changed():
+            changed |= self._removal_staged  # the owner may have committed or undone the removal
         racy = {p for p, st in current.items() if now_ns - st[0] < RACY_NS}
         self._stats = current
         now = self.clock()
@@ -233,6 +250,71 @@ class Editor:
             return self.brain.refresh_contents_page()
         return None
 
+    def _index_changed(self) -> bool:
+        """Whether Git's staging index file changed since this was last asked."""
+        try:
+            st = os.stat(self.store.git_dir / "index")
+            now: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            now = None
+        changed, self._index_stat = now != self._index_stat, now
+        return changed
+
+    def _note_untracks(self) -> None:
+        """Look at a head the watcher has not seen: the paths it lacks that the head before held
+        or a commit since removed (`brain.untracked.dropped`), still on disk, out of the staging
+        index and not Cortex's doing (`_not_the_owners`), are the owner's untracked notes;
+        paths it holds again are not."""
+        head = self.store.head()
+        seen = self.untracked.head
+        if head is None or head == seen or self.store.workdir_busy():
+            return
+        found: list[str] = []
+        if seen is not None:
+            try:
+                removed = dropped(self.store, seen, head)  # commit by commit: see brain.untracked
+            except (KeyError, ValueError, StoreError):
+                removed = set()  # the old head is gone from the repository: nothing to compare
+            gone = [
+                path
+                for path in sorted(removed)
+                if not ignored(path)
+                and path not in self.store.unwritten
+                and self.store.disk_blob(path) is not None
+                and not self._not_the_owners(path)
+            ]
+            if gone:
+                staged = self.store.staged(gone)
+                found = [p for p in gone if p not in staged]
+        for path in found:
+            self.untracked.paths[path] = head
+            self.held.pop(path, None)
+            self._removal_staged.discard(path)
+            log.info("%s: untracked by the owner's commit %s; not committed again", path, head[:7])
+        for path in [p for p in self.untracked.paths if self.store.blob_at(head, p) is not None]:
+            del self.untracked.paths[path]  # back in Git
+        self.untracked.head = head
+        self.untracked.save()
+
+    def _not_the_owners(self, path: str) -> bool:
+        """Whether a head's lack of `path` is no untrack by the owner, by Cortex's last write of
+        it: the write deleted it; or made it while a git command ran in the working tree, whose
+        commit (and the index it writes back) may be built from an index read before the write;
+        or Git's staging index did not take it under the lock (a git command held index.lock),
+        so the next commit's index may lack it. Either way the head and the index lack the file
+        as after an untrack (the stale-index race `brain.undone` puts back; seen with `git
+        commit -a` beside two writers), while the disk holds the write's bytes (else that is
+        not put back either, and the untrack is the owner's). Erring this way puts an untrack
+        made in that moment back once; the restore is a write of its own, and the owner's next
+        untrack stands."""
+        writes = self.brain.journal.writes_of(path)
+        if not writes:
+            return False
+        last = writes[0]
+        if last.paths.get(path, "") is None:
+            return True
+        return (last.owner_git or not last.staged) and self.store.disk_blob(path) == last.paths[path]
+
     def _check_lost(self) -> None:
         """Put back what a hand commit from a stale index took out of an acknowledged write
         (`brain.undone`); nothing while an operation of the owner's is under way."""
@@ -248,6 +330,9 @@ class Editor:
             lost = rewound_writes(self.brain, moves)
             rewound = bool(lost)
             lost += undone_writes(self.brain, moves)
+            if lost:
+                self._note_untracks()  # the head may have moved on since the poll's first look
+                lost = [one for one in lost if one.path not in self.untracked.paths]  # the owner's decision
         else:
             rewound = False
         if not lost:
@@ -267,6 +352,7 @@ class Editor:
     def check_all(self) -> WriteResult | None:
         """Compare every note on disk and in the head (start-up: edits made while the server was down)."""
         with self._lock:
+            self._note_untracks()  # those committed while the server was down, from the head last seen
             self._stats = self.scan()
             head = self.store.head()
             in_head = {p for p in (self.store.entries(head) if head else {}) if not ignored(p)}
@@ -388,7 +474,16 @@ class Editor:
 
     def _plan(self, paths: list[str], view: View) -> _Plan:
         plan = _Plan(view.sha)
+        staged: set[str] | None = None  # the staging index, read once, only when needed
+
+        def in_staging(path: str) -> bool:
+            nonlocal staged
+            if staged is None:
+                staged = self.store.staged(paths)
+            return path in staged
+
         for path in paths:
+            self._removal_staged.discard(path)
             on_disk = self._on_disk(path)
             if on_disk is None:
                 continue
@@ -397,6 +492,19 @@ class Editor:
             if disk_blob == theirs_blob:
                 self._base[path] = theirs_blob
                 self.store.unwritten.pop(path, None)  # mended by hand
+                continue
+            if path in self.untracked.paths:
+                if theirs_blob is None and not in_staging(path):
+                    continue  # the owner took it out of Git: it stays out
+                self.untracked.drop(path)  # put back by the owner (`git add`)
+            if theirs_blob is not None and disk is not None and not in_staging(path):
+                # The owner staged its removal (`git rm --cached`): committing the edit would put
+                # it back in the index under them. It waits for their commit or their undo.
+                plan.waiting[path] = (
+                    f"{path}: its removal from Git is staged (git rm --cached); its hand edits wait "
+                    f"until you commit that, or undo it (git restore --staged {path})"
+                )
+                self._removal_staged.add(path)
                 continue
             base = self._base.get(path, _UNKNOWN)
             if disk_blob == base:

@@ -63,9 +63,10 @@ _OPERATIONS = {
 }
 
 
-def git_running(workdir: Path) -> bool:
-    """Whether a `git` command that may change the repository runs with its working folder in
-    `workdir` (Linux's /proc; False where there is none, or a process cannot be read)."""
+def git_running(workdir: Path, *, read_only_too: bool = False) -> bool:
+    """Whether a `git` command that may change the repository (any, with `read_only_too`) runs
+    with its working folder in `workdir` (Linux's /proc; False where there is none, or a
+    process cannot be read)."""
     try:
         pids = [p for p in os.listdir("/proc") if p.isdigit()]
     except OSError:
@@ -76,7 +77,7 @@ def git_running(workdir: Path) -> bool:
             argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
             if not argv or os.path.basename(argv[0]) != b"git":
                 continue
-            if git_command(argv[1:]) in _READ_ONLY_GIT:
+            if not read_only_too and git_command(argv[1:]) in _READ_ONLY_GIT:
                 continue
             cwd = os.readlink(f"/proc/{pid}/cwd")
         except OSError:
@@ -437,6 +438,27 @@ class WorkingTree:
         target = self.workdir_file(path)
         data = read_file(target) if target is not None else None
         return None if data is None else hash_blob(data)
+
+    def staged(self, paths: Iterable[str]) -> set[str]:
+        """Those of `paths` Git's staging index holds, read fresh from `.git/index`, or that
+        Cortex is still to put there (a busy index.lock kept them back). All of them when the
+        index cannot be read: nothing is then taken for a removal the owner staged."""
+        paths = set(paths)
+        with self._lock:
+            index_file = os.path.join(self._repo.path, "index")
+            if not os.path.exists(index_file):
+                return paths
+            try:
+                staging = pygit2.Index(index_file)
+            except (pygit2.GitError, OSError, ValueError):
+                return paths
+            return {p for p in paths if p in staging or p in self._unsynced}
+
+    def owner_git_running(self) -> bool:
+        """Whether any `git` command runs in the working tree now. `git commit` (and `git status`,
+        which writes back the index it refreshed) reads the index before taking its lock, so one
+        running as a write lands may write an index, and a commit, built from before the write."""
+        return self.workdir is not None and git_running(self.workdir, read_only_too=True)
 
     def unstaged(self) -> frozenset[str]:
         """The files Git's staging index has not taken since a busy index.lock kept them out."""

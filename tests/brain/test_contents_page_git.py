@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from watcherkit import head_text as _text
 from watcherkit import owner_git as _git
 
 from cortex.app.brain_setup import init_brain
@@ -25,12 +26,6 @@ from cortex.store.git import GitStore
 pytestmark = pytest.mark.slow  # real git processes beside a polling watcher
 
 WRITE = Actor(door="owner", tool="brain_write", client="pytest")
-
-
-def _text(brain: Brain, path: str) -> str:
-    head = brain.store.head()
-    blob = brain.store.blob_at(head, path) if head else None
-    return brain.store.blob_bytes(blob).decode() if blob else ""
 
 
 def _page_right(brain: Brain) -> bool:

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from watcherkit import head_text as _text
 from watcherkit import owner_git
 
 from cortex.brain.brain import Brain
@@ -29,12 +30,6 @@ CAPTURE = Actor(door="owner", tool="brain_capture", client="pytest")
 
 
 _git = owner_git
-
-
-def _text(brain: Brain, path: str) -> str:
-    head = brain.store.head()
-    blob = brain.store.blob_at(head, path) if head else None
-    return brain.store.blob_bytes(blob).decode() if blob else ""
 
 
 def _settled(editor: Editor) -> None:
