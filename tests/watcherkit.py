@@ -30,9 +30,10 @@ _MET_ANOTHER = ("index.lock': File exists", "cannot lock ref 'HEAD'")
 
 def owner_git_again(tree: Path, *args: str, deadline_s: float = 15.0) -> subprocess.CompletedProcess[str]:
     """`owner_git`, run again while Git says another process had the index or the branch, as a
-    person does: Cortex holds index.lock and moves the branch for the moment of a commit
-    (INDEX.md written again after the owner's commit moved the head), and Git then refuses a
-    second process's command, or a commit's own check that the branch has not moved fails;
+    person does: Cortex holds index.lock and moves the branch for the moment of a commit (a
+    tool write beside the owner's command, or INDEX.md written again once the head stood
+    `PAGE_QUIET_S`), and Git then refuses a second process's command, or a commit's own check
+    that the branch has not moved fails;
     nothing was done. Fails on any other error, or when it keeps meeting one past the deadline."""
     deadline = time.monotonic() + deadline_s
     while True:

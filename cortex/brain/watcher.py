@@ -45,9 +45,9 @@ from cortex.files import read_file
 from cortex.notes.paths import check_path
 from cortex.store.git import View
 from cortex.store.types import WriteResult
-from cortex.store.working_tree import hash_blob
+from cortex.store.working_tree import git_running, hash_blob
 
-__all__ = ["DEBOUNCE_MS", "HAND", "POLL_S", "RACY_NS", "Editor", "ignored"]
+__all__ = ["DEBOUNCE_MS", "HAND", "PAGE_QUIET_S", "POLL_S", "RACY_NS", "Editor", "ignored"]
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,10 @@ HAND = Actor(door="editor", tool="hand-edit", client="working tree")
 DEBOUNCE_MS = 300
 RESTORED_SHOWN = 10  # restorations /healthz lists
 POLL_S = 0.1
+# INDEX.md is written again only once a head not Cortex's has stood this long with no git
+# command running: its commit takes index.lock, and the owner's next command met it (11 of
+# 15 loaded runs of the untrack tests, each owner command right after the last).
+PAGE_QUIET_S = 2.0
 # A file modified this close to its stat may change again within the same mtime
 # tick with the same size ("racy git"); such files are re-hashed once more.
 RACY_NS = 50_000_000
@@ -115,6 +119,9 @@ class Editor:
         self._stats: dict[str, tuple[int, int, int]] = {}
         self._pending: set[str] = set()
         self._last_change = 0.0
+        # The head INDEX.md was last looked at for, and the one that must stand PAGE_QUIET_S first.
+        self._page_looked: str | None = None
+        self._page_head: tuple[str | None, float] = (None, 0.0)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.commits = 0
@@ -244,11 +251,27 @@ class Editor:
         if self._pending and now - self._last_change >= self.debounce:
             paths, self._pending = self._pending, set()
             return self.commit_paths(paths)
-        if not self._pending and not self.store.workdir_busy():
+        if not self._pending and self._page_due(now):
             # The head moved under the watcher (the owner's revert, rebase or commit): INDEX.md
             # written whole again when it no longer matches the notes (issue 62).
-            return self.brain.refresh_contents_page()
+            head, built = self.store.head(), self.brain.corpus.built() is not None
+            result = self.brain.refresh_contents_page()
+            if built:  # else it was not looked at: the index is still being built
+                self._page_looked = head
+            return result
         return None
+
+    def _page_due(self, now: float) -> bool:
+        """Whether INDEX.md is to be looked at: a head it was not looked at for has stood
+        `PAGE_QUIET_S`, and no operation or git command of the owner's runs in the tree."""
+        head = self.store.head()
+        if head == self._page_looked:
+            return False
+        if head != self._page_head[0]:
+            self._page_head = (head, now)
+        if now - self._page_head[1] < PAGE_QUIET_S or self.store.workdir_busy():
+            return False
+        return self.store.workdir is None or not git_running(self.store.workdir)
 
     def _index_changed(self) -> bool:
         """Whether Git's staging index file changed since this was last asked."""
