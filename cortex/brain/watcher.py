@@ -401,12 +401,14 @@ class Editor:
         paths = self._hold_bad_names(paths)
         if not paths:
             return None
+        # Looked at first without Git's index lock, as a tool write does (`Brain._writing`):
+        # taking it on every poll of a stopped merge failed the owner's own `git add` that
+        # resolves it (1 in 10 runs of test_a_merge_with_a_conflict_is_waited_for).
+        if self._wait_for_owner(paths):
+            return None
         # Git's index lock first, then the watcher's: the order a tool write takes them in.
         with self.store.staging_held(), self._lock:
-            busy = self.store.workdir_busy()
-            if busy:
-                self._pending |= set(paths)  # try again after the merge / checkout
-                self.last_error = f"hand edits wait: {busy}"
+            if self._wait_for_owner(paths):
                 return None
             for _ in range(20):
                 head = self.store.head()
@@ -435,6 +437,15 @@ class Editor:
                 self._after_commit(plan, result)
                 return result
             raise StoreError("the branch kept moving while committing hand edits")
+
+    def _wait_for_owner(self, paths: list[str]) -> bool:
+        """Whether hand edits must wait (a merge, a rebase, another branch checked out); then
+        `paths` are tried again after it, and /healthz says why."""
+        busy = self.store.workdir_busy()
+        if busy:
+            self._pending |= set(paths)
+            self.last_error = f"hand edits wait: {busy}"
+        return busy is not None
 
     def _hold_bad_names(self, paths: list[str]) -> list[str]:
         """Paths whose name the path rule refuses (the one rule tools and guests obey) are
