@@ -44,6 +44,7 @@ from cortex.errors import BadInput, StoreError
 from cortex.files import read_file
 from cortex.notes.paths import check_path
 from cortex.store.git import View
+from cortex.store.reflog import Mark
 from cortex.store.types import WriteResult
 from cortex.store.working_tree import git_running, hash_blob
 
@@ -130,9 +131,9 @@ class Editor:
         # re-checked after every change on disk until the person renames one side.
         self.held: dict[str, str] = {}
         self.first_pass = threading.Event()  # set once the start-up pass (check_all) is done
-        # How far the branch's reflog was read (entries, and the file's size).
+        # How far the branch's reflog was read (where a read ended, and the file's size).
         self._seen_log = brain.store.reflog_size()
-        self._seen_moves: int | None = brain.store.moves_after(None)[1]
+        self._seen_moves: Mark | None = brain.store.moves_after(None)[1]
         # Hand commits that took back an acknowledged write, and the commit that put it back.
         self.restored: list[str] = []
         # Notes the owner took out of Git and kept on disk: never committed again.

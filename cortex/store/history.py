@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pygit2
 
 from cortex.errors import StoreError
+from cortex.store.reflog import Mark, Move, read_after
 from cortex.store.types import CommitInfo
 
 __all__ = ["History"]
@@ -29,6 +31,9 @@ class History:
     if TYPE_CHECKING:  # GitStore's, which this is mixed into
 
         def head(self) -> str | None: ...
+
+        @property
+        def common_dir(self) -> Path: ...
 
     def commit_time(self, sha: str) -> dt.datetime:
         with self._lock:
@@ -140,20 +145,13 @@ class History:
             oid = self._repo.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
             return str(oid) if oid else None
 
-    def moves_after(self, seen: int | None, limit: int = 500) -> tuple[list[tuple[str, str, str]], int]:
-        """The branch's moves (old, new, reflog message) after the first `seen` of its reflog,
-        oldest first (at most `limit`), and how many the reflog holds now. A head can come back
-        to a SHA it held before (a reset), so the count, not a SHA, says where the last read
-        ended; `seen` None, or more than the reflog holds (expired), gives no moves."""
-        with self._lock:
-            try:
-                log = list(self._repo.references[self.ref].log())  # newest first
-            except (KeyError, pygit2.GitError):
-                return [], 0
-            if seen is None or seen > len(log):
-                return [], len(log)
-            fresh = log[: len(log) - seen][:limit]
-            return [(str(e.oid_old), str(e.oid_new), e.message or "") for e in reversed(fresh)], len(log)
+    def moves_after(self, seen: Mark | None, limit: int = 500) -> tuple[list[Move], Mark]:
+        """The branch's moves (old, new, reflog message) after `seen` (where the last read of its
+        reflog ended), oldest first (the newest `limit`), and where this read ends. A head can
+        come back to a SHA it held before (a reset), so the place in the reflog, not a SHA, says
+        where the last read ended; `seen` None, or a line since trimmed (`git gc`), gives no
+        moves. Read from that place, not whole (`store.reflog`)."""
+        return read_after(self.common_dir / "logs" / self.ref, seen, limit)
 
     def commits_between(self, base: str | None, tip: str) -> list[str]:
         """Commits reachable from `tip` and not from `base`, oldest first."""
