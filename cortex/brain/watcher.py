@@ -82,9 +82,11 @@ def ignored(rel: str) -> bool:
     `.notes.md.swp`, `.~lock.*#`; the `.md` rule covers `notes.md~`, `*.tmp`, `4913`.
     """
     parts = rel.split("/")
-    if any(p.startswith(".") or not p for p in parts):
-        return True
-    name = parts[-1]
+    return any(p.startswith(".") or not p for p in parts) or _not_a_note(parts[-1], rel)
+
+
+def _not_a_note(name: str, rel: str) -> bool:
+    """`ignored`'s rules for a file's own name, where no part of `rel` is a dot name."""
     return not name.endswith(".md") or name.startswith(("~", "#")) or rel == "INDEX.md"
 
 
@@ -232,7 +234,8 @@ class Editor:
                             if not os.path.lexists(os.path.join(entry.path, ".git")):  # not a nested repo
                                 stack.append((path + "/", entry.path))
                             continue
-                        if not entry.is_file(follow_symlinks=False) or ignored(path):
+                        # Dot names are left out above, folders too: only the name's own rules.
+                        if _not_a_note(name, path) or not entry.is_file(follow_symlinks=False):
                             continue
                         st = entry.stat(follow_symlinks=False)
                     except (OSError, UnicodeEncodeError):

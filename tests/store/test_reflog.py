@@ -95,7 +95,12 @@ def test_it_reads_what_libgit2_reads_from_a_real_branch(tmp_path: Path) -> None:
     """Commits, a reset to HEAD~1 and an amend with a tab and non-ASCII in the message."""
     repo = tmp_path / "r"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
-    env |= {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "a@x"}
+    env |= {
+        "GIT_AUTHOR_NAME": "Ada",
+        "GIT_AUTHOR_EMAIL": "a@x",
+        "GIT_COMMITTER_NAME": "Ada",
+        "GIT_COMMITTER_EMAIL": "a@x",
+    }
 
     def git(*args: str) -> None:
         subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
