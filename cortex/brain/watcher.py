@@ -144,9 +144,8 @@ class Editor:
         # re-checked after every change on disk until the person renames one side.
         self.held: dict[str, str] = {}
         self.first_pass = threading.Event()  # set once the start-up pass (check_all) is done
-        # How far the branch's reflog was read (where a read ended, and the file's size).
-        self._seen_log = brain.store.reflog_size()
-        self._seen_moves: Mark | None = brain.store.moves_after(None)[1]
+        # Where the last read of the branch's reflog ended: a file of another size has moved.
+        self._seen_moves: Mark = brain.store.moves_after(None)[1]
         # Hand commits that took back an acknowledged write, and the commit that put it back.
         self.restored: list[str] = []
         # Notes the owner took out of Git and kept on disk: never committed again.
@@ -372,12 +371,10 @@ class Editor:
         if self.store.workdir_busy():
             return  # the branch's moves are read once the operation ends
         lost: list = []
-        size = self.store.reflog_size()
-        if size != self._seen_log:
+        if self.store.reflog_size() != self._seen_moves.offset:
             # The reflog, not the head: a write and the reset that took it out can both land
             # between two polls, and the head is then the one seen before.
             moves, self._seen_moves = self.store.moves_after(self._seen_moves)
-            self._seen_log = size
             lost = rewound_writes(self.brain, moves)
             rewound = bool(lost)
             lost += undone_writes(self.brain, moves)
